@@ -1,0 +1,97 @@
+#pragma once
+// Cost models: how many FLOPs an operation does and how many bytes it moves through device
+// memory (bytes moved = bytes read + bytes written). The same descriptors feed the roofline
+// model and the kernels' registry entries, so every measured point has its own floor.
+// Conventions (DESIGN.md): matmul FLOPs = 2·M·N·K; attention forward = 4·B·H·N²·d, halved when
+// causal; backward = 2.5 × forward.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sol/core/dtype.hpp"
+#include "sol/hw/spec.hpp"
+
+namespace sol::model {
+
+// Bytes through one named memory level, for the hierarchical roofline ("L2", "smem/L1").
+struct LevelTraffic {
+  std::string level;
+  double bytes = 0;
+};
+
+struct Cost {
+  std::string op;                   // human label: "matmul 4096×4096×4096 (minimal traffic)"
+  double flops = 0;
+  double bytes = 0;                 // through HBM, read + write
+  double saved_bytes = 0;           // kept in HBM for the backward pass (attention), 0 if n/a
+  hw::Unit unit = hw::Unit::Vector; // which unit does the arithmetic
+  DType dtype = DType::bf16;
+  std::vector<LevelTraffic> levels; // traffic at faster levels, when the model knows it
+  std::vector<std::string> notes;   // how the bytes and FLOPs were counted, one line each
+};
+
+// ---- matmul C[M×N] = A[M×K] · B[K×N] -------------------------------------------------------
+enum class MatmulImpl {
+  Minimal,  // each input read once, output written once: b(MK + KN + MN)
+  Naive,    // untiled: every multiply-add reads both operands from HBM: 2·M·N·K·b (+ MN·b write)
+  Tiled     // square tile T: A re-read N/T times, B re-read M/T times, C written once
+};
+struct MatmulOp {
+  int64_t m = 0, n = 0, k = 0;
+  DType dtype = DType::bf16;
+  MatmulImpl impl = MatmulImpl::Minimal;
+  int64_t tile = 0;  // for Tiled
+};
+Cost matmul(const MatmulOp& op);
+
+// ---- a chain of k elementwise ops over n elements -------------------------------------------
+struct ElementwiseOp {
+  int64_t n = 0;
+  int ops = 1;                // k
+  bool fused = false;         // fused: one read + one write; unfused: k reads + k writes
+  double flops_per_op = 1;    // per element per op (ReLU: 1)
+  DType dtype = DType::bf16;
+};
+Cost elementwise(const ElementwiseOp& op);
+
+// ---- row-wise reductions over a [rows × cols] tensor (cols = the normalized dimension) -------
+enum class RowKind { LayerNorm, RMSNorm, Softmax };
+struct RowOp {
+  RowKind kind = RowKind::LayerNorm;
+  int64_t rows = 0, cols = 0;
+  bool fused = false;  // naive = the lecture's eager passes; fused = one read of x, one write of y
+  DType dtype = DType::bf16;
+};
+Cost row_op(const RowOp& op);
+
+// ---- attention O = softmax(Q Kᵀ / √d) V, per (batch, head) -----------------------------------
+struct AttentionOp {
+  int64_t batch = 1, heads = 1, seq = 0, head_dim = 0;
+  bool flash = false;       // false: S and P materialized in HBM; true: K,V re-read once per Q block
+  int64_t block_q = 128;    // Bq for flash
+  bool causal = false;
+  bool backward = false;
+  DType dtype = DType::bf16;
+};
+Cost attention(const AttentionOp& op);
+
+// ---- activation memory of an L-layer stack -----------------------------------------------------
+enum class Checkpointing { None, PerBlock, SqrtL };
+struct ActivationOp {
+  int64_t layers = 0;
+  double bytes_per_block_input = 0;     // the tensor kept at a checkpoint
+  double bytes_per_block_internal = 0;  // all intermediates one block keeps for backward
+  Checkpointing policy = Checkpointing::None;
+};
+struct ActivationMemory {
+  double peak_bytes = 0;        // activation memory held at the start of backward (+ one block re-materialized)
+  double recompute_fraction = 0;// extra forward FLOPs as a fraction of one forward pass
+  int64_t checkpoints = 0;
+};
+ActivationMemory activation_memory(const ActivationOp& op);
+
+// Multiplies sizes with a check: throws sol::Error (BadInput) naming `what` if the product
+// overflows 64 bits or any factor is not positive.
+int64_t checked_product(std::initializer_list<int64_t> factors, const std::string& what);
+
+}  // namespace sol::model

@@ -1,0 +1,90 @@
+#pragma once
+// The one list of kernel variants. A variant is declared once (kernels/registry.cu) and the
+// CLI, the GPU tests, the benchmarks and the report all iterate it. No CUDA types here: a
+// stream travels as void*, device memory stays inside a Case.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sol/model/cost.hpp"
+
+namespace sol {
+
+// A problem size as named integer dimensions, e.g. {n=268435456} or {rows=4096, stride=8}.
+struct Shape {
+  std::vector<std::pair<std::string, int64_t>> dims;
+  int64_t at(const std::string& name) const;            // throws sol::Error if absent
+  int64_t get(const std::string& name, int64_t dflt) const;
+  bool has(const std::string& name) const;
+  std::string str() const;                              // "rows=4096,cols=4096"
+  // Parses "rows=4096,cols=4096"; values accept k/M/G suffixes (powers of 2) and 2^k.
+  static Shape parse(const std::string& text);
+  bool operator==(const Shape& o) const { return dims == o.dims; }
+};
+
+// How close a result must be: ‖out − ref‖₂ / ‖ref‖₂ ≤ rel_l2, and no element unwritten.
+struct Tolerance {
+  double rel_l2 = 1e-6;
+  std::string why;  // "bf16 output: 8 mantissa bits" — stated in every result
+};
+
+struct CheckResult {
+  bool ok = false;
+  double rel_l2 = 0;
+  int64_t unwritten = 0;     // elements still holding the poison pattern
+  int64_t nonfinite = 0;
+  std::string detail;        // first mismatch, when !ok
+};
+
+// How a Case's kernel is launched, for the doctor (occupancy, waves).
+struct LaunchInfo {
+  const void* func = nullptr;  // __global__ function pointer; nullptr for library peers
+  int block_threads = 0;
+  int64_t grid_blocks = 0;
+  int64_t dynamic_smem_bytes = 0;
+};
+
+// One variant at one shape, owning its device buffers. Created by Variant::make.
+class Case {
+ public:
+  virtual ~Case() = default;
+  // Number of input sets rotated between timed runs so that their total exceeds L2.
+  virtual int sets() const = 0;
+  // Fresh random inputs (never zeros) in every set; computes the CPU reference for set 0.
+  virtual void randomize(uint64_t seed) = 0;
+  // Fills the output of set `set` with a poison pattern (NaN for floats).
+  virtual void poison(int set) = 0;
+  // Launches the operation on input set `set` (stream is a cudaStream_t).
+  virtual void run(int set, void* stream) = 0;
+  // Copies set 0's output back and compares it with the reference (poison counts as unwritten).
+  virtual CheckResult check() = 0;
+  virtual LaunchInfo launch() const { return {}; }
+};
+
+struct Variant {
+  std::string family;      // "copy"
+  std::string name;        // "v02_vec16" or "peer:cudaMemcpy"
+  int version = 0;         // rung on the ladder (peers: 0)
+  std::string technique;   // one line: what this version changes
+  int min_cc = 70;         // minimum compute capability, e.g. 90 for wgmma
+  // Empty if the shape is supported, else the reason it is not.
+  std::function<std::string(const Shape&)> unsupported;
+  // FLOPs and HBM bytes from the model, for the same shape the kernel runs.
+  std::function<model::Cost(const Shape&)> cost;
+  std::vector<Shape> bench_shapes;  // first is the headline shape; the rest a sweep
+  std::vector<Shape> test_shapes;   // odd, prime, tiny sizes for the GPU test suite
+  Tolerance tol;
+  std::function<std::unique_ptr<Case>(const Shape&)> make;
+  bool is_peer() const { return name.rfind("peer:", 0) == 0; }
+};
+
+// Every variant, in family order then version order. Empty in a build without CUDA.
+const std::vector<Variant>& registry();
+// Variants matching "family" or "family/name" (or all for ""); throws sol::Error if none match.
+std::vector<const Variant*> select(const std::string& pattern);
+bool built_with_cuda();
+
+}  // namespace sol

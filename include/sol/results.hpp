@@ -1,0 +1,70 @@
+#pragma once
+// What a measuring run produces, host-readable so that the report and docs/ can be rendered
+// on any machine from the committed bench/results/<gpu>/<family>.json files.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sol::results {
+
+// The ceilings `sol probe` measured on this card in the same run.
+struct MeasuredCeilings {
+  double copy_bytes_per_s = 0;      // device-to-device copy, bytes read + written
+  double l2_bytes_per_s = 0;
+  double fp32_fma_flops_per_s = 0;
+  std::map<std::string, double> matrix_flops_per_s;  // "bf16", "fp16", "tf32", "fp32", "fp8"
+  double launch_overhead_s = 0;
+};
+
+struct Device {
+  std::string name;            // "NVIDIA H200"
+  int compute_capability = 0;  // 90
+  int sms = 0;
+  double memory_bytes = 0;
+  double l2_bytes = 0;
+  double sm_clock_hz = 0;      // max SM clock reported
+  std::string driver;
+  std::string database_row;    // "h200"
+};
+
+struct Record {
+  std::string family, variant, technique;
+  int version = 0;
+  std::string shape;           // Shape::str()
+  double median_s = 0, min_s = 0, max_s = 0;
+  double spread = 0;           // (p90 − p10) / median
+  int samples = 0;
+  double flops = 0, bytes = 0; // from the model, same shape
+  bool verified = false;
+  double rel_l2 = 0;           // ‖out − ref‖ / ‖ref‖
+  double tolerance = 0;
+  std::string tolerance_why;
+  double achieved_flops_per_s = 0, achieved_bytes_per_s = 0;
+  double floor_s = 0;          // model floor on the datasheet ceilings
+  double floor_measured_s = 0; // model floor on the ceilings measured in this run
+  std::string bound;           // "compute" | "memory"
+  bool cold_l2 = false;
+  bool graph = false;
+  bool throttled = false;
+  std::string throttle_reasons;
+  std::string skipped;         // non-empty: not run, and why
+  std::string note;
+};
+
+struct File {
+  std::string family;
+  std::string created;         // ISO-8601 UTC
+  std::string sol_version;
+  Device device;
+  MeasuredCeilings ceilings;
+  std::vector<Record> records;
+};
+
+std::string to_json(const File& f);
+File from_json_text(const std::string& text, const std::string& origin);
+File read(const std::string& path);    // throws sol::Error naming the path
+void write(const File& f, const std::string& path);
+// Every *.json file in a folder, sorted by family.
+std::vector<File> read_dir(const std::string& dir);
+
+}  // namespace sol::results

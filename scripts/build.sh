@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Configures (once) and builds sol into build/ (or $SOL_BUILD_DIR).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${SOL_BUILD_DIR:-$root/build}
+"$root/scripts/setup.sh"
+[ -x /usr/local/cuda/bin/nvcc ] && export PATH="/usr/local/cuda/bin:$PATH"
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release ${SOL_CMAKE_ARGS:-} >&2
+fi
+cmake --build "$build" -j "$(nproc)" >&2
