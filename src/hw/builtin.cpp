@@ -128,7 +128,7 @@ HwSpec a100_40gb() {
              "measured: reads from 2–25 MB working sets plateau at 5.3–5.5 TB/s on an A100 80 GB "
              "(the same chip and L2 as the 40 GB part)",
              kGpuBenchesL2 + "a100_80.txt");
-  s.host_link = {"PCIe 4.0 x16", 32 * kGB, "per direction (64 GB/s both ways)", kA100Sheet};
+  s.host_link = {"PCIe 4.0 x16", 32 * kGB, "per direction; 64 GB/s both ways", kA100Sheet};
   s.chip_link = {"NVLink 3", 300 * kGB, "per direction: 12 links × 25 GB/s; NVIDIA quotes 600 GB/s both ways",
                  kA100Sheet};
   s.limits = nvidia_limits(164 * 1024, 163 * 1024);
@@ -174,7 +174,7 @@ HwSpec h100() {
              "measured: reads from 5–40 MB working sets plateau at 9.7–10.3 TB/s on an H200, which has the "
              "same GH100 die, SM count, clocks and 50 MB L2 as the H100 SXM",
              kGpuBenchesL2 + "h200.txt");
-  s.host_link = {"PCIe 5.0 x16", 64 * kGB, "per direction (128 GB/s both ways)", kH100Sheet};
+  s.host_link = {"PCIe 5.0 x16", 64 * kGB, "per direction; 128 GB/s both ways", kH100Sheet};
   s.chip_link = {"NVLink 4", 450 * kGB, "per direction: 18 links × 25 GB/s; NVIDIA quotes 900 GB/s both ways",
                  kH100Sheet};
   s.limits = nvidia_limits(228 * 1024, 227 * 1024);
