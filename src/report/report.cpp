@@ -198,7 +198,7 @@ std::string roofline_chart(const Input& in) {
   std::vector<svg::Series> series;
   double lo_i = 0.01, hi_i = 1e4;
   auto roof = [&](double peak, double bw, const std::string& label, const std::string& color, bool dashed) {
-    svg::Series s{label, color};
+    auto s = svg::series(label, color);
     s.markers = false;
     s.dashed = dashed;
     double ridge = peak / bw;
@@ -220,7 +220,7 @@ std::string roofline_chart(const Input& in) {
     if (c.copy_bytes_per_s > 0 && c.fp32_fma_flops_per_s > 0)
       roof(c.fp32_fma_flops_per_s, c.copy_bytes_per_s, "fp32 vector roof (measured)", "#ff9896", true);
   }
-  svg::Series model{"lecture operations (model floor)", "#2ca02c"};
+  auto model = svg::series("lecture operations (model floor)", "#2ca02c");
   model.line = false;
   model.hollow = true;
   // points are numbered; the table below the chart names them
@@ -235,7 +235,7 @@ std::string roofline_chart(const Input& in) {
   series.push_back(model);
   int k = 0;
   for (const auto& l : ladders(in.measured)) {
-    svg::Series s{l.family + " (measured)", kPalette[k++ % 8]};
+    auto s = svg::series(l.family + " (measured)", kPalette[k++ % 8]);
     s.arrows = true;
     for (const auto& v : l.variants) {
       if (v.rfind("peer:", 0) == 0) continue;
@@ -321,7 +321,7 @@ std::string family_section(const Ladder& l) {
     std::string d = sweep_dim(recs);
     if (d.empty() || (!dim.empty() && d != dim)) continue;
     dim = d;
-    svg::Series s{v, kPalette[k++ % 8]};
+    auto s = svg::series(v, kPalette[k++ % 8]);
     for (auto* r : recs)
       if (r->median_s > 0 && r->skipped.empty()) {
         double x = dim_value(r->shape, d);
