@@ -131,13 +131,15 @@ std::string percent(double fraction) { return num(fraction * 100, 3) + " %"; }
 
 ojson to_json(const Args& a, const hw::HwSpec& hw, const model::Cost& c, const model::Estimate& e,
               const std::vector<model::LevelEstimate>& levels, hw::Unit unit, const std::vector<std::string>& notes) {
-  const hw::Peak& p = hw.peak(c.dtype, unit);
+  const DType math = c.math_dtype.value_or(c.dtype);
+  const hw::Peak& p = hw.peak(math, unit);
   ojson j;
   j["op"] = c.op;
   j["kind"] = a.op;
   j["gpu"] = hw.name;
   j["gpu_full_name"] = hw.full_name;
   j["dtype"] = dtype_name(c.dtype);
+  if (c.math_dtype) j["math_dtype"] = dtype_name(math);
   j["unit"] = hw::unit_name(unit);
   j["flops"] = e.flops;
   j["bytes"] = e.bytes;
@@ -168,8 +170,9 @@ ojson to_json(const Args& a, const hw::HwSpec& hw, const model::Cost& c, const m
 std::string to_text(const hw::HwSpec& hw, const model::Cost& c, const model::Estimate& e,
                     const std::vector<model::LevelEstimate>& levels, hw::Unit unit, const std::vector<std::string>& notes,
                     bool attention) {
-  const hw::Peak& p = hw.peak(c.dtype, unit);
-  std::string out = c.op + "\non " + hw.name + " (" + hw.full_name + "), " + dtype_name(c.dtype) + " on the " +
+  const DType math = c.math_dtype.value_or(c.dtype);
+  const hw::Peak& p = hw.peak(math, unit);
+  std::string out = c.op + "\non " + hw.name + " (" + hw.full_name + "), " + dtype_name(math) + " math on the " +
                     hw::unit_name(unit) + " unit\n\n";
   Table t({"quantity", "value"});
   t.align(1, Table::Align::Left);
@@ -262,16 +265,26 @@ Command add_roofline(CLI::App& root, Global&) {
             std::vector<std::string> notes = cost.notes;
             const hw::Unit natural = cost.unit;
             const std::string unit_flag = lower(a.unit);
-            if (unit_flag == "matrix" || unit_flag == "vector") {
-              cost.unit = unit_flag == "matrix" ? hw::Unit::Matrix : hw::Unit::Vector;
-            } else if (!a.unit.empty()) {
+            if (!unit_flag.empty() && unit_flag != "matrix" && unit_flag != "vector")
               bad_input("unknown --unit '" + a.unit + "'", "use matrix or vector");
-            } else {
-              std::string why;
-              cost.unit = model::resolve_unit(hw, dtype, cost.unit, &why);
-              if (!why.empty()) notes.push_back(why);
-            }
+            const hw::Unit asked = unit_flag.empty() ? natural : unit_flag == "matrix" ? hw::Unit::Matrix : hw::Unit::Vector;
+            const model::PeakChoice choice = model::resolve_peak(hw, dtype, asked);
+            // An explicit --unit is obeyed: no moving to the other unit (peak() then says what the chip has).
+            cost.unit = unit_flag.empty() ? choice.unit : asked;
+            if (choice.unit == cost.unit && choice.dtype != dtype) cost.math_dtype = choice.dtype;
+            if (choice.unit == cost.unit && !choice.why.empty()) notes.push_back(choice.why);
             notes.push_back(unit_note(cost.unit, natural));
+            // The unfused models count every pass as HBM traffic; a tensor that fits in L2 may
+            // be served from there on the later passes.
+            const bool unfused_stream = (a.op != "matmul" && a.op != "attention") && lower(a.impl) != "fused";
+            if (unfused_stream && hw.l2_bytes > 0) {
+              const double tensor = a.op == "elementwise" ? double(size_value("--n", a.n, true, 0)) * dtype_bytes(dtype)
+                                                          : double(size_value("--rows", a.rows, true, 0)) *
+                                                                double(size_value("--cols", a.cols, true, 0)) * dtype_bytes(dtype);
+              if (tensor <= hw.l2_bytes)
+                notes.push_back("the tensor (" + bytes_iec(tensor) + ") fits in " + hw.name + "'s " + bytes_iec(hw.l2_bytes) +
+                                " L2: later passes may hit L2, so a measurement can beat this HBM floor");
+            }
 
             const model::Estimate e = model::roofline(cost, hw);
             const auto levels = model::hierarchical(cost, hw);

@@ -130,23 +130,25 @@ Cost elementwise(const ElementwiseOp& op) {
   c.flops = double(op.ops) * double(op.n) * op.flops_per_op;
   ByteCount q(what);
   const std::string k = std::to_string(op.ops);
+  const std::string chain = "elementwise chain of " + k + (op.ops == 1 ? " op" : " ops") + " on n=" + std::to_string(op.n) +
+                            " " + dtype_name(op.dtype);
   if (op.fused) {
     q.add(tensor, 2);
-    c.op = "elementwise chain of " + k + " ops on n=" + std::to_string(op.n) + " " + dtype_name(op.dtype) + ", fused";
+    c.op = chain + ", fused";
     c.notes.push_back("fused: one kernel reads x once and writes y once: 2·n·b bytes");
   } else {
     q.add(tensor, 2 * int64_t(op.ops) + op.extra_reads);
-    c.op = "elementwise chain of " + k + " ops on n=" + std::to_string(op.n) + " " + dtype_name(op.dtype) + ", unfused";
+    c.op = chain + ", unfused";
     c.notes.push_back("unfused: " + k + " kernels, each reads its input and writes its output: 2·k·n·b bytes");
     if (op.extra_reads > 0)
       c.notes.push_back("+" + std::to_string(op.extra_reads) + " whole-tensor reads for binary ops' second operand");
   }
-  c.notes.push_back("FLOPs = k·n·" + [&] {
-    std::ostringstream s;
-    s << op.flops_per_op;
-    return s.str();
-  }());
+  std::ostringstream f;
+  f << "FLOPs = k·n·" << op.flops_per_op;
+  c.notes.push_back(f.str());
   c.bytes = q.value();
+  // A streaming op reuses nothing: every byte it moves through HBM also crosses L2 once.
+  c.levels.push_back({"L2", c.bytes});
   return c;
 }
 
@@ -214,6 +216,7 @@ Cost row_op(const RowOp& op) {
   f << "FLOPs ≈ " << r.flops_per_element << " per element";
   c.notes.push_back(f.str());
   c.bytes = q.value();
+  c.levels.push_back({"L2", c.bytes});  // streaming: each HBM byte crosses L2 once
   return c;
 }
 
