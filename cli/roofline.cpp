@@ -238,7 +238,7 @@ Command add_roofline(CLI::App& root, Global&) {
       {"--block-q", &args->block_q, "attention --impl flash: query block Bq (default 128)"},
   };
   std::vector<std::pair<std::string, CLI::Option*>> opts;
-  for (const auto& s : sizes) opts.emplace_back(s.name, app->add_option(s.name, *s.target, s.help));
+  for (const auto& s : sizes) opts.emplace_back(s.name, app->add_option(s.name, *s.target, s.help)->type_name("SIZE"));
   opts.emplace_back("--flops-per-op", app->add_option("--flops-per-op", args->flops_per_op, "elementwise: FLOPs per element per op (default 1)"));
   opts.emplace_back("--causal", app->add_flag("--causal", args->causal, "attention: causal mask"));
   opts.emplace_back("--backward", app->add_flag("--backward", args->backward, "attention: the backward pass"));

@@ -280,6 +280,8 @@ Cost attention(const AttentionOp& op) {
   const int64_t kv_row = checked_product({bh, 2, d, b}, what);  // one row of K and one of V, every head
   c.saved_bytes = double(nd) + double(rows_f32);
   c.notes.push_back("saved for backward: O (N×d) and the logsumexp (N, fp32) per head");
+  c.notes.push_back("re-reads are counted as HBM traffic, as the lecture counts them; where L2 holds a head's "
+                    "re-read tensors, part of them comes from L2 and the HBM traffic is lower");
   if (!op.backward) {
     q.add(nd, 2).add(rows_f32).add(kv_row, key_rows);
     c.notes.push_back("flash: Q read and O written once, logsumexp written (fp32); K and V re-read once per query block (" +
@@ -295,8 +297,9 @@ Cost attention(const AttentionOp& op) {
     const int64_t row_stat = checked_product({bh, kStatBytes}, what);     // one logsumexp or D entry
     q.add(nd, 2).add(rows_f32);                                      // preprocessing: read dO, O; write D
     q.add(nd, 4);                                                    // K, V read once; dK, dV written once
-    q.add(row_d, 2 * query_rows).add(row_stat, 2 * query_rows);      // Q, dO, logsumexp, D per visit
-    q.add(row_d_f32, 2 * query_rows);                                // dQ accumulator read + written per visit
+    q.add(row_d, query_rows).add(row_d, query_rows);                 // Q and dO rows, per visit
+    q.add(row_stat, query_rows).add(row_stat, query_rows);           // logsumexp and D, per visit
+    q.add(row_d_f32, query_rows).add(row_d_f32, query_rows);         // dQ accumulator read + written, per visit
     q.add(checked_product({bh, N, d, kStatBytes}, what)).add(nd);    // dQ fp32 → dtype
     c.notes.push_back("flash backward (FlashAttention-2 order, Bk = Bq = " + std::to_string(bq) +
                       "): K, V read and dK, dV written once; per key block Q, dO, logsumexp, D re-read and dQ "
