@@ -74,7 +74,9 @@ Cost matmul(const MatmulOp& op) {
   c.unit = hw::Unit::Matrix;
   c.flops = 2.0 * double(op.m) * double(op.n) * double(op.k);
   c.notes.push_back("FLOPs = 2·M·N·K (one multiply and one add per term)");
-  const std::string shape = "(" + dims({op.m, op.k}) + ")·(" + dims({op.k, op.n}) + ") " + dtype_name(op.dtype);
+  // (Built by appending: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string temporaries.)
+  std::string shape = "(";
+  shape += dims({op.m, op.k}) + ")·(" + dims({op.k, op.n}) + ") " + dtype_name(op.dtype);
   ByteCount q(what);
   switch (op.impl) {
     case MatmulImpl::Minimal:
@@ -141,7 +143,7 @@ Cost elementwise(const ElementwiseOp& op) {
     c.op = chain + ", unfused";
     c.notes.push_back("unfused: " + k + " kernels, each reads its input and writes its output: 2·k·n·b bytes");
     if (op.extra_reads > 0)
-      c.notes.push_back("+" + std::to_string(op.extra_reads) + " whole-tensor reads for binary ops' second operand");
+      c.notes.push_back(std::to_string(op.extra_reads) + " extra whole-tensor reads for binary ops' second operand");
   }
   std::ostringstream f;
   f << "FLOPs = k·n·" << op.flops_per_op;
