@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 
@@ -29,25 +30,32 @@ template <class T>
 Vec16Split split_vec16(const void* in, const void* out, int64_t n) {
   constexpr int64_t kPerVec = 16 / int64_t(sizeof(T));
   const auto a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
-  if (a % 16 != b % 16) return {n, n, 0, n};  // no common 16-byte boundary
+  // No common 16-byte boundary (or pointers not even element-aligned): element by element.
+  if (a % 16 != b % 16 || a % sizeof(T) != 0) return {n, n, 0, n};
   const int64_t head = std::min<int64_t>(n, int64_t((16 - a % 16) % 16) / int64_t(sizeof(T)));
   const int64_t vectors = (n - head) / kPerVec;
   return {n, head, vectors, head + vectors * kPerVec};
 }
 
-// Applies op to each element packed in a 16-byte register vector.
+// Applies op to the elements packed in a 16-byte register vector: through op.pack(uint4) when
+// the op has one (to use paired instructions such as bf16x2 max or e4m3x2 conversions), else
+// element by element.
 template <class T, class Op>
 __device__ inline uint4 map_pack(uint4 raw, const Op& op) {
-  constexpr int kPerVec = 16 / int(sizeof(T));
-  struct alignas(16) Pack {
-    T e[kPerVec];
-  } p;
-  static_assert(sizeof(Pack) == sizeof(uint4), "a pack is one 16-byte vector");
-  memcpy(&p, &raw, 16);
+  if constexpr (requires { { op.pack(raw) } -> std::same_as<uint4>; }) {
+    return op.pack(raw);
+  } else {
+    constexpr int kPerVec = 16 / int(sizeof(T));
+    struct alignas(16) Pack {
+      T e[kPerVec];
+    } p;
+    static_assert(sizeof(Pack) == sizeof(uint4), "a pack is one 16-byte vector");
+    memcpy(&p, &raw, 16);
 #pragma unroll
-  for (int k = 0; k < kPerVec; ++k) p.e[k] = op(p.e[k]);
-  memcpy(&raw, &p, 16);
-  return raw;
+    for (int k = 0; k < kPerVec; ++k) p.e[k] = op(p.e[k]);
+    memcpy(&raw, &p, 16);
+    return raw;
+  }
 }
 
 inline constexpr int kMapThreads = 256;
