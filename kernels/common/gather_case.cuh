@@ -28,6 +28,22 @@ struct GatherSpec {
   std::function<LaunchPlan(const T*, T*)> plan;          // empty for a library peer
 };
 
+// An elementwise op over shape n [, offset_in, offset_out]: out[j] = f(in[j]).
+template <class T>
+GatherSpec<T> elementwise_spec(const Shape& s, double tol) {
+  GatherSpec<T> spec;
+  spec.in_elems = spec.out_elems = s.at("n");
+  spec.offset_in = s.get("offset_in", 0);
+  spec.offset_out = s.get("offset_out", 0);
+  spec.tol = tol;
+  return spec;
+}
+
+// The dimensions elementwise_spec reads, for unsupported().
+inline std::vector<DimRule> elementwise_dims() {
+  return {{"n", 1, int64_t(1) << 58}, {"offset_in", 0, 64, false}, {"offset_out", 0, 64, false}};
+}
+
 template <class T>
 class GatherCase final : public Case {
   using Bits = typename Elem<T>::Bits;
