@@ -68,10 +68,7 @@ class GatherCase final : public Case {
 
   void poison(int set) override { out_.at(size_t(set)).poison(); }
 
-  void run(int set, void* stream) override {
-    (void)out_.at(size_t(set));  // range check before handing out raw pointers
-    spec_.run(in(set), out(set), static_cast<cudaStream_t>(stream));
-  }
+  void run(int set, void* stream) override { spec_.run(in(set), out(set), static_cast<cudaStream_t>(stream)); }
 
   CheckResult check() override {
     if (!randomized_) failure("check() called before randomize()", "randomize the inputs first");
