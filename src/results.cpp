@@ -1,0 +1,204 @@
+// Results files: bench/results/<gpu>/<family>.json. Written by the harness, read by the report and
+// the docs generator on any machine.
+#include "sol/results.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "sol/core/error.hpp"
+
+namespace sol::results {
+
+using nlohmann::json;
+
+namespace {
+
+json to_j(const MeasuredCeilings& c) {
+  return {{"copy_bytes_per_s", c.copy_bytes_per_s},
+          {"l2_bytes_per_s", c.l2_bytes_per_s},
+          {"fp32_fma_flops_per_s", c.fp32_fma_flops_per_s},
+          {"matrix_flops_per_s", c.matrix_flops_per_s},
+          {"launch_overhead_s", c.launch_overhead_s}};
+}
+
+json to_j(const Device& d) {
+  return {{"name", d.name},       {"compute_capability", d.compute_capability},
+          {"sms", d.sms},         {"memory_bytes", d.memory_bytes},
+          {"l2_bytes", d.l2_bytes}, {"sm_clock_hz", d.sm_clock_hz},
+          {"driver", d.driver},   {"database_row", d.database_row}};
+}
+
+json to_j(const Record& r) {
+  json j = {{"family", r.family},
+            {"variant", r.variant},
+            {"technique", r.technique},
+            {"version", r.version},
+            {"shape", r.shape},
+            {"median_s", r.median_s},
+            {"min_s", r.min_s},
+            {"max_s", r.max_s},
+            {"spread", r.spread},
+            {"samples", r.samples},
+            {"flops", r.flops},
+            {"bytes", r.bytes},
+            {"verified", r.verified},
+            {"rel_l2", r.rel_l2},
+            {"tolerance", r.tolerance},
+            {"tolerance_why", r.tolerance_why},
+            {"achieved_flops_per_s", r.achieved_flops_per_s},
+            {"achieved_bytes_per_s", r.achieved_bytes_per_s},
+            {"floor_s", r.floor_s},
+            {"floor_measured_s", r.floor_measured_s},
+            {"bound", r.bound},
+            {"cold_l2", r.cold_l2},
+            {"graph", r.graph},
+            {"throttled", r.throttled},
+            {"throttle_reasons", r.throttle_reasons},
+            {"skipped", r.skipped},
+            {"note", r.note}};
+  return j;
+}
+
+// Reads an optional field; a present field of the wrong type is an error naming it.
+template <class T>
+void get(const json& j, const char* key, T& out, const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  try {
+    out = it->get<T>();
+  } catch (const json::exception&) {
+    bad_input(where + ": field '" + key + "' has the wrong type (" + it->type_name() + ")");
+  }
+}
+
+template <class T>
+void need(const json& j, const char* key, T& out, const std::string& where) {
+  if (!j.contains(key)) bad_input(where + ": missing field '" + key + "'");
+  get(j, key, out, where);
+}
+
+Record record_from(const json& j, const std::string& where) {
+  if (!j.is_object()) bad_input(where + ": a record must be an object");
+  Record r;
+  need(j, "family", r.family, where);
+  need(j, "variant", r.variant, where);
+  need(j, "shape", r.shape, where);
+  need(j, "median_s", r.median_s, where);
+  need(j, "flops", r.flops, where);
+  need(j, "bytes", r.bytes, where);
+  need(j, "verified", r.verified, where);
+  get(j, "technique", r.technique, where);
+  get(j, "version", r.version, where);
+  get(j, "min_s", r.min_s, where);
+  get(j, "max_s", r.max_s, where);
+  get(j, "spread", r.spread, where);
+  get(j, "samples", r.samples, where);
+  get(j, "rel_l2", r.rel_l2, where);
+  get(j, "tolerance", r.tolerance, where);
+  get(j, "tolerance_why", r.tolerance_why, where);
+  get(j, "achieved_flops_per_s", r.achieved_flops_per_s, where);
+  get(j, "achieved_bytes_per_s", r.achieved_bytes_per_s, where);
+  get(j, "floor_s", r.floor_s, where);
+  get(j, "floor_measured_s", r.floor_measured_s, where);
+  get(j, "bound", r.bound, where);
+  get(j, "cold_l2", r.cold_l2, where);
+  get(j, "graph", r.graph, where);
+  get(j, "throttled", r.throttled, where);
+  get(j, "throttle_reasons", r.throttle_reasons, where);
+  get(j, "skipped", r.skipped, where);
+  get(j, "note", r.note, where);
+  if (r.median_s < 0 || r.flops < 0 || r.bytes < 0) bad_input(where + ": negative time, flops or bytes");
+  if (r.median_s > 0 && r.achieved_bytes_per_s == 0) r.achieved_bytes_per_s = r.bytes / r.median_s;
+  if (r.median_s > 0 && r.achieved_flops_per_s == 0) r.achieved_flops_per_s = r.flops / r.median_s;
+  return r;
+}
+
+}  // namespace
+
+std::string to_json(const File& f) {
+  json recs = json::array();
+  for (const auto& r : f.records) recs.push_back(to_j(r));
+  json j = {{"family", f.family},   {"created", f.created}, {"sol_version", f.sol_version},
+            {"device", to_j(f.device)}, {"ceilings", to_j(f.ceilings)}, {"records", recs}};
+  return j.dump(2) + "\n";
+}
+
+File from_json_text(const std::string& text, const std::string& origin) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    bad_input(origin + ": not valid JSON: " + e.what());
+  }
+  if (!j.is_object()) bad_input(origin + ": a results file is a JSON object");
+  File f;
+  need(j, "family", f.family, origin);
+  get(j, "created", f.created, origin);
+  get(j, "sol_version", f.sol_version, origin);
+  if (j.contains("device")) {
+    const auto& d = j["device"];
+    std::string w = origin + " device";
+    get(d, "name", f.device.name, w);
+    get(d, "compute_capability", f.device.compute_capability, w);
+    get(d, "sms", f.device.sms, w);
+    get(d, "memory_bytes", f.device.memory_bytes, w);
+    get(d, "l2_bytes", f.device.l2_bytes, w);
+    get(d, "sm_clock_hz", f.device.sm_clock_hz, w);
+    get(d, "driver", f.device.driver, w);
+    get(d, "database_row", f.device.database_row, w);
+  }
+  if (!j.contains("ceilings")) bad_input(origin + ": missing field 'ceilings'");
+  {
+    const auto& c = j["ceilings"];
+    std::string w = origin + " ceilings";
+    need(c, "copy_bytes_per_s", f.ceilings.copy_bytes_per_s, w);
+    get(c, "l2_bytes_per_s", f.ceilings.l2_bytes_per_s, w);
+    get(c, "fp32_fma_flops_per_s", f.ceilings.fp32_fma_flops_per_s, w);
+    get(c, "matrix_flops_per_s", f.ceilings.matrix_flops_per_s, w);
+    get(c, "launch_overhead_s", f.ceilings.launch_overhead_s, w);
+  }
+  if (!j.contains("records") || !j["records"].is_array()) bad_input(origin + ": 'records' must be an array");
+  int i = 0;
+  for (const auto& r : j["records"]) f.records.push_back(record_from(r, origin + " record " + std::to_string(i++)));
+  return f;
+}
+
+File read(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) bad_input("cannot read results file " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return from_json_text(ss.str(), path);
+}
+
+void write(const File& f, const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path p(path);
+  if (p.has_parent_path()) {
+    std::error_code ec;
+    fs::create_directories(p.parent_path(), ec);
+    if (ec) failure("cannot create folder " + p.parent_path().string() + ": " + ec.message());
+  }
+  std::ofstream out(path);
+  if (!out) failure("cannot write results file " + path);
+  out << to_json(f);
+  if (!out) failure("error while writing " + path);
+}
+
+std::vector<File> read_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<File> files;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return files;
+  std::vector<fs::path> paths;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".json") paths.push_back(e.path());
+  std::sort(paths.begin(), paths.end());
+  for (const auto& p : paths) files.push_back(read(p.string()));
+  return files;
+}
+
+}  // namespace sol::results
