@@ -25,5 +25,6 @@ Command add_list(CLI::App& root, Global& g);
 Command add_probe(CLI::App& root, Global& g);
 Command add_bench(CLI::App& root, Global& g);
 Command add_doctor(CLI::App& root, Global& g);
+Command add_docs(CLI::App& root, Global& g);
 
 }  // namespace sol::cli

@@ -1,9 +1,91 @@
+// sol report — the main job. On a GPU machine: probe, bench the whole registry with its peers, and
+// render everything; without one: the model-only report of the lecture's operations (or a report
+// rendered from committed results with --results DIR).
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
 #include "cli/commands.hpp"
+#include "cli/measure_all.hpp"
 #include "sol/core/error.hpp"
+#include "sol/hw/spec.hpp"
+#include "sol/report.hpp"
 
 namespace sol::cli {
-Command add_report(CLI::App& root, Global&) {
-  auto* app = root.add_subcommand("report", "(not built yet)");
-  return {app, [] () -> int { sol::failure("sol report is not implemented yet"); }};
+
+namespace {
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return b;
 }
+
+void write_file(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream out(p);
+  if (!out) failure("cannot write " + p.string(), "check that the folder is writable");
+  out << text;
+  if (!out) failure("error while writing " + p.string());
+}
+
+struct Opts {
+  std::string gpu;
+  std::string out = "out/report";
+  std::string results_dir;
+  bool model_only = false;
+  bool no_peers = false;
+};
+
+}  // namespace
+
+Command add_report(CLI::App& root, Global&) {
+  auto o = std::make_shared<Opts>();
+  auto* app = root.add_subcommand(
+      "report", "the roofline report: the lecture's operations on a chip, plus every kernel measured on this GPU");
+  app->add_option("--gpu", o->gpu, "database row for the model (default: this GPU's row, else h100)");
+  app->add_option("--out", o->out, "folder for report.html, report.json, report.txt (and results/)")->capture_default_str();
+  app->add_option("--results", o->results_dir, "render measured results from this folder instead of measuring")
+      ->check(CLI::ExistingDirectory);
+  app->add_flag("--model-only", o->model_only, "do not measure even if a GPU is present");
+  app->add_flag("--no-peers", o->no_peers, "skip the PyTorch peers when measuring");
+  return {app, [o]() -> int {
+            namespace fs = std::filesystem;
+            report::Input in;
+            in.created = now_utc();
+            std::string why_not;
+            bool measure = !o->model_only && o->results_dir.empty() && gpu_present(&why_not);
+            if (!o->results_dir.empty()) {
+              in.measured = results::read_dir(o->results_dir);
+              if (in.measured.empty()) bad_input("no results files (*.json) in " + o->results_dir);
+              in.measured_note = "Rendered from the results in " + o->results_dir + ".";
+            } else if (measure) {
+              in.measured = measure_registry(o->no_peers, (fs::path(o->out) / "results").string(), &in.measured_note);
+            } else {
+              in.measured_note = o->model_only ? "--model-only was given."
+                                               : "Measuring needs a GPU: " + why_not +
+                                                     ". Run `sol report` on a GPU machine, or render committed results "
+                                                     "with `sol report --results bench/results/h200`.";
+            }
+            std::string gpu = o->gpu;
+            if (gpu.empty() && !in.measured.empty() && !in.measured.front().device.database_row.empty())
+              gpu = in.measured.front().device.database_row;
+            if (gpu.empty()) gpu = "h100";
+            const hw::HwSpec& spec = hw::find(gpu);
+            in.hw = &spec;
+            in.model = report::lecture_operations(spec);
+            std::error_code ec;
+            fs::create_directories(o->out, ec);
+            if (ec) failure("cannot create " + o->out + ": " + ec.message());
+            std::string txt = report::text(in);
+            write_file(fs::path(o->out) / "report.txt", txt);
+            write_file(fs::path(o->out) / "report.json", report::json(in));
+            write_file(fs::path(o->out) / "report.html", report::html(in));
+            std::cout << txt << "\nwritten: " << (fs::path(o->out) / "report.html").string() << ", report.json, report.txt\n";
+            return 0;
+          }};
+}
+
 }  // namespace sol::cli

@@ -117,3 +117,19 @@ std::string Table::str() const {
 }
 
 }  // namespace sol
+
+namespace sol {
+
+std::string fixed(double v, int decimals) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  return b;
+}
+
+std::string sci(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.1e", v);
+  return b;
+}
+
+}  // namespace sol

@@ -14,6 +14,10 @@ std::string si(double v, const std::string& unit, int digits = 4);
 std::string bytes_iec(double bytes, int digits = 4);
 // A plain number: integers in full ("528", "32768"), others with `digits` significant digits.
 std::string num(double v, int digits = 4);
+// Fixed decimals: fixed(12.345, 1) == "12.3".
+std::string fixed(double v, int decimals);
+// Scientific with 2 significant digits: sci(0.00012) == "1.2e-04" (errors, tolerances).
+std::string sci(double v);
 // Display width of a UTF-8 string (code points, not bytes).
 size_t display_width(const std::string& s);
 

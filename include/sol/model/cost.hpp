@@ -51,6 +51,8 @@ struct ElementwiseOp {
   bool fused = false;         // fused: one read + one write; unfused: k reads + k writes
   double flops_per_op = 1;    // per element per op (ReLU: 1)
   DType dtype = DType::bf16;
+  int extra_reads = 0;        // unfused only: whole-tensor reads beyond one per op (a binary op's
+                              // second operand; sin²x + cos²x has one)
 };
 Cost elementwise(const ElementwiseOp& op);
 
@@ -87,6 +89,7 @@ struct ActivationMemory {
   double peak_bytes = 0;        // activation memory held at the start of backward (+ one block re-materialized)
   double recompute_fraction = 0;// extra forward FLOPs as a fraction of one forward pass
   int64_t checkpoints = 0;
+  int64_t segment = 0;          // blocks re-materialized together during backward (√L policy: ≈√L)
 };
 ActivationMemory activation_memory(const ActivationOp& op);
 

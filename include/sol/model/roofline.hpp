@@ -19,6 +19,12 @@ struct Ceilings {
 };
 Ceilings datasheet_ceilings(const hw::HwSpec& hw, DType dtype, hw::Unit unit);
 
+// The unit whose peak bounds an op that prefers `preferred`: the preferred one if the chip has a
+// peak for `dtype` there; a matrix op in a type the matrix unit lacks (fp32 on Hopper) falls back
+// to the vector unit, and *why (if given) says so. Otherwise returns `preferred` unchanged, so
+// that peak() reports what the chip has.
+hw::Unit resolve_unit(const hw::HwSpec& hw, DType dtype, hw::Unit preferred, std::string* why = nullptr);
+
 struct Estimate {
   double flops = 0, bytes = 0;
   double intensity = 0;          // FLOP/byte

@@ -1,0 +1,49 @@
+// sol docs — regenerates docs/<family>.md and the README's headline table from results JSON.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "sol/core/error.hpp"
+#include "sol/report.hpp"
+
+namespace sol::cli {
+
+Command add_docs(CLI::App& root, Global&) {
+  struct Opts {
+    std::string results = "bench/results/h200", out = "docs", readme = "README.md", gpu;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* app = root.add_subcommand("docs", "regenerate docs/ pages and the README headline table from results JSON");
+  app->add_option("--results", o->results, "folder of results files")->capture_default_str();
+  app->add_option("--out", o->out, "folder for the Markdown pages")->capture_default_str();
+  app->add_option("--readme", o->readme, "README whose headline block is replaced (\"\" to skip)")->capture_default_str();
+  app->add_option("--gpu", o->gpu, "database row for datasheet figures (default: the results' device row)");
+  return {app, [o]() -> int {
+            namespace fs = std::filesystem;
+            auto files = results::read_dir(o->results);
+            if (files.empty()) bad_input("no results files (*.json) in " + o->results);
+            std::string gpu = o->gpu.empty() ? files.front().device.database_row : o->gpu;
+            if (gpu.empty()) bad_input("results do not name a database row", "pass --gpu NAME");
+            const auto& spec = hw::find(gpu);
+            fs::create_directories(o->out);
+            for (const auto& f : files) {
+              fs::path p = fs::path(o->out) / (f.family + ".md");
+              std::ofstream(p) << report::family_markdown(f, spec);
+              std::cout << "wrote " << p.string() << "\n";
+            }
+            if (!o->readme.empty()) {
+              std::ifstream in(o->readme);
+              if (!in) bad_input("cannot read " + o->readme);
+              std::stringstream ss;
+              ss << in.rdbuf();
+              std::string doc = report::replace_block(ss.str(), "headline", report::headline_markdown(files));
+              std::ofstream(o->readme) << doc;
+              std::cout << "updated the headline table in " << o->readme << "\n";
+            }
+            return 0;
+          }};
+}
+
+}  // namespace sol::cli

@@ -1,0 +1,45 @@
+#pragma once
+// The report: the model's floors for the lecture's operations, and — when measurements exist —
+// every kernel on the roofline, each family's ladder and sweeps. Rendered as a terminal table, a
+// JSON document and one self-contained HTML page with SVG charts. Host-only: it renders the
+// committed bench/results on any machine.
+#include <string>
+#include <vector>
+
+#include "sol/hw/spec.hpp"
+#include "sol/model/roofline.hpp"
+#include "sol/results.hpp"
+
+namespace sol::report {
+
+struct ModelRow {
+  std::string name;      // "matmul 4096³"
+  std::string section;   // lecture section, "§6"
+  model::Cost cost;
+  model::Estimate est;
+};
+
+// The lecture's worked operations (§6, §8, §10, §11) evaluated on `hw`.
+std::vector<ModelRow> lecture_operations(const hw::HwSpec& hw);
+
+struct Input {
+  const hw::HwSpec* hw = nullptr;       // the chip the model rows are for
+  std::vector<ModelRow> model;
+  std::vector<results::File> measured;  // empty: a model-only report
+  std::string measured_note;            // why nothing was measured, or where results came from
+  std::string created;                  // ISO-8601 UTC
+};
+
+std::string text(const Input& in);   // terminal tables
+std::string json(const Input& in);   // machine-readable
+std::string html(const Input& in);   // one self-contained page with inline SVG
+
+// docs/: one Markdown page per family (the ladder, the numbers, the sweep) and the README's
+// headline table, generated from results files — never pasted by hand.
+std::string family_markdown(const results::File& f, const hw::HwSpec& hw);
+std::string headline_markdown(const std::vector<results::File>& files);
+// Replaces the text between "<!-- sol:BEGIN name -->" and "<!-- sol:END name -->" in `doc`;
+// throws sol::Error if the markers are missing.
+std::string replace_block(const std::string& doc, const std::string& name, const std::string& body);
+
+}  // namespace sol::report

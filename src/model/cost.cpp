@@ -1,0 +1,341 @@
+// Cost models: FLOPs and bytes through HBM for the operations the lecture analyses (§6, §8,
+// §10, §11). Every tensor's byte count is an exact 64-bit integer, checked for overflow, so a
+// size too large to count is an error rather than a wrong number; FLOPs are kept in double.
+// Each model writes its counting rules into Cost::notes, so a reader can redo the arithmetic.
+#include "sol/model/cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "sol/core/error.hpp"
+
+namespace sol::model {
+
+int64_t checked_product(std::initializer_list<int64_t> factors, const std::string& what) {
+  int64_t p = 1;
+  for (int64_t f : factors) {
+    if (f <= 0) bad_input(what + ": size " + std::to_string(f) + " is not positive", "give sizes ≥ 1");
+    if (p > std::numeric_limits<int64_t>::max() / f)
+      bad_input(what + " overflows 64 bits", "use smaller sizes");
+    p *= f;
+  }
+  return p;
+}
+
+namespace {
+
+// A byte counter that refuses to wrap: sums of tensor sizes, each itself a checked product.
+class ByteCount {
+ public:
+  explicit ByteCount(std::string what) : what_(std::move(what)) {}
+  // Adds `times` passes over a tensor of `bytes` bytes.
+  ByteCount& add(int64_t bytes, int64_t times = 1) {
+    int64_t b = checked_product({bytes, times}, what_);
+    if (total_ > std::numeric_limits<int64_t>::max() - b) bad_input(what_ + " overflows 64 bits", "use smaller sizes");
+    total_ += b;
+    return *this;
+  }
+  double value() const { return double(total_); }
+
+ private:
+  std::string what_;
+  int64_t total_ = 0;
+};
+
+void require_positive(int64_t v, const std::string& name) {
+  if (v <= 0) bad_input(name + " must be positive, got " + std::to_string(v), "give " + name + " ≥ 1");
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
+std::string dims(std::initializer_list<int64_t> sizes) {
+  std::string s;
+  for (int64_t v : sizes) s += (s.empty() ? "" : "×") + std::to_string(v);
+  return s;
+}
+
+}  // namespace
+
+// ---- matmul ------------------------------------------------------------------------------------
+Cost matmul(const MatmulOp& op) {
+  require_positive(op.m, "M");
+  require_positive(op.n, "N");
+  require_positive(op.k, "K");
+  const int64_t b = dtype_bytes(op.dtype);
+  const std::string what = "matmul " + dims({op.m, op.k, op.n}) + " byte count";
+  const int64_t bytes_a = checked_product({op.m, op.k, b}, what);
+  const int64_t bytes_b = checked_product({op.k, op.n, b}, what);
+  const int64_t bytes_c = checked_product({op.m, op.n, b}, what);
+
+  Cost c;
+  c.dtype = op.dtype;
+  c.unit = hw::Unit::Matrix;
+  c.flops = 2.0 * double(op.m) * double(op.n) * double(op.k);
+  c.notes.push_back("FLOPs = 2·M·N·K (one multiply and one add per term)");
+  const std::string shape = "(" + dims({op.m, op.k}) + ")·(" + dims({op.k, op.n}) + ") " + dtype_name(op.dtype);
+  ByteCount q(what);
+  switch (op.impl) {
+    case MatmulImpl::Minimal:
+      q.add(bytes_a).add(bytes_b).add(bytes_c);
+      c.op = "matmul " + shape + ", minimal traffic";
+      c.notes.push_back("bytes = b·(MK + KN + MN): A and B read once, C written once (the lower bound)");
+      break;
+    case MatmulImpl::Naive: {
+      // Every multiply-add fetches one element of A and one of B; nothing is reused on chip.
+      const int64_t fetches = checked_product({2, op.m, op.n, op.k, b}, what);
+      q.add(fetches).add(bytes_c);
+      c.op = "matmul " + shape + ", naive (untiled)";
+      c.notes.push_back("bytes = 2·M·N·K·b + M·N·b: each multiply-add reads its A and B element from HBM, C written once");
+      c.notes.push_back("intensity → 1/b: caches absorb part of this in practice; the model counts none");
+      c.levels.push_back({"smem/L1", q.value()});  // every load passes through L1 as well
+      break;
+    }
+    case MatmulImpl::Tiled: {
+      require_positive(op.tile, "tile");
+      // Each T×T output tile walks its row panel of A and column panel of B once:
+      // A is read ceil(N/T) times, B ceil(M/T) times.
+      const int64_t a_passes = ceil_div(op.n, op.tile), b_passes = ceil_div(op.m, op.tile);
+      q.add(bytes_a, a_passes).add(bytes_b, b_passes).add(bytes_c);
+      c.op = "matmul " + shape + ", tiled T=" + std::to_string(op.tile);
+      c.notes.push_back("bytes = b·(MK·⌈N/T⌉ + KN·⌈M/T⌉ + MN): A re-read once per column of tiles, B once per row");
+      // In the one-output-per-thread kernel of §10 each multiply-add reads both operands from
+      // shared memory, on top of the tile stores: this is why real kernels tile registers too.
+      ByteCount smem(what);
+      smem.add(checked_product({2, op.m, op.n, op.k, b}, what)).add(bytes_a, a_passes).add(bytes_b, b_passes);
+      c.levels.push_back({"smem/L1", smem.value()});
+      c.notes.push_back("smem/L1 bytes = 2·M·N·K·b operand reads (one output per thread) + the tile stores");
+      break;
+    }
+  }
+  c.bytes = q.value();
+  return c;
+}
+
+// ---- elementwise chains ------------------------------------------------------------------------
+Cost elementwise(const ElementwiseOp& op) {
+  require_positive(op.n, "n");
+  if (op.ops <= 0) bad_input("ops must be positive, got " + std::to_string(op.ops), "give ops ≥ 1");
+  if (op.extra_reads < 0) bad_input("extra_reads must not be negative");
+  if (!(op.flops_per_op >= 0) || !std::isfinite(op.flops_per_op))
+    bad_input("flops per op must be a finite number ≥ 0");
+  const int64_t b = dtype_bytes(op.dtype);
+  const std::string what = "elementwise n=" + std::to_string(op.n) + " byte count";
+  const int64_t tensor = checked_product({op.n, b}, what);
+
+  Cost c;
+  c.dtype = op.dtype;
+  c.unit = hw::Unit::Vector;
+  c.flops = double(op.ops) * double(op.n) * op.flops_per_op;
+  ByteCount q(what);
+  const std::string k = std::to_string(op.ops);
+  if (op.fused) {
+    q.add(tensor, 2);
+    c.op = "elementwise chain of " + k + " ops on n=" + std::to_string(op.n) + " " + dtype_name(op.dtype) + ", fused";
+    c.notes.push_back("fused: one kernel reads x once and writes y once: 2·n·b bytes");
+  } else {
+    q.add(tensor, 2 * int64_t(op.ops) + op.extra_reads);
+    c.op = "elementwise chain of " + k + " ops on n=" + std::to_string(op.n) + " " + dtype_name(op.dtype) + ", unfused";
+    c.notes.push_back("unfused: " + k + " kernels, each reads its input and writes its output: 2·k·n·b bytes");
+    if (op.extra_reads > 0)
+      c.notes.push_back("+" + std::to_string(op.extra_reads) + " whole-tensor reads for binary ops' second operand");
+  }
+  c.notes.push_back("FLOPs = k·n·" + [&] {
+    std::ostringstream s;
+    s << op.flops_per_op;
+    return s.str();
+  }());
+  c.bytes = q.value();
+  return c;
+}
+
+// ---- LayerNorm, RMSNorm, softmax ---------------------------------------------------------------
+namespace {
+// How an eager (one PyTorch op per line) implementation walks the tensor, per element.
+struct RowRecipe {
+  const char* name;
+  int full_reads, full_writes;  // whole-tensor passes in the naive form
+  int stat_vectors;             // per-row statistics written then read back (mean, var, max, sum)
+  int param_vectors;            // per-column parameters read once (γ, β)
+  double flops_per_element;
+  const char* passes;           // the naive passes, for the notes
+};
+
+RowRecipe recipe(RowKind kind) {
+  switch (kind) {
+    case RowKind::LayerNorm:
+      // §6: mean (read x); var (read x, write a temporary); normalize (read x, write y);
+      // affine (read y, write y): ≈ 4 reads + 3 writes = 14n bytes in bf16, ≈ 10n FLOPs.
+      return {"layernorm", 4, 3, 2, 2, 10,
+              "mean: read x | var: read x, write temp | normalize: read x, write y | affine: read y, write y"};
+    case RowKind::RMSNorm:
+      // x²: read x, write t | mean: read t | scale: read x, write y | ·γ: read y, write y.
+      // FLOPs: square, sum, scale, multiply by γ (+ the per-row rsqrt, negligible).
+      return {"rmsnorm", 4, 3, 1, 1, 4, "x²: read x, write t | mean: read t | scale: read x, write y | ·γ: read y, write y"};
+    case RowKind::Softmax:
+      // §6: max (read x) | exp(x − max) (read x, write e) | sum (read e) | divide (read e, write y).
+      // FLOPs: compare, subtract, exp, add, divide.
+      return {"softmax", 4, 2, 2, 0, 5, "max: read x | exp(x − max): read x, write e | sum: read e | divide: read e, write y"};
+  }
+  return {"?", 0, 0, 0, 0, 0, ""};
+}
+}  // namespace
+
+Cost row_op(const RowOp& op) {
+  require_positive(op.rows, "rows");
+  require_positive(op.cols, "cols");
+  const RowRecipe r = recipe(op.kind);
+  const int64_t b = dtype_bytes(op.dtype);
+  const std::string what = std::string(r.name) + " " + dims({op.rows, op.cols}) + " byte count";
+  const int64_t tensor = checked_product({op.rows, op.cols, b}, what);
+  const int64_t n = checked_product({op.rows, op.cols}, what);
+
+  Cost c;
+  c.dtype = op.dtype;
+  c.unit = hw::Unit::Vector;
+  c.flops = r.flops_per_element * double(n);
+  c.op = std::string(r.name) + " over " + dims({op.rows, op.cols}) + " " + dtype_name(op.dtype) + (op.fused ? ", fused" : ", naive");
+  ByteCount q(what);
+  if (r.param_vectors > 0) q.add(checked_product({op.cols, b}, what), r.param_vectors);
+  if (op.fused) {
+    q.add(tensor, 2);
+    c.notes.push_back("fused: one kernel reads x once and writes y once (statistics stay on chip): 2·n·b bytes");
+  } else {
+    q.add(tensor, int64_t(r.full_reads) + r.full_writes);
+    // Each statistic is a rows-long vector written by one kernel and read by the next.
+    if (r.stat_vectors > 0) q.add(checked_product({op.rows, b}, what), 2 * int64_t(r.stat_vectors));
+    c.notes.push_back("naive (eager) passes: " + std::string(r.passes));
+    c.notes.push_back(std::to_string(r.full_reads) + " reads + " + std::to_string(r.full_writes) +
+                      " writes of the whole tensor = " + std::to_string((r.full_reads + r.full_writes) * b) +
+                      " bytes per element, plus the per-row statistics");
+  }
+  std::ostringstream f;
+  f << "FLOPs ≈ " << r.flops_per_element << " per element";
+  c.notes.push_back(f.str());
+  c.bytes = q.value();
+  return c;
+}
+
+// ---- attention ---------------------------------------------------------------------------------
+Cost attention(const AttentionOp& op) {
+  require_positive(op.batch, "batch");
+  require_positive(op.heads, "heads");
+  require_positive(op.seq, "seq");
+  require_positive(op.head_dim, "head_dim");
+  if (op.flash) require_positive(op.block_q, "block_q");
+  const int64_t b = dtype_bytes(op.dtype);
+  const int64_t N = op.seq, d = op.head_dim;
+  const std::string what = "attention B=" + std::to_string(op.batch) + " H=" + std::to_string(op.heads) +
+                           " N=" + std::to_string(N) + " d=" + std::to_string(d) + " byte count";
+  const int64_t bh = checked_product({op.batch, op.heads}, what);
+  // Per (batch, head): a Q/K/V/O-shaped tensor, an N×N score matrix, and an fp32 row vector.
+  const int64_t nd = checked_product({bh, N, d, b}, what);
+  const int64_t nn = checked_product({bh, N, N, b}, what);
+  constexpr int64_t kStatBytes = 4;  // logsumexp and D = rowsum(dO∘O) are kept in fp32
+  const int64_t rows_f32 = checked_product({bh, N, kStatBytes}, what);
+
+  Cost c;
+  c.dtype = op.dtype;
+  c.unit = hw::Unit::Matrix;
+  const double fwd_flops = 4.0 * double(bh) * double(N) * double(N) * double(d) * (op.causal ? 0.5 : 1.0);
+  c.flops = op.backward ? 2.5 * fwd_flops : fwd_flops;
+  c.notes.push_back(std::string("FLOPs: forward = 4·B·H·N²·d (QKᵀ and PV)") + (op.causal ? ", halved for the causal mask" : "") +
+                    (op.backward ? "; backward = 2.5 × forward (five N²d matmuls, recomputing S)" : ""));
+  c.op = std::string("attention ") + (op.flash ? "flash Bq=" + std::to_string(op.block_q) : "standard") +
+         (op.causal ? " causal" : "") + (op.backward ? " backward" : " forward") + " B=" + std::to_string(op.batch) +
+         " H=" + std::to_string(op.heads) + " N=" + std::to_string(N) + " d=" + std::to_string(d) + " " +
+         dtype_name(op.dtype);
+  ByteCount q(what);
+
+  if (!op.flash) {
+    c.saved_bytes = double(nn);
+    c.notes.push_back("saved for backward: P, N×N per head");
+    if (!op.backward) {
+      // QKᵀ: read Q, K, write S | softmax: read S, write P | PV: read P, V, write O.
+      q.add(nd, 4).add(nn, 4);
+      c.notes.push_back("standard: S and P (N×N) go through HBM: write S, read S, write P, read P = 4·N²·b, plus Q, K, V, O = 4·N·d·b");
+    } else {
+      // dV = Pᵀ·dO | dP = dO·Vᵀ | dS = softmax' (reads P, dP) | dQ = dS·K | dK = dSᵀ·Q.
+      q.add(nn, 7).add(nd, 8);
+      c.notes.push_back("standard backward: N×N traffic read P ×2, write+read dP, write dS, read dS ×2 = 7·N²·b; "
+                        "N×d traffic: dO ×2, V, K, Q read, dV, dQ, dK written = 8·N·d·b");
+    }
+    if (op.causal) c.notes.push_back("causal: the standard kernels still materialize the full N×N S and P");
+    c.bytes = q.value();
+    return c;
+  }
+
+  // FlashAttention: Q block of Bq rows stays on chip; K and V stream past it once per block.
+  const int64_t bq = op.block_q;
+  const int64_t blocks = ceil_div(N, bq);
+  // Keys each block visits: all N; causal: block i sees keys [0, min((i+1)·Bq, N)).
+  // Σ_{i<blocks} i·Bq: the rows a causal mask removes, summed over blocks (0 for one block).
+  const int64_t triangle = blocks == 1 ? 0 : checked_product({bq, blocks - 1, blocks}, what) / 2;
+  const int64_t all_rows = checked_product({blocks, N}, what);
+  const int64_t key_rows = op.causal ? std::min(all_rows, triangle + N) : all_rows;
+  const int64_t kv_row = checked_product({bh, 2, d, b}, what);  // one row of K and one of V, every head
+  c.saved_bytes = double(nd) + double(rows_f32);
+  c.notes.push_back("saved for backward: O (N×d) and the logsumexp (N, fp32) per head");
+  if (!op.backward) {
+    q.add(nd, 2).add(rows_f32).add(kv_row, key_rows);
+    c.notes.push_back("flash: Q read and O written once, logsumexp written (fp32); K and V re-read once per query block (" +
+                      std::to_string(blocks) + " blocks of " + std::to_string(bq) + (op.causal ? ", causal: only keys ≤ the block" : "") + ")");
+  } else {
+    // FlashAttention-2 backward, key blocks of Bk = Bq: D = rowsum(dO∘O) first; then each key
+    // block reads K, V once and writes dK, dV once while Q, dO, logsumexp, D stream past it and
+    // dQ is accumulated in HBM in fp32 (read and written per visit); finally dQ is cast down.
+    // Key block j is visited by every query row; causal: only by rows ≥ j·Bk.
+    const int64_t query_rows = op.causal ? all_rows - triangle : all_rows;
+    const int64_t row_d = checked_product({bh, d, b}, what);            // one row of Q or dO, every head
+    const int64_t row_d_f32 = checked_product({bh, d, kStatBytes}, what); // one row of the dQ accumulator
+    const int64_t row_stat = checked_product({bh, kStatBytes}, what);     // one logsumexp or D entry
+    q.add(nd, 2).add(rows_f32);                                      // preprocessing: read dO, O; write D
+    q.add(nd, 4);                                                    // K, V read once; dK, dV written once
+    q.add(row_d, 2 * query_rows).add(row_stat, 2 * query_rows);      // Q, dO, logsumexp, D per visit
+    q.add(row_d_f32, 2 * query_rows);                                // dQ accumulator read + written per visit
+    q.add(checked_product({bh, N, d, kStatBytes}, what)).add(nd);    // dQ fp32 → dtype
+    c.notes.push_back("flash backward (FlashAttention-2 order, Bk = Bq = " + std::to_string(bq) +
+                      "): K, V read and dK, dV written once; per key block Q, dO, logsumexp, D re-read and dQ "
+                      "accumulated in fp32 (read + write)" + (op.causal ? "; causal: only queries ≥ the block" : ""));
+  }
+  c.bytes = q.value();
+  return c;
+}
+
+// ---- activation memory -------------------------------------------------------------------------
+ActivationMemory activation_memory(const ActivationOp& op) {
+  require_positive(op.layers, "layers");
+  if (!(op.bytes_per_block_input >= 0) || !(op.bytes_per_block_internal >= 0) ||
+      !std::isfinite(op.bytes_per_block_input) || !std::isfinite(op.bytes_per_block_internal))
+    bad_input("activation bytes per block must be finite and ≥ 0");
+  const double L = double(op.layers), x = op.bytes_per_block_input, k = op.bytes_per_block_internal;
+  ActivationMemory m;
+  switch (op.policy) {
+    case Checkpointing::None:
+      // Every block keeps its input and its internals until its backward runs.
+      m.peak_bytes = L * (x + k);
+      break;
+    case Checkpointing::PerBlock:
+      // Keep only the L block inputs; backward re-runs one block at a time: O(L + k).
+      m.peak_bytes = L * x + k;
+      m.checkpoints = op.layers;
+      m.segment = 1;
+      m.recompute_fraction = 1;
+      break;
+    case Checkpointing::SqrtL: {
+      // Chen et al. 2016: a checkpoint every s ≈ √L blocks; backward re-runs one segment of s
+      // blocks and holds all of it (its first input is the checkpoint itself): O(√L).
+      const int64_t s = std::max<int64_t>(1, std::llround(std::sqrt(L)));
+      m.checkpoints = ceil_div(op.layers, s);
+      m.segment = std::min(s, op.layers);
+      const double seg = double(m.segment);
+      m.peak_bytes = double(m.checkpoints) * x + seg * k + (seg - 1) * x;
+      m.recompute_fraction = 1;
+      break;
+    }
+  }
+  return m;
+}
+
+}  // namespace sol::model
