@@ -1,31 +1,40 @@
 // The built-in hardware database. Every peak is written as units × FLOP per clock per unit ×
-// the clock the vendor computes it at, and the product is the peak: the datasheet figure it
-// reproduces is named in the source or the note. Figures marked [derived] are our arithmetic
-// on cited numbers; [unverified] ones come from secondary sources only.
+// the clock the vendor computes it at, and the product is the peak; the datasheet figure it
+// reproduces is named in the note. [derived] marks our arithmetic on cited numbers,
+// [unverified] a figure from secondary sources or memory that no stored source confirms.
+// HBM capacities are the vendor's "N GB" read as GiB: HBM stacks come in GiB, and the
+// driver reports a little less than that as usable.
 #include <string>
 
+#include "sol/core/format.hpp"
 #include "sol/hw/spec.hpp"
 
 namespace sol::hw {
 namespace {
 
 constexpr double kGHz = 1e9;
-constexpr double kKiB = 1024.0, kMiB = 1024.0 * 1024.0;
+constexpr double kKiB = 1024.0, kMiB = kKiB * 1024.0, kGiB = kMiB * 1024.0;
 constexpr double kGB = 1e9;
 
-// Sources cited below, named once.
-const char* const kA100Paper =
-    "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020), Table 1 / Table 3";
-const char* const kA100Sheet = "NVIDIA A100 datasheet (SXM4 40 GB / 80 GB)";
-const char* const kH100Paper = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), Table 2";
-const char* const kH100Sheet = "NVIDIA H100 datasheet (SXM5)";
-const char* const kStas =
-    "stas00/ml-engineering:compute/accelerator/README.md (TFLOPS table and the clock × FMA/clk × 2 × #TC "
-    "derivation)";
-const char* const kCudaGuide = "CUDA C++ Programming Guide, table 'Technical Specifications per Compute Capability'";
+// Sources, named once.
+const std::string kA100Paper = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020), tables 1 and 3";
+const std::string kA100Sheet = "NVIDIA A100 datasheet (SXM4 40 GB / 80 GB)";
+const std::string kH100Paper = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), table 2";
+const std::string kH100Sheet = "NVIDIA H100 datasheet (SXM5)";
+const std::string kH200Sheet = "NVIDIA H200 datasheet (SXM)";
+const std::string kB200Sheet = "NVIDIA HGX B200 datasheet";
+const std::string kStas =
+    "stas00/ml-engineering: compute/accelerator/README.md (TFLOPS table; peak = clock × FLOP/clk/unit × units)";
+const std::string kAoQuery = "pytorch/ao PR #4002 (B200 device query: 148 SMs, 126.5 MB L2, 7680-bit bus)";
+const std::string kBwTuning = "NVIDIA Blackwell tuning guide (228 KB shared memory per SM, 227 KB per block)";
+const std::string kGpuBenchesL2 = "te42kyfo/gpu-benches: gpu-l2-cache/";
+const std::string kCudaGuide = "CUDA C++ Programming Guide, 'Technical Specifications per Compute Capability'";
+const std::string kScalingBook = "jax-ml/scaling-book: tpus.md (chip table, ICI table, VPU appendix)";
+const std::string kPallasInfo =
+    "JAX Pallas TPU hardware reference (pltpu.get_tpu_info; docs.jax.dev/en/latest/pallas/tpu/hardware.html)";
 
-Peak peak(double units, const char* label, double flops_per_clock, double clock_hz, const std::string& source,
-          const std::string& note = "") {
+Peak peak(double units, const std::string& label, double flops_per_clock, double clock_hz, const std::string& source,
+          const std::string& note) {
   Peak p;
   p.units = units;
   p.unit_label = label;
@@ -37,11 +46,12 @@ Peak peak(double units, const char* label, double flops_per_clock, double clock_
   return p;
 }
 
-MemLevel level(const char* name, double capacity, double bytes_per_s, std::string derivation, std::string source) {
-  return {name, capacity, bytes_per_s, std::move(derivation), std::move(source)};
+MemLevel level(const std::string& name, double capacity, double bytes_per_s, const std::string& derivation,
+               const std::string& source) {
+  return {name, capacity, bytes_per_s, derivation, source};
 }
 
-// Occupancy limits shared by sm_80, sm_90 and sm_100 (they differ only in shared memory).
+// Occupancy limits of sm_80, sm_90 and sm_100; they differ only in shared memory.
 SmLimits nvidia_limits(int shared_per_sm, int shared_per_block) {
   SmLimits l;
   l.warp_size = 32;
@@ -50,7 +60,7 @@ SmLimits nvidia_limits(int shared_per_sm, int shared_per_block) {
   l.max_threads_per_block = 1024;
   l.registers_per_sm = 65536;
   l.max_registers_per_thread = 255;
-  l.register_alloc_unit = 256;
+  l.register_alloc_unit = 256;  // per warp
   l.shared_bytes_per_sm = shared_per_sm;
   l.max_shared_bytes_per_block = shared_per_block;
   l.shared_alloc_unit = 128;
@@ -58,63 +68,67 @@ SmLimits nvidia_limits(int shared_per_sm, int shared_per_block) {
   return l;
 }
 
-// Register, shared-memory and L2 levels of an NVIDIA GPU; HBM is appended by the caller.
+// The fields every NVIDIA row sets the same way.
+HwSpec nvidia(const char* name, const char* full_name, const char* arch, int cc, int sms, double boost_hz,
+              double base_hz) {
+  HwSpec s;
+  s.name = name;
+  s.full_name = full_name;
+  s.vendor = "nvidia";
+  s.arch = arch;
+  s.compute_capability = cc;
+  s.compute_units = sms;
+  s.compute_unit_label = "SMs";
+  s.matrix_units = 4 * sms;  // one tensor core per SM sub-partition since Volta
+  s.matrix_unit_label = "tensor cores";
+  s.boost_clock_hz = boost_hz;
+  s.base_clock_hz = base_hz;
+  return s;
+}
+
+// Registers, smem/L1 and L2 of an NVIDIA GPU, then HBM.
 // Registers: the operand traffic that keeps every FP32 lane busy with one FMA per clock
-// (3 reads × 4 B), our lower bound on what the register file delivers.
+// (3 reads + 1 write of 4 B); smem: 32 banks × 4 B per clock per SM.
 void gpu_levels(HwSpec& s, int fp32_lanes_per_sm, double l2_bytes_per_s, const std::string& l2_derivation,
                 const std::string& l2_source) {
   const double sms = s.compute_units, clk = s.boost_clock_hz;
-  s.levels.push_back(level("registers", sms * s.register_bytes_per_unit, sms * fp32_lanes_per_sm * 12 * clk,
-                           std::to_string(s.compute_units) + " SMs × " + std::to_string(fp32_lanes_per_sm) +
-                               " lanes × 12 B (3 FP32 operands per FMA) × boost clock [derived]",
-                           "lane count: " + s.sources.front()));
+  const std::string per_sm = std::to_string(s.compute_units) + " SMs × ";
+  const std::string at_boost = " × " + si(clk, "Hz") + " boost";
+  s.levels.push_back(level("registers", sms * s.register_bytes_per_unit, sms * fp32_lanes_per_sm * 16 * clk,
+                           per_sm + std::to_string(fp32_lanes_per_sm) +
+                               " FP32 lanes × 16 B (3 operand reads + 1 write of 4 B per FMA)" + at_boost + " [derived]",
+                           "FP32 lanes per SM: " + s.sources.front()));
   s.levels.push_back(level("smem/L1", sms * s.shared_bytes_per_unit, sms * 128 * clk,
-                           std::to_string(s.compute_units) + " SMs × 128 B/clk (32 banks × 4 B) × boost clock [derived]",
-                           "32 banks × 4 B per clock: " + std::string(kCudaGuide)));
+                           per_sm + "128 B/clk (32 banks × 4 B)" + at_boost + " [derived]", "32 banks of 4 B: " + kCudaGuide));
   s.levels.push_back(level("L2", s.l2_bytes, l2_bytes_per_s, l2_derivation, l2_source));
-}
-
-void add_hbm(HwSpec& s, std::string derivation) {
-  s.levels.push_back(level("HBM", s.hbm_bytes, s.hbm_bytes_per_s, std::move(derivation), s.hbm_source));
+  s.levels.push_back(level("HBM", s.hbm_bytes, s.hbm_bytes_per_s, "datasheet figure", s.hbm_source));
 }
 
 HwSpec a100_40gb() {
-  HwSpec s;
-  s.name = "a100";
-  s.full_name = "NVIDIA A100 SXM4 40 GB";
-  s.vendor = "nvidia";
-  s.arch = "ampere";
-  s.compute_capability = 80;
-  s.compute_units = 108;
-  s.compute_unit_label = "SMs";
-  s.matrix_units = 432;
-  s.matrix_unit_label = "tensor cores";
-  s.boost_clock_hz = 1.410 * kGHz;
-  s.base_clock_hz = 1.095 * kGHz;
+  HwSpec s = nvidia("a100", "NVIDIA A100 SXM4 40 GB", "ampere", 80, 108, 1.410 * kGHz, 1.095 * kGHz);
   s.sources = {kA100Paper, kA100Sheet, kStas};
-  const double clk = s.boost_clock_hz;
-  const std::string tc_note = "A100's tensor-core peaks use the 1410 MHz boost clock";
-  s.matrix_peaks["fp64"] = peak(432, "tensor cores", 32, clk, kA100Paper, "datasheet: 19.5 TFLOP/s FP64 Tensor Core");
-  s.matrix_peaks["tf32"] = peak(432, "tensor cores", 256, clk, kA100Paper, "datasheet: 156 TFLOP/s dense; " + tc_note);
-  s.matrix_peaks["bf16"] = peak(432, "tensor cores", 512, clk, kA100Paper, "datasheet: 312 TFLOP/s dense; " + tc_note);
-  s.matrix_peaks["fp16"] = peak(432, "tensor cores", 512, clk, kA100Paper, "datasheet: 312 TFLOP/s dense; " + tc_note);
-  s.matrix_peaks["int8"] = peak(432, "tensor cores", 1024, clk, kA100Paper, "datasheet: 624 TOPS dense (integer ops)");
-  s.vector_peaks["fp64"] = peak(108, "SMs", 64, clk, kA100Paper, "32 FP64 lanes × 2 per SM; datasheet: 9.7 TFLOP/s");
-  s.vector_peaks["fp32"] = peak(108, "SMs", 128, clk, kA100Paper, "64 FP32 lanes × 2 per SM; datasheet: 19.5 TFLOP/s");
-  s.vector_peaks["fp16"] = peak(108, "SMs", 512, clk, kA100Paper, "packed half2 FMA; whitepaper: 78 TFLOP/s non-tensor FP16");
-  s.vector_peaks["bf16"] = peak(108, "SMs", 256, clk, kA100Paper, "whitepaper: 39 TFLOP/s non-tensor BF16");
+  const double clk = s.boost_clock_hz;  // A100 computes every peak at its 1410 MHz boost clock
+  const std::string tc = "tensor cores";
+  s.matrix_peaks["fp64"] = peak(432, tc, 32, clk, kA100Sheet, "datasheet: 19.5 TFLOP/s FP64 Tensor Core");
+  s.matrix_peaks["tf32"] = peak(432, tc, 256, clk, kA100Sheet, "datasheet: 156 TFLOP/s dense");
+  s.matrix_peaks["bf16"] = peak(432, tc, 512, clk, kStas, "datasheet: 312 TFLOP/s dense; 256 FMA/clk per tensor core");
+  s.matrix_peaks["fp16"] = peak(432, tc, 512, clk, kA100Sheet, "datasheet: 312 TFLOP/s dense");
+  s.matrix_peaks["int8"] = peak(432, tc, 1024, clk, kA100Sheet, "datasheet: 624 TOPS dense (integer ops)");
+  s.vector_peaks["fp64"] = peak(108, "SMs", 64, clk, kA100Sheet, "32 FP64 lanes × 2 per SM; datasheet: 9.7 TFLOP/s");
+  s.vector_peaks["fp32"] = peak(108, "SMs", 128, clk, kA100Sheet, "64 FP32 lanes × 2 per SM; datasheet: 19.5 TFLOP/s");
+  s.vector_peaks["fp16"] = peak(108, "SMs", 512, clk, kA100Paper, "packed half2 FMA; whitepaper: 78 TFLOP/s non-tensor");
+  s.vector_peaks["bf16"] = peak(108, "SMs", 256, clk, kA100Paper, "whitepaper: 39 TFLOP/s non-tensor");
   s.register_bytes_per_unit = 256 * kKiB;
-  s.shared_bytes_per_unit = 192 * kKiB;  // combined L1/shared; up to 164 KiB of it as shared memory
+  s.shared_bytes_per_unit = 192 * kKiB;  // L1 and shared memory together; up to 164 KiB of it shared
   s.l2_bytes = 40 * kMiB;
-  s.hbm_bytes = 40 * kGB;
+  s.hbm_bytes = 40 * kGiB;
   s.hbm_bytes_per_s = 1555 * kGB;
-  s.hbm_source = std::string(kA100Sheet) + ": 40 GB HBM2, 1555 GB/s (5 stacks × 1024 bit × 2.43 Gbit/s)";
-  gpu_levels(s, 64, 5120 * clk,
-             "5120 B/clk (whitepaper: 2.3× V100's L2 read bandwidth) × 1410 MHz; a datasheet-style peak, "
-             "measured L2 reads reach less",
-             kA100Paper);
-  add_hbm(s, "datasheet figure");
-  s.host_link = {"PCIe 4.0 x16", 32 * kGB, "per direction (64 GB/s both ways)", kA100Sheet};
+  s.hbm_source = kA100Sheet + ": 40 GB HBM2 at 1555 GB/s";
+  gpu_levels(s, 64, 5400 * kGB,
+             "measured: reads from 2–25 MB working sets plateau at 5.3–5.5 TB/s on an A100 80 GB "
+             "(the same chip and L2 as the 40 GB part)",
+             kGpuBenchesL2 + "a100_80.txt");
+  s.host_link = {"PCIe 4.0 x16", 32 * kGB, "per direction; 64 GB/s both ways", kA100Sheet};
   s.chip_link = {"NVLink 3", 300 * kGB, "per direction: 12 links × 25 GB/s; NVIDIA quotes 600 GB/s both ways",
                  kA100Sheet};
   s.limits = nvidia_limits(164 * 1024, 163 * 1024);
@@ -125,63 +139,187 @@ HwSpec a100_80gb() {
   HwSpec s = a100_40gb();
   s.name = "a100-80gb";
   s.full_name = "NVIDIA A100 SXM4 80 GB";
-  s.hbm_bytes = 80 * kGB;
+  s.hbm_bytes = 80 * kGiB;
   s.hbm_bytes_per_s = 2039 * kGB;
-  s.hbm_source = std::string(kA100Sheet) + ": 80 GB HBM2e, 2039 GB/s; " + kStas;
+  s.hbm_source = kA100Sheet + ": 80 GB HBM2e at 2039 GB/s; " + kStas;
   s.levels.back() = level("HBM", s.hbm_bytes, s.hbm_bytes_per_s, "datasheet figure", s.hbm_source);
   return s;
 }
 
 HwSpec h100() {
-  HwSpec s;
-  s.name = "h100";
-  s.full_name = "NVIDIA H100 SXM5 80 GB";
-  s.vendor = "nvidia";
-  s.arch = "hopper";
-  s.compute_capability = 90;
-  s.compute_units = 132;
-  s.compute_unit_label = "SMs";
-  s.matrix_units = 528;
-  s.matrix_unit_label = "tensor cores";
-  s.boost_clock_hz = 1.980 * kGHz;
-  s.base_clock_hz = 1.590 * kGHz;
+  HwSpec s = nvidia("h100", "NVIDIA H100 SXM5 80 GB", "hopper", 90, 132, 1.980 * kGHz, 1.590 * kGHz);
   s.sources = {kH100Paper, kH100Sheet, kStas};
-  // NVIDIA computes the 16-bit, TF32 and 8-bit tensor peaks at 1830 MHz (the boost clock under a
-  // full tensor load), not the 1980 MHz maximum boost: 1980 MHz would give 1070 TFLOP/s bf16.
+  // NVIDIA computes the 16-bit, TF32 and 8-bit tensor peaks at 1830 MHz, not the 1980 MHz
+  // maximum boost; multiplying by 1980 MHz gives 1070 TFLOP/s bf16 (pytorch/pytorch#172523).
+  // FP64 and the vector peaks do use 1980 MHz.
   const double tc_clk = 1.830 * kGHz, clk = s.boost_clock_hz;
-  const std::string at1830 = "computed at 1830 MHz, not the 1980 MHz boost (which would give ";
-  s.matrix_peaks["fp64"] = peak(528, "tensor cores", 64, clk, kH100Sheet, "datasheet: 67 TFLOP/s FP64 Tensor Core");
-  s.matrix_peaks["tf32"] = peak(528, "tensor cores", 512, tc_clk, kStas, "datasheet: 494.7 TFLOP/s dense; " + at1830 + "535)");
-  s.matrix_peaks["bf16"] = peak(528, "tensor cores", 1024, tc_clk, kStas, "datasheet: 989 TFLOP/s dense; " + at1830 + "1070)");
-  s.matrix_peaks["fp16"] = peak(528, "tensor cores", 1024, tc_clk, kStas, "datasheet: 989 TFLOP/s dense; " + at1830 + "1070)");
-  s.matrix_peaks["fp8"] = peak(528, "tensor cores", 2048, tc_clk, kStas, "datasheet: 1979 TFLOP/s dense; " + at1830 + "2141)");
-  s.matrix_peaks["int8"] = peak(528, "tensor cores", 2048, tc_clk, kH100Sheet, "datasheet: 1979 TOPS dense (integer ops)");
+  const std::string tc = "tensor cores", at1830 = "; computed at 1830 MHz, not the 1980 MHz boost (which gives ";
+  s.matrix_peaks["fp64"] = peak(528, tc, 64, clk, kH100Sheet, "datasheet: 67 TFLOP/s FP64 Tensor Core, at the 1980 MHz boost");
+  s.matrix_peaks["tf32"] = peak(528, tc, 512, tc_clk, kStas, "datasheet: 494.7 TFLOP/s dense" + at1830 + "535)");
+  s.matrix_peaks["bf16"] = peak(528, tc, 1024, tc_clk, kStas, "datasheet: 989 TFLOP/s dense" + at1830 + "1070)");
+  s.matrix_peaks["fp16"] = peak(528, tc, 1024, tc_clk, kStas, "datasheet: 989 TFLOP/s dense" + at1830 + "1070)");
+  s.matrix_peaks["fp8"] = peak(528, tc, 2048, tc_clk, kStas, "datasheet: 1979 TFLOP/s dense" + at1830 + "2141)");
+  s.matrix_peaks["int8"] = peak(528, tc, 2048, tc_clk, kH100Sheet, "datasheet: 1979 TOPS dense (integer ops)");
   s.vector_peaks["fp64"] = peak(132, "SMs", 128, clk, kH100Sheet, "64 FP64 lanes × 2 per SM; datasheet: 34 TFLOP/s");
   s.vector_peaks["fp32"] = peak(132, "SMs", 256, clk, kStas, "128 FP32 lanes × 2 per SM; datasheet: 67 TFLOP/s");
   s.vector_peaks["fp16"] = peak(132, "SMs", 512, clk, kH100Paper, "packed half2 FMA; whitepaper: 133.8 TFLOP/s non-tensor");
   s.vector_peaks["bf16"] = peak(132, "SMs", 512, clk, kH100Paper, "packed bf162 FMA; whitepaper: 133.8 TFLOP/s non-tensor");
   s.register_bytes_per_unit = 256 * kKiB;
-  s.shared_bytes_per_unit = 256 * kKiB;  // combined L1/shared; up to 228 KiB of it as shared memory
+  s.shared_bytes_per_unit = 256 * kKiB;  // L1 and shared memory together; up to 228 KiB of it shared
   s.l2_bytes = 50 * kMiB;
-  s.hbm_bytes = 80 * kGB;
+  s.hbm_bytes = 80 * kGiB;
   s.hbm_bytes_per_s = 3350 * kGB;
-  s.hbm_source = std::string(kH100Sheet) + ": 80 GB HBM3, 3.35 TB/s; " + kStas;
-  gpu_levels(s, 128, 5500 * kGB * 2,
-             "about 5.5 TB/s per L2 partition × 2 partitions, as measured reads with a working set under 40 MB "
-             "reach [unverified]",
-             "te42kyfo/gpu-benches: gpu-l2-cache (H100 / H200 runs); H200 measured 9.7–10.2 TB/s");
-  add_hbm(s, "datasheet figure");
-  s.host_link = {"PCIe 5.0 x16", 64 * kGB, "per direction (128 GB/s both ways)", kH100Sheet};
+  s.hbm_source = kH100Sheet + ": 80 GB HBM3 at 3.35 TB/s; " + kStas;
+  gpu_levels(s, 128, 9800 * kGB,
+             "measured: reads from 5–40 MB working sets plateau at 9.7–10.3 TB/s on an H200, which has the "
+             "same GH100 die, SM count, clocks and 50 MB L2 as the H100 SXM",
+             kGpuBenchesL2 + "h200.txt");
+  s.host_link = {"PCIe 5.0 x16", 64 * kGB, "per direction; 128 GB/s both ways", kH100Sheet};
   s.chip_link = {"NVLink 4", 450 * kGB, "per direction: 18 links × 25 GB/s; NVIDIA quotes 900 GB/s both ways",
                  kH100Sheet};
   s.limits = nvidia_limits(228 * 1024, 227 * 1024);
   return s;
 }
 
+// H200: the H100's GH100 die and clocks with 141 GB of HBM3e at 4.8 TB/s.
+HwSpec h200() {
+  HwSpec s = h100();
+  s.name = "h200";
+  s.full_name = "NVIDIA H200 SXM 141 GB";
+  s.sources = {kH200Sheet, kH100Paper, kStas};
+  s.hbm_bytes = 141 * kGiB;
+  s.hbm_bytes_per_s = 4800 * kGB;
+  s.hbm_source = kH200Sheet + ": 141 GB HBM3e at 4.8 TB/s; " + kStas + " (\"H200 is the same as H100 but ...\")";
+  s.levels.back() = level("HBM", s.hbm_bytes, s.hbm_bytes_per_s, "datasheet figure; gpu-benches measures 3.89 TB/s reads",
+                          s.hbm_source);
+  s.levels[2].derivation = "measured: reads from 5–40 MB working sets plateau at 9.7–10.3 TB/s";
+  return s;
+}
+
+// B200: two dies, 148 SMs. NVIDIA does not state the clocks behind its peaks; the tensor
+// peaks imply 1.855 GHz at 2048 dense bf16 FLOP/clk per tensor core (twice Hopper's).
+HwSpec b200() {
+  HwSpec s = nvidia("b200", "NVIDIA B200 SXM 180 GB", "blackwell", 100, 148, 1.965 * kGHz, 0);
+  s.sources = {kB200Sheet, kStas, kAoQuery, kBwTuning};
+  const double tc_clk = 1.855 * kGHz, clk = s.boost_clock_hz;
+  const std::string tc = "tensor cores",
+                    implied = "; 1.855 GHz is the clock the 2250 TFLOP/s bf16 figure implies at 2048 FLOP/clk [derived]";
+  s.matrix_peaks["fp64"] = peak(592, tc, 32, clk, kB200Sheet,
+                                "datasheet: 37 TFLOP/s FP64 Tensor Core (40 in early revisions) [unverified]");
+  s.matrix_peaks["tf32"] = peak(592, tc, 1024, tc_clk, kStas, "table: 1125 TFLOP/s dense" + implied);
+  s.matrix_peaks["bf16"] = peak(592, tc, 2048, tc_clk, kStas, "table: 2250 TFLOP/s dense" + implied);
+  s.matrix_peaks["fp16"] = peak(592, tc, 2048, tc_clk, kStas, "table: 2250 TFLOP/s dense" + implied);
+  s.matrix_peaks["fp8"] = peak(592, tc, 4096, tc_clk, kStas, "table: 4500 TFLOP/s dense" + implied);
+  s.matrix_peaks["int8"] = peak(592, tc, 4096, tc_clk, kStas, "table: 4500 TOPS dense (integer ops)" + implied);
+  const std::string boost = "; at the 1965 MHz boost clock [unverified]";
+  s.vector_peaks["fp64"] = peak(148, "SMs", 128, clk, kB200Sheet, "64 FP64 lanes × 2 per SM" + boost);
+  s.vector_peaks["fp32"] = peak(148, "SMs", 256, clk, kB200Sheet,
+                                "128 FP32 lanes × 2 per SM" + boost + "; some tables state 80 TFLOP/s");
+  s.vector_peaks["fp16"] = peak(148, "SMs", 512, clk, kH100Paper, "packed half2 FMA, Hopper's per-SM rate assumed" + boost);
+  s.vector_peaks["bf16"] = peak(148, "SMs", 512, clk, kH100Paper, "packed bf162 FMA, Hopper's per-SM rate assumed" + boost);
+  s.register_bytes_per_unit = 256 * kKiB;
+  s.shared_bytes_per_unit = 256 * kKiB;
+  s.l2_bytes = 126.5 * kMiB;
+  s.hbm_bytes = 180 * kGiB;
+  s.hbm_bytes_per_s = 8000 * kGB;
+  s.hbm_source = kB200Sheet + ": 180 GB HBM3e at 8 TB/s; the driver's 7680-bit bus × 7.992 Gbit/s gives 7.67 TB/s (" +
+                 kAoQuery + ")";
+  gpu_levels(s, 128, 9800 * kGB * 148 / 132,
+             "no published measurement found: the H200's measured 9.8 TB/s scaled by SM count (148/132) [unverified]",
+             kGpuBenchesL2 + "h200.txt");
+  s.host_link = {"PCIe 5.0 x16", 64 * kGB, "per direction [unverified]", kB200Sheet};
+  s.chip_link = {"NVLink 5", 900 * kGB, "per direction: 18 links × 50 GB/s; NVIDIA quotes 1.8 TB/s both ways",
+                 kB200Sheet};
+  s.limits = nvidia_limits(228 * 1024, 227 * 1024);
+  return s;
+}
+
+// A TPU chip: TensorCores, each with 4 MXUs (128×128 systolic arrays, 2 FLOP per cell per
+// clock), a VPU, and VMEM as the on-chip level the kernels stage tiles in. No SMs, so the
+// occupancy limits are zero.
+struct TpuRow {
+  const char* name;
+  const char* full_name;
+  int tensor_cores;
+  double clock_hz;
+  std::string clock_note;
+  int int8_factor;             // int8 MXU rate over bf16
+  double vmem_per_core;        // bytes
+  double hbm_gib;
+  double hbm_bytes_per_s;
+  std::string hbm_note;
+  int vpu_flops_per_clock;     // per TensorCore
+  int ici_links;
+  double ici_link_bytes_per_s; // one way
+  double pcie_bytes_per_s;     // one way
+  std::string peak_note;       // the published bf16 / int8 figures
+};
+
+HwSpec tpu(const TpuRow& r) {
+  HwSpec s;
+  s.name = r.name;
+  s.full_name = r.full_name;
+  s.vendor = "google";
+  s.arch = std::string("tpu-") + (r.name + 4);
+  s.compute_units = r.tensor_cores;
+  s.compute_unit_label = "TensorCores";
+  s.matrix_units = 4 * r.tensor_cores;
+  s.matrix_unit_label = "MXUs";
+  s.boost_clock_hz = r.clock_hz;
+  s.base_clock_hz = r.clock_hz;
+  s.sources = {kScalingBook, kPallasInfo, kStas};
+  const double mxu_flops = 128 * 128 * 2;  // one multiply-add per systolic cell per clock
+  s.matrix_peaks["bf16"] = peak(s.matrix_units, "MXUs", mxu_flops, r.clock_hz, kScalingBook, r.peak_note + "; " + r.clock_note);
+  s.matrix_peaks["int8"] = peak(s.matrix_units, "MXUs", mxu_flops * r.int8_factor, r.clock_hz, kScalingBook,
+                                r.int8_factor == 2 ? "int8 runs at twice the bf16 rate (integer ops)"
+                                                   : "int8 runs at the bf16 rate (integer ops)");
+  s.vector_peaks["fp32"] =
+      peak(r.tensor_cores, "TensorCores", r.vpu_flops_per_clock, r.clock_hz, kScalingBook,
+           "VPU of 8 sublanes × 128 lanes × " + std::to_string(r.vpu_flops_per_clock / 1024) +
+               " f32 ALUs, one op each per clock; no FMA counted [derived, unverified]");
+  s.register_bytes_per_unit = 32 * 8 * 128 * 4;  // 32 VREGs of 8 × 128 × 4 B
+  s.shared_bytes_per_unit = r.vmem_per_core;
+  s.hbm_bytes = r.hbm_gib * kGiB;
+  s.hbm_bytes_per_s = r.hbm_bytes_per_s;
+  s.hbm_source = kScalingBook + "; " + r.hbm_note;
+  s.levels.push_back(level("VMEM", r.tensor_cores * r.vmem_per_core, 22 * r.hbm_bytes_per_s,
+                           "22 × HBM bandwidth: the scaling book's VMEM↔MXU figure, stated for v5e [derived]",
+                           "capacity: " + kPallasInfo + "; bandwidth: " + kScalingBook));
+  s.levels.push_back(level("HBM", s.hbm_bytes, s.hbm_bytes_per_s, "published figure", s.hbm_source));
+  s.host_link = {"PCIe", r.pcie_bytes_per_s, "per direction, per chip", kScalingBook};
+  s.chip_link = {"ICI", r.ici_links * r.ici_link_bytes_per_s,
+                 "per direction: " + std::to_string(r.ici_links) + " links × " + si(r.ici_link_bytes_per_s, "B/s") +
+                     (r.ici_links == 6 ? " (3D torus)" : " (2D torus)"),
+                 kScalingBook};
+  s.limits = SmLimits{};
+  s.limits.warp_size = 0;
+  return s;
+}
+
+HwSpec tpu_v4() {
+  return tpu({"tpu-v4", "Google TPU v4", 2, 1.05 * kGHz, "1050 MHz: TPU v4 paper (Jouppi et al., ISCA 2023) [unverified]", 1,
+              16 * kMiB, 32, 1.2e12, "32 GB at 1.2 TB/s (Pallas lists 1.23e12)", 2048, 6, 4.5e10, 1.6e10,
+              "published: 275 TFLOP/s bf16 and 275 TOPS int8 per chip"});
+}
+
+HwSpec tpu_v5e() {
+  return tpu({"tpu-v5e", "Google TPU v5e", 1, 1.5 * kGHz, "1.5 GHz: scaling book", 2, 128 * kMiB, 16, 8.1e11,
+              "16 GB at 8.1e11 B/s (Pallas lists 8.2e11)", 4096, 4, 5e10, 1.5e10,
+              "published: 197 TFLOP/s bf16 and 394 TOPS int8 per chip"});
+}
+
+HwSpec tpu_v5p() {
+  return tpu({"tpu-v5p", "Google TPU v5p", 2, 1.75 * kGHz,
+              "1.75 GHz is the clock 459 TFLOP/s implies over 8 MXUs [derived]", 2, 64 * kMiB, 96, 2.8e12,
+              "96 GB at 2.8e12 B/s (the book's text says 2.5e12 once; Pallas lists 2.46e12)", 4096, 6, 1e11, 1.5e10,
+              "published: 459 TFLOP/s bf16 and 918 TOPS int8 per chip"});
+}
+
 }  // namespace
 
 const std::vector<HwSpec>& builtin() {
-  static const std::vector<HwSpec> rows = {a100_40gb(), a100_80gb(), h100()};
+  static const std::vector<HwSpec> rows = {a100_40gb(), a100_80gb(), h100(),   h200(),
+                                           b200(),      tpu_v4(),    tpu_v5e(), tpu_v5p()};
   return rows;
 }
 

@@ -61,8 +61,10 @@ std::string read_text(const std::string& path) {
 std::string unit_name(Unit u) { return u == Unit::Matrix ? "matrix" : "vector"; }
 
 std::string Peak::derivation() const {
+  std::string label = unit_label;
+  if (units == 1 && !label.empty() && label.back() == 's') label.pop_back();  // "1 TensorCore"
   std::ostringstream ss;
-  ss << num(units) << ' ' << unit_label << " × " << num(flops_per_clock_per_unit)
+  ss << num(units) << ' ' << label << " × " << num(flops_per_clock_per_unit)
      << " FLOP/clk × " << si(clock_hz, "Hz") << " = " << si(units * flops_per_clock_per_unit * clock_hz, "FLOP/s");
   return ss.str();
 }
@@ -86,6 +88,13 @@ const Peak& HwSpec::peak(DType t, Unit u) const {
 double HwSpec::ridge(DType t, Unit u) const {
   if (hbm_bytes_per_s <= 0) bad_input(name + " has no HBM bandwidth", "fix the hardware row");
   return peak(t, u).flops_per_s / hbm_bytes_per_s;
+}
+
+std::vector<const HwSpec*> all_specs() {
+  std::vector<const HwSpec*> out;
+  for (const auto& s : builtin()) out.push_back(&s);
+  for (const auto& e : extras()) out.push_back(&e.spec);
+  return out;
 }
 
 std::string measured_profile_path() {

@@ -97,6 +97,8 @@ struct HwSpec {
 
 // The built-in database, in a fixed order.
 const std::vector<HwSpec>& builtin();
+// Every findable row except "measured": the built-ins, then the rows loaded from files, in load order.
+std::vector<const HwSpec*> all_specs();
 // Looks a name up (case-insensitive) among the built-ins, the extra specs loaded from files, and
 // "measured" (the profile `sol probe` saved). Throws sol::Error (BadInput) listing the valid names.
 const HwSpec& find(const std::string& name);
