@@ -210,9 +210,13 @@ bool gpu_available(std::string* why) {
   return reason.empty();
 }
 
-results::Device device_info() {
+void require_gpu() {
   std::string why;
   if (!gpu_available(&why)) failure(why, "run on a machine with an NVIDIA GPU and its driver");
+}
+
+results::Device device_info() {
+  require_gpu();
   const gpu::Device g = gpu::current_device();
   results::Device d;
   char name[256] = {};

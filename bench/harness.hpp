@@ -32,6 +32,8 @@ inline constexpr const char* kSolVersion = "0.1";
 // ---- the device -------------------------------------------------------------------------------
 // True if a CUDA device can be used; otherwise *why says "no CUDA device: <cudaGetErrorString>".
 bool gpu_available(std::string* why = nullptr);
+// Throws sol::Error (Failure) with gpu_available's reason when there is no usable device.
+void require_gpu();
 // The current device; database_row filled by match_database_row ("" when nothing matches).
 results::Device device_info();
 // The database row this device is: same compute capability and SM count, and the memory size

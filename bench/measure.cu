@@ -211,8 +211,7 @@ results::File run_family(const std::string& family, const std::vector<const Vari
 }
 
 std::vector<results::File> measure_registry(const RegistryRun& run, std::string* note) {
-  std::string why;
-  if (!gpu_available(&why)) failure(why, "run on a machine with an NVIDIA GPU");
+  require_gpu();
   ProbeOptions po;
   po.gpu = run.gpu;
   po.quick = !run.full_probe;

@@ -197,8 +197,7 @@ std::string gbs(double v) { return si(v, "B/s"); }
 }  // namespace
 
 ProbeResult probe(const ProbeOptions& opts) {
-  std::string why;
-  if (!gpu_available(&why)) failure(why, "sol probe measures a GPU: run it on a machine with one");
+  require_gpu();
   ProbeResult p;
   p.device = device_info();
   const gpu::Device dev = gpu::current_device();
