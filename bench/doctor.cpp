@@ -157,8 +157,10 @@ Diagnosis diagnose(const DoctorInputs& in) {
   d.memory_label = in.measured.bytes_label;
   d.compute_fraction = in.measured.flops_per_s > 0 && r.flops > 0 ? r.flops / r.median_s / in.measured.flops_per_s : 0;
   d.memory_fraction = in.measured.bytes_per_s > 0 ? r.bytes / r.median_s / in.measured.bytes_per_s : 0;
-  const std::string both = pct(d.compute_fraction) + " of " + (d.compute_label.empty() ? "compute" : d.compute_label) +
-                           ", " + pct(d.memory_fraction) + " of " + d.memory_label;
+  const std::string compute_part =
+      r.flops > 0 ? pct(d.compute_fraction) + " of " + (d.compute_label.empty() ? "compute" : d.compute_label) + ", "
+                  : "no arithmetic, ";
+  const std::string both = compute_part + pct(d.memory_fraction) + " of " + d.memory_label;
   if (d.compute_fraction >= kNearRoof && d.compute_fraction >= d.memory_fraction) {
     d.verdict = "compute";
     d.verdict_line = "near the compute roof (" + both + "): only less arithmetic helps — a lower precision, fewer "
