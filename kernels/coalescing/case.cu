@@ -115,7 +115,7 @@ model::Cost cost(Version v, const Shape& s) {
                        {"bytes = whole 32-byte sectors touched: reads " + std::to_string(int64_t(read_sectors)) +
                             " sectors (stride < 8: contiguous span; stride ≥ 8: one per element), writes ⌈n/8⌉",
                         "useful bytes are 8·n; the difference is the price of the stride",
-                        "if DRAM fetches 64-byte sector pairs, strides 8 and 16 waste more than counted here"});
+                        "if DRAM fetches 64-byte sector pairs, strides 16 and 32 cost up to 2× what is counted here"});
   }
   const int64_t rows = s.at("rows"), cols = s.at("cols");
   const bool by_row = v == Version::v01_row_per_thread;

@@ -147,6 +147,18 @@ CheckResult summarize(const std::vector<ComparePart>& parts, double tol) {
 
 namespace sol::kernels {
 
+namespace {
+// 288230376151711744 reads better as 2^58.
+std::string bound(int64_t v) {
+  if (v > 1024 && (v & (v - 1)) == 0) {
+    int k = 0;
+    while ((int64_t(1) << k) != v) ++k;
+    return "2^" + std::to_string(k);
+  }
+  return std::to_string(v);
+}
+}  // namespace
+
 std::string check_dims(const Shape& s, const std::vector<DimRule>& rules) {
   std::string names;
   for (const auto& r : rules) names += (names.empty() ? "" : ", ") + r.name;
@@ -162,8 +174,8 @@ std::string check_dims(const Shape& s, const std::vector<DimRule>& rules) {
     }
     const int64_t v = s.at(r.name);
     if (v < r.lo || v > r.hi)
-      return r.name + "=" + std::to_string(v) + " is out of range: need " + std::to_string(r.lo) + " ≤ " + r.name +
-             (r.hi < (int64_t(1) << 62) ? " ≤ " + std::to_string(r.hi) : "");
+      return r.name + "=" + std::to_string(v) + " is out of range: need " + bound(r.lo) + " ≤ " + r.name +
+             (r.hi < (int64_t(1) << 62) ? " ≤ " + bound(r.hi) : "");
   }
   return {};
 }
