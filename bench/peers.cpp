@@ -59,6 +59,7 @@ results::Record missing_peer_record(const std::string& family, const std::string
 
 PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes, const std::string& script_arg) {
   PeerRun run;
+  if (family.empty() || family.find_first_of("\"\\'") != std::string::npos) bad_input("bad family name '" + family + "'");
   const std::string script = script_arg.empty() ? std::string(SOL_SOURCE_DIR) + "/bench/peers/torch_peers.py" : script_arg;
   if (!std::filesystem::exists(script)) {
     run.missing = "no peer script at " + script;
@@ -98,6 +99,10 @@ PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes,
     run.records = f.records;
   } catch (const Error& e) {
     run.missing = std::string("torch_peers.py wrote unreadable records: ") + e.what();
+    return run;
+  }
+  if (run.records.empty()) {
+    run.missing = err.empty() ? "torch_peers.py returned no records for family '" + family + "'" : err;
     return run;
   }
   for (auto& r : run.records) {

@@ -273,10 +273,12 @@ TEST(Peers, MissingScriptPythonOrTorchIsAReason) {
   const PeerRun c = torch_peers("copy", {Shape::parse("n=4")}, crash.string());
   EXPECT_NE(c.missing.find("exit 1"), std::string::npos) << c.missing;
   EXPECT_NE(c.missing.find("boom"), std::string::npos);
-  // The real script: records, or a reason (no torch, no GPU) — never both, never neither... unless
-  // it legitimately has no peer for the family, which is an empty record list.
+  // The real script: records, or a reason (no torch, no GPU, no peer for the family) — one of the two.
   const PeerRun real = torch_peers("copy", {Shape::parse("n=1024")});
-  EXPECT_TRUE(real.records.empty() || real.missing.empty());
+  EXPECT_NE(real.records.empty(), real.missing.empty()) << real.missing;
+  const PeerRun none = torch_peers("no_such_family", {Shape::parse("n=1024")});
+  EXPECT_TRUE(none.records.empty());
+  EXPECT_FALSE(none.missing.empty());
 }
 
 TEST(Peers, RecordsFollowTheContract) {
@@ -301,6 +303,13 @@ ap = argparse.ArgumentParser()
 ap.add_argument('--family'); ap.add_argument('--shapes'); ap.add_argument('--out')
 open(ap.parse_args().out, 'w').write('[{"family": "copy"}]')
 )");
+  const auto empty = write_script("sol-test-peer-empty.py", R"(import argparse, sys
+ap = argparse.ArgumentParser()
+ap.add_argument('--family'); ap.add_argument('--shapes'); ap.add_argument('--out')
+open(ap.parse_args().out, 'w').write('[]')
+sys.stderr.write('no PyTorch peer for this family\n')
+)");
+  EXPECT_EQ(torch_peers("copy", {Shape::parse("n=4")}, empty.string()).missing, "no PyTorch peer for this family");
   const PeerRun g = torch_peers("copy", {Shape::parse("n=4")}, garbage.string());
   EXPECT_TRUE(g.records.empty());
   EXPECT_NE(g.missing.find("unreadable"), std::string::npos) << g.missing;
