@@ -132,6 +132,21 @@ void occupancy_findings(const DoctorInputs& in, Diagnosis& d, bool latency_bound
   }
 }
 
+// How much of one roof a kernel reaches; a problem when the model says that roof binds but the
+// kernel stays under the 60 % line.
+Finding roof_finding(const std::string& roof, double achieved, const std::string& unit, double fraction,
+                     const std::string& ceiling, bool model_bound_here, const std::string& far_prescription) {
+  Finding f{roof, "achieved " + si(achieved, unit) + " = " + pct(fraction) + " of " + ceiling, "", false};
+  f.problem = model_bound_here && fraction < kNearRoof;
+  if (f.problem)
+    f.prescription = far_prescription;
+  else
+    f.prescription = fraction >= kNearRoof ? "This roof is close to saturated."
+                                           : "This roof is not what binds the kernel (the model says " +
+                                                 std::string(model_bound_here ? "it does" : "the other one does") + ").";
+  return f;
+}
+
 }  // namespace
 
 Diagnosis diagnose(const DoctorInputs& in) {
@@ -184,34 +199,18 @@ Diagnosis diagnose(const DoctorInputs& in) {
   d.findings.push_back(launch_finding(in));
   occupancy_findings(in, d, latency_bound);
 
-  Finding mem{"memory", "achieved " + si(r.bytes / r.median_s, "B/s") + " = " + pct(d.memory_fraction) + " of " +
-                            d.memory_label,
-              "", false};
-  if (r.bound == "memory" && d.memory_fraction < kNearRoof) {
-    mem.problem = true;
-    mem.prescription = "Memory-bound by the model but far from the copy ceiling. Usual causes, in order: more bytes "
-                       "moved than counted (uncoalesced access, re-reads, spills), too few bytes in flight (use 16-byte "
-                       "loads and several loads per thread), many small launches.";
-  } else {
-    mem.prescription = d.memory_fraction >= kNearRoof ? "The memory system is close to saturated."
-                                                       : "Memory is not what binds this kernel.";
-  }
-  d.findings.push_back(mem);
-  if (r.flops > 0) {
-    Finding cmp{"compute", "achieved " + si(r.flops / r.median_s, "FLOP/s") + " = " + pct(d.compute_fraction) + " of " +
-                               d.compute_label,
-                "", false};
-    if (r.bound == "compute" && d.compute_fraction < kNearRoof) {
-      cmp.problem = true;
-      cmp.prescription = "Compute-bound by the model but far from the measured ceiling: check that the intended "
-                         "instructions are there (tensor-core MMA, 16-byte loads; read the SASS), that tiles reuse "
-                         "operands from shared memory and registers, and that loads overlap the math (pipelining).";
-    } else {
-      cmp.prescription = d.compute_fraction >= kNearRoof ? "The arithmetic units are close to saturated."
-                                                         : "Arithmetic is not what binds this kernel.";
-    }
-    d.findings.push_back(cmp);
-  }
+  d.findings.push_back(roof_finding("memory", r.bytes / r.median_s, "B/s", d.memory_fraction, d.memory_label,
+                                    r.bound == "memory",
+                                    "Memory-bound by the model but far from the copy ceiling. Usual causes, in order: "
+                                    "more bytes moved than counted (uncoalesced access, re-reads, spills), too few bytes "
+                                    "in flight (use 16-byte loads and several loads per thread), many small launches."));
+  if (r.flops > 0)
+    d.findings.push_back(roof_finding("compute", r.flops / r.median_s, "FLOP/s", d.compute_fraction, d.compute_label,
+                                      r.bound == "compute",
+                                      "Compute-bound by the model but far from the measured ceiling: check that the "
+                                      "intended instructions are there (tensor-core MMA, 16-byte loads; read the SASS), "
+                                      "that tiles reuse operands from shared memory and registers, and that loads "
+                                      "overlap the math (pipelining)."));
   return d;
 }
 

@@ -30,6 +30,19 @@ const hw::HwSpec* device_row() {
   return d.database_row.empty() ? nullptr : &hw::find(d.database_row);
 }
 
+// The row to compare against: this GPU's, or h100 for a card the database lacks.
+const hw::HwSpec& sheet() {
+  const hw::HwSpec* row = device_row();
+  return row ? *row : hw::find("h100");
+}
+
+bench::ProbeResult quick_probe() {
+  bench::ProbeOptions po;
+  po.quick = true;
+  po.save = false;
+  return bench::probe(po);
+}
+
 bench::Options quick_timing() {
   bench::Options o;
   o.budget_s = 0.1;
@@ -38,9 +51,7 @@ bench::Options quick_timing() {
 }
 
 results::Record time_selftest(const std::string& name, const bench::Options& o, const std::string& shape = "n=2^20") {
-  const hw::HwSpec* row = device_row();
-  const hw::HwSpec& sheet = row ? *row : hw::find("h100");
-  return bench::measure(selftest(name), Shape::parse(shape), o, results::MeasuredCeilings{}, sheet);
+  return bench::measure(selftest(name), Shape::parse(shape), o, results::MeasuredCeilings{}, sheet());
 }
 
 void expect_sane_timing(const results::Record& r) {
@@ -117,10 +128,7 @@ TEST(HarnessGpu, FreshInputsEveryCheck) {
 
 TEST(HarnessGpu, QuickProbe) {
   SOL_REQUIRE_GPU_OR_SKIP();
-  bench::ProbeOptions po;
-  po.quick = true;
-  po.save = false;
-  const bench::ProbeResult p = bench::probe(po);
+  const bench::ProbeResult p = quick_probe();
   EXPECT_FALSE(p.device.name.empty());
   EXPECT_GT(p.device.sms, 0);
   EXPECT_GT(p.device.compute_capability, 0);
@@ -182,13 +190,9 @@ TEST(HarnessGpu, OccupancyModelMatchesTheRuntime) {
 
 TEST(HarnessGpu, DoctorGivesAVerdictWithFindings) {
   SOL_REQUIRE_GPU_OR_SKIP();
-  bench::ProbeOptions po;
-  po.quick = true;
-  po.save = false;
-  const bench::ProbeResult p = bench::probe(po);
-  const hw::HwSpec* row = device_row();
+  const bench::ProbeResult p = quick_probe();
   const bench::Diagnosis d =
-      bench::doctor(selftest("v01_axpb"), Shape::parse("n=2^22"), quick_timing(), p, row ? *row : hw::find("h100"));
+      bench::doctor(selftest("v01_axpb"), Shape::parse("n=2^22"), quick_timing(), p, sheet());
   EXPECT_TRUE(d.verdict == "compute" || d.verdict == "memory" || d.verdict == "neither") << d.verdict;
   EXPECT_GT(d.memory_fraction, 0);
   EXPECT_TRUE(d.occupancy.has_value());
@@ -198,23 +202,19 @@ TEST(HarnessGpu, DoctorGivesAVerdictWithFindings) {
   EXPECT_NE(bench::diagnosis_text(d).find("verdict:"), std::string::npos);
   // A broken variant is diagnosed as invalid, not timed into a verdict.
   const bench::Diagnosis bad =
-      bench::doctor(selftest("broken_values"), Shape::parse("n=4097"), quick_timing(), p, row ? *row : hw::find("h100"));
+      bench::doctor(selftest("broken_values"), Shape::parse("n=4097"), quick_timing(), p, sheet());
   EXPECT_EQ(bad.verdict, "invalid");
 }
 
 TEST(HarnessGpu, FamilyRunRecordsPeersOrWhyNot) {
   SOL_REQUIRE_GPU_OR_SKIP();
-  bench::ProbeOptions po;
-  po.quick = true;
-  po.save = false;
-  const bench::ProbeResult p = bench::probe(po);
-  const hw::HwSpec* row = device_row();
+  const bench::ProbeResult p = quick_probe();
   bench::RunOptions ro;
   ro.timing = quick_timing();
   ro.shapes = {Shape::parse("n=4097")};
   std::vector<const Variant*> vs;
   for (const Variant& v : bench::selftest_variants()) vs.push_back(&v);
-  const results::File f = bench::run_family("selftest", vs, ro, p, row ? *row : hw::find("h100"));
+  const results::File f = bench::run_family("selftest", vs, ro, p, sheet());
   ASSERT_GE(f.records.size(), vs.size());
   EXPECT_TRUE(bench::valid(f.records[0]));
   EXPECT_GT(f.ceilings.copy_bytes_per_s, 0);
