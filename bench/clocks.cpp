@@ -31,6 +31,10 @@ struct Nvml {
   nvml_return (*reasons)(nvml_device, unsigned long long*) = nullptr;
   nvml_return (*driver)(char*, unsigned) = nullptr;
   const char* (*error_string)(nvml_return) = nullptr;
+  // The last device looked up: the sampling loop asks for the same one every round.
+  std::string cached_bus_id;
+  int cached_index = -1;
+  nvml_device cached = nullptr;
 
   Nvml() {
     lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -125,16 +129,25 @@ ClockSample read_clock(const std::string& pci_bus_id, int index) {
     return s;
   }
   nvml_device dev = nullptr;
-  nvml_return rc = -1;
-  if (n.by_bus_id && !pci_bus_id.empty()) rc = n.by_bus_id(pci_bus_id.c_str(), &dev);
-  if (rc != 0) rc = n.by_index(unsigned(index < 0 ? 0 : index), &dev);
-  if (rc != 0) {
-    s.why_unknown = "NVML has no handle for the device: " + n.message(rc);
-    return s;
+  nvml_return rc = 0;
+  if (n.cached && n.cached_bus_id == pci_bus_id && n.cached_index == index) {
+    dev = n.cached;
+  } else {
+    rc = -1;
+    if (n.by_bus_id && !pci_bus_id.empty()) rc = n.by_bus_id(pci_bus_id.c_str(), &dev);
+    if (rc != 0) rc = n.by_index(unsigned(index < 0 ? 0 : index), &dev);
+    if (rc != 0) {
+      s.why_unknown = "NVML has no handle for the device: " + n.message(rc);
+      return s;
+    }
+    n.cached_bus_id = pci_bus_id;
+    n.cached_index = index;
+    n.cached = dev;
   }
   unsigned mhz = 0;
   unsigned long long reasons = 0;
   if (rc = n.clock_info(dev, kNvmlClockSm, &mhz); rc != 0) {
+    n.cached = nullptr;
     s.why_unknown = "nvmlDeviceGetClockInfo failed: " + n.message(rc);
     return s;
   }

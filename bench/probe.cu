@@ -200,6 +200,14 @@ ProbeResult probe(const ProbeOptions& opts) {
   require_gpu();
   ProbeResult p;
   p.device = device_info();
+  // The row first, so that a wrong --gpu fails before minutes of measuring.
+  if (const std::string row = opts.gpu.empty() ? p.device.database_row : opts.gpu; !row.empty()) {
+    p.row = hw::find(row).name;
+  } else {
+    std::string why;
+    match_database_row(p.device, &why);
+    p.notes.push_back("no database row: " + why);
+  }
   const gpu::Device dev = gpu::current_device();
   gpu::Stream st;
   const cudaStream_t s = st.get();
@@ -302,14 +310,6 @@ ProbeResult probe(const ProbeOptions& opts) {
     p.notes.push_back("quick probe: copy bandwidth and launch overhead only");
   }
 
-  std::string row_why;
-  const std::string row = opts.gpu.empty() ? p.device.database_row : opts.gpu;
-  if (!row.empty()) {
-    p.row = hw::find(row).name;
-  } else {
-    match_database_row(p.device, &row_why);
-    p.notes.push_back("no database row: " + row_why);
-  }
   if (!opts.quick && opts.save) {
     if (p.row.empty()) {
       p.notes.push_back("profile not saved: no database row to fill the unmeasured fields from (pass --gpu NAME)");
