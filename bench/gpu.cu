@@ -103,6 +103,10 @@ Timed time_runs(const std::function<void(int, cudaStream_t)>& run, int sets, con
   if (opts.cold_l2 && opts.graph)
     bad_input("--cold-l2 and --graph cannot be combined",
               "cold L2 flushes before every sample; a graph replays runs back to back without a flush");
+  if (!(opts.budget_s > 0) || opts.min_samples < 1 || opts.max_samples < 3 || opts.warmup_s < 0 || opts.settle < 0)
+    bad_input("timing options out of range (budget " + std::to_string(opts.budget_s) + " s, samples " +
+                  std::to_string(opts.min_samples) + "–" + std::to_string(opts.max_samples) + ")",
+              "give a positive budget and at least 3 samples");
   if (sets < 1) failure("a Case reported " + std::to_string(sets) + " input sets");
   using clock = std::chrono::steady_clock;
   const Device dev = current_device();

@@ -14,7 +14,9 @@ namespace {
 std::string cc(int v) { return std::to_string(v / 10) + "." + std::to_string(v % 10); }
 
 std::vector<const Variant*> chosen(const std::string& pattern) {
+#ifdef SOL_WITH_CUDA  // sol::select lives beside the registry, which only a CUDA build has
   if (!pattern.empty()) return select(pattern);
+#endif
   std::vector<const Variant*> all;
   for (const auto& v : registry()) all.push_back(&v);
   return all;
