@@ -198,7 +198,7 @@ std::string roofline_chart(const Input& in) {
   std::vector<svg::Series> series;
   double lo_i = 0.01, hi_i = 1e4;
   auto roof = [&](double peak, double bw, const std::string& label, const std::string& color, bool dashed) {
-    svg::Series s{label, color};
+    auto s = svg::series(label, color);
     s.markers = false;
     s.dashed = dashed;
     double ridge = peak / bw;
@@ -207,8 +207,11 @@ std::string roofline_chart(const Input& in) {
   };
   roof(hw.peak(DType::bf16, hw::Unit::Matrix).flops_per_s, hw.hbm_bytes_per_s, "bf16 matrix roof (datasheet)", "#444",
        false);
+  if (hw.has(DType::bf16, hw::Unit::Vector))
+    roof(hw.peak(DType::bf16, hw::Unit::Vector).flops_per_s, hw.hbm_bytes_per_s, "bf16 vector roof (datasheet)", "#777",
+         false);
   if (hw.has(DType::f32, hw::Unit::Vector))
-    roof(hw.peak(DType::f32, hw::Unit::Vector).flops_per_s, hw.hbm_bytes_per_s, "fp32 vector roof (datasheet)", "#999",
+    roof(hw.peak(DType::f32, hw::Unit::Vector).flops_per_s, hw.hbm_bytes_per_s, "fp32 vector roof (datasheet)", "#bbb",
          false);
   if (!in.measured.empty()) {
     const auto& c = in.measured.front().ceilings;
@@ -217,23 +220,28 @@ std::string roofline_chart(const Input& in) {
     if (c.copy_bytes_per_s > 0 && c.fp32_fma_flops_per_s > 0)
       roof(c.fp32_fma_flops_per_s, c.copy_bytes_per_s, "fp32 vector roof (measured)", "#ff9896", true);
   }
-  svg::Series model{"lecture operations (model floor)", "#2ca02c"};
+  auto model = svg::series("lecture operations (model floor)", "#2ca02c");
   model.line = false;
   model.hollow = true;
-  for (const auto& r : in.model)
-    if (r.est.intensity > 0) {
-      model.points.push_back({r.est.intensity, r.est.attainable_flops_per_s});
-      model.point_labels.push_back(r.name.substr(0, r.name.find(',')));
-    }
+  // points are numbered; the table below the chart names them
+  double y_lo = hw.peak(DType::bf16, hw::Unit::Matrix).flops_per_s;
+  for (size_t i = 0; i < in.model.size(); ++i) {
+    const auto& r = in.model[i];
+    if (r.est.intensity <= 0) continue;
+    model.points.push_back({r.est.intensity, r.est.attainable_flops_per_s});
+    model.point_labels.push_back(std::to_string(i + 1));
+    y_lo = std::min(y_lo, r.est.attainable_flops_per_s);
+  }
   series.push_back(model);
   int k = 0;
   for (const auto& l : ladders(in.measured)) {
-    svg::Series s{l.family + " (measured)", kPalette[k++ % 8]};
+    auto s = svg::series(l.family + " (measured)", kPalette[k++ % 8]);
     s.arrows = true;
     for (const auto& v : l.variants) {
       if (v.rfind("peer:", 0) == 0) continue;
       const auto* r = headline(l.by_variant.at(v));
       if (r && r->flops > 0 && r->bytes > 0 && r->median_s > 0) {
+        y_lo = std::min(y_lo, r->achieved_flops_per_s);
         s.points.push_back({r->flops / r->bytes, r->achieved_flops_per_s});
         s.point_labels.push_back(v.substr(0, 3));
       }
@@ -242,8 +250,8 @@ std::string roofline_chart(const Input& in) {
   }
   double peak = hw.peak(DType::bf16, hw::Unit::Matrix).flops_per_s;
   svg::Axis x{"arithmetic intensity (FLOP/byte of HBM traffic)", true, lo_i, hi_i};
-  svg::Axis y{"attainable / achieved FLOP/s", true, std::pow(10, std::floor(std::log10(peak)) - 6),
-              std::pow(10, std::ceil(std::log10(peak)))};
+  svg::Axis y{"attainable / achieved FLOP/s", true, std::pow(10, std::floor(std::log10(y_lo)) - 1),
+              std::pow(10, std::ceil(std::log10(peak * 2)))};
   return svg::xy_chart("Roofline: " + hw.full_name, x, y, series);
 }
 
@@ -313,7 +321,7 @@ std::string family_section(const Ladder& l) {
     std::string d = sweep_dim(recs);
     if (d.empty() || (!dim.empty() && d != dim)) continue;
     dim = d;
-    svg::Series s{v, kPalette[k++ % 8]};
+    auto s = svg::series(v, kPalette[k++ % 8]);
     for (auto* r : recs)
       if (r->median_s > 0 && r->skipped.empty()) {
         double x = dim_value(r->shape, d);
@@ -359,11 +367,12 @@ std::string html(const Input& in) {
     o << ". " << svg::escape(in.measured_note) << "</p>\n";
   }
   o << roofline_chart(in);
-  o << "<h2>The lecture's operations on " << svg::escape(hw.name) << "</h2>\n<table><tr><th>operation</th><th>§</th>"
+  o << "<h2>The lecture's operations on " << svg::escape(hw.name) << "</h2>\n<table><tr><th>#</th><th>operation</th><th>§</th>"
        "<th>FLOPs</th><th>bytes</th><th>FLOP/B</th><th>ridge</th><th>bound</th><th>floor</th><th>attainable</th>"
        "<th>of peak</th></tr>\n";
+  int idx = 0;
   for (const auto& r : in.model)
-    o << "<tr><td>" << svg::escape(r.name) << "</td><td>" << r.section << "</td><td>" << si(r.est.flops, "")
+    o << "<tr><td>" << ++idx << "</td><td>" << svg::escape(r.name) << "</td><td>" << r.section << "</td><td>" << si(r.est.flops, "")
       << "</td><td>" << si(r.est.bytes, "B") << "</td><td>" << fixed(r.est.intensity, 2) << "</td><td>"
       << fixed(r.est.ridge, 0) << "</td><td>" << r.est.bound << "</td><td>" << si(r.est.t_floor_s, "s") << "</td><td>"
       << si(r.est.attainable_flops_per_s, "FLOP/s") << "</td><td>" << pct(r.est.fraction_of_peak) << "</td></tr>\n";

@@ -45,7 +45,7 @@ std::string tick_text(double v) {
 }
 
 struct Frame {
-  int w, h, left = 80, right = 30, top = 40, bottom = 60;
+  int w = 0, h = 0, left = 80, right = 30, top = 40, bottom = 60;
   Axis x, y;
   double px(double v) const { return left + frac(x, v) * (w - left - right); }
   double py(double v) const { return h - bottom - frac(y, v) * (h - top - bottom); }
@@ -79,7 +79,9 @@ std::vector<double> ticks(const Axis& a) {
 
 std::string xy_chart(const std::string& title, const Axis& x, const Axis& y, const std::vector<Series>& series,
                      int width, int height) {
-  Frame f{width, height};
+  Frame f;
+  f.w = width;
+  f.h = height;
   f.x = x;
   f.y = y;
   std::ostringstream o;

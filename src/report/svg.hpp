@@ -25,6 +25,13 @@ struct Series {
   std::vector<std::string> point_labels;  // optional, one per point
 };
 
+inline Series series(std::string label, std::string color) {
+  Series s;
+  s.label = std::move(label);
+  s.color = std::move(color);
+  return s;
+}
+
 std::string xy_chart(const std::string& title, const Axis& x, const Axis& y, const std::vector<Series>& series,
                      int width = 900, int height = 560);
 

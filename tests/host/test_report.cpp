@@ -1,0 +1,92 @@
+#include <gtest/gtest.h>
+
+#include "sol/core/error.hpp"
+#include "sol/hw/spec.hpp"
+#include "sol/report.hpp"
+
+using namespace sol;
+
+namespace {
+
+results::Record rec(const std::string& variant, int version, const std::string& shape, double median, bool ok = true) {
+  results::Record r;
+  r.family = "precision";
+  r.variant = variant;
+  r.version = version;
+  r.technique = "t" + std::to_string(version);
+  r.shape = shape;
+  r.median_s = median;
+  r.flops = 1e9;
+  r.bytes = 8e9;
+  r.achieved_flops_per_s = r.flops / median;
+  r.achieved_bytes_per_s = r.bytes / median;
+  r.floor_measured_s = 2e-3;
+  r.verified = ok;
+  return r;
+}
+
+results::File measured() {
+  results::File f;
+  f.family = "precision";
+  f.created = "2026-11-29T00:00:00Z";
+  f.device.name = "NVIDIA H200";
+  f.device.database_row = "h200";
+  f.ceilings.copy_bytes_per_s = 4e12;
+  f.ceilings.matrix_flops_per_s["bf16"] = 7.9e14;
+  f.records = {rec("v01_fp32", 1, "n=1024", 4e-3), rec("v02_bf16", 2, "n=1024", 2e-3, false),
+               rec("v01_fp32", 1, "n=2048", 8e-3), rec("peer:torch.relu", 0, "n=1024", 5e-3)};
+  return f;
+}
+
+}  // namespace
+
+TEST(Report, ModelOnlyCoversTheLectureOperations) {
+  report::Input in;
+  in.hw = &hw::find("h100");
+  in.model = report::lecture_operations(*in.hw);
+  in.measured_note = "no GPU here";
+  ASSERT_GE(in.model.size(), 15u);
+  std::string html = report::html(in);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("arithmetic intensity"), std::string::npos);
+  EXPECT_NE(html.find("log scale"), std::string::npos);
+  EXPECT_NE(html.find("Model only"), std::string::npos);
+  std::string text = report::text(in);
+  for (const auto& r : in.model) EXPECT_NE(text.find(r.name), std::string::npos) << r.name;
+  EXPECT_NE(text.find("no GPU here"), std::string::npos);
+  // the first row is the lecture's 4096³ matmul: compute-bound on h100
+  EXPECT_EQ(in.model.front().est.bound, "compute");
+  EXPECT_NE(report::json(in).find("\"fraction_of_peak\""), std::string::npos);
+}
+
+TEST(Report, MeasuredFamiliesShowLadderPeerAndSweep) {
+  report::Input in;
+  in.hw = &hw::find("h100");
+  in.model = report::lecture_operations(*in.hw);
+  in.measured = {measured()};
+  std::string html = report::html(in);
+  EXPECT_NE(html.find("id='precision'"), std::string::npos);
+  EXPECT_NE(html.find("% of the model's floor"), std::string::npos);
+  EXPECT_NE(html.find("FAILED"), std::string::npos);        // the unverified bf16 record says so
+  EXPECT_NE(html.find("across the n sweep"), std::string::npos);  // v01 ran at two sizes
+  std::string text = report::text(in);
+  EXPECT_NE(text.find("50.0 %"), std::string::npos);  // v01: floor 2 ms / 4 ms
+  EXPECT_NE(text.find("1.25×"), std::string::npos);   // peer 5 ms / v01 4 ms
+}
+
+TEST(Report, HeadlinePicksTheFastestVerifiedVersion) {
+  std::string md = report::headline_markdown({measured()});
+  // v02 is faster but failed verification: v01 is the headline
+  EXPECT_NE(md.find("v01_fp32"), std::string::npos);
+  EXPECT_EQ(md.find("v02_bf16"), std::string::npos);
+  EXPECT_NE(md.find("1.25× torch.relu"), std::string::npos);
+}
+
+TEST(Report, ReplaceBlockNeedsItsMarkers) {
+  std::string doc = "a\n<!-- sol:BEGIN headline -->\nold\n<!-- sol:END headline -->\nb\n";
+  std::string out = report::replace_block(doc, "headline", "new\n");
+  EXPECT_NE(out.find("new"), std::string::npos);
+  EXPECT_EQ(out.find("old"), std::string::npos);
+  EXPECT_EQ(report::replace_block(out, "headline", "new\n"), out);  // idempotent
+  EXPECT_THROW(report::replace_block("no markers", "headline", "x"), Error);
+}
