@@ -57,22 +57,27 @@ model::Ceilings measured_ceilings(const model::Cost& cost, const results::Measur
     c.bytes_per_s = row.hbm_bytes_per_s;
     c.bytes_label = si(c.bytes_per_s, "B/s") + " HBM (datasheet: not measured)";
   }
-  const std::string key = dtype_peak_key(cost.dtype);
+  // The unit and math type whose peak bounds this cost on this chip (fp32 matmuls on Hopper run
+  // on the vector unit; fp8 data on a vector unit is computed in fp32).
+  const model::PeakChoice pick = model::resolve_peak(row, cost.math_dtype.value_or(cost.dtype), cost.unit);
   double measured = 0;
   std::string what;
   if (cost.unit == hw::Unit::Matrix) {
+    // A matmul is measured against cuBLASLt's rate for its type, SGEMM included.
+    const std::string key = dtype_peak_key(cost.math_dtype.value_or(cost.dtype));
     if (auto it = m.matrix_flops_per_s.find(key); it != m.matrix_flops_per_s.end()) measured = it->second;
-    what = key + " matrix (cuBLASLt, measured)";
-  } else if (cost.dtype == DType::f32) {
+    what = key + " matmul (cuBLASLt, measured)";
+  } else if (pick.unit == hw::Unit::Vector && pick.dtype == DType::f32) {
     measured = m.fp32_fma_flops_per_s;
     what = "fp32 FMA (measured)";
   }
   if (measured > 0) {
     c.flops_per_s = measured;
     c.flops_label = si(measured, "FLOP/s") + " " + what;
-  } else if (const hw::Unit unit = model::resolve_unit(row, cost.dtype, cost.unit); row.has(cost.dtype, unit)) {
-    c.flops_per_s = row.peak(cost.dtype, unit).flops_per_s;
-    c.flops_label = si(c.flops_per_s, "FLOP/s") + " " + key + " " + hw::unit_name(unit) + " (datasheet: not measured)";
+  } else if (row.has(pick.dtype, pick.unit)) {
+    c.flops_per_s = row.peak(pick.dtype, pick.unit).flops_per_s;
+    c.flops_label = si(c.flops_per_s, "FLOP/s") + " " + dtype_peak_key(pick.dtype) + " " + hw::unit_name(pick.unit) +
+                    " (datasheet: not measured)";
   }
   return c;
 }
@@ -89,12 +94,11 @@ void apply_model(results::Record& r, const model::Cost& cost, const results::Mea
   r.flops = cost.flops;
   r.bytes = cost.bytes;
   try {
-    std::string why;
-    const hw::Unit unit = model::resolve_unit(row, cost.dtype, cost.unit, &why);
-    const model::Estimate sheet = model::roofline(cost, model::datasheet_ceilings(row, cost.dtype, unit));
+    const model::PeakChoice pick = model::resolve_peak(row, cost.math_dtype.value_or(cost.dtype), cost.unit);
+    const model::Estimate sheet = model::roofline(cost, model::datasheet_ceilings(row, pick.dtype, pick.unit));
     r.floor_s = sheet.t_floor_s;
     r.bound = sheet.bound;
-    if (!why.empty()) add_note(r, why);
+    if (!pick.why.empty()) add_note(r, pick.why);
   } catch (const Error& e) {
     add_note(r, std::string("no datasheet floor: ") + e.what());
   }

@@ -162,6 +162,8 @@ TEST(Ceilings, MeasuredWhereMeasuredElseDatasheet) {
   const model::Ceilings none = measured_ceilings(cost(1, 1, DType::f32, hw::Unit::Vector), {}, h200);
   EXPECT_DOUBLE_EQ(none.bytes_per_s, h200.hbm_bytes_per_s);
   EXPECT_NE(none.bytes_label.find("not measured"), std::string::npos);
+  // fp8 data on the vector unit is computed in fp32: the measured fp32 FMA rate bounds it.
+  EXPECT_DOUBLE_EQ(measured_ceilings(cost(1, 1, DType::fp8_e4m3, hw::Unit::Vector), m, h200).flops_per_s, 60e12);
   // An fp32 matmul on a chip without an fp32 matrix peak falls back to the vector unit's.
   EXPECT_DOUBLE_EQ(measured_ceilings(cost(1, 1, DType::f32, hw::Unit::Matrix), {}, h200).flops_per_s,
                    h200.peak(DType::f32, hw::Unit::Vector).flops_per_s);
