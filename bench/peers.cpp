@@ -60,7 +60,11 @@ results::Record missing_peer_record(const std::string& family, const std::string
 PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes, const std::string& script_arg) {
   PeerRun run;
   if (family.empty() || family.find_first_of("\"\\'") != std::string::npos) bad_input("bad family name '" + family + "'");
-  const std::string script = script_arg.empty() ? std::string(SOL_SOURCE_DIR) + "/bench/peers/torch_peers.py" : script_arg;
+  // The source tree the binary was built from, unless SOL_SOURCE_DIR says where it is now
+  // (a build carried to another machine).
+  const char* src_env = std::getenv("SOL_SOURCE_DIR");
+  const std::string src = src_env && *src_env ? src_env : SOL_SOURCE_DIR;
+  const std::string script = script_arg.empty() ? src + "/bench/peers/torch_peers.py" : script_arg;
   if (!std::filesystem::exists(script)) {
     run.missing = "no peer script at " + script;
     return run;

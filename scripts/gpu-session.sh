@@ -13,7 +13,7 @@ R=$O/run
 mkdir -p "$R"
 export PATH=/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export SOL_PROFILE=$R/measured.json PYTHONUNBUFFERED=1
+export SOL_PROFILE=$R/measured.json PYTHONUNBUFFERED=1 SOL_SOURCE_DIR=$root
 steps=${SOL_STEPS:-"device tests sanitize report"}
 t0=$(date +%s)
 step() { echo "=== $1 ($(( $(date +%s) - t0 )) s)"; }
