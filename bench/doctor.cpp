@@ -137,13 +137,17 @@ void occupancy_findings(const DoctorInputs& in, Diagnosis& d, bool latency_bound
 Finding roof_finding(const std::string& roof, double achieved, const std::string& unit, double fraction,
                      const std::string& ceiling, bool model_bound_here, const std::string& far_prescription) {
   Finding f{roof, "achieved " + si(achieved, unit) + " = " + pct(fraction) + " of " + ceiling, "", false};
-  f.problem = model_bound_here && fraction < kNearRoof;
-  if (f.problem)
+  f.problem = model_bound_here && fraction < kSaturated;
+  if (f.problem && fraction < kNearRoof)
     f.prescription = far_prescription;
+  else if (f.problem)
+    f.prescription = "Bound by this roof but " + pct(1 - fraction) +
+                     " short of it: the rest usually comes from wider accesses (16-byte loads and stores) and more "
+                     "independent work in flight per thread.";
   else
-    f.prescription = fraction >= kNearRoof ? "This roof is close to saturated."
-                                           : "This roof is not what binds the kernel (the model says " +
-                                                 std::string(model_bound_here ? "it does" : "the other one does") + ").";
+    f.prescription = fraction >= kSaturated ? "This roof is saturated."
+                                            : "This roof is not what binds the kernel (the model says " +
+                                                  std::string(model_bound_here ? "it does" : "the other one does") + ").";
   return f;
 }
 
@@ -178,12 +182,14 @@ Diagnosis diagnose(const DoctorInputs& in) {
   const std::string both = compute_part + pct(d.memory_fraction) + " of " + d.memory_label;
   if (d.compute_fraction >= kNearRoof && d.compute_fraction >= d.memory_fraction) {
     d.verdict = "compute";
-    d.verdict_line = "near the compute roof (" + both + "): only less arithmetic helps — a lower precision, fewer "
+    d.verdict_line = "near the compute roof (" + both + "): beyond it only less arithmetic helps — a lower precision, fewer "
                      "FLOPs (no recomputation, sparsity) — not better scheduling.";
   } else if (d.memory_fraction >= kNearRoof) {
     d.verdict = "memory";
-    d.verdict_line = "near the memory roof (" + both + "): only fewer bytes help — fusion, a lower precision, "
-                     "recomputing instead of storing.";
+    d.verdict_line = "near the memory roof (" + both + ")" +
+                     (d.memory_fraction < kSaturated ? "; the findings say where the remaining headroom is" : "") +
+                     ": beyond the roof only fewer bytes help — fusion, a lower precision, recomputing instead of "
+                     "storing.";
   } else {
     d.verdict = "neither";
     d.verdict_line = "neither roof (" + both + "): latency- or overhead-bound; the findings say where the time goes.";

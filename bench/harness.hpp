@@ -204,6 +204,9 @@ struct Diagnosis {
 };
 // Near a roof: at least this fraction of the measured ceiling (NVIDIA reviewers' 60 % rule).
 inline constexpr double kNearRoof = 0.60;
+// Saturated: at least this fraction; between kNearRoof and this a kernel is bound by the roof but
+// still has headroom that access width and bytes in flight usually win back (copy v01 → v02: 64 → 100 %).
+inline constexpr double kSaturated = 0.85;
 // The §12 workflow on numbers already measured (pure; host-tested).
 Diagnosis diagnose(const DoctorInputs& in);
 // Measures the variant (and, if it is short, again from a graph), reads its kernel's resources,

@@ -95,6 +95,9 @@ int full_wave_blocks(const gpu::Device& d) { return d.sms * (2048 / kThreads); }
 Options probe_timing(double budget_s) {
   Options o;
   o.budget_s = budget_s;
+  // Long enough for the SM clock to ramp from idle (525 MHz seen at rest on the H200) to its
+  // boost before the first sample; a short warm-up measured the matrix rate at a low clock.
+  o.warmup_s = 0.3;
   o.min_samples = 5;
   o.max_samples = 200;
   o.settle = 0.01;
