@@ -57,80 +57,20 @@ void scalesim_read_estimate(int64_t distinct, int64_t sram_words, OperandTraffic
 
 }  // namespace
 
-LayerResult analytic(const Layer& layer, const ArrayConfig& cfg, Model model) {
-  validate(cfg);
-  const Gemm g = layer.lower();
-  const Mapping mp = map_gemm(g, cfg);
-  const Schedule s = detail::make_schedule(mp, cfg.dataflow, model, cfg.overlap);
-  const int64_t R = mp.R, C = mp.C, T = mp.T, F = mp.folds(), Fr = mp.row_folds, Fc = mp.col_folds;
-  const int64_t ru0 = mp.rows_used(0), ru_last = mp.rows_used(Fr - 1), cu_last = mp.cols_used(Fc - 1);
-  const int64_t s0 = s.sigma(0), sL = s.sigma(F - 1);
-  const bool compat = model == Model::scalesim;
-  const Dataflow df = cfg.dataflow;
+namespace detail {
 
-  LayerResult r;
-  r.name = layer.name;
-  r.model = model;
-  r.dataflow = df;
-  r.gemm = g;
-  r.map = mp;
-  r.macs = g.macs();
+double overall_util_pct(int64_t macs, int64_t cycles, int64_t R, int64_t C) {
+  // SCALE-Sim divides exact integers (Python); so do we while 100·MACs fits in 64 bits.
+  return (macs < int64_t(9e16) ? double(macs * 100) : double(macs) * 100) / (double(cycles) * double(R * C));
+}
 
-  // ---- cycles ---------------------------------------------------------------------------------
-  if (compat) {
-    r.compute_cycles = F * s.slot - 1;  // SCALE-Sim reports the index of the last cycle
-  } else if (df == Dataflow::os) {
-    r.compute_cycles = sL + T + 2 * R + cu_last - 2;  // last result leaves the drain chain
-  } else {
-    r.compute_cycles = sL + T + R + cu_last - 2;  // last partial sum leaves the bottom row
-  }
-
-  // ---- SRAM accesses ---------------------------------------------------------------------------
-  const int64_t MK = g.M * g.K, KN = g.K * g.N, MN = g.M * g.N;
-  switch (df) {
-    case Dataflow::os:
-      r.ifmap.sram = MK * Fc;
-      r.filter.sram = KN * Fr;
-      r.ofmap.sram = MN + (compat ? F * (R + C) : 0);  // SCALE-Sim adds R+C per fold (a '+' meant as '*')
-      break;
-    case Dataflow::ws:
-      r.ifmap.sram = MK * Fc;
-      r.filter.sram = KN;
-      r.ofmap.sram = MN * Fr;  // one partial sum per K-fold
-      break;
-    case Dataflow::is:
-      r.ifmap.sram = MK;
-      r.filter.sram = KN * Fc;
-      r.ofmap.sram = MN * Fr;
-      break;
-  }
-  if (!compat && df != Dataflow::os) r.ofmap.sram_rmw_reads = MN * (Fr - 1);  // accumulate in place
-
-  // ---- first and last SRAM access (issue cycles; SCALE-Sim reports reads one cycle later) ----------
-  const int64_t rd = compat ? 1 : 0;
-  OperandTraffic& streamed = df == Dataflow::is ? r.filter : r.ifmap;
-  OperandTraffic& fixed = df == Dataflow::is ? r.ifmap : r.filter;
-  if (df == Dataflow::os) {
-    r.ifmap.sram_start = double(s0 + rd);
-    r.ifmap.sram_stop = double(sL + T - 1 + ru_last - 1 + rd);
-    r.filter.sram_start = double(s0 + rd);
-    r.filter.sram_stop = double(sL + T - 1 + cu_last - 1 + rd);
-    if (compat) {  // SCALE-Sim writes the bottom row first, starting with the last operand
-      r.ofmap.sram_start = double(s0 + T - 1 + R - ru0);
-      r.ofmap.sram_stop = double(sL + T - 1 + R - 1 + cu_last - 1);
-    } else {
-      r.ofmap.sram_start = double(s0 + T + 2 * R - 1 - ru0);
-      r.ofmap.sram_stop = double(r.compute_cycles - 1);
-    }
-  } else {
-    streamed.sram_start = double(s0 + rd);
-    streamed.sram_stop = double(sL + T - 1 + ru_last - 1 + rd);
-    fixed.sram_start = double(s0 - ru0 + rd);
-    fixed.sram_stop = double(sL - 1 + rd);
-    r.ofmap.sram_start = double(s0 + R - 1);
-    r.ofmap.sram_stop = double(sL + T - 1 + R - 1 + cu_last - 1);
-  }
-
+void finish_memory(const Layer& layer, const ArrayConfig& cfg, const Schedule& s, LayerResult& r) {
+  const Gemm& g = r.gemm;
+  const Mapping& mp = r.map;
+  const int64_t R = mp.R, C = mp.C, T = mp.T, Fr = mp.row_folds, Fc = mp.col_folds;
+  const int64_t KN = g.K * g.N, MN = g.M * g.N;
+  const bool compat = r.model == Model::scalesim;
+  const Dataflow df = r.dataflow;
   // ---- DRAM -----------------------------------------------------------------------------------
   const int64_t distinct_ifmap = layer.distinct_ifmap_words();
   if (compat) {
@@ -205,17 +145,96 @@ LayerResult analytic(const Layer& layer, const ArrayConfig& cfg, Model model) {
       t->avg_dram_bw = t->dram_stop >= t->dram_start ? double(t->dram) / (t->dram_stop - t->dram_start + 1) : 0;
   }
 
+  r.overall_util = overall_util_pct(r.macs, r.total_cycles, R, C);
+  for (OperandTraffic* t : {&r.ifmap, &r.filter, &r.ofmap}) t->avg_sram_bw = double(t->sram) / double(r.total_cycles);
+}
+
+}  // namespace detail
+
+LayerResult analytic(const Layer& layer, const ArrayConfig& cfg, Model model) {
+  validate(cfg);
+  const Gemm g = layer.lower();
+  const Mapping mp = map_gemm(g, cfg);
+  const Schedule s = detail::make_schedule(mp, cfg.dataflow, model, cfg.overlap);
+  const int64_t R = mp.R, C = mp.C, T = mp.T, F = mp.folds(), Fr = mp.row_folds, Fc = mp.col_folds;
+  const int64_t ru0 = mp.rows_used(0), ru_last = mp.rows_used(Fr - 1), cu_last = mp.cols_used(Fc - 1);
+  const int64_t s0 = s.sigma(0), sL = s.sigma(F - 1);
+  const bool compat = model == Model::scalesim;
+  const Dataflow df = cfg.dataflow;
+
+  LayerResult r;
+  r.name = layer.name;
+  r.model = model;
+  r.dataflow = df;
+  r.gemm = g;
+  r.map = mp;
+  r.macs = g.macs();
+
+  // ---- cycles ---------------------------------------------------------------------------------
+  if (compat) {
+    r.compute_cycles = F * s.slot - 1;  // SCALE-Sim reports the index of the last cycle
+  } else if (df == Dataflow::os) {
+    r.compute_cycles = sL + T + 2 * R + cu_last - 2;  // last result leaves the drain chain
+  } else {
+    r.compute_cycles = sL + T + R + cu_last - 2;  // last partial sum leaves the bottom row
+  }
+
+  // ---- SRAM accesses ---------------------------------------------------------------------------
+  const int64_t MK = g.M * g.K, KN = g.K * g.N, MN = g.M * g.N;
+  switch (df) {
+    case Dataflow::os:
+      r.ifmap.sram = MK * Fc;
+      r.filter.sram = KN * Fr;
+      r.ofmap.sram = MN + (compat ? F * (R + C) : 0);  // SCALE-Sim adds R+C per fold (a '+' meant as '*')
+      break;
+    case Dataflow::ws:
+      r.ifmap.sram = MK * Fc;
+      r.filter.sram = KN;
+      r.ofmap.sram = MN * Fr;  // one partial sum per K-fold
+      break;
+    case Dataflow::is:
+      r.ifmap.sram = MK;
+      r.filter.sram = KN * Fc;
+      r.ofmap.sram = MN * Fr;
+      break;
+  }
+  if (!compat && df != Dataflow::os) r.ofmap.sram_rmw_reads = MN * (Fr - 1);  // accumulate in place
+
+  // ---- first and last SRAM access (issue cycles; SCALE-Sim reports reads one cycle later) ----------
+  const int64_t rd = compat ? 1 : 0;
+  OperandTraffic& streamed = df == Dataflow::is ? r.filter : r.ifmap;
+  OperandTraffic& fixed = df == Dataflow::is ? r.ifmap : r.filter;
+  if (df == Dataflow::os) {
+    r.ifmap.sram_start = double(s0 + rd);
+    r.ifmap.sram_stop = double(sL + T - 1 + ru_last - 1 + rd);
+    r.filter.sram_start = double(s0 + rd);
+    r.filter.sram_stop = double(sL + T - 1 + cu_last - 1 + rd);
+    if (compat) {  // SCALE-Sim writes the bottom row first, starting with the last operand
+      r.ofmap.sram_start = double(s0 + T - 1 + R - ru0);
+      r.ofmap.sram_stop = double(sL + T - 1 + R - 1 + cu_last - 1);
+    } else {
+      r.ofmap.sram_start = double(s0 + T + 2 * R - 1 - ru0);
+      r.ofmap.sram_stop = double(r.compute_cycles - 1);
+    }
+  } else {
+    streamed.sram_start = double(s0 + rd);
+    streamed.sram_stop = double(sL + T - 1 + ru_last - 1 + rd);
+    fixed.sram_start = double(s0 - ru0 + rd);
+    fixed.sram_stop = double(sL - 1 + rd);
+    r.ofmap.sram_start = double(s0 + R - 1);
+    r.ofmap.sram_stop = double(sL + T - 1 + R - 1 + cu_last - 1);
+  }
+
+  detail::finish_memory(layer, cfg, s, r);
+
   // ---- utilization ---------------------------------------------------------------------------------
   const double RC = double(R * C);
-  // SCALE-Sim divides exact integers (Python); so do we while 100·MACs fits in 64 bits.
-  r.overall_util = (r.macs < int64_t(9e16) ? double(r.macs * 100) : double(r.macs) * 100) / (double(r.total_cycles) * RC);
   if (compat) {
     utilization_means(mp, s, r);
   } else {
     r.mapping_eff = double(mp.Sr) * double(mp.Sc) / (double(F) * RC) * 100;
     r.compute_util = double(r.macs) / (double(r.compute_cycles) * RC) * 100;
   }
-  for (OperandTraffic* t : {&r.ifmap, &r.filter, &r.ofmap}) t->avg_sram_bw = double(t->sram) / double(r.total_cycles);
   return r;
 }
 

@@ -168,6 +168,8 @@ std::vector<Layer> read_topology(const std::string& path) { return parse_topolog
 
 std::string python_float(double v) {
   if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
   std::string sci(buf, res.ptr);  // d.ddde±XX

@@ -51,4 +51,13 @@ inline Schedule make_schedule(const Mapping& m, Dataflow df, Model model, bool o
   return s;
 }
 
+// 100·MACs / (R·C·cycles), rounded as SCALE-Sim's Python rounds it.
+double overall_util_pct(int64_t macs, int64_t cycles, int64_t R, int64_t C);
+
+// Given the compute side of a result (cycles, SRAM counts), fill the memory side: DRAM traffic
+// (SCALE-Sim's estimate, or sol's residency model), DRAM-limited stalls, the total, average
+// bandwidths and overall utilization. Both engines end with this: the memory system is modelled
+// per fold (double-buffered), not per cycle.
+void finish_memory(const Layer& layer, const ArrayConfig& cfg, const Schedule& s, LayerResult& r);
+
 }  // namespace sol::sim::detail
