@@ -29,6 +29,27 @@ namespace {
 
 using detail::Schedule;
 
+// The two inner loops: one row segment of multiply-adds. Built twice on x86-64 (AVX2 and plain),
+// picked at load time, so the binary still runs on any x86-64.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define SOL_SIM_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SOL_SIM_CLONES
+#endif
+
+// Partial sums p += w·x over n cells; returns how many cells held a stationary operand (MACs).
+SOL_SIM_CLONES int32_t mac_segment(float* __restrict p, const float* __restrict w, const float* __restrict x,
+                                   const int32_t* __restrict ok, int64_t n) {
+  int32_t macs = 0;
+  for (int64_t k = 0; k < n; ++k) p[k] += w[k] * x[k], macs += ok[k];
+  return macs;
+}
+
+// Accumulators a += x·y over n cells.
+SOL_SIM_CLONES void accumulate_segment(float* __restrict a, const float* __restrict x, const float* __restrict y, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) a[k] += x[k] * y[k];
+}
+
 int32_t mix(uint64_t x, uint64_t salt) {
   x = (x + salt * 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
   x ^= x >> 29;
@@ -39,11 +60,26 @@ int32_t mix(uint64_t x, uint64_t salt) {
 struct Operands {
   const Layer* layer;
   int64_t K;
-  int32_t ifmap(int64_t m, int64_t k) const {
+  std::vector<int8_t> ifmap_cache, filter_cache;  // M×K and K×N values, when they fit in 64 MiB each
+  Operands(const Layer* l, const Gemm& g) : layer(l), K(g.K) {
+    if (g.M * g.K <= (int64_t{1} << 26)) {
+      ifmap_cache.resize(size_t(g.M * g.K));
+      for (int64_t m = 0; m < g.M; ++m)
+        for (int64_t k = 0; k < g.K; ++k) ifmap_cache[size_t(m * g.K + k)] = int8_t(ifmap_of(m, k));
+    }
+    if (g.K * g.N <= (int64_t{1} << 26)) {
+      filter_cache.resize(size_t(g.K * g.N));
+      for (int64_t i = 0; i < g.K * g.N; ++i) filter_cache[size_t(i)] = int8_t(mix(uint64_t(i), 2));
+    }
+  }
+  int32_t ifmap_of(int64_t m, int64_t k) const {
     const int64_t a = layer->ifmap_address(m, k);
     return a < 0 ? 0 : mix(uint64_t(a), 1);
   }
-  int32_t filter(int64_t k, int64_t n) const { return mix(uint64_t(n * K + k), 2); }
+  int32_t ifmap(int64_t m, int64_t k) const { return ifmap_cache.empty() ? ifmap_of(m, k) : ifmap_cache[size_t(m * K + k)]; }
+  int32_t filter(int64_t k, int64_t n) const {
+    return filter_cache.empty() ? mix(uint64_t(n * K + k), 2) : filter_cache[size_t(n * K + k)];
+  }
 };
 
 struct Edge {  // accesses at one edge of the array
@@ -98,23 +134,25 @@ class Engine {
  public:
   Engine(const Layer& layer, const Gemm& g, const Mapping& mp, const Schedule& s, Dataflow df, const StepOptions& opt)
       : g_(g), mp_(mp), s_(s), df_(df), opt_(opt), R_(mp.R), C_(mp.C), T_(mp.T), F_(mp.folds()),
-        vals_{&layer, g.K} {
+        vals_(&layer, g) {
+    for (int64_t f = 0; f < F_; ++f) fr_.push_back(int32_t(f % mp.row_folds)), fc_.push_back(int32_t(f / mp.row_folds));
     m_.fold_macs.assign(size_t(F_), 0);
     m_.fold_used.assign(size_t(F_), 0);
     if (opt.check_values) m_.out_values.assign(size_t(g.M * g.N), 0);
   }
 
   Measured run() {
-    if (df_ == Dataflow::os) run_output_stationary();
-    else run_stationary();
+    const bool planes = opt_.register_planes || opt_.on_cycle;
+    if (df_ == Dataflow::os) planes ? run_output_stationary() : run_output_stationary_skewed();
+    else planes ? run_stationary() : run_stationary_skewed();
     return std::move(m_);
   }
 
  private:
-  int64_t fr_of(int64_t f) const { return f % mp_.row_folds; }
-  int64_t fc_of(int64_t f) const { return f / mp_.row_folds; }
-  int64_t ru(int64_t f) const { return mp_.rows_used(fr_of(f)); }
-  int64_t cu(int64_t f) const { return mp_.cols_used(fc_of(f)); }
+  int64_t fr_of(int64_t f) const { return fr_[size_t(f)]; }
+  int64_t fc_of(int64_t f) const { return fc_[size_t(f)]; }
+  int64_t ru(int64_t f) const { return mp_.rows_used(fr_[size_t(f)]); }
+  int64_t cu(int64_t f) const { return mp_.cols_used(fc_[size_t(f)]); }
 
   // Fold whose stream puts element `e` on a port `lag` cycles behind σ_f, or −1.
   bool stream_slot(int64_t t, int64_t lag, int64_t& f, int64_t& e) const {
@@ -387,12 +425,234 @@ class Engine {
     }
   }
 
+
+  // ---- the same machines with skewed registers ----------------------------------------------------
+  // A value entering row r at cycle τ sits in cell (r, t−τ) at cycle t; it is stored once, at slot
+  // q(τ) of the row's history ring, laid out so that cells c, c+1, … read consecutive slots. A partial
+  // sum born at row 0 at cycle s sits in row t−s; it is stored at slot s of a ring of R rows and
+  // updated in place as it "moves down". One cycle = one multiply-add per cell that holds data.
+
+  // Walks the ports of one edge at cycle t without dividing: port p is p cycles behind port 0.
+  struct PortWalk {
+    int64_t f = -1, e = 0, slot, F, T;
+    PortWalk(const Schedule& s, int64_t t, int64_t folds) : slot(s.slot), F(folds), T(s.T) {
+      if (const int64_t x = t - s.first; x >= 0) f = x / slot, e = x % slot;
+    }
+    bool live() const { return f >= 0 && f < F && e < T; }
+    void next() {
+      if (f >= 0 && --e < 0) e += slot, --f;
+    }
+  };
+
+  // Folds whose data is in row r at cycle t (skew lag r, window T): their range [lo, hi].
+  void folds_in_row(int64_t t, int64_t lag, int64_t width, int64_t& lo, int64_t& hi) const {
+    const int64_t newest = t - lag - s_.first, oldest = newest - (width - 1) - (T_ - 1);
+    lo = std::max<int64_t>(0, oldest <= 0 ? 0 : (oldest + s_.slot - 1) / s_.slot);
+    hi = newest < 0 ? -1 : std::min(F_ - 1, newest / s_.slot);
+  }
+
+  // Cells [c0, c1] of row r that hold fold f's data at cycle t (the data entered at σ_f + lag + e).
+  bool cells_of(int64_t f, int64_t t, int64_t lag, int64_t limit, int64_t& c0, int64_t& c1) const {
+    const int64_t age = t - s_.sigma(f) - lag;  // cycles since the fold's first element entered
+    c0 = std::max<int64_t>(0, age - (T_ - 1));
+    c1 = std::min(limit - 1, age);
+    return c0 <= c1;
+  }
+
+  void run_stationary_skewed() {
+    const int64_t Lx = R_ + C_;  // cells read τ = t − c; the bottom row's outputs read τ = t − R + 1 − c
+    const size_t RC = size_t(R_ * C_);
+    std::vector<float> xval(size_t(R_ * Lx), 0.f), psum(RC, 0.f);
+    std::vector<int32_t> xfold(size_t(R_ * Lx), -1), xidx(size_t(R_ * Lx), 0);
+    std::vector<float> w[2] = {std::vector<float>(RC, 0.f), std::vector<float>(RC, 0.f)};
+    std::vector<int32_t> w_ok[2] = {std::vector<int32_t>(RC, 0), std::vector<int32_t>(RC, 0)};
+    std::vector<uint8_t> fed[2] = {std::vector<uint8_t>(size_t(R_), 0), std::vector<uint8_t>(size_t(R_), 0)};
+    std::vector<float> chain_val(RC, 0.f);
+    std::vector<int32_t> chain_ok(RC, 0);
+    int64_t bank_fold[2] = {-1, -1};
+    auto q = [&](int64_t tau) { return ((-tau) % Lx + Lx) % Lx; };
+    auto close = [&](int b) {
+      if (bank_fold[b] < 0) return;
+      int64_t used = 0;
+      for (int64_t r = 0; r < R_; ++r)
+        if (fed[b][size_t(r)])
+          for (int64_t c = 0; c < C_; ++c) used += w_ok[b][size_t(r * C_ + c)] > 0;
+      m_.fold_used[size_t(bank_fold[b])] = used;
+      std::fill(fed[b].begin(), fed[b].end(), 0);
+    };
+    const int64_t end = s_.sigma(F_ - 1) + T_ + R_ + C_ - 2;
+    for (int64_t t = 0; t < end; ++t) {
+      // 1. stationary load: the row entering the chain at cycle τ is in chain row t−τ, so the chain is a
+      //    ring of R injected rows; at the end of the load chain row r holds the row injected R−1−r ago
+      if (int64_t x = t - (s_.first - R_); x >= 0 && x / s_.slot < F_ && x % s_.slot < R_) {
+        const int64_t f = x / s_.slot, j = x % s_.slot, row = R_ - 1 - j;
+        float* in = chain_val.data() + size_t(j * C_);
+        int32_t* in_ok = chain_ok.data() + size_t(j * C_);
+        for (int64_t c = 0; c < C_; ++c) {
+          const bool live = row < ru(f) && c < cu(f);
+          in[c] = live ? float(stationary_value(f, row, c)) : 0.f, in_ok[c] = live;
+        }
+        m_.stationary_or_top.see(t, row < ru(f) ? cu(f) : 0);
+        if (j == R_ - 1) {  // latch into bank f&1: array row r takes the row injected at step R−1−r
+          const int b = int(f & 1);
+          close(b);
+          for (int64_t r = 0; r < R_; ++r) {
+            std::memcpy(w[b].data() + size_t(r * C_), chain_val.data() + size_t((R_ - 1 - r) * C_), size_t(C_) * 4);
+            std::memcpy(w_ok[b].data() + size_t(r * C_), chain_ok.data() + size_t((R_ - 1 - r) * C_), size_t(C_) * 4);
+          }
+          bank_fold[b] = f;
+        }
+      }
+      // 2. the left ports write this cycle's slot of each row's ring
+      const int64_t qt = q(t);
+      PortWalk p(s_, t, F_);
+      for (int64_t r = 0; r < R_; ++r, p.next()) {
+        const size_t i = size_t(r * Lx + qt);
+        xfold[i] = -1, xval[i] = 0, xidx[i] = 0;
+        if (p.live() && r < ru(p.f)) {
+          xval[i] = float(streamed_value(p.f, r, p.e)), xfold[i] = int32_t(p.f), xidx[i] = int32_t(p.e);
+          m_.left.see(t);
+        }
+      }
+      // 3. each cell holding data adds stationary × streamed into the partial sum passing it
+      int64_t flo = 0, fhi = -1;
+      folds_in_row(t, 0, R_ + C_ - 1, flo, fhi);
+      for (int64_t f = flo; f <= fhi; ++f) {
+        const int64_t age = t - s_.sigma(f);  // rows r with cells holding fold f: age − r in [0, C+T−1)
+        for (int64_t r = std::max<int64_t>(0, age - (C_ - 1) - (T_ - 1)); r <= std::min(ru(f) - 1, age); ++r) {
+          int64_t c0 = 0, c1 = 0;  // unmapped columns hold no stationary operand: nothing to add there
+          if (!cells_of(f, t, r, cu(f), c0, c1)) continue;
+          float* prow = psum.data() + size_t((t - r) % R_ * C_);
+          const int b = int(f & 1);
+          if (bank_fold[b] != f)
+            failure("systolic engine: fold " + std::to_string(f) + " reached row " + std::to_string(r) +
+                    " before its stationary operand (schedule too tight)");
+          fed[b][size_t(r)] = 1;
+          const float* wr = w[b].data() + size_t(r * C_);
+          const int32_t* ok = w_ok[b].data() + size_t(r * C_);
+          const float* xr = xval.data() + size_t(r * Lx);
+          int32_t macs = 0;
+          for (int64_t c = c0; c <= c1;) {  // slots q(t−c) run upward with c until the ring wraps
+            const int64_t q0 = q(t - c), n = std::min(c1 - c + 1, Lx - q0);
+            macs += mac_segment(prow + c, wr + c, xr + q0, ok + c, n);
+            c += n;
+          }
+          m_.macs += macs, m_.fold_macs[size_t(f)] += macs;
+        }
+      }
+      // 4. the bottom row's partial sums are results; their slot is free for row 0 next cycle
+      const int64_t sb = t - R_ + 1;
+      if (sb < 0) continue;
+      float* prow = psum.data() + size_t(sb % R_ * C_);
+      for (int64_t c = 0, i = q(sb); c < C_ && sb - c >= 0; ++c, i = i + 1 == Lx ? 0 : i + 1) {
+        // i: ring slot of row 0's operand that started this partial sum
+        const int32_t f = xfold[size_t(i)];
+        if (f < 0) continue;
+        m_.last_activity = t;
+        if (c >= cu(f)) continue;
+        const int64_t e = xidx[size_t(i)], j = fc_of(f) * C_ + c;
+        if (fr_of(f) > 0) ++m_.rmw_reads;
+        record_output(df_ == Dataflow::ws ? e : j, df_ == Dataflow::ws ? j : e, int64_t(prow[c]), t);
+      }
+      std::fill(prow, prow + C_, 0.f);
+    }
+    close(0), close(1);
+  }
+
+  void run_output_stationary_skewed() {
+    const bool compat = s_.model == Model::scalesim;
+    const size_t RC = size_t(R_ * C_);
+    std::vector<float> xval(size_t(R_ * C_), 0.f), yval(RC, 0.f);  // rings: rows × C slots, R slots × columns
+    std::vector<float> acc[2] = {std::vector<float>(RC, 0.f), std::vector<float>(RC, 0.f)};
+    std::vector<int64_t> drain_fold(size_t(C_), -1), drain_at(size_t(C_), 0);
+    std::vector<float> drain_val(RC, 0.f);
+    auto q = [&](int64_t tau) { return ((-tau) % C_ + C_) % C_; };
+    auto emit = [&](int64_t f, int64_t r, int64_t c, float value, int64_t t) {
+      ++m_.fold_used[size_t(f)];
+      record_output(fr_of(f) * R_ + r, fc_of(f) * C_ + c, int64_t(value), t);
+      m_.out_reported.see(s_.sigma(f) + T_ - 1 + (R_ - 1 - r) + c);
+      m_.last_activity = t;
+    };
+    const int64_t end = s_.sigma(F_ - 1) + T_ + (compat ? R_ + C_ - 2 : 2 * R_ + C_ - 2);
+    for (int64_t t = 0; t < end; ++t) {
+      // 1. sol: each loaded drain column sends one result out of the bottom, bottom row first
+      if (!compat)
+        for (int64_t c = 0; c < C_; ++c) {
+          const int64_t f = drain_fold[size_t(c)];
+          if (f < 0) continue;
+          const int64_t i = t - drain_at[size_t(c)] - 1, r = R_ - 1 - i;
+          if (r < ru(f)) emit(f, r, c, drain_val[size_t(r * C_ + c)], t);
+          if (i == R_ - 1) drain_fold[size_t(c)] = -1;
+        }
+      // 2. ports
+      const int64_t qt = q(t);
+      PortWalk pl(s_, t, F_);
+      for (int64_t r = 0; r < R_; ++r, pl.next()) {
+        float v = 0;
+        if (pl.live() && r < ru(pl.f)) v = float(vals_.ifmap(fr_of(pl.f) * R_ + r, pl.e)), m_.left.see(t);
+        xval[size_t(r * C_ + qt)] = v;
+      }
+      float* ytop = yval.data() + size_t(t % R_ * C_);
+      PortWalk pt(s_, t, F_);
+      for (int64_t c = 0; c < C_; ++c, pt.next()) {
+        float v = 0;
+        if (pt.live() && c < cu(pt.f)) v = float(vals_.filter(pt.e, fc_of(pt.f) * C_ + c)), m_.stationary_or_top.see(t);
+        ytop[c] = v;
+      }
+      // 3. cells where fold f's row and column operands meet: k = t − σ_f − r − c in [0, T)
+      int64_t flo = 0, fhi = -1;
+      folds_in_row(t, 0, R_ + C_ - 1, flo, fhi);
+      for (int64_t f = flo; f <= fhi; ++f) {
+        const int64_t age = t - s_.sigma(f);
+        for (int64_t r = std::max<int64_t>(0, age - (C_ - 1) - (T_ - 1)); r <= std::min(ru(f) - 1, age); ++r) {
+          int64_t c0 = 0, c1 = 0;
+          if (!cells_of(f, t, r, cu(f), c0, c1)) continue;
+          float* a = acc[f & 1].data() + size_t(r * C_);
+          const float* y = yval.data() + size_t((t - r) % R_ * C_);
+          const float* x = xval.data() + size_t(r * C_);
+          for (int64_t c = c0; c <= c1;) {
+            const int64_t q0 = q(t - c), n = std::min(c1 - c + 1, C_ - q0);
+            accumulate_segment(a + c, x + q0, y + c, n);
+            c += n;
+          }
+          m_.macs += c1 - c0 + 1, m_.fold_macs[size_t(f)] += c1 - c0 + 1;
+        }
+      }
+      // 4. results: SCALE-Sim takes each after its last step; sol loads a column into its drain chain
+      const int64_t last_step = t - (T_ - 1) - s_.first, span = R_ + C_ - 2;  // folds whose last step is under way
+      const int64_t fmin = last_step - span <= 0 ? 0 : (last_step - span + s_.slot - 1) / s_.slot;
+      for (int64_t f = fmin; last_step >= 0 && f <= std::min(F_ - 1, last_step / s_.slot); ++f) {
+        const int64_t d = t - s_.sigma(f) - (T_ - 1);  // cells with r + c = d took their last step
+        if (compat) {
+          if (d > R_ + C_ - 2) continue;
+          for (int64_t r = std::max<int64_t>(0, d - (cu(f) - 1)); r < ru(f) && r <= d; ++r) {
+            float& a = acc[f & 1][size_t(r * C_ + d - r)];
+            emit(f, r, d - r, a, t);
+            a = 0;
+          }
+        } else {
+          const int64_t c = d - (R_ - 1);  // δ_{f,c} = σ_f + T + R − 2 + c
+          if (c < 0 || c >= C_) continue;
+          if (drain_fold[size_t(c)] >= 0) failure("systolic engine: drain chain still busy (schedule too tight)");
+          if (c >= cu(f)) continue;
+          drain_fold[size_t(c)] = f, drain_at[size_t(c)] = t;
+          for (int64_t r = 0; r < ru(f); ++r) {
+            float& a = acc[f & 1][size_t(r * C_ + c)];
+            drain_val[size_t(r * C_ + c)] = a;
+            a = 0;
+          }
+        }
+      }
+    }
+  }
+
   Gemm g_;
   Mapping mp_;
   Schedule s_;
   Dataflow df_;
   const StepOptions& opt_;
   int64_t R_, C_, T_, F_;
+  std::vector<int32_t> fr_, fc_;  // row fold and column fold of each fold
   Operands vals_;
   Measured m_;
 };
@@ -410,14 +670,15 @@ LayerResult stepped(const Layer& layer, const ArrayConfig& cfg, Model model, con
     bad_input("layer '" + layer.name + "' needs " + std::to_string(int64_t(updates / 1e9)) +
                   "G cell updates in the cycle-stepped engine",
               "use the closed-form engine (--engine analytic) or a smaller array");
-  if (g.K >= (int64_t{1} << 26) || g.M >= (int64_t{1} << 31) || g.N >= (int64_t{1} << 31))
-    bad_input("layer '" + layer.name + "' is too large for the cycle-stepped engine's 32-bit registers");
+  if (g.K >= (int64_t{1} << 20) || g.M >= (int64_t{1} << 31) || g.N >= (int64_t{1} << 31))
+    bad_input("layer '" + layer.name + "' is too large for the cycle-stepped engine (K < 2^20: its sums are exact floats)",
+              "use the closed-form engine");
 
   Engine engine(layer, g, mp, s, cfg.dataflow, opt);
   Measured m = engine.run();
 
   if (opt.check_values) {  // the array's results against a plain triple loop
-    const Operands v{&layer, g.K};
+    const Operands v(&layer, g);
     for (int64_t i = 0; i < g.M; ++i)
       for (int64_t j = 0; j < g.N; ++j) {
         int64_t want = 0;

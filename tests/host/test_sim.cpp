@@ -63,10 +63,14 @@ TEST(SimEngines, AgreeOnASweepOfSmallCases) {
             const std::string what = to_string(df) + " " + std::to_string(R) + "x" + std::to_string(C) + " " + l.name +
                                      " M" + std::to_string(l.lower().M) + " N" + std::to_string(l.lower().N) + " K" +
                                      std::to_string(l.lower().K) + " " + to_string(model) + (overlap ? " overlap" : "");
-            LayerResult a = analytic(l, cfg, model), s;
+            StepOptions planes;
+            planes.register_planes = true;
+            LayerResult a = analytic(l, cfg, model), s, p;
             ASSERT_NO_THROW(s = stepped(l, cfg, model)) << what;  // also checks every result value
+            ASSERT_NO_THROW(p = stepped(l, cfg, model, planes)) << what;
             EXPECT_EQ(s.macs, l.lower().macs()) << what;
-            expect_same(a, s, what);
+            expect_same(a, s, what + " (skewed registers)");
+            expect_same(a, p, what + " (register planes)");
             ++runs;
           }
   EXPECT_EQ(runs, 3 * 5 * 10 * 3);

@@ -131,7 +131,12 @@ struct Frame {
 struct StepOptions {
   bool check_values = true;          // compute the GEMM in the cells and compare with a reference
   int64_t max_cell_updates = 4e10;   // refuse runs bigger than this (R·C·cycles)
-  std::function<void(const Frame&)> on_cycle;  // called after every cycle when set
+  std::function<void(const Frame&)> on_cycle;  // called after every cycle when set (implies register_planes)
+  // How registers are stored. Planes: one array per register kind, shifted one cell every cycle
+  // (literal; used for pictures). Skewed (default): the same registers indexed by when their value
+  // entered the array, so moving one cell is a change of index, not a copy; each cycle then costs
+  // one multiply-add per cell that holds data. Both give identical results; the tests check it.
+  bool register_planes = false;
 };
 // Cycle-stepped: every cycle every cell takes its inputs from its neighbours' registers.
 LayerResult stepped(const Layer& layer, const ArrayConfig& cfg, Model model, const StepOptions& opt = {});
