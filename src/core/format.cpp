@@ -101,11 +101,10 @@ std::string Table::str() const {
     std::string out;
     for (size_t c = 0; c < cells.size(); ++c) {
       const std::string pad(width[c] - display_width(cells[c]), ' ');
-      const bool last = c + 1 == cells.size();
       if (c) out += "  ";
-      if (align_[c] == Align::Right) out += pad + cells[c];
-      else out += last ? cells[c] : cells[c] + pad;  // no trailing blanks at the end of a line
+      out += align_[c] == Align::Right ? pad + cells[c] : cells[c] + pad;
     }
+    while (!out.empty() && out.back() == ' ') out.pop_back();  // no trailing blanks
     return out + "\n";
   };
   std::string out = line(headers_);

@@ -2,7 +2,11 @@
 // (types checked, unknown fields rejected, required fields named) so a typo in a user's file is
 // one clear line, never a silently wrong roofline. validate() then checks that the numbers can
 // be true: positive bandwidths, and peaks that agree with units × rate × clock.
+#include <algorithm>
 #include <cmath>
+#include <cctype>
+#include <utility>
+#include <vector>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +24,21 @@ using ojson = nlohmann::ordered_json;
 
 // A stated peak may differ from units × rate × clock by this much (vendors round their figures).
 constexpr double kPeakTolerance = 0.02;
+
+// The occupancy limits, named once for reading, checking and writing.
+constexpr std::pair<const char*, int SmLimits::*> kLimitFields[] = {
+    {"warp_size", &SmLimits::warp_size},
+    {"max_warps_per_sm", &SmLimits::max_warps_per_sm},
+    {"max_blocks_per_sm", &SmLimits::max_blocks_per_sm},
+    {"max_threads_per_block", &SmLimits::max_threads_per_block},
+    {"registers_per_sm", &SmLimits::registers_per_sm},
+    {"max_registers_per_thread", &SmLimits::max_registers_per_thread},
+    {"register_alloc_unit", &SmLimits::register_alloc_unit},
+    {"shared_bytes_per_sm", &SmLimits::shared_bytes_per_sm},
+    {"max_shared_bytes_per_block", &SmLimits::max_shared_bytes_per_block},
+    {"shared_alloc_unit", &SmLimits::shared_alloc_unit},
+    {"reserved_shared_bytes_per_block", &SmLimits::reserved_shared_bytes_per_block},
+};
 
 const std::set<std::string>& peak_keys() {
   static const std::set<std::string> keys = [] {
@@ -55,12 +74,10 @@ class Reader {
     return obj_.at(k);
   }
   // Rejects fields the format does not know, so a misspelt field is never silently ignored.
-  void only(std::initializer_list<const char*> known) const {
-    for (const auto& [k, v] : obj_.items()) {
-      bool ok = false;
-      for (const char* n : known) ok = ok || k == n;
-      if (!ok) fail(k, "is not a known field");
-    }
+  void only(std::initializer_list<const char*> known) const { only(std::vector<std::string>(known.begin(), known.end())); }
+  void only(const std::vector<std::string>& known) const {
+    for (const auto& [k, v] : obj_.items())
+      if (std::find(known.begin(), known.end(), k) == known.end()) fail(k, "is not a known field");
   }
   double number(const std::string& k, bool required, double dflt = 0) const {
     if (!has(k)) return required ? (fail(k, "is missing"), 0.0) : dflt;
@@ -151,20 +168,10 @@ SmLimits read_limits(const Reader& row) {
   SmLimits l;
   if (!row.has("limits")) return l;
   const Reader r = row.object("limits");
-  r.only({"warp_size", "max_warps_per_sm", "max_blocks_per_sm", "max_threads_per_block", "registers_per_sm",
-          "max_registers_per_thread", "register_alloc_unit", "shared_bytes_per_sm", "max_shared_bytes_per_block",
-          "shared_alloc_unit", "reserved_shared_bytes_per_block"});
-  l.warp_size = r.integer("warp_size", false, l.warp_size);
-  l.max_warps_per_sm = r.integer("max_warps_per_sm", false);
-  l.max_blocks_per_sm = r.integer("max_blocks_per_sm", false);
-  l.max_threads_per_block = r.integer("max_threads_per_block", false);
-  l.registers_per_sm = r.integer("registers_per_sm", false);
-  l.max_registers_per_thread = r.integer("max_registers_per_thread", false);
-  l.register_alloc_unit = r.integer("register_alloc_unit", false);
-  l.shared_bytes_per_sm = r.integer("shared_bytes_per_sm", false);
-  l.max_shared_bytes_per_block = r.integer("max_shared_bytes_per_block", false);
-  l.shared_alloc_unit = r.integer("shared_alloc_unit", false);
-  l.reserved_shared_bytes_per_block = r.integer("reserved_shared_bytes_per_block", false);
+  std::vector<std::string> names;
+  for (const auto& [name, field] : kLimitFields) names.push_back(name);
+  r.only(names);
+  for (const auto& [name, field] : kLimitFields) l.*field = r.integer(name, false, l.*field);
   return l;
 }
 
@@ -306,18 +313,8 @@ void validate(const HwSpec& s, const std::string& origin) {
       fail(f + ".bytes_per_s", "must be > 0, got " + num(l->bytes_per_s));
   }
   const SmLimits& m = s.limits;
-  for (auto [f, v] : {std::pair<const char*, int>{"warp_size", m.warp_size},
-                      {"max_warps_per_sm", m.max_warps_per_sm},
-                      {"max_blocks_per_sm", m.max_blocks_per_sm},
-                      {"max_threads_per_block", m.max_threads_per_block},
-                      {"registers_per_sm", m.registers_per_sm},
-                      {"max_registers_per_thread", m.max_registers_per_thread},
-                      {"register_alloc_unit", m.register_alloc_unit},
-                      {"shared_bytes_per_sm", m.shared_bytes_per_sm},
-                      {"max_shared_bytes_per_block", m.max_shared_bytes_per_block},
-                      {"shared_alloc_unit", m.shared_alloc_unit},
-                      {"reserved_shared_bytes_per_block", m.reserved_shared_bytes_per_block}})
-    if (v < 0) fail(std::string("limits.") + f, "must be >= 0, got " + std::to_string(v));
+  for (const auto& [name, field] : kLimitFields)
+    if (m.*field < 0) fail(std::string("limits.") + name, "must be >= 0, got " + std::to_string(m.*field));
   if (m.max_shared_bytes_per_block > m.shared_bytes_per_sm)
     fail("limits.max_shared_bytes_per_block", "exceeds limits.shared_bytes_per_sm");
   if (m.max_warps_per_sm > 0 && m.max_threads_per_block > m.max_warps_per_sm * m.warp_size)
@@ -359,18 +356,8 @@ std::string to_json(const HwSpec& s, int indent) {
                            {"source", m.source}});
   j["host_link"] = link_json(s.host_link);
   j["chip_link"] = link_json(s.chip_link);
-  const SmLimits& l = s.limits;
-  j["limits"] = ojson{{"warp_size", l.warp_size},
-                      {"max_warps_per_sm", l.max_warps_per_sm},
-                      {"max_blocks_per_sm", l.max_blocks_per_sm},
-                      {"max_threads_per_block", l.max_threads_per_block},
-                      {"registers_per_sm", l.registers_per_sm},
-                      {"max_registers_per_thread", l.max_registers_per_thread},
-                      {"register_alloc_unit", l.register_alloc_unit},
-                      {"shared_bytes_per_sm", l.shared_bytes_per_sm},
-                      {"max_shared_bytes_per_block", l.max_shared_bytes_per_block},
-                      {"shared_alloc_unit", l.shared_alloc_unit},
-                      {"reserved_shared_bytes_per_block", l.reserved_shared_bytes_per_block}};
+  j["limits"] = ojson::object();
+  for (const auto& [name, field] : kLimitFields) j["limits"][name] = s.limits.*field;
   j["sources"] = s.sources;
   j["measured"] = s.measured;
   return j.dump(indent);

@@ -74,7 +74,9 @@ Cost matmul(const MatmulOp& op) {
   c.unit = hw::Unit::Matrix;
   c.flops = 2.0 * double(op.m) * double(op.n) * double(op.k);
   c.notes.push_back("FLOPs = 2·M·N·K (one multiply and one add per term)");
-  const std::string shape = "(" + dims({op.m, op.k}) + ")·(" + dims({op.k, op.n}) + ") " + dtype_name(op.dtype);
+  // (Built by appending: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string temporaries.)
+  std::string shape = "(";
+  shape += dims({op.m, op.k}) + ")·(" + dims({op.k, op.n}) + ") " + dtype_name(op.dtype);
   ByteCount q(what);
   switch (op.impl) {
     case MatmulImpl::Minimal:
@@ -130,23 +132,25 @@ Cost elementwise(const ElementwiseOp& op) {
   c.flops = double(op.ops) * double(op.n) * op.flops_per_op;
   ByteCount q(what);
   const std::string k = std::to_string(op.ops);
+  const std::string chain = "elementwise chain of " + k + (op.ops == 1 ? " op" : " ops") + " on n=" + std::to_string(op.n) +
+                            " " + dtype_name(op.dtype);
   if (op.fused) {
     q.add(tensor, 2);
-    c.op = "elementwise chain of " + k + " ops on n=" + std::to_string(op.n) + " " + dtype_name(op.dtype) + ", fused";
+    c.op = chain + ", fused";
     c.notes.push_back("fused: one kernel reads x once and writes y once: 2·n·b bytes");
   } else {
     q.add(tensor, 2 * int64_t(op.ops) + op.extra_reads);
-    c.op = "elementwise chain of " + k + " ops on n=" + std::to_string(op.n) + " " + dtype_name(op.dtype) + ", unfused";
+    c.op = chain + ", unfused";
     c.notes.push_back("unfused: " + k + " kernels, each reads its input and writes its output: 2·k·n·b bytes");
     if (op.extra_reads > 0)
-      c.notes.push_back("+" + std::to_string(op.extra_reads) + " whole-tensor reads for binary ops' second operand");
+      c.notes.push_back(std::to_string(op.extra_reads) + " extra whole-tensor reads for binary ops' second operand");
   }
-  c.notes.push_back("FLOPs = k·n·" + [&] {
-    std::ostringstream s;
-    s << op.flops_per_op;
-    return s.str();
-  }());
+  std::ostringstream f;
+  f << "FLOPs = k·n·" << op.flops_per_op;
+  c.notes.push_back(f.str());
   c.bytes = q.value();
+  // A streaming op reuses nothing: every byte it moves through HBM also crosses L2 once.
+  c.levels.push_back({"L2", c.bytes});
   return c;
 }
 
@@ -214,6 +218,7 @@ Cost row_op(const RowOp& op) {
   f << "FLOPs ≈ " << r.flops_per_element << " per element";
   c.notes.push_back(f.str());
   c.bytes = q.value();
+  c.levels.push_back({"L2", c.bytes});  // streaming: each HBM byte crosses L2 once
   return c;
 }
 
@@ -277,6 +282,8 @@ Cost attention(const AttentionOp& op) {
   const int64_t kv_row = checked_product({bh, 2, d, b}, what);  // one row of K and one of V, every head
   c.saved_bytes = double(nd) + double(rows_f32);
   c.notes.push_back("saved for backward: O (N×d) and the logsumexp (N, fp32) per head");
+  c.notes.push_back("re-reads are counted as HBM traffic, as the lecture counts them; where L2 holds a head's "
+                    "re-read tensors, part of them comes from L2 and the HBM traffic is lower");
   if (!op.backward) {
     q.add(nd, 2).add(rows_f32).add(kv_row, key_rows);
     c.notes.push_back("flash: Q read and O written once, logsumexp written (fp32); K and V re-read once per query block (" +
@@ -292,8 +299,9 @@ Cost attention(const AttentionOp& op) {
     const int64_t row_stat = checked_product({bh, kStatBytes}, what);     // one logsumexp or D entry
     q.add(nd, 2).add(rows_f32);                                      // preprocessing: read dO, O; write D
     q.add(nd, 4);                                                    // K, V read once; dK, dV written once
-    q.add(row_d, 2 * query_rows).add(row_stat, 2 * query_rows);      // Q, dO, logsumexp, D per visit
-    q.add(row_d_f32, 2 * query_rows);                                // dQ accumulator read + written per visit
+    q.add(row_d, query_rows).add(row_d, query_rows);                 // Q and dO rows, per visit
+    q.add(row_stat, query_rows).add(row_stat, query_rows);           // logsumexp and D, per visit
+    q.add(row_d_f32, query_rows).add(row_d_f32, query_rows);         // dQ accumulator read + written, per visit
     q.add(checked_product({bh, N, d, kStatBytes}, what)).add(nd);    // dQ fp32 → dtype
     c.notes.push_back("flash backward (FlashAttention-2 order, Bk = Bq = " + std::to_string(bq) +
                       "): K, V read and dK, dV written once; per key block Q, dO, logsumexp, D re-read and dQ "

@@ -20,18 +20,20 @@ std::string lower(std::string s) {
 
 bool positive_finite(double v) { return v > 0 && std::isfinite(v); }
 
+DType math_type(const Cost& c) { return c.math_dtype.value_or(c.dtype); }
+
 }  // namespace
 
-hw::Unit resolve_unit(const hw::HwSpec& hw, DType dtype, hw::Unit preferred, std::string* why) {
-  if (hw.has(dtype, preferred)) return preferred;
-  const hw::Unit other = preferred == hw::Unit::Matrix ? hw::Unit::Vector : hw::Unit::Matrix;
-  // A matmul in a type the matrix unit lacks (fp32 on Hopper) runs on the vector unit.
-  if (preferred == hw::Unit::Matrix && hw.has(dtype, other)) {
-    if (why)
-      *why = hw.name + " has no " + dtype_name(dtype) + " matrix peak; using its vector unit (SIMT FMA) instead";
-    return other;
-  }
-  return preferred;  // let peak() report what the chip has
+PeakChoice resolve_peak(const hw::HwSpec& hw, DType dtype, hw::Unit preferred) {
+  if (hw.has(dtype, preferred)) return {preferred, dtype, ""};
+  if (preferred == hw::Unit::Matrix && hw.has(dtype, hw::Unit::Vector))
+    return {hw::Unit::Vector, dtype,
+            hw.name + " has no " + dtype_name(dtype) + " matrix peak; using its vector unit (SIMT FMA) instead"};
+  if (preferred == hw::Unit::Vector && dtype != DType::f32 && hw.has(DType::f32, hw::Unit::Vector))
+    return {hw::Unit::Vector, DType::f32,
+            hw.name + "'s vector unit has no " + dtype_name(dtype) + " math; the data is converted and computed in "
+            "fp32, so the fp32 vector peak bounds it"};
+  return {preferred, dtype, ""};
 }
 
 Ceilings datasheet_ceilings(const hw::HwSpec& hw, DType dtype, hw::Unit unit) {
@@ -70,11 +72,11 @@ Estimate roofline(const Cost& cost, const Ceilings& c) {
 }
 
 Estimate roofline(const Cost& cost, const hw::HwSpec& hw) {
-  return roofline(cost, datasheet_ceilings(hw, cost.dtype, cost.unit));
+  return roofline(cost, datasheet_ceilings(hw, math_type(cost), cost.unit));
 }
 
 std::vector<LevelEstimate> hierarchical(const Cost& cost, const hw::HwSpec& hw) {
-  const double peak = hw.peak(cost.dtype, cost.unit).flops_per_s;
+  const double peak = hw.peak(math_type(cost), cost.unit).flops_per_s;
   if (!positive_finite(cost.bytes)) bad_input("byte count must be positive (every operation moves its operands)");
   auto row = [&](const std::string& name, double bytes, double bw) {
     LevelEstimate l;

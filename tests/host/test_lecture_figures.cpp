@@ -42,6 +42,22 @@ int64_t square_matmul_threshold(const hw::HwSpec& hw) {
 
 }  // namespace
 
+// ---- §3 the memory pyramid the hierarchical roofline uses ---------------------------------------
+
+TEST(Lecture3, FlashAttentionPaperPyramidOnA100) {
+  // "SRAM 20 MB @ 19 TB/s, HBM 40 GB @ 1.5 TB/s" (the FlashAttention paper's A100 figure).
+  const hw::HwSpec& a100 = hw::find("a100");
+  const hw::MemLevel* smem = nullptr;
+  for (const auto& l : a100.levels)
+    if (l.name == "smem/L1") smem = &l;
+  ASSERT_NE(smem, nullptr);
+  constexpr double kMiB = 1024.0 * 1024, kGiB = kMiB * 1024;
+  EXPECT_NEAR(smem->capacity_bytes / kMiB, 20, 0.5);    // 108 SMs × 192 KiB = 20.25 MiB
+  EXPECT_NEAR(smem->bytes_per_s / 1e12, 19, 0.6);       // 108 × 128 B × 1.41 GHz = 19.5 TB/s
+  EXPECT_NEAR(a100.levels.back().capacity_bytes / kGiB, 40, 0.01);
+  EXPECT_NEAR(a100.levels.back().bytes_per_s / 1e12, 1.5, 0.06);
+}
+
 // ---- §6 matmul ----------------------------------------------------------------------------------
 
 TEST(Lecture6, Matmul4096IsComputeBound) {
@@ -70,6 +86,10 @@ TEST(Lecture6, SquareMatmulComputeBoundThreshold) {
   // (2039 GB/s, ridge 153.0) the threshold is 459, a figure the lecture does not mention.
   EXPECT_EQ(square_matmul_threshold(hw::find("a100")), 602);
   EXPECT_EQ(square_matmul_threshold(hw::find("a100-80gb")), 459);
+  // "The scatter plot takes off between 512 and 1024": both thresholds lie there.
+  EXPECT_GT(n_h100, 512);
+  EXPECT_GT(square_matmul_threshold(hw::find("a100")), 512);
+  EXPECT_LT(n_h100, 1024);
 }
 
 TEST(Lecture6, Matmul256InTheCalculatorIsWrong) {
@@ -249,6 +269,20 @@ TEST(Lecture11, StandardAttentionMoves136MB) {
   EXPECT_EQ(e.bound, "memory");
   // "9× short of the ridge": 295.3 / 31.5 = 9.4.
   EXPECT_NEAR(e.ridge / e.intensity, 9, 0.5);
+}
+
+TEST(Lecture11, StandardAttentionIntensityIsCappedByHeadDim) {
+  // "FLOPs grow as N²d but S/P traffic as N², so the intensity is locked at O(d), whatever N":
+  // 4N²d / (b(4N² + 4Nd)) rises with N towards d/b = 32 and never reaches it.
+  double prev = 0;
+  for (int64_t N : {512, 2048, 8192, 32768, 131072}) {
+    Cost c = attention({.seq = N, .head_dim = 64});
+    const double I = c.flops / c.bytes;
+    EXPECT_GT(I, prev);
+    EXPECT_LT(I, 32);
+    prev = I;
+  }
+  EXPECT_GT(prev, 31.9);
 }
 
 TEST(Lecture11, StandardAttentionActivationMemory) {

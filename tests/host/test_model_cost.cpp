@@ -107,6 +107,10 @@ TEST(CostElementwise, UnfusedIsKRoundTripsFusedIsOne) {
     EXPECT_DOUBLE_EQ(u.flops, double(k) * n);
     EXPECT_DOUBLE_EQ(u.flops, f.flops) << "fusion changes the bytes, not the arithmetic";
     EXPECT_EQ(u.unit, hw::Unit::Vector);
+    // Streaming: every HBM byte crosses L2 once, and no faster level is claimed.
+    ASSERT_EQ(u.levels.size(), 1u);
+    EXPECT_EQ(u.levels[0].level, "L2");
+    EXPECT_DOUBLE_EQ(u.levels[0].bytes, u.bytes);
   }
 }
 

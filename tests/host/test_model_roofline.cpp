@@ -108,18 +108,35 @@ TEST(Roofline, DatasheetCeilingsFromTheSpec) {
   }
 }
 
-TEST(Roofline, UnitFallback) {
+TEST(Roofline, PeakFallbacks) {
   hw::HwSpec chip = toy_chip();
-  std::string why;
-  EXPECT_EQ(resolve_unit(chip, DType::bf16, hw::Unit::Matrix, &why), hw::Unit::Matrix);
-  EXPECT_TRUE(why.empty());
+  chip.vector_peaks.erase("bf16");
+  PeakChoice p = resolve_peak(chip, DType::bf16, hw::Unit::Matrix);
+  EXPECT_EQ(p.unit, hw::Unit::Matrix);
+  EXPECT_EQ(p.dtype, DType::bf16);
+  EXPECT_TRUE(p.why.empty());
   // fp32 has no matrix peak here: a matmul runs on the vector unit, and the note says so.
-  EXPECT_EQ(resolve_unit(chip, DType::f32, hw::Unit::Matrix, &why), hw::Unit::Vector);
-  EXPECT_NE(why.find("fp32"), std::string::npos);
-  // Neither unit has fp8: the preferred one comes back for peak() to refuse.
-  EXPECT_EQ(resolve_unit(chip, DType::fp8_e4m3, hw::Unit::Matrix), hw::Unit::Matrix);
-  // The vector unit never falls back to the matrix unit.
-  EXPECT_EQ(resolve_unit(chip, DType::f16, hw::Unit::Vector), hw::Unit::Vector);
+  p = resolve_peak(chip, DType::f32, hw::Unit::Matrix);
+  EXPECT_EQ(p.unit, hw::Unit::Vector);
+  EXPECT_EQ(p.dtype, DType::f32);
+  EXPECT_NE(p.why.find("fp32"), std::string::npos);
+  // bf16 data on a vector unit without bf16 math is computed in fp32.
+  p = resolve_peak(chip, DType::bf16, hw::Unit::Vector);
+  EXPECT_EQ(p.unit, hw::Unit::Vector);
+  EXPECT_EQ(p.dtype, DType::f32);
+  EXPECT_NE(p.why.find("converted"), std::string::npos);
+  // A matmul in a type neither unit has stays as asked, for peak() to refuse.
+  p = resolve_peak(chip, DType::fp8_e4m3, hw::Unit::Matrix);
+  EXPECT_EQ(p.unit, hw::Unit::Matrix);
+  EXPECT_EQ(p.dtype, DType::fp8_e4m3);
+  EXPECT_THROW(chip.peak(p.dtype, p.unit), Error);
+  // The roofline uses the math type's peak when the cost names one.
+  Cost c = cost(100, 10);
+  c.unit = hw::Unit::Vector;
+  c.dtype = DType::bf16;
+  c.math_dtype = DType::f32;
+  EXPECT_DOUBLE_EQ(roofline(c, chip).ceilings.flops_per_s, 100);
+  EXPECT_DOUBLE_EQ(hierarchical(c, chip).back().ridge, 10);
 }
 
 TEST(Hierarchical, RowsForKnownLevelsAndHbm) {

@@ -5,6 +5,7 @@
 // Conventions (DESIGN.md): matmul FLOPs = 2·M·N·K; attention forward = 4·B·H·N²·d, halved when
 // causal; backward = 2.5 × forward.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct Cost {
   double saved_bytes = 0;           // kept in HBM for the backward pass (attention), 0 if n/a
   hw::Unit unit = hw::Unit::Vector; // which unit does the arithmetic
   DType dtype = DType::bf16;
+  // The type the arithmetic runs in, when it is not the storage type: fp8 data on a vector unit
+  // that has no fp8 math is converted and computed in fp32. The roofline takes its peak.
+  std::optional<DType> math_dtype;
   std::vector<LevelTraffic> levels; // traffic at faster levels, when the model knows it
   std::vector<std::string> notes;   // how the bytes and FLOPs were counted, one line each
 };

@@ -19,11 +19,19 @@ struct Ceilings {
 };
 Ceilings datasheet_ceilings(const hw::HwSpec& hw, DType dtype, hw::Unit unit);
 
-// The unit whose peak bounds an op that prefers `preferred`: the preferred one if the chip has a
-// peak for `dtype` there; a matrix op in a type the matrix unit lacks (fp32 on Hopper) falls back
-// to the vector unit, and *why (if given) says so. Otherwise returns `preferred` unchanged, so
-// that peak() reports what the chip has.
-hw::Unit resolve_unit(const hw::HwSpec& hw, DType dtype, hw::Unit preferred, std::string* why = nullptr);
+// Whose peak bounds an op that prefers `preferred` for `dtype` data on this chip:
+//  - the preferred unit, if the chip has a peak for dtype there;
+//  - a matrix op in a type the matrix unit lacks (fp32 on Hopper) runs on the vector unit;
+//  - a vector op in a type the vector unit lacks (fp8 anywhere, bf16 on TPU v5e) is computed in
+//    fp32 after conversion, so the fp32 vector peak bounds it;
+//  - otherwise the preferred unit and dtype unchanged, so that peak() reports what the chip has.
+// `why` says which rule applied (empty for the first).
+struct PeakChoice {
+  hw::Unit unit = hw::Unit::Matrix;
+  DType dtype = DType::bf16;
+  std::string why;
+};
+PeakChoice resolve_peak(const hw::HwSpec& hw, DType dtype, hw::Unit preferred);
 
 struct Estimate {
   double flops = 0, bytes = 0;
@@ -37,7 +45,8 @@ struct Estimate {
   Ceilings ceilings;
 };
 Estimate roofline(const Cost& cost, const Ceilings& c);
-Estimate roofline(const Cost& cost, const hw::HwSpec& hw);  // datasheet ceilings for cost.dtype/unit
+// Datasheet ceilings for the cost's unit and its math type (math_dtype if set, else dtype).
+Estimate roofline(const Cost& cost, const hw::HwSpec& hw);
 
 struct LevelEstimate {
   std::string level;
