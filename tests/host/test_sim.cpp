@@ -262,3 +262,23 @@ TEST(SimInput, FloatsPrintAsPython) {
   EXPECT_EQ(python_float(123456789012345.0), "123456789012345.0");
   EXPECT_EQ(python_float(0.1), "0.1");
 }
+
+// ---- TPU matmul estimates ------------------------------------------------------------------------
+
+#include "sol/sim/mxu.hpp"
+
+TEST(SimMxu, FoldsThatAreNotFullLoseUtilization) {
+  // K = 4000 = 31·128 + 32: the last of 32 K-folds maps 32 of 128 rows → 4000/4096 of the array.
+  const MxuMatmul a = mxu_matmul(4096, 4096, 4000, 4, 1.5e9);
+  EXPECT_EQ(a.map.row_folds, 32);
+  EXPECT_EQ(a.map.col_folds, 32);
+  EXPECT_DOUBLE_EQ(a.mapped_fraction, 4000.0 / 4096.0);
+  const MxuMatmul b = mxu_matmul(4096, 4096, 4096, 4, 1.5e9);
+  EXPECT_DOUBLE_EQ(b.mapped_fraction, 1.0);
+  EXPECT_EQ(a.cycles, b.cycles);  // padded folds take as long as full ones
+  EXPECT_GT(b.fraction_of_peak, 0.99);
+  EXPECT_LT(a.fraction_of_peak, b.fraction_of_peak);
+  // A GEMV streams one row per fold: the weight loads dominate.
+  EXPECT_LT(mxu_matmul(1, 4096, 4096, 4, 1.5e9).fraction_of_peak, 0.01);
+  EXPECT_THROW(mxu_matmul(4, 4, 4, 0, 1e9), sol::Error);
+}

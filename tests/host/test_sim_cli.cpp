@@ -95,3 +95,17 @@ TEST(SimCli, BadInputIsOneLineAndExitTwo) {
     EXPECT_LE(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << ": " << r.out;
   }
 }
+
+TEST(SimCli, RooflineOnATpuReportsTheMxuFolds) {
+  const Outcome r = sol("roofline matmul --gpu tpu-v5e --m 1000 --n 1000 --k 1000 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("mxu")) << r.out;
+  EXPECT_EQ(j["mxu"]["row_folds"], 8);  // ⌈1000/128⌉
+  EXPECT_EQ(j["mxu"]["mxus"], 4);
+  EXPECT_NEAR(j["mxu"]["mapped_fraction"].get<double>(), 1000.0 * 1000 / (64 * 128 * 128), 1e-12);
+  EXPECT_GE(j["mxu"]["t_estimate_s"].get<double>(), j["t_floor_s"].get<double>());
+  const Outcome g = sol("roofline matmul --gpu h100 --m 1000 --n 1000 --k 1000 --json");
+  ASSERT_EQ(g.code, 0) << g.out;
+  EXPECT_FALSE(nlohmann::json::parse(g.out).contains("mxu"));  // GPUs have no MXU
+}
