@@ -30,8 +30,8 @@ std::string read(const fs::path& p) {
 }
 
 // "0, 36351, 0, 90.14, ..." → the cells after LayerID, as text.
-std::vector<std::string> row_cells(const fs::path& csv) {
-  std::istringstream in(read(csv));
+std::vector<std::string> cells_of_first_row(const std::string& csv) {
+  std::istringstream in(csv);
   std::string header, row;
   std::getline(in, header);
   std::getline(in, row);
@@ -45,6 +45,8 @@ std::vector<std::string> row_cells(const fs::path& csv) {
   cells.erase(cells.begin());  // LayerID
   return cells;
 }
+
+std::vector<std::string> row_cells(const fs::path& csv) { return cells_of_first_row(read(csv)); }
 
 struct Case {
   std::string id;
@@ -123,23 +125,9 @@ TEST_P(ScaleSimCase, ReplayedReportsMatchEveryPrintedNumber) {
   LayerResult r = analytic(c.layers[0], c.cfg, Model::scalesim);
   replay_scalesim_memory(c.layers[0], c.cfg, r);
   EXPECT_TRUE(r.dram_replayed);
-  auto cells = [](const std::string& csv) {
-    std::istringstream in(csv);
-    std::string header, row, cell;
-    std::getline(in, header);
-    std::getline(in, row);
-    std::vector<std::string> out;
-    std::istringstream rs(row);
-    while (std::getline(rs, cell, ',')) {
-      size_t a = cell.find_first_not_of(' ');
-      if (a != std::string::npos) out.push_back(cell.substr(a));
-    }
-    out.erase(out.begin());
-    return out;
-  };
-  EXPECT_EQ(cells(compute_report_csv({r})), c.compute) << c.id;
-  EXPECT_EQ(cells(bandwidth_report_csv({r})), c.bandwidth) << c.id;
-  EXPECT_EQ(cells(detailed_access_report_csv({r})), c.detail) << c.id;
+  EXPECT_EQ(cells_of_first_row(compute_report_csv({r})), c.compute) << c.id;
+  EXPECT_EQ(cells_of_first_row(bandwidth_report_csv({r})), c.bandwidth) << c.id;
+  EXPECT_EQ(cells_of_first_row(detailed_access_report_csv({r})), c.detail) << c.id;
   // and the files byte for byte
   const fs::path dir = shared_dir() / "scalesim" / "reports" / c.id;
   EXPECT_EQ(compute_report_csv({r}), read(dir / "COMPUTE_REPORT.csv")) << c.id;
