@@ -29,20 +29,17 @@ namespace {
 
 using detail::Schedule;
 
-// The two inner loops: one row segment of multiply-adds. Built twice on x86-64 (AVX2 and plain),
-// picked at load time, so the binary still runs on any x86-64.
+// The two inner loops: one row segment of multiply-adds. Built three times on x86-64 (AVX-512,
+// AVX2, plain) and picked at load time, so the binary still runs on any x86-64.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define SOL_SIM_CLONES __attribute__((target_clones("avx2", "default")))
+#define SOL_SIM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SOL_SIM_CLONES
 #endif
 
-// Partial sums p += w·x over n cells; returns how many cells held a stationary operand (MACs).
-SOL_SIM_CLONES int32_t mac_segment(float* __restrict p, const float* __restrict w, const float* __restrict x,
-                                   const int32_t* __restrict ok, int64_t n) {
-  int32_t macs = 0;
-  for (int64_t k = 0; k < n; ++k) p[k] += w[k] * x[k], macs += ok[k];
-  return macs;
+// Partial sums p += w·x over n cells.
+SOL_SIM_CLONES void mac_segment(float* __restrict p, const float* __restrict w, const float* __restrict x, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) p[k] += w[k] * x[k];
 }
 
 // Accumulators a += x·y over n cells.
@@ -432,18 +429,6 @@ class Engine {
   // sum born at row 0 at cycle s sits in row t−s; it is stored at slot s of a ring of R rows and
   // updated in place as it "moves down". One cycle = one multiply-add per cell that holds data.
 
-  // Walks the ports of one edge at cycle t without dividing: port p is p cycles behind port 0.
-  struct PortWalk {
-    int64_t f = -1, e = 0, slot, F, T;
-    PortWalk(const Schedule& s, int64_t t, int64_t folds) : slot(s.slot), F(folds), T(s.T) {
-      if (const int64_t x = t - s.first; x >= 0) f = x / slot, e = x % slot;
-    }
-    bool live() const { return f >= 0 && f < F && e < T; }
-    void next() {
-      if (f >= 0 && --e < 0) e += slot, --f;
-    }
-  };
-
   // Folds whose data is in row r at cycle t (skew lag r, window T): their range [lo, hi].
   void folds_in_row(int64_t t, int64_t lag, int64_t width, int64_t& lo, int64_t& hi) const {
     const int64_t newest = t - lag - s_.first, oldest = newest - (width - 1) - (T_ - 1);
@@ -463,9 +448,10 @@ class Engine {
     const int64_t Lx = R_ + C_;  // cells read τ = t − c; the bottom row's outputs read τ = t − R + 1 − c
     const size_t RC = size_t(R_ * C_);
     std::vector<float> xval(size_t(R_ * Lx), 0.f), psum(RC, 0.f);
-    std::vector<int32_t> xfold(size_t(R_ * Lx), -1), xidx(size_t(R_ * Lx), 0);
     std::vector<float> w[2] = {std::vector<float>(RC, 0.f), std::vector<float>(RC, 0.f)};
-    std::vector<int32_t> w_ok[2] = {std::vector<int32_t>(RC, 0), std::vector<int32_t>(RC, 0)};
+    // loaded[b][r·(C+1) + c]: cells of row r left of column c that hold a stationary operand
+    std::vector<int32_t> loaded[2] = {std::vector<int32_t>(size_t(R_ * (C_ + 1)), 0),
+                                      std::vector<int32_t>(size_t(R_ * (C_ + 1)), 0)};
     std::vector<uint8_t> fed[2] = {std::vector<uint8_t>(size_t(R_), 0), std::vector<uint8_t>(size_t(R_), 0)};
     std::vector<float> chain_val(RC, 0.f);
     std::vector<int32_t> chain_ok(RC, 0);
@@ -475,8 +461,7 @@ class Engine {
       if (bank_fold[b] < 0) return;
       int64_t used = 0;
       for (int64_t r = 0; r < R_; ++r)
-        if (fed[b][size_t(r)])
-          for (int64_t c = 0; c < C_; ++c) used += w_ok[b][size_t(r * C_ + c)] > 0;
+        if (fed[b][size_t(r)]) used += loaded[b][size_t(r * (C_ + 1) + C_)];
       m_.fold_used[size_t(bank_fold[b])] = used;
       std::fill(fed[b].begin(), fed[b].end(), 0);
     };
@@ -497,64 +482,66 @@ class Engine {
           const int b = int(f & 1);
           close(b);
           for (int64_t r = 0; r < R_; ++r) {
-            std::memcpy(w[b].data() + size_t(r * C_), chain_val.data() + size_t((R_ - 1 - r) * C_), size_t(C_) * 4);
-            std::memcpy(w_ok[b].data() + size_t(r * C_), chain_ok.data() + size_t((R_ - 1 - r) * C_), size_t(C_) * 4);
+            const size_t from = size_t((R_ - 1 - r) * C_);
+            std::memcpy(w[b].data() + size_t(r * C_), chain_val.data() + from, size_t(C_) * 4);
+            int32_t* pre = loaded[b].data() + size_t(r * (C_ + 1));
+            for (int64_t c = 0; c < C_; ++c) pre[c + 1] = pre[c] + chain_ok[from + size_t(c)];
           }
           bank_fold[b] = f;
         }
       }
-      // 2. the left ports write this cycle's slot of each row's ring
+      // 2. the left ports write this cycle's slot of the rings of the rows that receive data
+      //    (row r gets fold f's element e = t − σ_f − r); other slots are never read
       const int64_t qt = q(t);
-      PortWalk p(s_, t, F_);
-      for (int64_t r = 0; r < R_; ++r, p.next()) {
-        const size_t i = size_t(r * Lx + qt);
-        xfold[i] = -1, xval[i] = 0, xidx[i] = 0;
-        if (p.live() && r < ru(p.f)) {
-          xval[i] = float(streamed_value(p.f, r, p.e)), xfold[i] = int32_t(p.f), xidx[i] = int32_t(p.e);
-          m_.left.see(t);
-        }
+      int64_t flo = 0, fhi = -1, fed_rows = 0;
+      folds_in_row(t, 0, R_, flo, fhi);
+      for (int64_t f = flo; f <= fhi; ++f) {
+        const int64_t age = t - s_.sigma(f);
+        for (int64_t r = std::max<int64_t>(0, age - (T_ - 1)); r <= std::min(ru(f) - 1, age); ++r, ++fed_rows)
+          xval[size_t(r * Lx + qt)] = float(streamed_value(f, r, age - r));
       }
+      m_.left.see(t, fed_rows);
       // 3. each cell holding data adds stationary × streamed into the partial sum passing it
-      int64_t flo = 0, fhi = -1;
       folds_in_row(t, 0, R_ + C_ - 1, flo, fhi);
       for (int64_t f = flo; f <= fhi; ++f) {
         const int64_t age = t - s_.sigma(f);  // rows r with cells holding fold f: age − r in [0, C+T−1)
+        const int b = int(f & 1);
         for (int64_t r = std::max<int64_t>(0, age - (C_ - 1) - (T_ - 1)); r <= std::min(ru(f) - 1, age); ++r) {
           int64_t c0 = 0, c1 = 0;  // unmapped columns hold no stationary operand: nothing to add there
           if (!cells_of(f, t, r, cu(f), c0, c1)) continue;
-          float* prow = psum.data() + size_t((t - r) % R_ * C_);
-          const int b = int(f & 1);
           if (bank_fold[b] != f)
             failure("systolic engine: fold " + std::to_string(f) + " reached row " + std::to_string(r) +
                     " before its stationary operand (schedule too tight)");
           fed[b][size_t(r)] = 1;
+          float* prow = psum.data() + size_t((t - r) % R_ * C_);
           const float* wr = w[b].data() + size_t(r * C_);
-          const int32_t* ok = w_ok[b].data() + size_t(r * C_);
           const float* xr = xval.data() + size_t(r * Lx);
-          int32_t macs = 0;
           for (int64_t c = c0; c <= c1;) {  // slots q(t−c) run upward with c until the ring wraps
             const int64_t q0 = q(t - c), n = std::min(c1 - c + 1, Lx - q0);
-            macs += mac_segment(prow + c, wr + c, xr + q0, ok + c, n);
+            mac_segment(prow + c, wr + c, xr + q0, n);
             c += n;
           }
+          const int32_t* pre = loaded[b].data() + size_t(r * (C_ + 1));
+          const int64_t macs = pre[c1 + 1] - pre[c0];  // cells that hold a stationary operand
           m_.macs += macs, m_.fold_macs[size_t(f)] += macs;
         }
       }
-      // 4. the bottom row's partial sums are results; their slot is free for row 0 next cycle
+      // 4. the bottom row's partial sums are results (column c's began at row 0 at cycle sb − c);
+      //    their slot is free for row 0 next cycle
       const int64_t sb = t - R_ + 1;
       if (sb < 0) continue;
       float* prow = psum.data() + size_t(sb % R_ * C_);
-      for (int64_t c = 0, i = q(sb); c < C_ && sb - c >= 0; ++c, i = i + 1 == Lx ? 0 : i + 1) {
-        // i: ring slot of row 0's operand that started this partial sum
-        const int32_t f = xfold[size_t(i)];
-        if (f < 0) continue;
-        m_.last_activity = t;
-        if (c >= cu(f)) continue;
-        const int64_t e = xidx[size_t(i)], j = fc_of(f) * C_ + c;
-        if (fr_of(f) > 0) ++m_.rmw_reads;
-        record_output(df_ == Dataflow::ws ? e : j, df_ == Dataflow::ws ? j : e, int64_t(prow[c]), t);
+      folds_in_row(sb, 0, C_, flo, fhi);
+      for (int64_t f = flo; f <= fhi; ++f) {
+        const int64_t age = sb - s_.sigma(f);
+        for (int64_t c = std::max<int64_t>(0, age - (T_ - 1)); c <= std::min(cu(f) - 1, age); ++c) {
+          const int64_t e = age - c, j = fc_of(f) * C_ + c;
+          if (fr_of(f) > 0) ++m_.rmw_reads;
+          record_output(df_ == Dataflow::ws ? e : j, df_ == Dataflow::ws ? j : e, int64_t(prow[c]), t);
+          prow[c] = 0;
+          m_.last_activity = t;
+        }
       }
-      std::fill(prow, prow + C_, 0.f);
     }
     close(0), close(1);
   }
@@ -585,22 +572,21 @@ class Engine {
           if (i == R_ - 1) drain_fold[size_t(c)] = -1;
         }
       // 2. ports
+      //    (only ports that receive data write their ring slot; stale slots are never read)
       const int64_t qt = q(t);
-      PortWalk pl(s_, t, F_);
-      for (int64_t r = 0; r < R_; ++r, pl.next()) {
-        float v = 0;
-        if (pl.live() && r < ru(pl.f)) v = float(vals_.ifmap(fr_of(pl.f) * R_ + r, pl.e)), m_.left.see(t);
-        xval[size_t(r * C_ + qt)] = v;
-      }
       float* ytop = yval.data() + size_t(t % R_ * C_);
-      PortWalk pt(s_, t, F_);
-      for (int64_t c = 0; c < C_; ++c, pt.next()) {
-        float v = 0;
-        if (pt.live() && c < cu(pt.f)) v = float(vals_.filter(pt.e, fc_of(pt.f) * C_ + c)), m_.stationary_or_top.see(t);
-        ytop[c] = v;
+      int64_t flo = 0, fhi = -1, n_left = 0, n_top = 0;
+      folds_in_row(t, 0, std::max(R_, C_), flo, fhi);
+      for (int64_t f = flo; f <= fhi; ++f) {
+        const int64_t age = t - s_.sigma(f);
+        for (int64_t r = std::max<int64_t>(0, age - (T_ - 1)); r <= std::min(ru(f) - 1, age); ++r, ++n_left)
+          xval[size_t(r * C_ + qt)] = float(vals_.ifmap(fr_of(f) * R_ + r, age - r));
+        for (int64_t c = std::max<int64_t>(0, age - (T_ - 1)); c <= std::min(cu(f) - 1, age); ++c, ++n_top)
+          ytop[c] = float(vals_.filter(age - c, fc_of(f) * C_ + c));
       }
+      m_.left.see(t, n_left);
+      m_.stationary_or_top.see(t, n_top);
       // 3. cells where fold f's row and column operands meet: k = t − σ_f − r − c in [0, T)
-      int64_t flo = 0, fhi = -1;
       folds_in_row(t, 0, R_ + C_ - 1, flo, fhi);
       for (int64_t f = flo; f <= fhi; ++f) {
         const int64_t age = t - s_.sigma(f);
