@@ -148,8 +148,6 @@ std::string records_table(const results::File& f);
 // and over the fastest valid peer at the same shape; 0 when there is none.
 double speedup_over_previous(const results::File& f, const results::Record& r);
 double speedup_over_peer(const results::File& f, const results::Record& r);
-// A record is a valid result only if it ran, verified, and has a positive median.
-bool valid(const results::Record& r);
 
 // ---- a compiled kernel's resources ---------------------------------------------------------------
 struct KernelReport {

@@ -13,7 +13,6 @@ namespace {
 
 std::string pct(double fraction) { return fraction > 0 ? num(100 * fraction, 3) + " %" : "—"; }
 
-bool is_peer(const results::Record& r) { return r.variant.rfind("peer:", 0) == 0; }
 
 const hw::MemLevel* level(const hw::HwSpec& row, const std::string& name) {
   for (const auto& l : row.levels)
@@ -36,24 +35,20 @@ std::string ratio(double x) { return x > 0 ? num(x, 3) + "×" : "—"; }
 
 }  // namespace
 
-bool valid(const results::Record& r) { return r.skipped.empty() && r.verified && r.median_s > 0; }
 
 double speedup_over_previous(const results::File& f, const results::Record& r) {
-  if (!valid(r) || is_peer(r)) return 0;
+  if (!results::valid(r) || results::is_peer(r)) return 0;
   const results::Record* prev = nullptr;
   for (const auto& o : f.records)
-    if (valid(o) && !is_peer(o) && o.family == r.family && o.shape == r.shape && o.version < r.version &&
+    if (results::valid(o) && !results::is_peer(o) && o.family == r.family && o.shape == r.shape && o.version < r.version &&
         (!prev || o.version > prev->version))
       prev = &o;
   return prev ? prev->median_s / r.median_s : 0;
 }
 
 double speedup_over_peer(const results::File& f, const results::Record& r) {
-  if (!valid(r) || is_peer(r)) return 0;
-  const results::Record* best = nullptr;
-  for (const auto& o : f.records)
-    if (valid(o) && is_peer(o) && o.family == r.family && o.shape == r.shape && (!best || o.median_s < best->median_s))
-      best = &o;
+  if (!results::valid(r) || results::is_peer(r)) return 0;
+  const results::Record* best = results::best_peer(f, r);
   return best ? best->median_s / r.median_s : 0;
 }
 

@@ -118,6 +118,32 @@ Record record_from(const json& j, const std::string& where) {
 
 }  // namespace
 
+bool is_peer(const Record& r) { return r.variant.rfind("peer:", 0) == 0; }
+
+bool valid(const Record& r) { return r.skipped.empty() && r.verified && r.median_s > 0; }
+
+namespace {
+// The element type a variant's name mentions, or "" ("v02_relu_bf16" → "bf16").
+std::string dtype_token(const std::string& name) {
+  for (const char* t : {"fp8_e4m3", "fp8_e5m2", "fp32", "fp16", "bf16", "tf32", "fp64", "int8"})
+    if (name.find(t) != std::string::npos) return t;
+  return "";
+}
+}  // namespace
+
+const Record* best_peer(const File& f, const Record& r) {
+  if (is_peer(r)) return nullptr;
+  const std::string want = dtype_token(r.variant);
+  const Record* best = nullptr;
+  for (const auto& p : f.records) {
+    if (!is_peer(p) || !valid(p) || p.shape != r.shape || p.family != r.family) continue;
+    const std::string has = dtype_token(p.variant);
+    if (has != want) continue;  // typed against typed of the same type, untyped against untyped
+    if (!best || p.median_s < best->median_s) best = &p;
+  }
+  return best;
+}
+
 std::string to_json(const File& f) {
   json recs = json::array();
   for (const auto& r : f.records) recs.push_back(to_j(r));

@@ -60,6 +60,14 @@ struct File {
   std::vector<Record> records;
 };
 
+bool is_peer(const Record& r);
+// A result to compare against: it ran, it verified, it has a time.
+bool valid(const Record& r);
+// The fastest valid peer for `r` in the same file: same shape, and the same element type named in
+// both variant names ("relu_bf16"; or none in either), so that fp8 is never compared with a bf16
+// peer. nullptr when there is none.
+const Record* best_peer(const File& f, const Record& r);
+
 std::string to_json(const File& f);
 File from_json_text(const std::string& text, const std::string& origin);
 File read(const std::string& path);    // throws sol::Error naming the path

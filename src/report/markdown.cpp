@@ -48,12 +48,7 @@ std::string family_markdown(const results::File& f, const hw::HwSpec& hw) {
       continue;
     }
     std::string vs_peer;
-    if (!is_peer(r.variant))
-      for (const auto& p : f.records)
-        if (is_peer(p.variant) && p.shape == r.shape && p.median_s > 0 && p.skipped.empty()) {
-          vs_peer = fixed(p.median_s / r.median_s, 2) + "× " + p.variant.substr(5);
-          break;
-        }
+    if (const auto* p = results::best_peer(f, r)) vs_peer = fixed(p->median_s / r.median_s, 2) + "× " + p->variant.substr(5);
     o << row({r.variant, r.technique, "`" + r.shape + "`", si(r.median_s, "s"), fixed(r.achieved_bytes_per_s / 1e9, 0),
               floor_of(r) > 0 ? pct(floor_of(r) / r.median_s) : "-", vs_peer,
               r.verified ? "ok (" + sci(r.rel_l2) + ")" : "**failed**"});
@@ -75,12 +70,10 @@ std::string headline_markdown(const std::vector<results::File>& files) {
         if (r.shape == shape && r.verified && (!best || r.median_s < best->median_s)) best = &r;
       }
     if (!best) continue;
-    const results::Record* peer = nullptr;
-    for (const auto& r : f.records)
-      if (is_peer(r.variant) && r.shape == shape && r.median_s > 0 && (!peer || r.median_s < peer->median_s)) peer = &r;
+    const results::Record* peer = results::best_peer(f, *best);
     o << row({f.family, best->variant, "`" + shape + "`", si(best->median_s, "s"),
               floor_of(*best) > 0 ? pct(floor_of(*best) / best->median_s) : "-",
-              peer ? fixed(peer->median_s / best->median_s, 2) + "× " + peer->variant.substr(5) : "no peer"});
+              peer ? fixed(peer->median_s / best->median_s, 2) + "× " + peer->variant.substr(5) : "no comparable peer"});
   }
   return o.str();
 }

@@ -71,6 +71,7 @@ std::string pct(double f) { return fixed(100 * f, f < 0.01 ? 3 : 1) + " %"; }
 
 // Records grouped: family → variant (in file order) → records in shape order.
 struct Ladder {
+  const results::File* file = nullptr;
   std::string family;
   std::vector<std::string> variants;  // versions first (by version), peers last
   std::map<std::string, std::vector<const results::Record*>> by_variant;
@@ -80,6 +81,7 @@ std::vector<Ladder> ladders(const std::vector<results::File>& files) {
   std::vector<Ladder> out;
   for (const auto& f : files) {
     Ladder l;
+    l.file = &f;
     l.family = f.family;
     std::map<std::string, int> version;
     for (const auto& r : f.records) {
@@ -104,14 +106,6 @@ const results::Record* headline(const std::vector<const results::Record*>& recs)
   return recs.empty() ? nullptr : recs.front();
 }
 
-// The peer record at the same shape, if the run had one.
-const results::Record* peer_at(const Ladder& l, const std::string& shape) {
-  for (const auto& v : l.variants)
-    if (v.rfind("peer:", 0) == 0)
-      for (auto* r : l.by_variant.at(v))
-        if (r->shape == shape && r->skipped.empty() && r->median_s > 0) return r;
-  return nullptr;
-}
 
 }  // namespace
 
@@ -148,7 +142,7 @@ std::string text(const Input& in) {
         m.add_row({v, r->shape, "skipped", "", "", "", "", "", "", r->skipped});
         continue;
       }
-      const auto* peer = v.rfind("peer:", 0) == 0 ? nullptr : peer_at(l, r->shape);
+      const auto* peer = v.rfind("peer:", 0) == 0 ? nullptr : results::best_peer(*l.file, *r);
       bool is_peer = v.rfind("peer:", 0) == 0;
       std::string vs_prev = (!is_peer && prev && prev->shape == r->shape) ? fixed(prev->median_s / r->median_s, 2) + "×" : "";
       m.add_row({v, r->shape, si(r->median_s, "s"), fixed(r->achieved_bytes_per_s / 1e9, 0),
@@ -296,7 +290,7 @@ std::string family_section(const Ladder& l) {
       o << "<tr><td>" << svg::escape(v) << "</td><td colspan='9'>skipped: " << svg::escape(r->skipped) << "</td></tr>\n";
       continue;
     }
-    const auto* peer = is_peer ? nullptr : peer_at(l, r->shape);
+    const auto* peer = is_peer ? nullptr : results::best_peer(*l.file, *r);
     double f = fraction_of_floor(*r);
     o << "<tr><td>" << svg::escape(v) << "</td><td>" << svg::escape(r->technique) << "</td><td>"
       << svg::escape(r->shape) << "</td><td>" << si(r->median_s, "s") << "</td><td>"

@@ -104,7 +104,7 @@ TEST(HarnessGpu, PoisonDetectionCatchesUnwrittenElements) {
   const results::Record r = time_selftest("broken_tail", quick_timing());
   EXPECT_FALSE(r.verified);
   EXPECT_NE(r.note.find("not a valid result"), std::string::npos) << r.note;
-  EXPECT_FALSE(bench::valid(r));
+  EXPECT_FALSE(results::valid(r));
   // The right variant passes the same check.
   EXPECT_TRUE(bench::verify(selftest("v01_axpb"), Shape::parse("n=4097"), 7).ok);
 }
@@ -149,7 +149,7 @@ TEST(HarnessGpu, FullProbeSavesALoadableProfile) {
   const bench::ProbeResult p = bench::probe(po);
   EXPECT_GT(p.ceilings.l2_bytes_per_s, p.ceilings.copy_bytes_per_s);
   EXPECT_GT(p.ceilings.fp32_fma_flops_per_s, 0);
-  if (p.device.compute_capability >= 80) EXPECT_GT(p.ceilings.matrix_flops_per_s.count("bf16"), 0u);
+  if (p.device.compute_capability >= 80) { EXPECT_GT(p.ceilings.matrix_flops_per_s.count("bf16"), 0u); }
   ASSERT_EQ(p.saved_to, path.string());
   std::ifstream in(path);
   std::stringstream text;
@@ -216,7 +216,7 @@ TEST(HarnessGpu, FamilyRunRecordsPeersOrWhyNot) {
   for (const Variant& v : bench::selftest_variants()) vs.push_back(&v);
   const results::File f = bench::run_family("selftest", vs, ro, p, sheet());
   ASSERT_GE(f.records.size(), vs.size());
-  EXPECT_TRUE(bench::valid(f.records[0]));
+  EXPECT_TRUE(results::valid(f.records[0]));
   EXPECT_GT(f.ceilings.copy_bytes_per_s, 0);
   // torch_peers.py has no selftest family: either it says so, or the file records why peers are missing.
   const std::string table = bench::records_table(f);

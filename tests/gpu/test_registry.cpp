@@ -86,7 +86,7 @@ TEST(Registry, EntriesAreWellFormed) {
     EXPECT_FALSE(v.test_shapes.empty()) << "no test shapes";
     EXPECT_GE(v.tol.rel_l2, 0);
     EXPECT_FALSE(v.tol.why.empty()) << "a tolerance states why";
-    if (v.is_peer()) EXPECT_EQ(v.version, 0);
+    if (v.is_peer()) { EXPECT_EQ(v.version, 0); }
     for (const Shape& s : v.bench_shapes) {
       ASSERT_TRUE(v.unsupported);
       EXPECT_EQ(v.unsupported(s), "") << "bench shape " << s.str() << " is unsupported";

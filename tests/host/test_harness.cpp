@@ -115,7 +115,7 @@ TEST(Clocks, WatchSummarizesSamples) {
 TEST(Clocks, MissingLibraryIsNotAnError) {
   // Whatever this machine has, reading the clock never throws; unknown clocks say why.
   const ClockSample s = read_clock("0000:00:00.0", 0);
-  if (!s.known) EXPECT_FALSE(s.why_unknown.empty());
+  if (!s.known) { EXPECT_FALSE(s.why_unknown.empty()); }
 }
 
 TEST(DeviceRow, MatchesByCapabilitySmsAndMemory) {
@@ -200,9 +200,9 @@ TEST(Records, SpeedupsValidityAndTable) {
   f.records.push_back(missing_peer_record("copy", "torch is not installed"));
   f.records[4].throttled = true;
   f.records[4].throttle_reasons = "sw power cap";
-  EXPECT_TRUE(valid(f.records[1]));
-  EXPECT_FALSE(valid(f.records[3]));
-  EXPECT_FALSE(valid(f.records[5]));
+  EXPECT_TRUE(results::valid(f.records[1]));
+  EXPECT_FALSE(results::valid(f.records[3]));
+  EXPECT_FALSE(results::valid(f.records[5]));
   EXPECT_DOUBLE_EQ(speedup_over_previous(f, f.records[1]), 2.0);
   EXPECT_DOUBLE_EQ(speedup_over_peer(f, f.records[1]), 1.5);
   EXPECT_DOUBLE_EQ(speedup_over_previous(f, f.records[0]), 0);  // nothing before v01
@@ -239,7 +239,7 @@ TEST(Profile, MeasuredRatesReplaceThePeaksAndValidate) {
   EXPECT_DOUBLE_EQ(prof.matrix_peaks.at("fp16").flops_per_s, h200.matrix_peaks.at("fp16").flops_per_s);
   EXPECT_EQ(prof.matrix_peaks.count("fp32"), h200.matrix_peaks.count("fp32"));
   for (const auto& l : prof.levels)
-    if (l.name == "L2") EXPECT_DOUBLE_EQ(l.bytes_per_s, 9.5e12);
+    if (l.name == "L2") { EXPECT_DOUBLE_EQ(l.bytes_per_s, 9.5e12); }
   // It survives the JSON round trip that `--gpu measured` reads.
   const hw::HwSpec back = hw::from_json_text(hw::to_json(prof), "profile");
   EXPECT_TRUE(back.measured);
@@ -247,7 +247,7 @@ TEST(Profile, MeasuredRatesReplaceThePeaksAndValidate) {
   // An L2 figure that would break the fastest-first order is not used.
   p.ceilings.l2_bytes_per_s = 1e15;
   for (const auto& l : measured_profile(p, h200).levels)
-    if (l.name == "L2") EXPECT_LT(l.bytes_per_s, 1e15);
+    if (l.name == "L2") { EXPECT_LT(l.bytes_per_s, 1e15); }
 }
 
 TEST(Profile, ProbeTable) {
@@ -321,7 +321,7 @@ TEST(Peers, MissingPeerRecord) {
   const results::Record r = missing_peer_record("copy", "torch is not installed");
   EXPECT_EQ(r.variant.rfind("peer:", 0), 0u);
   EXPECT_NE(r.skipped.find("torch is not installed"), std::string::npos);
-  EXPECT_FALSE(valid(r));
+  EXPECT_FALSE(results::valid(r));
 }
 
 #else

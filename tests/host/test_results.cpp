@@ -71,3 +71,32 @@ TEST(Results, WriteReadDir) {
   fs::remove_all(dir);
   EXPECT_TRUE(results::read_dir(dir.string()).empty());
 }
+
+TEST(Results, BestPeerComparesLikeWithLike) {
+  results::File f;
+  f.family = "precision";
+  auto rec = [](std::string v, std::string shape, double t) {
+    results::Record r;
+    r.family = "precision";
+    r.variant = std::move(v);
+    r.shape = std::move(shape);
+    r.median_s = t;
+    r.verified = true;
+    return r;
+  };
+  f.records = {rec("v03_relu_fp8_e4m3", "n=8", 1), rec("v02_relu_bf16", "n=8", 2), rec("peer:torch.relu_bf16", "n=8", 3),
+               rec("peer:torch.relu_fp32", "n=8", 0.5), rec("peer:torch.compile_relu_bf16", "n=8", 2.5),
+               rec("peer:torch.relu_bf16", "n=16", 0.1), rec("v01_plain", "n=8", 1), rec("peer:clone", "n=8", 4)};
+  // fp8 has no fp8 peer: a bf16 or fp32 peer is not comparable
+  EXPECT_EQ(results::best_peer(f, f.records[0]), nullptr);
+  // bf16: the fastest bf16 peer at the same shape (not the fp32 one, not the other shape)
+  ASSERT_NE(results::best_peer(f, f.records[1]), nullptr);
+  EXPECT_EQ(results::best_peer(f, f.records[1])->variant, "peer:torch.compile_relu_bf16");
+  // a variant without a type in its name compares with untyped peers only
+  ASSERT_NE(results::best_peer(f, f.records[6]), nullptr);
+  EXPECT_EQ(results::best_peer(f, f.records[6])->variant, "peer:clone");
+  // a failed peer is never the comparison
+  f.records[4].verified = false;
+  EXPECT_EQ(results::best_peer(f, f.records[1])->variant, "peer:torch.relu_bf16");
+  EXPECT_EQ(results::best_peer(f, f.records[2]), nullptr);  // peers have no peer
+}
