@@ -34,7 +34,7 @@ results::File measured() {
   f.ceilings.copy_bytes_per_s = 4e12;
   f.ceilings.matrix_flops_per_s["bf16"] = 7.9e14;
   f.records = {rec("v01_fp32", 1, "n=1024", 4e-3), rec("v02_bf16", 2, "n=1024", 2e-3, false),
-               rec("v01_fp32", 1, "n=2048", 8e-3), rec("peer:torch.relu", 0, "n=1024", 5e-3)};
+               rec("v01_fp32", 1, "n=2048", 8e-3), rec("peer:torch.relu_fp32", 0, "n=1024", 5e-3)};
   return f;
 }
 
@@ -79,7 +79,7 @@ TEST(Report, HeadlinePicksTheFastestVerifiedVersion) {
   // v02 is faster but failed verification: v01 is the headline
   EXPECT_NE(md.find("v01_fp32"), std::string::npos);
   EXPECT_EQ(md.find("v02_bf16"), std::string::npos);
-  EXPECT_NE(md.find("1.25× torch.relu"), std::string::npos);
+  EXPECT_NE(md.find("1.25× torch.relu_fp32"), std::string::npos);
 }
 
 TEST(Report, ReplaceBlockNeedsItsMarkers) {
