@@ -74,7 +74,10 @@ PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes,
     return run;
   }
   std::string shape_list;
-  for (const auto& s : shapes) shape_list += (shape_list.empty() ? "" : ";") + s.str();
+  for (const auto& s : shapes) {
+    if (!shape_list.empty()) shape_list += ';';
+    shape_list += s.str();
+  }
   static int calls = 0;
   const auto tmp = std::filesystem::temp_directory_path() /
                    ("sol-peers-" + std::to_string(::getpid()) + "-" + std::to_string(calls++));
