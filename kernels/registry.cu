@@ -1,11 +1,150 @@
-// The one explicit list of every kernel variant (DESIGN.md: one registry).
+// The one explicit list of every kernel variant (DESIGN.md: one registry). Each family's
+// semantics (shape rules, cost, tolerance, Case) live in kernels/<family>/case.cu; this file
+// says which versions exist, what each one changes, and on which shapes it is benched and tested.
+// Bench shapes: the first is the headline (≥ 1 GiB moved where memory is the question), the rest
+// a sweep. Test shapes: tiny, odd, prime, misaligned, and > 2^31 elements where the family allows.
+#include <initializer_list>
+
+#include "kernels/banks/case.hpp"
+#include "kernels/coalescing/case.hpp"
+#include "kernels/copy/case.hpp"
+#include "kernels/divergence/case.hpp"
+#include "kernels/precision/case.hpp"
 #include "sol/registry.hpp"
 
 namespace sol {
+namespace {
+
+using Texts = std::initializer_list<const char*>;
+
+std::vector<Shape> shapes(Texts texts) {
+  std::vector<Shape> v;
+  for (const char* t : texts) v.push_back(Shape::parse(t));
+  return v;
+}
+
+// One entry; V is a family's Version enum, whose namespace provides unsupported, cost,
+// tolerance and make (found by argument-dependent lookup).
+template <class V>
+Variant entry(const char* family, V v, const char* name, int version, int min_cc, const char* technique, Texts bench,
+              Texts test) {
+  Variant x;
+  x.family = family;
+  x.name = name;
+  x.version = version;
+  x.technique = technique;
+  x.min_cc = min_cc;
+  x.unsupported = [v](const Shape& s) { return unsupported(v, s); };
+  x.cost = [v](const Shape& s) { return cost(v, s); };
+  x.bench_shapes = shapes(bench);
+  x.test_shapes = shapes(test);
+  x.tol = tolerance(v);
+  x.make = [v](const Shape& s) { return make(v, s); };
+  return x;
+}
+
+// ---- copy: n fp32 elements ------------------------------------------------------------------------
+const Texts kCopyBench = {"n=2^28", "n=2^16", "n=2^20", "n=2^22", "n=2^24", "n=2^26", "n=2^30"};
+const Texts kCopyTest = {"n=1", "n=2", "n=3", "n=5", "n=31", "n=4099", "n=1000003", "n=1048577",
+                         "n=1000003,offset_in=1,offset_out=1", "n=4099,offset_in=3,offset_out=3",
+                         "n=1000003,offset_in=1", "n=77,offset_out=2", "n=2147483659"};
+
+void add_copy(std::vector<Variant>& all) {
+  using V = kernels::copy::Version;
+  all.push_back(entry("copy", V::peer_memcpy, "peer:cudaMemcpy", 0, 70, "cudaMemcpyAsync device-to-device",
+                      kCopyBench, {"n=1", "n=3", "n=1000003", "n=1000003,offset_in=1"}));
+  all.push_back(entry("copy", V::v01_scalar, "v01_scalar", 1, 70, "one 4-byte load and store per thread", kCopyBench,
+                      kCopyTest));
+  all.push_back(entry("copy", V::v02_vec16, "v02_vec16", 2, 70, "16-byte float4 loads and stores, scalar head and tail",
+                      kCopyBench, kCopyTest));
+  all.push_back(entry("copy", V::v03_vec16_unroll, "v03_vec16_unroll", 3, 70,
+                      "four 16-byte loads in flight per thread before the stores", kCopyBench, kCopyTest));
+}
+
+// ---- coalescing: rows × cols sums, and a strided read of n elements -----------------------------
+const Texts kSumBench = {"rows=16384,cols=16384", "rows=2048,cols=2048", "rows=4096,cols=4096", "rows=8192,cols=8192",
+                         "rows=32768,cols=32768"};
+const Texts kSumTest = {"rows=1,cols=1",      "rows=1,cols=1000003",  "rows=1000003,cols=1", "rows=37,cols=41",
+                        "rows=129,cols=4099", "rows=4099,cols=129",   "rows=1000,cols=1000"};
+
+void add_coalescing(std::vector<Variant>& all) {
+  using V = kernels::coalescing::Version;
+  all.push_back(entry("coalescing", V::v01_row_per_thread, "v01_row_per_thread", 1, 70,
+                      "thread per row, acc += A[row*N+k]: lanes N·4 bytes apart (uncoalesced)", kSumBench, kSumTest));
+  all.push_back(entry("coalescing", V::v02_col_per_thread, "v02_col_per_thread", 2, 70,
+                      "thread per column, acc += A[k*N+col]: lanes on adjacent words (coalesced)", kSumBench, kSumTest));
+  all.push_back(entry("coalescing", V::v03_strided, "v03_strided", 3, 70,
+                      "out[i] = in[i*stride]: 4 sectors per warp request at stride 1, 32 from stride 8",
+                      {"n=2^27,stride=1", "n=2^27,stride=2", "n=2^27,stride=4", "n=2^27,stride=8", "n=2^27,stride=16",
+                       "n=2^27,stride=32"},
+                      {"n=1,stride=1", "n=1,stride=32", "n=2,stride=7", "n=1000003,stride=3", "n=4099,stride=32",
+                       "n=65537,stride=8", "n=777,stride=13"}));
+}
+
+// ---- precision: ReLU over n elements ------------------------------------------------------------
+const Texts kReluBench = {"n=2^29", "n=2^20", "n=2^24", "n=2^26", "n=2^28"};
+const Texts kReluTest = {"n=1",       "n=2",       "n=3",
+                         "n=15",      "n=17",      "n=33",
+                         "n=1000003", "n=1000003,offset_in=1,offset_out=1", "n=4099,offset_in=5,offset_out=5",
+                         "n=1000003,offset_in=1", "n=2147483659"};
+
+void add_precision(std::vector<Variant>& all) {
+  using V = kernels::precision::Version;
+  all.push_back(entry("precision", V::v01_relu_fp32, "v01_relu_fp32", 1, 70,
+                      "ReLU in fp32 with 16-byte vectors: 8 bytes per FLOP", kReluBench, kReluTest));
+  all.push_back(entry("precision", V::v02_relu_bf16, "v02_relu_bf16", 2, 80,
+                      "the same kernel on bf16: 4 bytes per FLOP", kReluBench, kReluTest));
+  all.push_back(entry("precision", V::v03_relu_fp8_e4m3, "v03_relu_fp8_e4m3", 3, 89,
+                      "the same kernel on fp8 e4m3: 2 bytes per FLOP", kReluBench, kReluTest));
+}
+
+// ---- divergence: a warp split `ways` ways; loops whose trip count varies -----------------------
+const Texts kLoopBench = {"base=64,spread=32", "base=64,spread=0", "base=64,spread=8", "base=64,spread=128"};
+const Texts kLoopTest = {"base=0,spread=0,threads=5",     "base=0,spread=1,threads=1",  "base=5,spread=3,threads=1000",
+                         "base=1,spread=0,threads=31",    "base=3,spread=2,threads=4097",
+                         "base=64,spread=32,threads=100003"};
+
+void add_divergence(std::vector<Variant>& all) {
+  using V = kernels::divergence::Version;
+  all.push_back(entry("divergence", V::v01_warp_split, "v01_warp_split", 1, 70,
+                      "lanes split `ways` ways, each path the same 1024-FMA chain: time ~ ways",
+                      {"ways=1", "ways=2", "ways=4", "ways=8", "ways=16", "ways=32"},
+                      {"ways=1,threads=1", "ways=32,threads=1", "ways=3,threads=1000", "ways=32,threads=33",
+                       "ways=7,threads=4097", "ways=2,threads=1000003"}));
+  all.push_back(entry("divergence", V::v02_loop_varied, "v02_loop_varied", 2, 70,
+                      "lane i runs base + i·spread FMAs: each warp waits for its longest lane", kLoopBench, kLoopTest));
+  all.push_back(entry("divergence", V::v03_loop_sorted, "v03_loop_sorted", 3, 70,
+                      "the same trip counts sorted so that a warp's lanes agree", kLoopBench, kLoopTest));
+}
+
+// ---- banks: transpose of rows × cols fp32 through a shared-memory tile --------------------------
+const Texts kTransposeBench = {"rows=16384,cols=16384", "rows=4096,cols=4096", "rows=8192,cols=8192",
+                               "rows=16383,cols=16385", "rows=32768,cols=8192"};
+const Texts kTransposeTest = {"rows=1,cols=1",   "rows=1,cols=37",     "rows=37,cols=1",     "rows=31,cols=33",
+                              "rows=32,cols=32", "rows=97,cols=131",   "rows=1000,cols=1025", "rows=2049,cols=63"};
+
+void add_banks(std::vector<Variant>& all) {
+  using V = kernels::banks::Version;
+  all.push_back(entry("banks", V::v01_tile32, "v01_tile32", 1, 70,
+                      "32×32 shared tile: column reads hit one bank (32-way conflict)", kTransposeBench, kTransposeTest));
+  Variant padded = entry("banks", V::v02_padded, "v02_padded", 2, 70, "tile padded to [32][33]: conflict-free",
+                         kTransposeBench, kTransposeTest);
+  padded.test_shapes.push_back(Shape::parse("rows=65537,cols=32771"));  // > 2^31 elements: 64-bit indexing, once
+  all.push_back(std::move(padded));
+  all.push_back(entry("banks", V::v03_swizzled, "v03_swizzled", 3, 70,
+                      "tile column index XOR row index: conflict-free without padding", kTransposeBench, kTransposeTest));
+}
+
+}  // namespace
 
 const std::vector<Variant>& registry() {
   static const std::vector<Variant> all = [] {
     std::vector<Variant> v;
+    add_copy(v);
+    add_coalescing(v);
+    add_precision(v);
+    add_divergence(v);
+    add_banks(v);
     return v;
   }();
   return all;

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""PyTorch peers for sol's memory-lesson families, timed the way the registry's Cases are.
+
+    python3 bench/peers/torch_peers.py --family F --shapes "n=2^28;n=2^20" --out FILE.json
+
+Writes a JSON array of records (family, variant, technique, shape, median_s, min_s, max_s,
+samples, flops, bytes, verified, rel_l2, tolerance, note) for the shapes given, in the same
+shape syntax and with the same FLOP and byte counts as kernels/<family>/case.cu. Timing: CUDA
+events around each call, warm-up first, the median of many samples; inputs are fresh random
+values (never zero) rotated over enough sets to exceed 256 MiB, as the Cases do. Each result is
+checked against a float64 reference. Exits 3 with one line on stderr when torch or CUDA is
+missing, 2 on bad arguments. Depends on torch only.
+"""
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+
+ROTATE_BYTES = 256 * 2**20  # all sets together exceed this (5× H200's 50 MB L2)
+MAX_SETS = 16
+TARGET_SECONDS = 1.0  # measuring time per (variant, shape), after warm-up
+MIN_SAMPLES, MAX_SAMPLES, WARMUP = 10, 200, 3
+
+
+def fail(code, line):
+    print(f"torch_peers: {line}", file=sys.stderr)
+    sys.exit(code)
+
+
+# ---- shapes: the syntax of sol::Shape::parse, the text of Shape::str ----------------------------
+def parse_value(key, text):
+    if "^" in text:
+        base, exp = text.split("^", 1)
+        return parse_value(key, base) ** parse_value(key, exp)
+    mult = {"k": 2**10, "K": 2**10, "m": 2**20, "M": 2**20, "g": 2**30, "G": 2**30}.get(text[-1:], 1)
+    digits = text[:-1] if mult != 1 else text
+    try:
+        return int(digits) * mult
+    except ValueError:
+        fail(2, f"bad value '{text}' for {key}: use an integer, optionally with k/M/G (x1024) or as 2^N")
+
+
+def parse_shape(text):
+    dims = []
+    for item in text.split(","):
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            fail(2, f"bad shape item '{item}' in '{text}': write NAME=VALUE[,NAME=VALUE...]")
+        if any(k == key for k, _ in dims):
+            fail(2, f"dimension '{key}' given twice in '{text}'")
+        dims.append((key, parse_value(key, value)))
+    return dims
+
+
+def shape_str(dims):
+    return ",".join(f"{k}={v}" for k, v in dims)
+
+
+def dims_of(dims, family, *names):
+    d = dict(dims)
+    missing = [n for n in names if n not in d]
+    extra = [k for k in d if k not in names]
+    if missing or extra or any(d[n] <= 0 for n in names):
+        fail(2, f"shape '{shape_str(dims)}' does not fit {family}: give {', '.join(n + '=N' for n in names)} (N ≥ 1)")
+    return [d[n] for n in names]
+
+
+def rotating_sets(bytes_per_set):
+    return min(MAX_SETS, ROTATE_BYTES // max(1, int(bytes_per_set)) + 1)
+
+
+# ---- inputs like kernels/common/random.cuh: never zero -----------------------------------------
+def random_signed(torch, n, device):  # ±[0.25, 4)
+    mag = torch.rand(n, device=device) * 3.75 + 0.25
+    sign = torch.randint(0, 2, (n,), device=device, dtype=torch.int8).float() * 2 - 1
+    return mag * sign
+
+
+def random_positive(torch, shape, device):  # [0.5, 2)
+    return torch.rand(shape, device=device) * 1.5 + 0.5
+
+
+# ---- timing --------------------------------------------------------------------------------------
+class Timer:
+    def __init__(self, torch, cpu):
+        self.torch, self.cpu = torch, cpu
+
+    def sync(self):
+        if not self.cpu:
+            self.torch.cuda.synchronize()
+
+    def once(self, fn, arg):
+        if self.cpu:
+            t0 = time.perf_counter()
+            fn(arg)
+            return time.perf_counter() - t0
+        start, end = self.torch.cuda.Event(enable_timing=True), self.torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn(arg)
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / 1e3
+
+    def measure(self, fn, inputs):
+        """Median, min, max seconds and the sample count; set i % len(inputs) feeds sample i."""
+        for i in range(WARMUP):
+            fn(inputs[i % len(inputs)])
+        self.sync()
+        estimate = max(self.once(fn, inputs[0]), 1e-6)
+        count = int(min(MAX_SAMPLES, max(MIN_SAMPLES, TARGET_SECONDS / estimate)))
+        times = [self.once(fn, inputs[i % len(inputs)]) for i in range(count)]
+        return statistics.median(times), min(times), max(times), count
+
+
+def rel_l2(torch, out, ref):
+    out, ref = out.double(), ref.double()
+    ref_norm = torch.linalg.vector_norm(ref).item()
+    err = torch.linalg.vector_norm(out - ref).item()
+    return err / ref_norm if ref_norm > 0 else err
+
+
+# ---- one peer at one shape -----------------------------------------------------------------------
+def run_peer(torch, timer, family, variant, technique, dims, make_input, fn, reference, flops, nbytes, tol, note=""):
+    rec = dict(family=family, variant=variant, technique=technique, shape=shape_str(dims), median_s=0.0, min_s=0.0,
+               max_s=0.0, samples=0, flops=float(flops), bytes=float(nbytes), verified=False, rel_l2=0.0,
+               tolerance=tol, note=note)
+    try:
+        first = make_input()
+        out = fn(first)
+        timer.sync()
+        err = rel_l2(torch, out, reference(first))
+        per_set = first.numel() * first.element_size() + out.numel() * out.element_size()
+        inputs = [first] + [make_input() for _ in range(rotating_sets(per_set) - 1)]
+        rec["rel_l2"], rec["verified"] = err, bool(err <= tol)
+        del out
+        rec["median_s"], rec["min_s"], rec["max_s"], rec["samples"] = timer.measure(fn, inputs)
+    except Exception as e:  # an op torch lacks for this dtype, torch.compile without a compiler, OOM
+        rec["skipped"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]
+        rec["note"] = (note + "; " if note else "") + "not run: " + rec["skipped"]
+    finally:
+        if not timer.cpu:
+            torch.cuda.empty_cache()
+    return rec
+
+
+# ---- families ------------------------------------------------------------------------------------
+def copy_peers(torch, timer, device, dims):
+    (n,) = dims_of(dims, "copy", "n")
+    yield run_peer(torch, timer, "copy", "peer:torch.clone", "torch.Tensor.clone() of an fp32 tensor (eager)", dims,
+                   lambda: random_signed(torch, n, device), lambda x: x.clone(), lambda x: x, 0, 8 * n, 0.0,
+                   "bytes = n × (4 read + 4 written), as the copy Case")
+
+
+def precision_peers(torch, timer, device, dims):
+    (n,) = dims_of(dims, "precision", "n")
+    kinds = [("fp32", torch.float32, 4), ("bf16", torch.bfloat16, 2)]
+    fp8 = getattr(torch, "float8_e4m3fn", None)
+    for name, dtype, size in kinds + ([("fp8_e4m3", fp8, 1)] if fp8 is not None else []):
+        yield run_peer(torch, timer, "precision", f"peer:torch.relu_{name}", f"torch.relu on {name} (eager)", dims,
+                       lambda dt=dtype: random_signed(torch, n, device).to(dt), torch.relu,
+                       lambda x: torch.relu(x.double()), n, 2 * size * n, 0.0,
+                       f"bytes = n × ({size} read + {size} written); flops = n")
+    if fp8 is None:
+        yield dict(family="precision", variant="peer:torch.relu_fp8_e4m3", technique="torch.relu on fp8 e4m3",
+                   shape=shape_str(dims), median_s=0.0, min_s=0.0, max_s=0.0, samples=0, flops=float(n),
+                   bytes=float(2 * n), verified=False, rel_l2=0.0, tolerance=0.0,
+                   skipped="this torch has no float8_e4m3fn", note="not run: this torch has no float8_e4m3fn")
+    # torch.compile fails lazily (at the first call) when no compiler backend works: run_peer reports it.
+    yield run_peer(torch, timer, "precision", "peer:torch.compile_relu_bf16", "torch.compile(torch.relu) on bf16", dims,
+                   lambda: random_signed(torch, n, device).to(torch.bfloat16), torch.compile(torch.relu),
+                   lambda x: torch.relu(x.double()), n, 4 * n, 0.0,
+                   "bytes = n × (2 read + 2 written); compile time excluded (first call and warm-up)")
+
+
+def coalescing_peers(torch, timer, device, dims):
+    keys = [k for k, _ in dims]
+    if "stride" in keys:
+        n, stride = dims_of(dims, "coalescing", "n", "stride")
+        read_sectors = n if stride >= 8 else (n - 1) * stride // 8 + 1
+        yield run_peer(torch, timer, "coalescing", "peer:torch.strided_clone", "x[::stride].clone() (eager)", dims,
+                       lambda: random_signed(torch, (n - 1) * stride + 1, device), lambda x: x[::stride].clone(),
+                       lambda x: x[::stride], 0, 32 * (read_sectors + (n + 7) // 8), 0.0,
+                       "bytes = whole 32-byte sectors touched, as the v03_strided Case")
+        return
+    rows, cols = dims_of(dims, "coalescing", "rows", "cols")
+    tol = 1e-4
+    for dim, what, outs in ((1, "row sums (as v01)", rows), (0, "column sums (as v02)", cols)):
+        yield run_peer(torch, timer, "coalescing", f"peer:torch.sum_dim{dim}", f"x.sum(dim={dim}): {what} (eager)",
+                       dims, lambda: random_positive(torch, (rows, cols), device), lambda x, d=dim: x.sum(dim=d),
+                       lambda x, d=dim: x.double().sum(dim=d), rows * cols, 4 * rows * cols + 4 * outs, tol,
+                       "bytes = A read once + one fp32 per sum written")
+
+
+def banks_peers(torch, timer, device, dims):
+    rows, cols = dims_of(dims, "banks", "rows", "cols")
+    yield run_peer(torch, timer, "banks", "peer:torch.transpose_contiguous", "x.t().contiguous() (eager)", dims,
+                   lambda: random_signed(torch, rows * cols, device).view(rows, cols), lambda x: x.t().contiguous(),
+                   lambda x: x.t(), 0, 8 * rows * cols, 0.0, "bytes = 2·rows·cols·4")
+
+
+FAMILIES = {"copy": copy_peers, "precision": precision_peers, "coalescing": coalescing_peers, "banks": banks_peers}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--family", required=True)
+    ap.add_argument("--shapes", required=True, help='shapes separated by ";", e.g. "n=2^28;n=2^20"')
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--cpu", action="store_true", help="check this script on a machine without a GPU (wall-clock timing)")
+    args = ap.parse_args()
+    shapes = [parse_shape(s.strip()) for s in args.shapes.split(";") if s.strip()]
+    if not shapes:
+        fail(2, "no shapes given")
+    try:
+        import torch
+    except ImportError as e:
+        fail(3, f"PyTorch is not installed ({e})")
+    if not args.cpu and not torch.cuda.is_available():
+        fail(3, "PyTorch sees no CUDA device")
+    records = []
+    if args.family in FAMILIES:
+        device = "cpu" if args.cpu else "cuda"
+        timer = Timer(torch, args.cpu)
+        torch.manual_seed(0x501)
+        for dims in shapes:
+            records.extend(FAMILIES[args.family](torch, timer, device, dims))
+    else:
+        print(f"torch_peers: no PyTorch peer for family '{args.family}' (peers: {', '.join(FAMILIES)})", file=sys.stderr)
+    for r in records:
+        if not math.isfinite(r["rel_l2"]):
+            r["rel_l2"], r["verified"] = -1.0, False  # JSON has no NaN; -1 marks a non-finite error
+    with open(args.out, "w") as f:
+        json.dump(records, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+// Registry wrapper for banks: a GatherCase whose output element j = (row j / rows, column
+// j % rows) of the transpose reads input element (j % rows, j / rows).
+#include "kernels/banks/banks.cuh"
+#include "kernels/banks/case.hpp"
+#include "kernels/common/gather_case.cuh"
+
+namespace sol::kernels::banks {
+
+std::string unsupported(Version, const Shape& s) {
+  std::string why = check_dims(s, {{"rows", 1}, {"cols", 1}});
+  if (why.empty() && product_or_minus1({s.at("rows"), s.at("cols"), 4}) < 0) why = "rows·cols·4 bytes overflows";
+  return why;
+}
+
+model::Cost cost(Version, const Shape& s) {
+  const double elems = double(s.at("rows")) * double(s.at("cols"));
+  return vector_cost("transpose of " + std::to_string(s.at("rows")) + "×" + std::to_string(s.at("cols")) + " fp32", 0,
+                     2 * 4 * elems, DType::f32,
+                     {"bytes = 2·rows·cols·4 (each element read once and written once)",
+                      "shared-memory traffic (not HBM): 4 B written + 4 B read per element"});
+}
+
+Tolerance tolerance(Version) { return {0.0, "a transpose moves bits: exact"}; }
+
+std::unique_ptr<Case> make(Version v, const Shape& s) {
+  const int64_t rows = s.at("rows"), cols = s.at("cols");
+  GatherSpec<float> spec;
+  spec.in_elems = spec.out_elems = rows * cols;
+  spec.tol = tolerance(v).rel_l2;
+  spec.source = [rows, cols](int64_t j) { return (j % rows) * cols + j / rows; };
+  using Run = void (*)(const float*, float*, int64_t, int64_t, cudaStream_t);
+  using Plan = LaunchPlan (*)(int64_t, int64_t);
+  Run run = v01_tile32;
+  Plan plan = v01_tile32_plan;
+  if (v == Version::v02_padded) run = v02_padded, plan = v02_padded_plan;
+  if (v == Version::v03_swizzled) run = v03_swizzled, plan = v03_swizzled_plan;
+  spec.run = [=](const float* i, float* o, cudaStream_t st) { run(i, o, rows, cols, st); };
+  spec.plan = [=](const float*, const float*) { return plan(rows, cols); };
+  return std::make_unique<GatherCase<float>>(std::move(spec));
+}
+
+}  // namespace sol::kernels::banks

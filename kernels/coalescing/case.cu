@@ -1,0 +1,150 @@
+// Registry wrapper for coalescing. The sums get their own Case: the reference is a double sum
+// of the same hashed inputs along the axis the version sums (rows for v01, columns for v02).
+// The strided read is a GatherCase with source(j) = j·stride.
+#include <algorithm>
+#include <vector>
+
+#include "kernels/coalescing/case.hpp"
+#include "kernels/coalescing/coalescing.cuh"
+#include "kernels/common/gather_case.cuh"
+
+namespace sol::kernels::coalescing {
+namespace {
+
+// Sequential fp32 sums drift as √L·2⁻²⁴ (≈ 3e-5 at L = 2^22, measured on the host); past
+// 2^22 terms the partial sums outgrow fp32's 24 bits and the tolerance would not hold.
+constexpr int64_t kMaxSumLength = int64_t(1) << 22;
+
+class SumCase final : public Case {
+ public:
+  SumCase(Version v, int64_t rows, int64_t cols)
+      : v_(v), rows_(rows), cols_(cols), outs_(v == Version::v01_row_per_thread ? rows : cols) {
+    sets_ = rotating_sets(4.0 * double(rows * cols + outs_));
+    for (int s = 0; s < sets_; ++s) {
+      a_.emplace_back(rows * cols);
+      out_.emplace_back(outs_);
+    }
+  }
+
+  int sets() const override { return sets_; }
+
+  void randomize(uint64_t seed) override {
+    for (int s = 0; s < sets_; ++s) Elem<float>::fill(a_[size_t(s)].get(), rows_ * cols_, set_seed(seed, s), kDist, nullptr);
+    SOL_CUDA_CHECK(cudaDeviceSynchronize());
+    const uint64_t seed0 = set_seed(seed, 0);
+    const bool by_row = v_ == Version::v01_row_per_thread;
+    const int64_t len = by_row ? cols_ : rows_;
+    ref_.assign(size_t(outs_), 0.0);
+    parallel_chunks(
+        outs_,
+        [&](int64_t begin, int64_t end, int) {
+          for (int64_t j = begin; j < end; ++j) {
+            double acc = 0;
+            for (int64_t k = 0; k < len; ++k)
+              acc += Elem<float>::decode(Elem<float>::draw(seed0, uint64_t(by_row ? j * cols_ + k : k * cols_ + j), kDist));
+            ref_[size_t(j)] = acc;
+          }
+        },
+        int(std::min<int64_t>(outs_, host_chunks(rows_ * cols_))));  // split by work, not by outputs
+  }
+
+  void poison(int set) override { out_.at(size_t(set)).poison(); }
+
+  void run(int set, void* stream) override {
+    const float* a = a_.at(size_t(set)).get();
+    float* out = out_.at(size_t(set)).get();
+    if (v_ == Version::v01_row_per_thread)
+      v01_row_per_thread(a, out, rows_, cols_, static_cast<cudaStream_t>(stream));
+    else
+      v02_col_per_thread(a, out, rows_, cols_, static_cast<cudaStream_t>(stream));
+  }
+
+  CheckResult check() override {
+    if (ref_.empty()) failure("check() called before randomize()", "randomize the inputs first");
+    const std::vector<uint32_t> got = out_[0].to_host<uint32_t>(0, outs_);
+    return compare(outs_, tolerance(v_).rel_l2, [&](int64_t j) {
+      return Sample{decode_f32(got[size_t(j)]), ref_[size_t(j)], is_poison(got[size_t(j)])};
+    });
+  }
+
+  LaunchInfo launch() const override {
+    return launch_info(v_ == Version::v01_row_per_thread ? v01_row_per_thread_plan(rows_, cols_)
+                                                         : v02_col_per_thread_plan(rows_, cols_));
+  }
+
+ private:
+  static constexpr Dist kDist = Dist::Positive;  // no cancellation: the relative error means something
+  Version v_;
+  int64_t rows_, cols_, outs_;
+  int sets_ = 1;
+  std::vector<DeviceBuffer<float>> a_, out_;
+  std::vector<double> ref_;
+};
+
+// 32-byte sectors a read of in[i·stride], i < n, touches (fp32, 32-byte aligned start): below
+// stride 8 the sectors are contiguous up to the last element's; from stride 8 on each element
+// sits in a sector of its own.
+double strided_read_sectors(int64_t n, int64_t stride) {
+  return stride >= 8 ? double(n) : double((n - 1) * stride / 8 + 1);
+}
+
+}  // namespace
+
+std::string unsupported(Version v, const Shape& s) {
+  if (v == Version::v03_strided) {
+    std::string why = check_dims(s, {{"n", 1, int64_t(1) << 40}, {"stride", 1, 1024}});
+    if (why.empty() && product_or_minus1({s.at("n"), s.at("stride"), 4}) < 0)
+      why = "n·stride·4 bytes overflows";
+    return why;
+  }
+  std::string why = check_dims(s, {{"rows", 1}, {"cols", 1}});
+  if (!why.empty()) return why;
+  if (product_or_minus1({s.at("rows"), s.at("cols"), 4}) < 0) return "rows·cols·4 bytes overflows";
+  const bool by_row = v == Version::v01_row_per_thread;
+  if ((by_row ? s.at("cols") : s.at("rows")) > kMaxSumLength)
+    return std::string(by_row ? "cols" : "rows") + " > 2^22: a sequential fp32 sum that long exceeds the tolerance";
+  return {};
+}
+
+model::Cost cost(Version v, const Shape& s) {
+  if (v == Version::v03_strided) {
+    const int64_t n = s.at("n"), stride = s.at("stride");
+    const double read_sectors = strided_read_sectors(n, stride), write_sectors = double((n - 1) / 8 + 1);
+    return vector_cost("strided read of " + std::to_string(n) + " fp32 at stride " + std::to_string(stride), 0,
+                       32 * (read_sectors + write_sectors), DType::f32,
+                       {"bytes = whole 32-byte sectors touched: reads " + std::to_string(int64_t(read_sectors)) +
+                            " sectors (stride < 8: contiguous span; stride ≥ 8: one per element), writes ⌈n/8⌉",
+                        "useful bytes are 8·n; the difference is the price of the stride",
+                        "if DRAM fetches 64-byte sector pairs, strides 16 and 32 cost up to 2× what is counted here"});
+  }
+  const int64_t rows = s.at("rows"), cols = s.at("cols");
+  const bool by_row = v == Version::v01_row_per_thread;
+  const double outs = double(by_row ? rows : cols);
+  return vector_cost(std::string(by_row ? "row" : "column") + " sums of " + std::to_string(rows) + "×" +
+                         std::to_string(cols) + " fp32",
+                     double(rows) * double(cols), 4.0 * double(rows) * double(cols) + 4 * outs, DType::f32,
+                     {"bytes = A read once (4·rows·cols) + one fp32 per sum written", "flops = one add per element",
+                      by_row ? "warp requests touch 32 sectors each (8× v02's 4): HBM bytes stay minimal only if L1 "
+                               "keeps each sector for the next 7 k"
+                             : "warp requests touch 4 sectors each, all bytes used"});
+}
+
+Tolerance tolerance(Version v) {
+  if (v == Version::v03_strided) return {0.0, "a strided copy is exact"};
+  return {1e-4, "fp32 sequential sum of ≤ 2^22 positive terms vs a double sum: ≈ √L·2⁻²⁴ (3e-5 at L = 2^22)"};
+}
+
+std::unique_ptr<Case> make(Version v, const Shape& s) {
+  if (v != Version::v03_strided) return std::make_unique<SumCase>(v, s.at("rows"), s.at("cols"));
+  const int64_t n = s.at("n"), stride = s.at("stride");
+  GatherSpec<float> spec;
+  spec.in_elems = (n - 1) * stride + 1;
+  spec.out_elems = n;
+  spec.tol = tolerance(v).rel_l2;
+  spec.source = [stride](int64_t j) { return j * stride; };
+  spec.run = [n, stride](const float* i, float* o, cudaStream_t st) { v03_strided(i, o, n, stride, st); };
+  spec.plan = [n, stride](const float*, const float*) { return v03_strided_plan(n, stride); };
+  return std::make_unique<GatherCase<float>>(std::move(spec));
+}
+
+}  // namespace sol::kernels::coalescing

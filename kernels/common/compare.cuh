@@ -1,0 +1,52 @@
+#pragma once
+// The check every Case ends with: ‖out − ref‖₂ / ‖ref‖₂ in double over the written elements,
+// plus counts of unwritten (still poisoned) and non-finite outputs. Runs on all host cores so
+// that the ≥ 1 GiB headline shapes check in about a second.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "sol/registry.hpp"
+
+namespace sol::kernels {
+
+// One output element as the check sees it.
+struct Sample {
+  double got = 0;
+  double ref = 0;
+  bool unwritten = false;  // still holds the poison bits
+};
+
+// Partial sums over one contiguous chunk of elements.
+struct ComparePart {
+  double err2 = 0, ref2 = 0;
+  int64_t unwritten = 0, first_unwritten = -1;
+  int64_t nonfinite = 0, first_nonfinite = -1;
+  double worst_err = -1, worst_got = 0, worst_ref = 0;
+  int64_t worst_at = -1;
+  void add(int64_t i, const Sample& s);
+};
+
+// Splits [0, n) into contiguous chunks, one per host thread (one chunk when n is small), and
+// runs body(begin, end, chunk) on each; returns the number of chunks.
+int parallel_chunks(int64_t n, const std::function<void(int64_t, int64_t, int)>& body, int max_chunks);
+int host_chunks(int64_t n);
+
+// Combines the parts in order (deterministic) and judges against the tolerance.
+CheckResult summarize(const std::vector<ComparePart>& parts, double tol);
+
+// sample(i) → Sample for i in [0, n).
+template <class F>
+CheckResult compare(int64_t n, double tol, const F& sample) {
+  std::vector<ComparePart> parts(size_t(host_chunks(n)));
+  parallel_chunks(
+      n,
+      [&](int64_t begin, int64_t end, int c) {
+        ComparePart& p = parts[size_t(c)];
+        for (int64_t i = begin; i < end; ++i) p.add(i, sample(i));
+      },
+      int(parts.size()));
+  return summarize(parts, tol);
+}
+
+}  // namespace sol::kernels

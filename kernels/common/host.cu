@@ -1,0 +1,203 @@
+// Host-side pieces of kernels/common: allocation with clear errors, rotation count, decoders,
+// and the parallel comparison.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+#include "kernels/common/buffer.cuh"
+#include "kernels/common/compare.cuh"
+#include "kernels/common/random.cuh"
+
+namespace sol::kernels {
+
+namespace {
+std::string gib(double bytes) {
+  std::ostringstream s;
+  s.precision(3);
+  s << bytes / double(1ull << 30) << " GiB";
+  return s.str();
+}
+}  // namespace
+
+void* device_alloc(int64_t bytes) {
+  if (bytes <= 0) return nullptr;
+  void* p = nullptr;
+  const cudaError_t err = cudaMalloc(&p, size_t(bytes));
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();  // not sticky: clear it so that the next launch check does not report it
+    size_t free_b = 0, total_b = 0;
+    SOL_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    bad_input("the shape needs " + gib(double(bytes)) + " more device memory, " + gib(double(free_b)) + " of " +
+                  gib(double(total_b)) + " is free",
+              "choose a smaller shape");
+  }
+  SOL_CUDA_CHECK(err);
+  return p;
+}
+
+void device_free(void* p) {
+  if (p) SOL_CUDA_CHECK(cudaFree(p));
+}
+
+int rotating_sets(double bytes_per_set) {
+  constexpr double kRotateBytes = 256.0 * (1 << 20);
+  constexpr int kMaxSets = 16;
+  if (!(bytes_per_set > 0)) return kMaxSets;
+  const double need = std::floor(kRotateBytes / bytes_per_set) + 1;  // strictly more than 256 MiB
+  return int(std::min<double>(need, kMaxSets));
+}
+
+double decode_f32(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+double decode_bf16(uint16_t bits) { return decode_f32(uint32_t(bits) << 16); }
+
+double decode_e4m3(uint8_t bits) {
+  const int sign = bits >> 7, exp = (bits >> 3) & 15, mant = bits & 7;
+  if (exp == 15 && mant == 7) return std::nan("");
+  const double mag = exp == 0 ? std::ldexp(mant / 8.0, -6) : std::ldexp(1.0 + mant / 8.0, exp - 7);
+  return sign ? -mag : mag;
+}
+
+void ComparePart::add(int64_t i, const Sample& s) {
+  if (s.unwritten) {
+    if (unwritten++ == 0) first_unwritten = i;
+    return;
+  }
+  if (!std::isfinite(s.got)) {
+    if (nonfinite++ == 0) first_nonfinite = i;
+    return;
+  }
+  const double e = s.got - s.ref;
+  err2 += e * e;
+  ref2 += s.ref * s.ref;
+  if (std::fabs(e) > worst_err) {
+    worst_err = std::fabs(e);
+    worst_got = s.got;
+    worst_ref = s.ref;
+    worst_at = i;
+  }
+}
+
+int host_chunks(int64_t n) {
+  constexpr int64_t kMinPerChunk = 1 << 16;  // below this, threads cost more than they save
+  const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return int(std::clamp<int64_t>(n / kMinPerChunk, 1, cores));
+}
+
+int parallel_chunks(int64_t n, const std::function<void(int64_t, int64_t, int)>& body, int max_chunks) {
+  const int chunks = std::max(1, max_chunks);
+  const int64_t per = n / chunks + (n % chunks != 0);
+  if (chunks == 1) {
+    body(0, n, 0);
+    return 1;
+  }
+  std::vector<std::thread> pool;
+  pool.reserve(size_t(chunks));
+  for (int c = 0; c < chunks; ++c) {
+    const int64_t b = std::min(n, int64_t(c) * per), e = std::min(n, b + per);
+    pool.emplace_back(body, b, e, c);
+  }
+  for (auto& t : pool) t.join();
+  return chunks;
+}
+
+CheckResult summarize(const std::vector<ComparePart>& parts, double tol) {
+  ComparePart all;
+  for (const auto& p : parts) {
+    all.err2 += p.err2;
+    all.ref2 += p.ref2;
+    if (p.unwritten && all.first_unwritten < 0) all.first_unwritten = p.first_unwritten;
+    if (p.nonfinite && all.first_nonfinite < 0) all.first_nonfinite = p.first_nonfinite;
+    all.unwritten += p.unwritten;
+    all.nonfinite += p.nonfinite;
+    if (p.worst_err > all.worst_err) {
+      all.worst_err = p.worst_err;
+      all.worst_got = p.worst_got;
+      all.worst_ref = p.worst_ref;
+      all.worst_at = p.worst_at;
+    }
+  }
+  CheckResult r;
+  // An all-zero reference (e.g. ReLU of one negative element) has no scale: the error is absolute.
+  r.rel_l2 = all.ref2 > 0 ? std::sqrt(all.err2 / all.ref2) : std::sqrt(all.err2);
+  r.unwritten = all.unwritten;
+  r.nonfinite = all.nonfinite;
+  r.ok = r.unwritten == 0 && r.nonfinite == 0 && r.rel_l2 <= tol;
+  std::ostringstream d;
+  d.precision(9);
+  if (r.unwritten) d << r.unwritten << " element(s) unwritten, first at [" << all.first_unwritten << "]; ";
+  if (r.nonfinite) d << r.nonfinite << " non-finite output(s), first at [" << all.first_nonfinite << "]; ";
+  if (r.rel_l2 > tol)
+    d << "rel_l2 " << r.rel_l2 << " > " << tol << ", worst at [" << all.worst_at << "]: got " << all.worst_got
+      << ", expected " << all.worst_ref;
+  if (!r.ok) r.detail = d.str();
+  return r;
+}
+
+}  // namespace sol::kernels
+
+// ---- kernels/common/variant.cuh ---------------------------------------------------------------
+#include "kernels/common/variant.cuh"
+
+namespace sol::kernels {
+
+namespace {
+// 288230376151711744 reads better as 2^58.
+std::string bound(int64_t v) {
+  if (v > 1024 && (v & (v - 1)) == 0) {
+    int k = 0;
+    while ((int64_t(1) << k) != v) ++k;
+    return "2^" + std::to_string(k);
+  }
+  return std::to_string(v);
+}
+}  // namespace
+
+std::string check_dims(const Shape& s, const std::vector<DimRule>& rules) {
+  std::string names;
+  for (const auto& r : rules) names += (names.empty() ? "" : ", ") + r.name;
+  for (const auto& [key, value] : s.dims) {
+    bool known = false;
+    for (const auto& r : rules) known = known || r.name == key;
+    if (!known) return "unknown dimension '" + key + "' (this variant takes " + names + ")";
+  }
+  for (const auto& r : rules) {
+    if (!s.has(r.name)) {
+      if (r.required) return "missing dimension '" + r.name + "' (this variant takes " + names + ")";
+      continue;
+    }
+    const int64_t v = s.at(r.name);
+    if (v < r.lo || v > r.hi)
+      return r.name + "=" + std::to_string(v) + " is out of range: need " + bound(r.lo) + " ≤ " + r.name +
+             (r.hi < (int64_t(1) << 62) ? " ≤ " + bound(r.hi) : "");
+  }
+  return {};
+}
+
+int64_t product_or_minus1(std::initializer_list<int64_t> factors, int64_t limit) {
+  int64_t p = 1;
+  for (int64_t f : factors) {
+    if (f <= 0 || p > limit / f) return -1;
+    p *= f;
+  }
+  return p;
+}
+
+model::Cost vector_cost(std::string op, double flops, double bytes, DType dtype, std::vector<std::string> notes) {
+  model::Cost c;
+  c.op = std::move(op);
+  c.flops = flops;
+  c.bytes = bytes;
+  c.unit = hw::Unit::Vector;
+  c.dtype = dtype;
+  c.notes = std::move(notes);
+  return c;
+}
+
+}  // namespace sol::kernels

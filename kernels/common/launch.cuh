@@ -1,0 +1,37 @@
+#pragma once
+// How a kernel is launched, described once: the launcher uses the plan it returns, so the doctor
+// (through Case::launch) sees exactly the grid that runs. Grids are computed in 64 bits and
+// checked against the hardware limit instead of wrapping.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "sol/core/error.hpp"
+
+namespace sol::kernels {
+
+struct LaunchPlan {
+  const void* func = nullptr;  // __global__ function; nullptr when nothing is launched
+  int64_t grid = 0;            // blocks (1-D)
+  int block = 0;               // threads per block
+  int64_t smem = 0;            // dynamic shared memory, bytes
+};
+
+// ceil(work / per_block) blocks; throws sol::Error (BadInput) past gridDim.x's limit (2^31 − 1).
+inline int64_t blocks_for(int64_t work, int64_t per_block) {
+  if (work <= 0) return 0;
+  const int64_t blocks = (work - 1) / per_block + 1;
+  if (blocks > std::numeric_limits<int32_t>::max())
+    bad_input(std::to_string(work) + " work items need " + std::to_string(blocks) + " blocks, more than gridDim.x allows",
+              "split the problem");
+  return blocks;
+}
+
+// Sizes are signed so that a negative count from a caller is caught, not wrapped.
+inline void require_count(int64_t n, const char* what) {
+  if (n < 0) bad_input(std::string(what) + " = " + std::to_string(n) + " is negative", "give a size ≥ 0");
+}
+
+}  // namespace sol::kernels

@@ -1,0 +1,18 @@
+#pragma once
+// The registry's view of the copy family (no CUDA types): shape n = fp32 elements, optional
+// offset_in / offset_out (elements, 0…64) to run on misaligned pointers.
+#include <memory>
+#include <string>
+
+#include "sol/registry.hpp"
+
+namespace sol::kernels::copy {
+
+enum class Version { v01_scalar, v02_vec16, v03_vec16_unroll, peer_memcpy };
+
+std::string unsupported(Version v, const Shape& s);
+model::Cost cost(Version, const Shape& s);
+Tolerance tolerance(Version);
+std::unique_ptr<Case> make(Version v, const Shape& s);
+
+}  // namespace sol::kernels::copy

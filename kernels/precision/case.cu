@@ -1,0 +1,61 @@
+// Registry wrapper for precision: a GatherCase per element type with f = max(x, 0). Inputs
+// are signed (half of them negative), so both sides of the ReLU are checked.
+#include <algorithm>
+
+#include "kernels/common/gather_case.cuh"
+#include "kernels/precision/case.hpp"
+#include "kernels/precision/precision.cuh"
+
+namespace sol::kernels::precision {
+namespace {
+
+DType dtype_of(Version v) {
+  switch (v) {
+    case Version::v01_relu_fp32: return DType::f32;
+    case Version::v02_relu_bf16: return DType::bf16;
+    case Version::v03_relu_fp8_e4m3: return DType::fp8_e4m3;
+  }
+  return DType::f32;
+}
+
+template <class T>
+std::unique_ptr<Case> make_relu(Version v, const Shape& s, void (*run)(const T*, T*, int64_t, cudaStream_t),
+                                LaunchPlan (*plan)(const T*, const T*, int64_t)) {
+  const int64_t n = s.at("n");
+  GatherSpec<T> spec;
+  spec.in_elems = spec.out_elems = n;
+  spec.offset_in = s.get("offset_in", 0);
+  spec.offset_out = s.get("offset_out", 0);
+  spec.tol = tolerance(v).rel_l2;
+  spec.f = [](double x, int64_t) { return std::max(x, 0.0); };
+  spec.run = [n, run](const T* i, T* o, cudaStream_t st) { run(i, o, n, st); };
+  spec.plan = [n, plan](const T* i, const T* o) { return plan(i, o, n); };
+  return std::make_unique<GatherCase<T>>(std::move(spec));
+}
+
+}  // namespace
+
+std::string unsupported(Version, const Shape& s) {
+  return check_dims(s, {{"n", 1, int64_t(1) << 58}, {"offset_in", 0, 64, false}, {"offset_out", 0, 64, false}});
+}
+
+model::Cost cost(Version v, const Shape& s) {
+  const DType t = dtype_of(v);
+  const double n = double(s.at("n")), b = dtype_bytes(t);
+  return vector_cost("relu of " + std::to_string(s.at("n")) + " " + dtype_name(t), n, 2 * b * n, t,
+                     {"bytes = n × (" + std::to_string(int(b)) + " read + " + std::to_string(int(b)) + " written)",
+                      "flops = n (one max per element, the lecture's count)"});
+}
+
+Tolerance tolerance(Version) { return {0.0, "ReLU is exact in every format: the output is the input or zero"}; }
+
+std::unique_ptr<Case> make(Version v, const Shape& s) {
+  switch (v) {
+    case Version::v01_relu_fp32: return make_relu<float>(v, s, v01_relu_fp32, v01_relu_fp32_plan);
+    case Version::v02_relu_bf16: return make_relu<__nv_bfloat16>(v, s, v02_relu_bf16, v02_relu_bf16_plan);
+    case Version::v03_relu_fp8_e4m3: return make_relu<__nv_fp8_e4m3>(v, s, v03_relu_fp8_e4m3, v03_relu_fp8_e4m3_plan);
+  }
+  failure("unknown precision version");
+}
+
+}  // namespace sol::kernels::precision
