@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
   app.add_option("--hw-file", g.hw_files, "extra hardware rows from a JSON file (one spec or an array)")
       ->check(CLI::ExistingFile);
   std::vector<Command> cmds = {add_hw(app, g),    add_roofline(app, g), add_report(app, g), add_list(app, g),
-                               add_probe(app, g), add_bench(app, g),    add_doctor(app, g), add_docs(app, g)};
+                               add_probe(app, g), add_bench(app, g),    add_doctor(app, g), add_docs(app, g),
+                               add_cast(app, g),  add_quant(app, g)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
