@@ -28,5 +28,6 @@ Command add_doctor(CLI::App& root, Global& g);
 Command add_docs(CLI::App& root, Global& g);
 Command add_cast(CLI::App& root, Global& g);
 Command add_quant(CLI::App& root, Global& g);
+Command add_systolic(CLI::App& root, Global& g);
 
 }  // namespace sol::cli

@@ -1,9 +1,74 @@
+// `sol doctor FAMILY/VARIANT [--shape S]`: the lecture's §12 workflow as a diagnosis — the verdict
+// (near the compute roof, near the memory roof, or neither), and for "neither" what holds the
+// kernel back (launch overhead, occupancy and its limiter, spills, waves, memory efficiency),
+// each with a prescription.
+#include <cstdio>
+#include <iostream>
+
 #include "cli/commands.hpp"
 #include "sol/core/error.hpp"
+#ifdef SOL_WITH_CUDA
+#include "bench/harness.hpp"
+#endif
 
 namespace sol::cli {
-Command add_doctor(CLI::App& root, Global&) {
-  auto* app = root.add_subcommand("doctor", "(not built yet)");
-  return {app, [] () -> int { sol::failure("sol doctor is not implemented yet"); }};
+
+namespace {
+struct Opts {
+  std::string pattern, shape, gpu;
+  bool json = false, cold_l2 = false, graph = false;
+};
+
+#ifdef SOL_WITH_CUDA
+int run_doctor(const Opts& o) {
+  const auto variants = bench::select_variants(o.pattern);
+  if (variants.size() != 1) {
+    std::string names;
+    for (const Variant* v : variants) names += (names.empty() ? "" : ", ") + v->family + "/" + v->name;
+    bad_input("'" + o.pattern + "' matches " + std::to_string(variants.size()) + " variants", "name one: " + names);
+  }
+  const Variant& v = *variants.front();
+  if (o.shape.empty() && v.bench_shapes.empty()) bad_input(v.family + "/" + v.name + " has no bench shape", "give --shape");
+  const Shape shape = o.shape.empty() ? v.bench_shapes.front() : Shape::parse(o.shape);
+  if (std::string why = v.unsupported ? v.unsupported(shape) : ""; !why.empty())
+    bad_input(v.family + "/" + v.name + " does not support " + shape.str() + ": " + why);
+  if (o.cold_l2 && o.graph) bad_input("--cold-l2 and --graph cannot be combined");
+  bench::require_gpu();
+  bench::ProbeOptions po;
+  po.quick = true;
+  po.save = false;
+  po.gpu = o.gpu;
+  std::fprintf(stderr, "sol: probing ceilings (copy bandwidth, launch overhead)...\n");
+  const bench::ProbeResult probed = bench::probe(po);
+  const hw::HwSpec& row = bench::datasheet_for(probed.device, o.gpu);
+  bench::Options opts;
+  opts.cold_l2 = o.cold_l2;
+  opts.graph = o.graph;
+  std::fprintf(stderr, "sol: measuring %s/%s at %s...\n", v.family.c_str(), v.name.c_str(), shape.str().c_str());
+  const bench::Diagnosis d = bench::doctor(v, shape, opts, probed, row);
+  std::cout << (o.json ? bench::diagnosis_json(d) : bench::diagnosis_text(d));
+  return 0;
 }
+#endif
+}  // namespace
+
+Command add_doctor(CLI::App& root, Global&) {
+  auto o = std::make_shared<Opts>();
+  auto* app = root.add_subcommand("doctor", "diagnose what holds a kernel back, with a prescription per finding");
+  app->add_option("variant", o->pattern, "FAMILY/VARIANT (see sol list)")->required();
+  app->add_option("--shape", o->shape, "shape (default: the variant's headline bench shape)");
+  app->add_option("--gpu", o->gpu, "database row for the datasheet floor and SM limits (default: this GPU's row)");
+  app->add_flag("--json", o->json, "print the diagnosis as JSON");
+  app->add_flag("--cold-l2", o->cold_l2, "time with L2 flushed before every sample");
+  app->add_flag("--graph", o->graph, "time from a CUDA graph");
+  return {app, [o]() -> int {
+#ifdef SOL_WITH_CUDA
+            return run_doctor(*o);
+#else
+            (void)o;
+            failure("this sol was built without CUDA, so it cannot measure a kernel", "install the CUDA toolkit and rebuild");
+#endif
+          }};
+}
+
 }  // namespace sol::cli

@@ -1,7 +1,12 @@
 #include "cli/measure_all.hpp"
 
+#include <cstdio>
+
 #include "sol/core/error.hpp"
 #include "sol/registry.hpp"
+#ifdef SOL_WITH_CUDA
+#include "bench/harness.hpp"
+#endif
 
 namespace sol::cli {
 
@@ -12,6 +17,15 @@ bool gpu_present(std::string* why) {
 }
 std::vector<results::File> measure_registry(bool, const std::string&, std::string*) {
   failure("this sol was built without CUDA", "install the CUDA toolkit and rebuild");
+}
+#else
+bool gpu_present(std::string* why) { return bench::gpu_available(why); }
+std::vector<results::File> measure_registry(bool no_peers, const std::string& out_dir, std::string* note) {
+  bench::RegistryRun run;
+  run.peers = !no_peers;
+  run.out_dir = out_dir;
+  run.progress = [](const std::string& line) { std::fprintf(stderr, "sol: %s\n", line.c_str()); };
+  return bench::measure_registry(run, note);
 }
 #endif
 

@@ -18,6 +18,7 @@
 #include "sol/model/cost.hpp"
 #include "sol/model/roofline.hpp"
 #include "sol/registry.hpp"
+#include "sol/sim/mxu.hpp"
 
 namespace sol::cli {
 namespace {
@@ -128,6 +129,29 @@ std::string unit_note(hw::Unit unit, hw::Unit natural) {
 }
 
 std::string percent(double fraction) { return num(fraction * 100, 3) + " %"; }
+
+// TPU rows: the MXUs are 128×128 systolic arrays. The systolic simulator says how much of each
+// array the shape fills (K and N not multiples of 128 leave cells idle) and how long the folds
+// take; the note sets that beside the roofline floor.
+ojson mxu_estimate(const hw::HwSpec& hw, const model::Cost& c, const model::Estimate& e, std::vector<std::string>& notes,
+                   int64_t m, int64_t n, int64_t k) {
+  const hw::Peak& p = hw.peak(c.math_dtype.value_or(c.dtype), hw::Unit::Matrix);
+  const double clock = hw.boost_clock_hz > 0 ? hw.boost_clock_hz : hw.base_clock_hz;
+  const auto mxus = int64_t(p.flops_per_s / (2.0 * 128 * 128 * clock) + 0.5);
+  if (clock <= 0 || mxus < 1) return nullptr;
+  const sim::MxuMatmul s = sim::mxu_matmul(m, n, k, mxus, clock);
+  const double t = std::max(s.seconds, e.t_memory_s);
+  notes.push_back("MXU (sol systolic, 128×128 weight-stationary, " + std::to_string(mxus) + " MXUs): K×N cut into " +
+                  std::to_string(s.map.row_folds) + "×" + std::to_string(s.map.col_folds) + " folds fill " +
+                  percent(s.mapped_fraction) + " of the array (" + percent(1 - s.mapped_fraction) +
+                  " lost to folds that are not full); with loads overlapped: " + std::to_string(s.cycles) +
+                  " cycles per MXU = " + si(s.seconds, "s") + ", " + percent(s.fraction_of_peak) +
+                  " of peak; estimate max(MXU time, memory time) = " + si(t, "s") + " vs roofline floor " +
+                  si(e.t_floor_s, "s"));
+  return {{"mxus", mxus}, {"array", "128x128"}, {"dataflow", "ws"}, {"row_folds", s.map.row_folds},
+          {"col_folds", s.map.col_folds}, {"mapped_fraction", s.mapped_fraction}, {"cycles_per_mxu", s.cycles},
+          {"t_mxu_s", s.seconds}, {"fraction_of_peak", s.fraction_of_peak}, {"t_estimate_s", t}};
+}
 
 ojson to_json(const Args& a, const hw::HwSpec& hw, const model::Cost& c, const model::Estimate& e,
               const std::vector<model::LevelEstimate>& levels, hw::Unit unit, const std::vector<std::string>& notes) {
@@ -288,9 +312,15 @@ Command add_roofline(CLI::App& root, Global&) {
 
             const model::Estimate e = model::roofline(cost, hw);
             const auto levels = model::hierarchical(cost, hw);
-            if (a.json)
-              std::printf("%s\n", to_json(a, hw, cost, e, levels, cost.unit, notes).dump(2).c_str());
-            else
+            ojson mxu;
+            if (a.op == "matmul" && hw.vendor == "google" && cost.unit == hw::Unit::Matrix)
+              mxu = mxu_estimate(hw, cost, e, notes, size_value("--m", a.m, true, 0), size_value("--n", a.n, true, 0),
+                                 size_value("--k", a.k, true, 0));
+            if (a.json) {
+              ojson j = to_json(a, hw, cost, e, levels, cost.unit, notes);
+              if (!mxu.is_null()) j["mxu"] = mxu;
+              std::printf("%s\n", j.dump(2).c_str());
+            } else
               std::printf("%s", to_text(hw, cost, e, levels, cost.unit, notes, a.op == "attention").c_str());
             return 0;
           }};

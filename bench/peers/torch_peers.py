@@ -72,14 +72,13 @@ def rotating_sets(bytes_per_set):
 
 
 # ---- inputs like kernels/common/random.cuh: never zero -----------------------------------------
-def random_signed(torch, n, device):  # ±[0.25, 4)
-    mag = torch.rand(n, device=device) * 3.75 + 0.25
-    sign = torch.randint(0, 2, (n,), device=device, dtype=torch.int8).float() * 2 - 1
-    return mag * sign
+def random_signed(torch, n, device):  # ±[0.25, 4); in place, so that 2^32 elements fit twice over
+    x = torch.rand(n, device=device).mul_(3.75).add_(0.25)
+    return x.mul_(torch.randint(0, 2, (n,), device=device, dtype=torch.int8).mul_(2).sub_(1))
 
 
 def random_positive(torch, shape, device):  # [0.5, 2)
-    return torch.rand(shape, device=device) * 1.5 + 0.5
+    return torch.rand(shape, device=device).mul_(1.5).add_(0.5)
 
 
 # ---- timing --------------------------------------------------------------------------------------
@@ -168,10 +167,12 @@ def precision_peers(torch, timer, device, dims):
                    bytes=float(2 * n), verified=False, rel_l2=0.0, tolerance=0.0,
                    skipped="this torch has no float8_e4m3fn", note="not run: this torch has no float8_e4m3fn")
     # torch.compile fails lazily (at the first call) when no compiler backend works: run_peer reports it.
-    yield run_peer(torch, timer, "precision", "peer:torch.compile_relu_bf16", "torch.compile(torch.relu) on bf16", dims,
-                   lambda: random_signed(torch, n, device).to(torch.bfloat16), torch.compile(torch.relu),
-                   lambda x: torch.relu(x.double()), n, 4 * n, 0.0,
-                   "bytes = n × (2 read + 2 written); compile time excluded (first call and warm-up)")
+    # Inductor may also generate the fp8 ReLU that eager lacks (it computes in a wider type).
+    for name, dtype, size in [("bf16", torch.bfloat16, 2)] + ([("fp8_e4m3", fp8, 1)] if fp8 is not None else []):
+        yield run_peer(torch, timer, "precision", f"peer:torch.compile_relu_{name}", f"torch.compile(torch.relu) on {name}",
+                       dims, lambda dt=dtype: random_signed(torch, n, device).to(dt), torch.compile(torch.relu),
+                       lambda x: torch.relu(x.double()), n, 2 * size * n, 0.0,
+                       f"bytes = n × ({size} read + {size} written); compile time excluded (first call and warm-up)")
 
 
 def coalescing_peers(torch, timer, device, dims):

@@ -8,7 +8,6 @@
 // also shows. Compare with v02 at the same shape.
 // measured: pending H200 run
 #include "kernels/coalescing/coalescing.cuh"
-#include "kernels/common/check.cuh"
 
 namespace sol::kernels::coalescing {
 namespace {
@@ -31,18 +30,11 @@ __global__ void __launch_bounds__(kThreads) row_sum_kernel(const float* __restri
 LaunchPlan v01_row_per_thread_plan(int64_t rows, int64_t cols) {
   require_count(rows, "rows");
   require_count(cols, "cols");
-  LaunchPlan p;
-  p.grid = blocks_for(rows, kThreads);
-  p.block = kThreads;
-  p.func = p.grid ? reinterpret_cast<const void*>(&row_sum_kernel) : nullptr;
-  return p;
+  return plan_1d(row_sum_kernel, rows, kThreads, kThreads);
 }
 
 void v01_row_per_thread(const float* gA, float* gOut, int64_t rows, int64_t cols, cudaStream_t stream) {
-  const LaunchPlan p = v01_row_per_thread_plan(rows, cols);
-  if (p.grid == 0) return;
-  row_sum_kernel<<<unsigned(p.grid), p.block, 0, stream>>>(gA, gOut, rows, cols);
-  SOL_LAUNCH_CHECK();
+  launch_1d(v01_row_per_thread_plan(rows, cols), row_sum_kernel, stream, gA, gOut, rows, cols);
 }
 
 }  // namespace sol::kernels::coalescing

@@ -8,7 +8,6 @@
 // for on H200) — expect well above v01, below the copy ceiling.
 // measured: pending H200 run
 #include "kernels/coalescing/coalescing.cuh"
-#include "kernels/common/check.cuh"
 
 namespace sol::kernels::coalescing {
 namespace {
@@ -30,18 +29,11 @@ __global__ void __launch_bounds__(kThreads) col_sum_kernel(const float* __restri
 LaunchPlan v02_col_per_thread_plan(int64_t rows, int64_t cols) {
   require_count(rows, "rows");
   require_count(cols, "cols");
-  LaunchPlan p;
-  p.grid = blocks_for(cols, kThreads);
-  p.block = kThreads;
-  p.func = p.grid ? reinterpret_cast<const void*>(&col_sum_kernel) : nullptr;
-  return p;
+  return plan_1d(col_sum_kernel, cols, kThreads, kThreads);
 }
 
 void v02_col_per_thread(const float* gA, float* gOut, int64_t rows, int64_t cols, cudaStream_t stream) {
-  const LaunchPlan p = v02_col_per_thread_plan(rows, cols);
-  if (p.grid == 0) return;
-  col_sum_kernel<<<unsigned(p.grid), p.block, 0, stream>>>(gA, gOut, rows, cols);
-  SOL_LAUNCH_CHECK();
+  launch_1d(v02_col_per_thread_plan(rows, cols), col_sum_kernel, stream, gA, gOut, rows, cols);
 }
 
 }  // namespace sol::kernels::coalescing

@@ -7,7 +7,6 @@
 // stride, not latency, sets the time. Writes are contiguous at every stride.
 // measured: pending H200 run
 #include "kernels/coalescing/coalescing.cuh"
-#include "kernels/common/check.cuh"
 
 namespace sol::kernels::coalescing {
 namespace {
@@ -36,18 +35,11 @@ __global__ void __launch_bounds__(kThreads) strided_kernel(const float* __restri
 LaunchPlan v03_strided_plan(int64_t n, int64_t stride) {
   require_count(n, "n");
   if (stride < 1) bad_input("stride = " + std::to_string(stride) + " must be ≥ 1");
-  LaunchPlan p;
-  p.grid = blocks_for(n, int64_t(kThreads) * kPerThread);
-  p.block = kThreads;
-  p.func = p.grid ? reinterpret_cast<const void*>(&strided_kernel) : nullptr;
-  return p;
+  return plan_1d(strided_kernel, n, int64_t(kThreads) * kPerThread, kThreads);
 }
 
 void v03_strided(const float* gIn, float* gOut, int64_t n, int64_t stride, cudaStream_t stream) {
-  const LaunchPlan p = v03_strided_plan(n, stride);
-  if (p.grid == 0) return;
-  strided_kernel<<<unsigned(p.grid), p.block, 0, stream>>>(gIn, gOut, n, stride);
-  SOL_LAUNCH_CHECK();
+  launch_1d(v03_strided_plan(n, stride), strided_kernel, stream, gIn, gOut, n, stride);
 }
 
 }  // namespace sol::kernels::coalescing

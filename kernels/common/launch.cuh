@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 
+#include "kernels/common/check.cuh"
 #include "sol/core/error.hpp"
 
 namespace sol::kernels {
@@ -32,6 +34,24 @@ inline int64_t blocks_for(int64_t work, int64_t per_block) {
 // Sizes are signed so that a negative count from a caller is caught, not wrapped.
 inline void require_count(int64_t n, const char* what) {
   if (n < 0) bad_input(std::string(what) + " = " + std::to_string(n) + " is negative", "give a size ≥ 0");
+}
+
+// A 1-D grid over `work` items, `per_block` of them per block of `threads` threads.
+template <class... Params>
+LaunchPlan plan_1d(void (*kernel)(Params...), int64_t work, int64_t per_block, int threads) {
+  LaunchPlan p;
+  p.grid = blocks_for(work, per_block);
+  p.block = threads;
+  p.func = p.grid ? reinterpret_cast<const void*>(kernel) : nullptr;
+  return p;
+}
+
+// Launches `kernel` as planned (nothing for an empty grid) and checks the launch.
+template <class... Params, class... Args>
+void launch_1d(const LaunchPlan& p, void (*kernel)(Params...), cudaStream_t stream, Args&&... args) {
+  if (p.grid == 0) return;
+  kernel<<<unsigned(p.grid), unsigned(p.block), size_t(p.smem), stream>>>(std::forward<Args>(args)...);
+  SOL_LAUNCH_CHECK();
 }
 
 }  // namespace sol::kernels

@@ -2,7 +2,6 @@
 // Not timed; they only need to be correct for any size and alignment.
 #include <algorithm>
 
-#include "kernels/common/check.cuh"
 #include "kernels/common/launch.cuh"
 #include "kernels/common/random.cuh"
 
@@ -31,10 +30,9 @@ __global__ void fill_kernel(Bits* gOut, int64_t n, uint64_t seed, Dist d) {
 template <class Bits, class Draw>
 void fill(void* p, int64_t n, uint64_t seed, Dist d, cudaStream_t stream) {
   require_count(n, "fill size");
-  if (n == 0) return;
-  const int64_t blocks = std::min(blocks_for(n, kFillThreads), kFillMaxBlocks);
-  fill_kernel<Bits, Draw><<<unsigned(blocks), kFillThreads, 0, stream>>>(static_cast<Bits*>(p), n, seed, d);
-  SOL_LAUNCH_CHECK();
+  const int64_t blocks = std::min(blocks_for(n, kFillThreads), kFillMaxBlocks);  // grid-stride beyond
+  launch_1d(plan_1d(fill_kernel<Bits, Draw>, blocks, 1, kFillThreads), fill_kernel<Bits, Draw>, stream,
+            static_cast<Bits*>(p), n, seed, d);
 }
 
 }  // namespace

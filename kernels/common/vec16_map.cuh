@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/common/check.cuh"
 #include "kernels/common/launch.cuh"
 
 namespace sol::kernels {
@@ -56,6 +55,18 @@ __device__ inline uint4 map_pack(uint4 raw, const Op& op) {
     memcpy(&raw, &p, 16);
     return raw;
   }
+}
+
+// Applies f to each of the 16 / sizeof(Pair) pairs in a 16-byte vector (bf16x2, e4m3x2, ...).
+template <class Pair, class F>
+__device__ inline uint4 map_pairs(uint4 raw, const F& f) {
+  constexpr int kPairs = 16 / int(sizeof(Pair));
+  Pair p[kPairs];
+  memcpy(p, &raw, 16);
+#pragma unroll
+  for (int k = 0; k < kPairs; ++k) p[k] = f(p[k]);
+  memcpy(&raw, p, 16);
+  return raw;
 }
 
 inline constexpr int kMapThreads = 256;
@@ -103,19 +114,14 @@ LaunchPlan plan_map_vec16(const T* in, const T* out, int64_t n) {
   constexpr int64_t kMaxEdgeBlocks = 65536;
   const int64_t edge_blocks = std::min(blocks_for(s.head + (n - s.tail_begin), kMapThreads), kMaxEdgeBlocks);
   const int64_t body_blocks = blocks_for(s.vectors, int64_t(kUnroll) * kMapThreads);
-  LaunchPlan p;
-  p.grid = std::max(edge_blocks, body_blocks);
-  p.block = kMapThreads;
-  p.func = p.grid > 0 ? reinterpret_cast<const void*>(&map_vec16_kernel<T, Op, kUnroll>) : nullptr;
-  return p;
+  // Whichever needs more blocks sets the grid (work = blocks, one per "item").
+  return plan_1d(map_vec16_kernel<T, Op, kUnroll>, std::max(edge_blocks, body_blocks), 1, kMapThreads);
 }
 
 template <class T, class Op, int kUnroll>
 void map_vec16(const T* in, T* out, int64_t n, Op op, cudaStream_t stream) {
-  const LaunchPlan p = plan_map_vec16<T, Op, kUnroll>(in, out, n);
-  if (p.grid == 0) return;
-  map_vec16_kernel<T, Op, kUnroll><<<unsigned(p.grid), p.block, 0, stream>>>(in, out, split_vec16<T>(in, out, n), op);
-  SOL_LAUNCH_CHECK();
+  launch_1d(plan_map_vec16<T, Op, kUnroll>(in, out, n), map_vec16_kernel<T, Op, kUnroll>, stream, in, out,
+            split_vec16<T>(in, out, n), op);
 }
 
 }  // namespace sol::kernels

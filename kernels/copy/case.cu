@@ -7,7 +7,7 @@
 namespace sol::kernels::copy {
 
 std::string unsupported(Version v, const Shape& s) {
-  std::string why = check_dims(s, {{"n", 1, int64_t(1) << 58}, {"offset_in", 0, 64, false}, {"offset_out", 0, 64, false}});
+  std::string why = check_dims(s, elementwise_dims());
   if (why.empty() && v == Version::v01_scalar && s.at("n") > int64_t(INT32_MAX) * 256)
     why = "v01_scalar launches one thread per element: n > (2^31 − 1)·256 exceeds gridDim.x";
   return why;
@@ -23,11 +23,7 @@ Tolerance tolerance(Version) { return {0.0, "a copy is exact: every bit must arr
 
 std::unique_ptr<Case> make(Version v, const Shape& s) {
   const int64_t n = s.at("n");
-  GatherSpec<float> spec;
-  spec.in_elems = spec.out_elems = n;
-  spec.offset_in = s.get("offset_in", 0);
-  spec.offset_out = s.get("offset_out", 0);
-  spec.tol = tolerance(v).rel_l2;
+  GatherSpec<float> spec = elementwise_spec<float>(s, tolerance(v).rel_l2);
   switch (v) {
     case Version::v01_scalar:
       spec.run = [n](const float* i, float* o, cudaStream_t st) { v01_scalar(i, o, n, st); };

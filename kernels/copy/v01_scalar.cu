@@ -5,7 +5,6 @@
 // 2048 threads × 4 B = 8 KiB of loads per SM, while Little's law asks for ≈ 2.4 TB/s of reads ×
 // ~600 ns ≈ 1.4 MB ≈ 11 KiB per SM on H200. Expect ~70–85 % of the copy ceiling, short of v03.
 // measured: pending H200 run
-#include "kernels/common/check.cuh"
 #include "kernels/copy/copy.cuh"
 
 namespace sol::kernels::copy {
@@ -23,18 +22,11 @@ __global__ void __launch_bounds__(kThreads) copy_scalar_kernel(const float* __re
 
 LaunchPlan v01_scalar_plan(const float*, const float*, int64_t n) {
   require_count(n, "copy size n");
-  LaunchPlan p;
-  p.grid = blocks_for(n, kThreads);
-  p.block = kThreads;
-  p.func = p.grid ? reinterpret_cast<const void*>(&copy_scalar_kernel) : nullptr;
-  return p;
+  return plan_1d(copy_scalar_kernel, n, kThreads, kThreads);
 }
 
 void v01_scalar(const float* gIn, float* gOut, int64_t n, cudaStream_t stream) {
-  const LaunchPlan p = v01_scalar_plan(gIn, gOut, n);
-  if (p.grid == 0) return;
-  copy_scalar_kernel<<<unsigned(p.grid), p.block, 0, stream>>>(gIn, gOut, n);
-  SOL_LAUNCH_CHECK();
+  launch_1d(v01_scalar_plan(gIn, gOut, n), copy_scalar_kernel, stream, gIn, gOut, n);
 }
 
 }  // namespace sol::kernels::copy

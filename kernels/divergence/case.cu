@@ -12,7 +12,6 @@ constexpr int64_t kMaxTrips = int64_t(1) << 23;
 
 int64_t threads_of(const Shape& s) { return s.get("threads", kDefaultThreads); }
 
-
 }  // namespace
 
 int64_t sum_of_rank(int64_t threads, int64_t group) {

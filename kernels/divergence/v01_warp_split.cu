@@ -8,7 +8,6 @@
 // identical bodies into one — the divergence would vanish from the machine code.)
 // Expected bottleneck: the FP32 pipe; memory is 8 B per thread, negligible.
 // measured: pending H200 run
-#include "kernels/common/check.cuh"
 #include "kernels/divergence/divergence.cuh"
 
 namespace sol::kernels::divergence {
@@ -35,20 +34,13 @@ __global__ void __launch_bounds__(kThreadsPerBlock) warp_split_kernel(const floa
 
 LaunchPlan v01_warp_split_plan(int64_t threads) {
   require_count(threads, "threads");
-  LaunchPlan p;
-  p.grid = blocks_for(threads, kThreadsPerBlock);
-  p.block = kThreadsPerBlock;
-  p.func = p.grid ? reinterpret_cast<const void*>(&warp_split_kernel) : nullptr;
-  return p;
+  return plan_1d(warp_split_kernel, threads, kThreadsPerBlock, kThreadsPerBlock);
 }
 
 void v01_warp_split(const float* gX, float* gY, int64_t threads, int ways, cudaStream_t stream) {
   if (ways < 1 || ways > 32) bad_input("ways = " + std::to_string(ways) + " is out of range", "use 1 ≤ ways ≤ 32");
-  const LaunchPlan p = v01_warp_split_plan(threads);
-  if (p.grid == 0) return;
-  // a and c0 travel as kernel arguments so that the compiler cannot fold the chain.
-  warp_split_kernel<<<unsigned(p.grid), p.block, 0, stream>>>(gX, gY, threads, ways, 1.0f, 1.0f);
-  SOL_LAUNCH_CHECK();
+  // a = 1 and c0 = 1 travel as kernel arguments so that the compiler cannot fold the chain.
+  launch_1d(v01_warp_split_plan(threads), warp_split_kernel, stream, gX, gY, threads, ways, 1.0f, 1.0f);
 }
 
 }  // namespace sol::kernels::divergence

@@ -22,11 +22,7 @@ template <class T>
 std::unique_ptr<Case> make_relu(Version v, const Shape& s, void (*run)(const T*, T*, int64_t, cudaStream_t),
                                 LaunchPlan (*plan)(const T*, const T*, int64_t)) {
   const int64_t n = s.at("n");
-  GatherSpec<T> spec;
-  spec.in_elems = spec.out_elems = n;
-  spec.offset_in = s.get("offset_in", 0);
-  spec.offset_out = s.get("offset_out", 0);
-  spec.tol = tolerance(v).rel_l2;
+  GatherSpec<T> spec = elementwise_spec<T>(s, tolerance(v).rel_l2);
   spec.f = [](double x, int64_t) { return std::max(x, 0.0); };
   spec.run = [n, run](const T* i, T* o, cudaStream_t st) { run(i, o, n, st); };
   spec.plan = [n, plan](const T* i, const T* o) { return plan(i, o, n); };
@@ -36,7 +32,7 @@ std::unique_ptr<Case> make_relu(Version v, const Shape& s, void (*run)(const T*,
 }  // namespace
 
 std::string unsupported(Version, const Shape& s) {
-  return check_dims(s, {{"n", 1, int64_t(1) << 58}, {"offset_in", 0, 64, false}, {"offset_out", 0, 64, false}});
+  return check_dims(s, elementwise_dims());
 }
 
 model::Cost cost(Version v, const Shape& s) {

@@ -14,12 +14,7 @@ struct ReluBf16 {
   __device__ static __nv_bfloat162 zero2() { return __nv_bfloat162(__nv_bfloat162_raw{0, 0}); }
   __device__ __nv_bfloat16 operator()(__nv_bfloat16 x) const { return __hmax(x, __low2bfloat16(zero2())); }
   __device__ uint4 pack(uint4 raw) const {
-    __nv_bfloat162 p[4];
-    memcpy(p, &raw, 16);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) p[k] = __hmax2(p[k], zero2());
-    memcpy(&raw, p, 16);
-    return raw;
+    return map_pairs<__nv_bfloat162>(raw, [](__nv_bfloat162 x2) { return __hmax2(x2, zero2()); });
   }
 };
 }  // namespace

@@ -27,12 +27,7 @@ struct ReluE4m3 {
     return r;
   }
   __device__ uint4 pack(uint4 raw) const {
-    __nv_fp8x2_storage_t p[8];
-    memcpy(p, &raw, 16);
-#pragma unroll
-    for (int k = 0; k < 8; ++k) p[k] = relu2(p[k]);
-    memcpy(&raw, p, 16);
-    return raw;
+    return map_pairs<__nv_fp8x2_storage_t>(raw, [](__nv_fp8x2_storage_t x2) { return relu2(x2); });
   }
 };
 }  // namespace

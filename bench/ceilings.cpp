@@ -1,0 +1,118 @@
+// Which database row a device is, and which ceilings a cost is measured against: the datasheet's
+// (from the row) and the ones measured on this card in the same run (from the probe).
+#include <cmath>
+
+#include "bench/harness.hpp"
+#include "sol/core/error.hpp"
+#include "sol/core/format.hpp"
+
+namespace sol::bench {
+
+namespace {
+std::string describe(const results::Device& d) {
+  return d.name + " (cc " + std::to_string(d.compute_capability / 10) + "." + std::to_string(d.compute_capability % 10) +
+         ", " + std::to_string(d.sms) + " SMs, " + bytes_iec(d.memory_bytes) + ")";
+}
+}  // namespace
+
+std::string match_database_row(const results::Device& d, std::string* why) {
+  constexpr double kMemoryTolerance = 0.20;
+  const hw::HwSpec* best = nullptr;
+  double best_diff = 0;
+  int same_cc_and_sms = 0;
+  for (const auto& row : hw::builtin()) {
+    if (row.compute_capability != d.compute_capability || row.compute_units != d.sms || row.hbm_bytes <= 0) continue;
+    ++same_cc_and_sms;
+    const double diff = std::fabs(d.memory_bytes - row.hbm_bytes) / row.hbm_bytes;
+    if (!best || diff < best_diff) {
+      best = &row;
+      best_diff = diff;
+    }
+  }
+  std::string reason;
+  if (!best)
+    reason = "no database row has the compute capability and SM count of " + describe(d);
+  else if (best_diff > kMemoryTolerance)
+    reason = std::to_string(same_cc_and_sms) + " row(s) share the compute capability and SM count of " + describe(d) +
+             " but none has its memory size within 20 %";
+  if (why) *why = reason;
+  return reason.empty() ? best->name : "";
+}
+
+const hw::HwSpec& datasheet_for(const results::Device& d, const std::string& override_name) {
+  if (!override_name.empty()) return hw::find(override_name);
+  if (!d.database_row.empty()) return hw::find(d.database_row);
+  std::string why;
+  const std::string row = match_database_row(d, &why);
+  if (row.empty()) bad_input(why, "pass --gpu NAME with a row from `sol hw list` (or --hw-file) to compare against");
+  return hw::find(row);
+}
+
+model::Ceilings measured_ceilings(const model::Cost& cost, const results::MeasuredCeilings& m, const hw::HwSpec& row) {
+  model::Ceilings c;
+  if (m.copy_bytes_per_s > 0) {
+    c.bytes_per_s = m.copy_bytes_per_s;
+    c.bytes_label = si(c.bytes_per_s, "B/s") + " copy (measured)";
+  } else {
+    c.bytes_per_s = row.hbm_bytes_per_s;
+    c.bytes_label = si(c.bytes_per_s, "B/s") + " HBM (datasheet: not measured)";
+  }
+  // The unit and math type whose peak bounds this cost on this chip (fp32 matmuls on Hopper run
+  // on the vector unit; fp8 data on a vector unit is computed in fp32).
+  const model::PeakChoice pick = model::resolve_peak(row, cost.math_dtype.value_or(cost.dtype), cost.unit);
+  double measured = 0;
+  std::string what;
+  if (cost.unit == hw::Unit::Matrix) {
+    // A matmul is measured against cuBLASLt's rate for its type, SGEMM included.
+    const std::string key = dtype_peak_key(cost.math_dtype.value_or(cost.dtype));
+    if (auto it = m.matrix_flops_per_s.find(key); it != m.matrix_flops_per_s.end()) measured = it->second;
+    what = key + " matmul (cuBLASLt, measured)";
+  } else if (pick.unit == hw::Unit::Vector && pick.dtype == DType::f32) {
+    measured = m.fp32_fma_flops_per_s;
+    what = "fp32 FMA (measured)";
+  }
+  if (measured > 0) {
+    c.flops_per_s = measured;
+    c.flops_label = si(measured, "FLOP/s") + " " + what;
+  } else if (row.has(pick.dtype, pick.unit)) {
+    c.flops_per_s = row.peak(pick.dtype, pick.unit).flops_per_s;
+    c.flops_label = si(c.flops_per_s, "FLOP/s") + " " + dtype_peak_key(pick.dtype) + " " + hw::unit_name(pick.unit) +
+                    " (datasheet: not measured)";
+  }
+  return c;
+}
+
+}  // namespace sol::bench
+
+namespace sol::bench {
+
+namespace {
+void add_note(results::Record& r, const std::string& note) { r.note += (r.note.empty() ? "" : "; ") + note; }
+}  // namespace
+
+void apply_model(results::Record& r, const model::Cost& cost, const results::MeasuredCeilings& m, const hw::HwSpec& row) {
+  r.flops = cost.flops;
+  r.bytes = cost.bytes;
+  try {
+    const model::PeakChoice pick = model::resolve_peak(row, cost.math_dtype.value_or(cost.dtype), cost.unit);
+    const model::Estimate sheet = model::roofline(cost, model::datasheet_ceilings(row, pick.dtype, pick.unit));
+    r.floor_s = sheet.t_floor_s;
+    r.bound = sheet.bound;
+    if (!pick.why.empty()) add_note(r, pick.why);
+  } catch (const Error& e) {
+    add_note(r, std::string("no datasheet floor: ") + e.what());
+  }
+  try {
+    const model::Ceilings c = measured_ceilings(cost, m, row);
+    if (c.flops_per_s > 0 && c.bytes_per_s > 0) r.floor_measured_s = model::roofline(cost, c).t_floor_s;
+  } catch (const Error& e) {
+    add_note(r, std::string("no measured floor: ") + e.what());
+  }
+}
+
+void set_achieved(results::Record& r) {
+  r.achieved_flops_per_s = r.median_s > 0 ? r.flops / r.median_s : 0;
+  r.achieved_bytes_per_s = r.median_s > 0 ? r.bytes / r.median_s : 0;
+}
+
+}  // namespace sol::bench

@@ -1,0 +1,40 @@
+#pragma once
+// SM clock and throttle reasons through NVML, loaded with dlopen at run time (no nvml.h needed,
+// and a machine without libnvidia-ml still measures: its results say "clocks unknown").
+#include <cstdint>
+#include <string>
+
+namespace sol::bench {
+
+struct ClockSample {
+  bool known = false;
+  std::string why_unknown;   // when !known
+  double sm_clock_hz = 0;
+  uint64_t reasons = 0;      // NVML clocks-event (throttle) reason bits
+};
+
+// Reads the device with this PCI bus id ("0000:19:00.0"), or NVML index `index` if the bus id
+// is not found. Never throws: a missing library or a failing call gives known = false.
+ClockSample read_clock(const std::string& pci_bus_id, int index);
+// The driver's version string from NVML, "" when unknown.
+std::string nvml_driver_version();
+
+// Clock samples taken before, during and after a timed region, summarized.
+class ClockWatch {
+ public:
+  void add(const ClockSample& s);
+  bool known() const { return known_; }
+  bool throttled() const;
+  uint64_t reasons() const { return reasons_; }
+  // "SM clock 1980–1755 MHz; sw power cap" or "clocks unknown: <why>".
+  std::string note() const;
+
+ private:
+  bool known_ = false;
+  int samples_ = 0;
+  std::string why_unknown_;
+  double min_hz_ = 0, max_hz_ = 0;
+  uint64_t reasons_ = 0;
+};
+
+}  // namespace sol::bench

@@ -1,0 +1,246 @@
+// The sampling loop and the device it runs on. One measurement: a first run (module load, lazy
+// initialization), warm-up batches until warmup_s, then rounds of event-timed samples until the
+// median settles or the budget runs out. Clocks are read before, during each round (while the
+// GPU is busy) and after, so a throttled result is marked as such.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "bench/gpu.cuh"
+
+namespace sol::bench {
+
+namespace gpu {
+
+EventPairs::EventPairs(int n) : start_(size_t(n), nullptr), stop_(size_t(n), nullptr) {
+  for (int i = 0; i < n; ++i) {
+    SOL_CUDA_CHECK(cudaEventCreate(&start_[size_t(i)]));
+    SOL_CUDA_CHECK(cudaEventCreate(&stop_[size_t(i)]));
+  }
+}
+
+EventPairs::~EventPairs() {
+  for (auto* v : {&start_, &stop_})
+    for (cudaEvent_t e : *v)
+      if (e) (void)cudaEventDestroy(e);
+}
+
+double EventPairs::seconds(int i) {
+  float ms = 0;
+  SOL_CUDA_CHECK(cudaEventElapsedTime(&ms, start_[size_t(i)], stop_[size_t(i)]));
+  return double(ms) * 1e-3;
+}
+
+Device current_device() {
+  Device d;
+  SOL_CUDA_CHECK(cudaGetDevice(&d.ordinal));
+  char bus[32] = {};
+  SOL_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, int(sizeof bus), d.ordinal));
+  d.pci_bus_id = bus;
+  int major = 0, minor = 0, l2 = 0;
+  SOL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d.ordinal));
+  SOL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d.ordinal));
+  SOL_CUDA_CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, d.ordinal));
+  SOL_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, d.ordinal));
+  d.cc = major * 10 + minor;
+  d.l2_bytes = l2;
+  return d;
+}
+
+ClockSample read_clock(const Device& d) { return bench::read_clock(d.pci_bus_id, d.ordinal); }
+
+namespace {
+__global__ void flush_kernel(uint4* gBuf, int64_t n) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    uint4 v = gBuf[i];
+    v.x += 1;
+    gBuf[i] = v;
+  }
+}
+
+// Owned CUDA graph of `runs` consecutive runs, captured from the stream.
+struct Graph {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ~Graph() {
+    if (exec) (void)cudaGraphExecDestroy(exec);
+    if (graph) (void)cudaGraphDestroy(graph);
+  }
+};
+
+std::unique_ptr<Graph> capture(const std::function<void(cudaStream_t)>& run_next, int runs, cudaStream_t s) {
+  auto g = std::make_unique<Graph>();
+  SOL_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  try {
+    for (int i = 0; i < runs; ++i) run_next(s);
+  } catch (...) {
+    cudaGraph_t partial = nullptr;
+    (void)cudaStreamEndCapture(s, &partial);
+    if (partial) (void)cudaGraphDestroy(partial);
+    (void)cudaGetLastError();  // capture errors are not sticky; clear so later checks see only new ones
+    throw;
+  }
+  SOL_CUDA_CHECK(cudaStreamEndCapture(s, &g->graph));
+  SOL_CUDA_CHECK(cudaGraphInstantiate(&g->exec, g->graph, 0));
+  SOL_CUDA_CHECK(cudaGraphUpload(g->exec, s));
+  return g;
+}
+}  // namespace
+
+L2Flush::L2Flush(int64_t l2_bytes) : buf_(std::max<int64_t>(2 * l2_bytes, 64 << 20) / int64_t(sizeof(uint4))) {
+  SOL_CUDA_CHECK(cudaMemset(buf_.get(), 1, size_t(buf_.bytes())));
+}
+
+void L2Flush::flush(cudaStream_t s) {
+  flush_kernel<<<1024, 256, 0, s>>>(buf_.get(), buf_.count());
+  SOL_LAUNCH_CHECK();
+}
+
+Timed time_runs(const std::function<void(int, cudaStream_t)>& run, int sets, const Options& opts, cudaStream_t s) {
+  if (opts.cold_l2 && opts.graph)
+    bad_input("--cold-l2 and --graph cannot be combined",
+              "cold L2 flushes before every sample; a graph replays runs back to back without a flush");
+  if (!(opts.budget_s > 0) || opts.min_samples < 1 || opts.max_samples < 3 || opts.warmup_s < 0 || opts.settle < 0)
+    bad_input("timing options out of range (budget " + std::to_string(opts.budget_s) + " s, samples " +
+                  std::to_string(opts.min_samples) + "–" + std::to_string(opts.max_samples) + ")",
+              "give a positive budget and at least 3 samples");
+  if (sets < 1) failure("a Case reported " + std::to_string(sets) + " input sets");
+  using clock = std::chrono::steady_clock;
+  const Device dev = current_device();
+  Timed t;
+  t.clocks.add(read_clock(dev));
+
+  int next = 0;
+  auto run_next = [&](cudaStream_t st) { run(next++ % sets, st); };
+  std::optional<L2Flush> flusher;
+  if (opts.cold_l2) flusher.emplace(dev.l2_bytes);
+
+  // First run alone (module load, lazy allocations), then doubling batches until warm.
+  run_next(s);
+  SOL_CUDA_CHECK(cudaStreamSynchronize(s));
+  EventPairs warm(1);
+  double per_run = 0, warm_s = 0;
+  int warm_runs = 1;
+  for (int batch = 1;; batch *= 2) {
+    warm.start(0, s);
+    for (int i = 0; i < batch; ++i) run_next(s);
+    warm.stop(0, s);
+    warm.sync(0);
+    const double e = warm.seconds(0);
+    per_run = e / batch;
+    warm_s += e;
+    warm_runs += batch;
+    if ((warm_s >= opts.warmup_s && warm_runs >= 3) || warm_s >= opts.budget_s || batch >= (1 << 16)) break;
+  }
+  per_run = std::max(per_run, 1e-7);
+
+  std::unique_ptr<Graph> graph;
+  if (opts.graph) {
+    // Enough runs per replay that a replay lasts ≥ 200 µs, and every input set appears.
+    int k = int(std::clamp(std::ceil(200e-6 / per_run), 1.0, 128.0));
+    k = std::max(k, std::min(sets, 128));
+    try {
+      graph = capture(run_next, k, s);
+      t.graph = true;
+      t.runs_per_sample = k;
+      t.notes.push_back("CUDA graph of " + std::to_string(k) + " runs per replay; time per run = replay / " +
+                        std::to_string(k));
+      for (int i = 0; i < 2; ++i) SOL_CUDA_CHECK(cudaGraphLaunch(graph->exec, s));
+      SOL_CUDA_CHECK(cudaStreamSynchronize(s));
+    } catch (const Error& e) {
+      graph.reset();
+      t.notes.push_back(std::string("graph capture failed, timed from the stream instead: ") + e.what());
+    }
+  }
+  if (flusher)
+    t.notes.push_back("cold L2: " + std::to_string(flusher->bytes() >> 20) + " MiB flushed before every sample");
+
+  const double per_sample = per_run * t.runs_per_sample;
+  const int min_samples = std::max(3, std::min(opts.min_samples, int(opts.budget_s / per_sample)));
+  const int round = int(std::clamp(std::ceil(0.025 / per_sample), 1.0, 256.0));
+  EventPairs ev(round);
+  std::vector<double> samples;
+  double before = 0;
+  const auto t0 = clock::now();
+  while (true) {
+    const int n = std::min(round, opts.max_samples - int(samples.size()));
+    for (int i = 0; i < n; ++i) {
+      if (flusher) flusher->flush(s);
+      ev.start(i, s);
+      if (graph)
+        SOL_CUDA_CHECK(cudaGraphLaunch(graph->exec, s));
+      else
+        run_next(s);
+      ev.stop(i, s);
+    }
+    t.clocks.add(read_clock(dev));  // the GPU is busy with this round now
+    ev.sync(n - 1);
+    SOL_CUDA_CHECK(cudaGetLastError());
+    for (int i = 0; i < n; ++i) samples.push_back(ev.seconds(i) / t.runs_per_sample);
+    t.summary = summarize(samples);
+    const double wall = std::chrono::duration<double>(clock::now() - t0).count();
+    if (int(samples.size()) >= min_samples && settled(before, t.summary.median, opts.settle)) {
+      t.settled = true;
+      break;
+    }
+    before = t.summary.median;
+    if (int(samples.size()) >= opts.max_samples) break;
+    if (int(samples.size()) >= min_samples && wall >= opts.budget_s) break;
+    if (wall >= 4 * opts.budget_s && samples.size() >= 3) break;  // slow runs: accept fewer samples
+  }
+  t.clocks.add(read_clock(dev));
+  if (!t.settled)
+    t.notes.push_back("median not settled to " + std::to_string(opts.settle * 100).substr(0, 4) + " % within the " +
+                      std::to_string(opts.budget_s).substr(0, 4) + " s budget");
+  return t;
+}
+
+}  // namespace gpu
+
+bool gpu_available(std::string* why) {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  std::string reason;
+  if (err != cudaSuccess) {
+    reason = std::string("no CUDA device: ") + cudaGetErrorString(err);
+    (void)cudaGetLastError();
+  } else if (n == 0) {
+    reason = "no CUDA device: cudaGetDeviceCount found none";
+  }
+  if (why) *why = reason;
+  return reason.empty();
+}
+
+void require_gpu() {
+  std::string why;
+  if (!gpu_available(&why)) failure(why, "run on a machine with an NVIDIA GPU and its driver");
+}
+
+results::Device device_info() {
+  require_gpu();
+  const gpu::Device g = gpu::current_device();
+  results::Device d;
+  char name[256] = {};
+  cudaDeviceProp prop{};
+  SOL_CUDA_CHECK(cudaGetDeviceProperties(&prop, g.ordinal));
+  std::copy(std::begin(prop.name), std::end(prop.name), name);
+  d.name = name;
+  d.compute_capability = g.cc;
+  d.sms = g.sms;
+  d.memory_bytes = double(prop.totalGlobalMem);
+  d.l2_bytes = double(g.l2_bytes);
+  int khz = 0;
+  SOL_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, g.ordinal));
+  d.sm_clock_hz = double(khz) * 1e3;
+  int driver = 0;
+  SOL_CUDA_CHECK(cudaDriverGetVersion(&driver));
+  d.driver = "CUDA " + std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
+  if (std::string v = nvml_driver_version(); !v.empty()) d.driver += ", driver " + v;
+  d.database_row = match_database_row(d);
+  return d;
+}
+
+}  // namespace sol::bench

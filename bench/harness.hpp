@@ -1,0 +1,224 @@
+#pragma once
+// The measuring harness as a library: `sol probe`, `sol bench`, `sol doctor`, `sol report` and the
+// GPU tests all call these functions, so a number means the same thing wherever it is printed.
+// No CUDA types here. Files: *.cu hold everything that touches the CUDA runtime; *.cpp are plain
+// host code (statistics, clocks through NVML, the peers' subprocess, diagnosis, text), testable
+// without a GPU.
+//
+// Method (DESIGN.md, METHOD.md): verify before timing (fresh random inputs, poisoned output,
+// CPU reference, the variant's tolerance); device events around each sample; warm-up; rounds of
+// samples until the median settles; inputs rotated across Case::sets() so they exceed L2;
+// optional cold-L2 flush before each sample, or a CUDA graph that removes launch gaps; clocks and
+// throttle reasons read during the run; the model's floor on both the datasheet and the ceilings
+// measured in the same run.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sol/hw/spec.hpp"
+#include "sol/model/cost.hpp"
+#include "sol/model/occupancy.hpp"
+#include "sol/model/roofline.hpp"
+#include "sol/registry.hpp"
+#include "sol/results.hpp"
+
+namespace sol::bench {
+
+inline constexpr const char* kSolVersion = "0.1";
+
+// ---- the device -------------------------------------------------------------------------------
+// True if a CUDA device can be used; otherwise *why says "no CUDA device: <cudaGetErrorString>".
+bool gpu_available(std::string* why = nullptr);
+// Throws sol::Error (Failure) with gpu_available's reason when there is no usable device.
+void require_gpu();
+// The current device; database_row filled by match_database_row ("" when nothing matches).
+results::Device device_info();
+// The database row this device is: same compute capability and SM count, and the memory size
+// closest to the row's HBM (within 20 %: drivers report a little more or less than the datasheet).
+// Returns "" and says why in *why when no row matches.
+std::string match_database_row(const results::Device& d, std::string* why = nullptr);
+// The row to compare against: `override_name` if given (any hw::find name), else the matched row.
+// Throws sol::Error (BadInput) when neither exists, telling the user to pass --gpu.
+const hw::HwSpec& datasheet_for(const results::Device& d, const std::string& override_name = "");
+
+// ---- how to time ------------------------------------------------------------------------------
+struct Options {
+  bool cold_l2 = false;      // flush L2 before every sample (the question is DRAM)
+  bool graph = false;        // replay runs from a CUDA graph: no launch gaps
+  double budget_s = 0.5;     // wall time for the samples of one variant at one shape, at most
+  double warmup_s = 0.02;    // at least this long, and at least 3 runs, before any sample
+  int min_samples = 10;      // fewer only when one run alone exceeds budget_s / min_samples (≥ 3)
+  int max_samples = 2000;
+  double settle = 0.005;     // stop once the median moves less than this between rounds
+  uint64_t seed = 0x5eed5eedull;
+};
+
+// ---- sol probe: this card's ceilings ----------------------------------------------------------
+struct ProbeOptions {
+  bool quick = false;        // copy bandwidth and launch overhead only (what bench needs)
+  bool save = true;          // write the measured profile (full probes only)
+  std::string profile_path;  // default hw::measured_profile_path()
+  std::string gpu;           // database row to start the profile from (default: the matched row)
+};
+struct ProbeResult {
+  results::Device device;
+  results::MeasuredCeilings ceilings;   // copy = the better of the copy kernel and cudaMemcpy
+  double copy_kernel_bytes_per_s = 0;   // 16-byte loads, 4 in flight per thread, read + write
+  double memcpy_bytes_per_s = 0;        // cudaMemcpyAsync device to device, read + write
+  double launch_host_s = 0;             // host time per launch call, back to back
+  std::string row;                      // database row the profile is based on ("" if none)
+  std::string saved_to;                 // "" when not saved
+  std::vector<std::string> notes;       // how each figure was measured; what was not measured and why
+};
+// Throws sol::Error when no GPU is usable or a CUDA/cuBLAS call fails.
+ProbeResult probe(const ProbeOptions& opts);
+// The measured profile: `row` with peaks and bandwidths replaced by what was measured (each
+// peak's clock becomes the effective clock that gives the measured rate), measured = true.
+hw::HwSpec measured_profile(const ProbeResult& p, const hw::HwSpec& row);
+// "what | measured | datasheet | %" for every figure; row may be null (no datasheet column).
+std::string probe_table(const ProbeResult& p, const hw::HwSpec* row);
+
+// ---- ceilings for one cost ------------------------------------------------------------------
+// The measured ceilings that apply to a cost: the copy bandwidth; the matrix rate for the cost's
+// dtype (cuBLASLt) or, on the vector unit, the fp32 FMA rate for fp32. Whatever was not measured
+// falls back to the datasheet, and the label says which.
+model::Ceilings measured_ceilings(const model::Cost& cost, const results::MeasuredCeilings& m, const hw::HwSpec& row);
+// Fills a record's flops, bytes, floor_s (datasheet), floor_measured_s and bound from the model;
+// what cannot be computed (a dtype the row lacks) goes into the note.
+void apply_model(results::Record& r, const model::Cost& cost, const results::MeasuredCeilings& m, const hw::HwSpec& row);
+// achieved FLOP/s and B/s from flops, bytes and the median.
+void set_achieved(results::Record& r);
+
+// ---- verify and time one variant at one shape -------------------------------------------------
+// One verification: fresh random inputs from `seed`, output poisoned, one run, compared with the
+// CPU reference. Throws sol::Error on CUDA failures or an unsupported shape.
+CheckResult verify(const Variant& v, const Shape& s, uint64_t seed);
+// Verifies, then times. Never throws for the variant's own problems: an unsupported shape, a
+// compute capability too low, or a failing CUDA call come back as Record::skipped. A variant that
+// fails verification is timed but recorded verified = false, and its note says the time is invalid.
+results::Record measure(const Variant& v, const Shape& s, const Options& opts, const results::MeasuredCeilings& ceilings,
+                        const hw::HwSpec& row);
+
+// ---- whole families ---------------------------------------------------------------------------
+struct RunOptions {
+  Options timing;
+  std::vector<Shape> shapes;   // instead of each variant's bench_shapes
+  bool headline_only = false;  // only the first bench shape
+  bool peers = true;           // run bench/peers/torch_peers.py for the family
+  std::function<void(const results::Record&)> on_record;  // progress, called after each record
+};
+// Measures `variants` (all of one family) and its PyTorch peers into one results file.
+results::File run_family(const std::string& family, const std::vector<const Variant*>& variants, const RunOptions& opts,
+                         const ProbeResult& probed, const hw::HwSpec& row);
+// Groups select(pattern) by family, in registry order.
+std::vector<std::pair<std::string, std::vector<const Variant*>>> by_family(const std::vector<const Variant*>& variants);
+
+// The whole registry, as `sol report` measures it: a probe (saving the profile when full_probe),
+// then every family with its peers; writes out_dir/<family>.json when out_dir is given.
+struct RegistryRun {
+  Options timing;
+  bool peers = true;
+  bool full_probe = true;
+  std::string gpu;       // database row override ("" = the matched row)
+  std::string out_dir;   // "" = do not write files
+  std::function<void(const std::string&)> progress;  // one line per family
+};
+// *note says what ran (device, row, families, records, profile path).
+std::vector<results::File> measure_registry(const RegistryRun& run, std::string* note);
+
+// PyTorch peers: `python3 <script> --family F --shapes "a=1,b=2;..." --out FILE`. When python3,
+// torch or CUDA is missing, `missing` says why and `records` is empty.
+struct PeerRun {
+  std::vector<results::Record> records;
+  std::string missing;
+};
+PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes, const std::string& script = "");
+// The record that stands in a results file for peers that could not run.
+results::Record missing_peer_record(const std::string& family, const std::string& why);
+
+// ---- text ----------------------------------------------------------------------------------
+// One table per file: time, achieved FLOP/s and B/s, the floor and % of it reached (datasheet and
+// measured), the bound, speed-up over the previous version and over the fastest peer; then notes
+// (failed verification, skips, throttling, missing peers).
+std::string records_table(const results::File& f);
+// Speed-up of a record over the previous version (highest version below it, same shape, valid)
+// and over the fastest valid peer at the same shape; 0 when there is none.
+double speedup_over_previous(const results::File& f, const results::Record& r);
+double speedup_over_peer(const results::File& f, const results::Record& r);
+// A record is a valid result only if it ran, verified, and has a positive median.
+bool valid(const results::Record& r);
+
+// ---- a compiled kernel's resources ---------------------------------------------------------------
+struct KernelReport {
+  bool known = false;                 // false for library peers (no function pointer)
+  model::KernelResources resources;   // registers, static and dynamic shared memory, block size
+  int64_t local_bytes_per_thread = 0; // spills and stack
+  int runtime_blocks_per_sm = -1;     // cudaOccupancyMaxActiveBlocksPerMultiprocessor
+};
+// cudaFuncGetAttributes and the runtime's occupancy for LaunchInfo::func.
+KernelReport inspect_kernel(const LaunchInfo& launch);
+
+// ---- the harness's own test variants ---------------------------------------------------------------
+// Not in the registry: family "selftest", y = 2x + 1 over n fp32 elements. "v01_axpb" is right;
+// "broken_tail" leaves the last elements unwritten; "broken_values" computes 2x (wrong by 1);
+// "v02_staged" goes through 40 KiB of static shared memory (an occupancy cross-check).
+const std::vector<Variant>& selftest_variants();
+// sol::select(pattern), or the selftest variants when the pattern names that family.
+std::vector<const Variant*> select_variants(const std::string& pattern);
+
+// ---- sol doctor ---------------------------------------------------------------------------------
+struct Finding {
+  std::string topic;         // "verdict", "launch", "occupancy", "spills", "waves", "memory", "compute", ...
+  std::string observation;   // what was measured, with numbers
+  std::string prescription;  // one sentence: what to try
+  bool problem = false;      // false: looked at and fine
+};
+// What the diagnosis is made from; filled on the GPU by doctor(), by hand in tests.
+struct DoctorInputs {
+  results::Record record;
+  model::Ceilings measured;          // flops and bytes ceilings measured in this run
+  double launch_overhead_s = 0;      // from the probe; 0 unknown
+  double graph_median_s = 0;         // the same variant timed from a CUDA graph; 0 not timed
+  bool has_kernel = false;           // LaunchInfo::func known (false for library peers)
+  LaunchInfo launch;
+  int registers_per_thread = 0;      // cudaFuncGetAttributes
+  int64_t static_shared_bytes = 0;
+  int64_t local_bytes_per_thread = 0;  // spills and stack
+  hw::SmLimits limits;
+  int sms = 0;
+  int runtime_blocks_per_sm = -1;    // cudaOccupancyMaxActiveBlocksPerMultiprocessor; -1 unknown
+};
+struct Diagnosis {
+  results::Record record;
+  std::string verdict;               // "compute" | "memory" | "neither" | "invalid"
+  std::string verdict_line;          // one sentence
+  double compute_fraction = 0;       // achieved FLOP/s / measured compute ceiling
+  double memory_fraction = 0;        // achieved B/s / measured copy bandwidth
+  std::string compute_label, memory_label;  // what the fractions are of
+  std::optional<model::Occupancy> occupancy;
+  std::optional<model::Waves> waves;
+  std::vector<Finding> findings;     // each with its prescription
+};
+// Near a roof: at least this fraction of the measured ceiling (NVIDIA reviewers' 60 % rule).
+inline constexpr double kNearRoof = 0.60;
+// Saturated: at least this fraction; between kNearRoof and this a kernel is bound by the roof but
+// still has headroom that access width and bytes in flight usually win back (copy v01 → v02: 64 → 100 %).
+inline constexpr double kSaturated = 0.85;
+// The §12 workflow on numbers already measured (pure; host-tested).
+Diagnosis diagnose(const DoctorInputs& in);
+// Measures the variant (and, if it is short, again from a graph), reads its kernel's resources,
+// and diagnoses. Throws sol::Error if the variant cannot run at this shape.
+Diagnosis doctor(const Variant& v, const Shape& s, const Options& opts, const ProbeResult& probed, const hw::HwSpec& row);
+std::string diagnosis_text(const Diagnosis& d);
+std::string diagnosis_json(const Diagnosis& d);
+
+// ---- clocks (NVML, loaded at run time) ----------------------------------------------------------
+// Names of NVML clock-event (throttle) reason bits, e.g. "sw power cap, hw thermal slowdown".
+std::string describe_clock_reasons(uint64_t reasons);
+// True if any of the bits means the clocks were held down (power cap, thermal, hw slowdown).
+bool is_throttle(uint64_t reasons);
+
+}  // namespace sol::bench

@@ -1,0 +1,329 @@
+// The harness's host-side logic without a GPU: statistics, clock reasons, matching a device to its
+// database row, the ceilings a cost is measured against, the floors in a record, speed-ups and the
+// table, the measured profile `sol probe` saves, and the PyTorch peers' subprocess contract.
+#include <gtest/gtest.h>
+
+#ifdef SOL_WITH_CUDA
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "bench/clocks.hpp"
+#include "bench/harness.hpp"
+#include "bench/stats.hpp"
+#include "sol/core/error.hpp"
+
+using namespace sol;
+using namespace sol::bench;
+
+namespace {
+
+results::Device device(int cc, int sms, double memory_bytes) {
+  results::Device d;
+  d.name = "test GPU";
+  d.compute_capability = cc;
+  d.sms = sms;
+  d.memory_bytes = memory_bytes;
+  return d;
+}
+
+model::Cost cost(double flops, double bytes, DType t, hw::Unit u) {
+  model::Cost c;
+  c.op = "test";
+  c.flops = flops;
+  c.bytes = bytes;
+  c.dtype = t;
+  c.unit = u;
+  return c;
+}
+
+results::Record rec(const std::string& variant, int version, double median_s, bool verified = true) {
+  results::Record r;
+  r.family = "copy";
+  r.variant = variant;
+  r.version = version;
+  r.shape = "n=1024";
+  r.median_s = r.min_s = r.max_s = median_s;
+  r.samples = 10;
+  r.bytes = 8192;
+  r.verified = verified;
+  set_achieved(r);
+  return r;
+}
+
+std::filesystem::path write_script(const std::string& name, const std::string& body) {
+  const auto p = std::filesystem::temp_directory_path() / name;
+  std::ofstream(p) << body;
+  return p;
+}
+
+bool have_python() { return std::system("command -v python3 >/dev/null 2>&1") == 0; }
+
+}  // namespace
+
+TEST(Stats, MedianQuantilesSpread) {
+  const Summary s = summarize({5, 1, 3, 2, 4});
+  EXPECT_EQ(s.samples, 5);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+  EXPECT_DOUBLE_EQ(s.p10, 1.4);  // 0.1 × 4 = 0.4 of the way from 1 to 2
+  EXPECT_DOUBLE_EQ(s.p90, 4.6);
+  EXPECT_DOUBLE_EQ(s.spread, 3.2 / 3);
+  EXPECT_DOUBLE_EQ(summarize({1, 2, 3, 4}).median, 2.5);
+  EXPECT_DOUBLE_EQ(summarize({7}).spread, 0);
+  EXPECT_THROW(summarize({}), Error);
+  EXPECT_THROW(summarize({1, -1}), Error);
+  EXPECT_THROW(summarize({1, NAN}), Error);
+}
+
+TEST(Stats, Settling) {
+  EXPECT_TRUE(settled(1.000, 1.004, 0.005));
+  EXPECT_FALSE(settled(1.000, 1.010, 0.005));
+  EXPECT_FALSE(settled(0, 1.0, 0.5));  // no previous round
+}
+
+TEST(Clocks, ReasonNamesAndThrottle) {
+  EXPECT_EQ(describe_clock_reasons(0), "none");
+  const std::string two = describe_clock_reasons(0x4 | 0x40);
+  EXPECT_NE(two.find("sw power cap"), std::string::npos);
+  EXPECT_NE(two.find("hw thermal slowdown"), std::string::npos);
+  EXPECT_NE(describe_clock_reasons(0x100000).find("other reasons 0x100000"), std::string::npos);
+  EXPECT_FALSE(is_throttle(0x1));   // idle
+  EXPECT_FALSE(is_throttle(0x10));  // sync boost
+  for (uint64_t bit : {0x4ull, 0x8ull, 0x20ull, 0x40ull, 0x80ull}) EXPECT_TRUE(is_throttle(bit)) << bit;
+}
+
+TEST(Clocks, WatchSummarizesSamples) {
+  ClockWatch unknown;
+  unknown.add({false, "libnvidia-ml.so.1 not loadable", 0, 0});
+  EXPECT_FALSE(unknown.known());
+  EXPECT_FALSE(unknown.throttled());
+  EXPECT_EQ(unknown.note(), "clocks unknown: libnvidia-ml.so.1 not loadable");
+
+  ClockWatch w;
+  w.add({true, "", 1980e6, 0x1});
+  w.add({true, "", 1755e6, 0x4});
+  EXPECT_TRUE(w.known());
+  EXPECT_TRUE(w.throttled());
+  EXPECT_NE(w.note().find("1980–1755 MHz"), std::string::npos) << w.note();
+  EXPECT_NE(w.note().find("sw power cap"), std::string::npos);
+  EXPECT_EQ(w.note().find("idle"), std::string::npos);  // idle between samples is not news
+}
+
+TEST(Clocks, MissingLibraryIsNotAnError) {
+  // Whatever this machine has, reading the clock never throws; unknown clocks say why.
+  const ClockSample s = read_clock("0000:00:00.0", 0);
+  if (!s.known) EXPECT_FALSE(s.why_unknown.empty());
+}
+
+TEST(DeviceRow, MatchesByCapabilitySmsAndMemory) {
+  // Memory sizes as the CUDA runtime reports them on real cards.
+  EXPECT_EQ(match_database_row(device(90, 132, 150754820096.0)), "h200");  // 143771 MiB
+  EXPECT_EQ(match_database_row(device(90, 132, 85520809984.0)), "h100");   // 81559 MiB
+  EXPECT_EQ(match_database_row(device(80, 108, 42505273344.0)), "a100");
+  EXPECT_EQ(match_database_row(device(80, 108, 85198045184.0)), "a100-80gb");
+  std::string why;
+  EXPECT_EQ(match_database_row(device(90, 114, 85e9), &why), "");  // an H100 PCIe: 114 SMs, not in the database
+  EXPECT_NE(why.find("114 SMs"), std::string::npos) << why;
+  EXPECT_EQ(match_database_row(device(90, 132, 20e9), &why), "");  // right chip, memory far off
+  EXPECT_NE(why.find("memory"), std::string::npos) << why;
+}
+
+TEST(DeviceRow, DatasheetForOverrideOrError) {
+  EXPECT_EQ(datasheet_for(device(90, 132, 150e9)).name, "h200");
+  EXPECT_EQ(datasheet_for(device(90, 132, 150e9), "a100").name, "a100");
+  try {
+    datasheet_for(device(75, 40, 16e9));
+    FAIL() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::BadInput);
+    EXPECT_NE(e.line().find("--gpu"), std::string::npos);
+  }
+}
+
+TEST(Ceilings, MeasuredWhereMeasuredElseDatasheet) {
+  const hw::HwSpec& h200 = hw::find("h200");
+  results::MeasuredCeilings m;
+  m.copy_bytes_per_s = 3.9e12;
+  m.fp32_fma_flops_per_s = 60e12;
+  m.matrix_flops_per_s["bf16"] = 780e12;
+  const model::Ceilings bf16 = measured_ceilings(cost(1e12, 1e9, DType::bf16, hw::Unit::Matrix), m, h200);
+  EXPECT_DOUBLE_EQ(bf16.flops_per_s, 780e12);
+  EXPECT_DOUBLE_EQ(bf16.bytes_per_s, 3.9e12);
+  EXPECT_NE(bf16.flops_label.find("measured"), std::string::npos);
+  EXPECT_DOUBLE_EQ(measured_ceilings(cost(1, 1, DType::f32, hw::Unit::Vector), m, h200).flops_per_s, 60e12);
+  // fp16 matrix was not measured: the datasheet's, and the label says so.
+  const model::Ceilings fp16 = measured_ceilings(cost(1, 1, DType::f16, hw::Unit::Matrix), m, h200);
+  EXPECT_DOUBLE_EQ(fp16.flops_per_s, h200.peak(DType::f16, hw::Unit::Matrix).flops_per_s);
+  EXPECT_NE(fp16.flops_label.find("not measured"), std::string::npos);
+  // No copy measurement: HBM from the datasheet.
+  const model::Ceilings none = measured_ceilings(cost(1, 1, DType::f32, hw::Unit::Vector), {}, h200);
+  EXPECT_DOUBLE_EQ(none.bytes_per_s, h200.hbm_bytes_per_s);
+  EXPECT_NE(none.bytes_label.find("not measured"), std::string::npos);
+  // fp8 data on the vector unit is computed in fp32: the measured fp32 FMA rate bounds it.
+  EXPECT_DOUBLE_EQ(measured_ceilings(cost(1, 1, DType::fp8_e4m3, hw::Unit::Vector), m, h200).flops_per_s, 60e12);
+  // An fp32 matmul on a chip without an fp32 matrix peak falls back to the vector unit's.
+  EXPECT_DOUBLE_EQ(measured_ceilings(cost(1, 1, DType::f32, hw::Unit::Matrix), {}, h200).flops_per_s,
+                   h200.peak(DType::f32, hw::Unit::Vector).flops_per_s);
+}
+
+TEST(Ceilings, RecordFloors) {
+  const hw::HwSpec& h200 = hw::find("h200");
+  results::MeasuredCeilings m;
+  m.copy_bytes_per_s = 3.84e12;  // 80 % of 4.8 TB/s
+  results::Record r;
+  apply_model(r, cost(0, 2.4e9, DType::f32, hw::Unit::Vector), m, h200);
+  EXPECT_DOUBLE_EQ(r.bytes, 2.4e9);
+  EXPECT_NEAR(r.floor_s, 2.4e9 / 4.8e12, 1e-15);
+  EXPECT_NEAR(r.floor_measured_s, 2.4e9 / 3.84e12, 1e-15);
+  EXPECT_EQ(r.bound, "memory");
+  r.median_s = 1e-3;
+  set_achieved(r);
+  EXPECT_DOUBLE_EQ(r.achieved_bytes_per_s, 2.4e12);
+  // A dtype the row lacks: no floor, and the note says why instead of throwing.
+  results::Record fp8;
+  apply_model(fp8, cost(1e9, 1e9, DType::fp8_e4m3, hw::Unit::Matrix), {}, hw::find("a100"));
+  EXPECT_EQ(fp8.floor_s, 0);
+  EXPECT_NE(fp8.note.find("no datasheet floor"), std::string::npos) << fp8.note;
+}
+
+TEST(Records, SpeedupsValidityAndTable) {
+  results::File f;
+  f.family = "copy";
+  f.device.name = "NVIDIA H200";
+  f.ceilings.copy_bytes_per_s = 3.9e12;
+  f.records = {rec("v01_scalar", 1, 2e-3), rec("v02_vec16", 2, 1e-3), rec("peer:cudaMemcpy", 0, 1.5e-3),
+               rec("v03_vec16_unroll", 3, 0.5e-3, false), rec("v04_future", 4, 0.8e-3)};
+  f.records[3].note = "FAILED verification (rel_l2 1): the time is not a valid result";
+  f.records.push_back(missing_peer_record("copy", "torch is not installed"));
+  f.records[4].throttled = true;
+  f.records[4].throttle_reasons = "sw power cap";
+  EXPECT_TRUE(valid(f.records[1]));
+  EXPECT_FALSE(valid(f.records[3]));
+  EXPECT_FALSE(valid(f.records[5]));
+  EXPECT_DOUBLE_EQ(speedup_over_previous(f, f.records[1]), 2.0);
+  EXPECT_DOUBLE_EQ(speedup_over_peer(f, f.records[1]), 1.5);
+  EXPECT_DOUBLE_EQ(speedup_over_previous(f, f.records[0]), 0);  // nothing before v01
+  // v04's previous valid version is v02: the unverified v03 does not count.
+  EXPECT_DOUBLE_EQ(speedup_over_previous(f, f.records[4]), 1e-3 / 0.8e-3);
+  EXPECT_DOUBLE_EQ(speedup_over_previous(f, f.records[3]), 0);
+  EXPECT_DOUBLE_EQ(speedup_over_peer(f, f.records[2]), 0);  // a peer against itself
+  const std::string t = records_table(f);
+  for (const char* s : {"v02_vec16", "invalid", "skipped", "2×", "1.5×", "torch is not installed",
+                        "not a valid result", "throttled (sw power cap)", "3.9 TB/s"})
+    EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
+  // The invalid record's time is not presented.
+  EXPECT_EQ(t.find("500 µs"), std::string::npos) << t;
+}
+
+TEST(Profile, MeasuredRatesReplaceThePeaksAndValidate) {
+  ProbeResult p;
+  p.device.name = "NVIDIA H200";
+  p.ceilings.copy_bytes_per_s = 3.9e12;
+  p.ceilings.l2_bytes_per_s = 9.5e12;
+  p.ceilings.fp32_fma_flops_per_s = 60e12;
+  p.ceilings.matrix_flops_per_s = {{"bf16", 780e12}, {"fp8", 1.45e15}, {"fp32", 50e12}};
+  const hw::HwSpec& h200 = hw::find("h200");
+  const hw::HwSpec prof = measured_profile(p, h200);
+  EXPECT_TRUE(prof.measured);
+  EXPECT_EQ(prof.name, "measured");
+  EXPECT_DOUBLE_EQ(prof.hbm_bytes_per_s, 3.9e12);
+  EXPECT_DOUBLE_EQ(prof.levels.back().bytes_per_s, 3.9e12);
+  const hw::Peak& bf16 = prof.matrix_peaks.at("bf16");
+  EXPECT_DOUBLE_EQ(bf16.flops_per_s, 780e12);
+  EXPECT_NEAR(bf16.units * bf16.flops_per_clock_per_unit * bf16.clock_hz, 780e12, 1e3);
+  EXPECT_DOUBLE_EQ(prof.vector_peaks.at("fp32").flops_per_s, 60e12);
+  // Unmeasured peaks keep the datasheet's; no fp32 matrix peak appears where the chip has none.
+  EXPECT_DOUBLE_EQ(prof.matrix_peaks.at("fp16").flops_per_s, h200.matrix_peaks.at("fp16").flops_per_s);
+  EXPECT_EQ(prof.matrix_peaks.count("fp32"), h200.matrix_peaks.count("fp32"));
+  for (const auto& l : prof.levels)
+    if (l.name == "L2") EXPECT_DOUBLE_EQ(l.bytes_per_s, 9.5e12);
+  // It survives the JSON round trip that `--gpu measured` reads.
+  const hw::HwSpec back = hw::from_json_text(hw::to_json(prof), "profile");
+  EXPECT_TRUE(back.measured);
+  EXPECT_DOUBLE_EQ(back.hbm_bytes_per_s, 3.9e12);
+  // An L2 figure that would break the fastest-first order is not used.
+  p.ceilings.l2_bytes_per_s = 1e15;
+  for (const auto& l : measured_profile(p, h200).levels)
+    if (l.name == "L2") EXPECT_LT(l.bytes_per_s, 1e15);
+}
+
+TEST(Profile, ProbeTable) {
+  ProbeResult p;
+  p.device.name = "NVIDIA H200";
+  p.device.compute_capability = 90;
+  p.copy_kernel_bytes_per_s = 3.84e12;
+  p.memcpy_bytes_per_s = 3.6e12;
+  p.ceilings.copy_bytes_per_s = 3.84e12;
+  p.ceilings.matrix_flops_per_s["bf16"] = 791.5e12;
+  const std::string t = probe_table(p, &hw::find("h200"));
+  for (const char* s : {"3.84 TB/s", "4.8 TB/s", "80 %", "791.5 TFLOP/s", "989.4 TFLOP/s", "not measured",
+                        "fp32 matmul (cuBLASLt) (vs the vector peak)"})
+    EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
+  EXPECT_NE(probe_table(p, nullptr).find("database row: none"), std::string::npos);
+}
+
+TEST(Peers, MissingScriptPythonOrTorchIsAReason) {
+  EXPECT_NE(torch_peers("copy", {Shape::parse("n=4")}, "/nonexistent/peers.py").missing.find("no peer script"),
+            std::string::npos);
+  if (!have_python()) GTEST_SKIP() << "python3 is not installed here";
+  const auto exit3 = write_script("sol-test-peer-exit3.py", "import sys\nsys.stderr.write('no torch here\\n')\nsys.exit(3)\n");
+  EXPECT_EQ(torch_peers("copy", {Shape::parse("n=4")}, exit3.string()).missing, "no torch here");
+  const auto crash = write_script("sol-test-peer-crash.py", "import sys\nsys.stderr.write('boom\\n')\nsys.exit(1)\n");
+  const PeerRun c = torch_peers("copy", {Shape::parse("n=4")}, crash.string());
+  EXPECT_NE(c.missing.find("exit 1"), std::string::npos) << c.missing;
+  EXPECT_NE(c.missing.find("boom"), std::string::npos);
+  // The real script: records, or a reason (no torch, no GPU, no peer for the family) — one of the two.
+  const PeerRun real = torch_peers("copy", {Shape::parse("n=1024")});
+  EXPECT_NE(real.records.empty(), real.missing.empty()) << real.missing;
+  const PeerRun none = torch_peers("no_such_family", {Shape::parse("n=1024")});
+  EXPECT_TRUE(none.records.empty());
+  EXPECT_FALSE(none.missing.empty());
+}
+
+TEST(Peers, RecordsFollowTheContract) {
+  if (!have_python()) GTEST_SKIP() << "python3 is not installed here";
+  // The contract: --family F --shapes "a=1;b=2" --out FILE writes a JSON array of records.
+  const auto ok = write_script("sol-test-peer-ok.py", R"(import argparse, json
+ap = argparse.ArgumentParser()
+ap.add_argument('--family'); ap.add_argument('--shapes'); ap.add_argument('--out')
+a = ap.parse_args()
+recs = [{'family': a.family, 'variant': 'torch.clone', 'shape': s, 'median_s': 1e-3, 'flops': 0,
+         'bytes': 8.0 * int(s.split('=')[1]), 'verified': True, 'samples': 20} for s in a.shapes.split(';')]
+json.dump(recs, open(a.out, 'w'))
+)");
+  const PeerRun r = torch_peers("copy", {Shape::parse("n=1024"), Shape::parse("n=2048")}, ok.string());
+  ASSERT_EQ(r.missing, "");
+  ASSERT_EQ(r.records.size(), 2u);
+  EXPECT_EQ(r.records[0].variant, "peer:torch.clone");  // the peer: prefix is ensured
+  EXPECT_EQ(r.records[1].shape, "n=2048");
+  EXPECT_DOUBLE_EQ(r.records[1].bytes, 16384);
+  const auto garbage = write_script("sol-test-peer-garbage.py", R"(import argparse
+ap = argparse.ArgumentParser()
+ap.add_argument('--family'); ap.add_argument('--shapes'); ap.add_argument('--out')
+open(ap.parse_args().out, 'w').write('[{"family": "copy"}]')
+)");
+  const auto empty = write_script("sol-test-peer-empty.py", R"(import argparse, sys
+ap = argparse.ArgumentParser()
+ap.add_argument('--family'); ap.add_argument('--shapes'); ap.add_argument('--out')
+open(ap.parse_args().out, 'w').write('[]')
+sys.stderr.write('no PyTorch peer for this family\n')
+)");
+  EXPECT_EQ(torch_peers("copy", {Shape::parse("n=4")}, empty.string()).missing, "no PyTorch peer for this family");
+  const PeerRun g = torch_peers("copy", {Shape::parse("n=4")}, garbage.string());
+  EXPECT_TRUE(g.records.empty());
+  EXPECT_NE(g.missing.find("unreadable"), std::string::npos) << g.missing;
+}
+
+TEST(Peers, MissingPeerRecord) {
+  const results::Record r = missing_peer_record("copy", "torch is not installed");
+  EXPECT_EQ(r.variant.rfind("peer:", 0), 0u);
+  EXPECT_NE(r.skipped.find("torch is not installed"), std::string::npos);
+  EXPECT_FALSE(valid(r));
+}
+
+#else
+TEST(Harness, NotBuilt) { GTEST_SKIP() << "the harness is built only with CUDA (nvcc not found)"; }
+#endif
