@@ -37,11 +37,18 @@ struct Minifloat {
 
 // NaN patterns are PyTorch's: bf16 and fp16 quiet NaN, e4m3 S.1111.111, e5m2 S.11111.11.
 // A NaN keeps its sign (PyTorch drops it for bf16; nothing here depends on that).
-inline constexpr Minifloat kBf16{8, 7, 127, Special::Ieee, 0x7F7F, 0x7F80, 0x7FC0};
-inline constexpr Minifloat kFp16{5, 10, 15, Special::Ieee, 0x7BFF, 0x7C00, 0x7E00};
-inline constexpr Minifloat kE4m3{4, 3, 7, Special::FiniteNan, 0x7E, 0, 0x7F};
-inline constexpr Minifloat kE5m2{5, 2, 15, Special::Ieee, 0x7B, 0x7C, 0x7F};
-inline constexpr Minifloat kE2m1{2, 1, 1, Special::None, 0x7, 0, 0};
+// Device code takes the formats from these functions (a class-type constexpr variable has no
+// device copy); host code may use the k* constants.
+SOL_HD constexpr Minifloat fmt_bf16() { return {8, 7, 127, Special::Ieee, 0x7F7F, 0x7F80, 0x7FC0}; }
+SOL_HD constexpr Minifloat fmt_fp16() { return {5, 10, 15, Special::Ieee, 0x7BFF, 0x7C00, 0x7E00}; }
+SOL_HD constexpr Minifloat fmt_e4m3() { return {4, 3, 7, Special::FiniteNan, 0x7E, 0, 0x7F}; }
+SOL_HD constexpr Minifloat fmt_e5m2() { return {5, 2, 15, Special::Ieee, 0x7B, 0x7C, 0x7F}; }
+SOL_HD constexpr Minifloat fmt_e2m1() { return {2, 1, 1, Special::None, 0x7, 0, 0}; }
+inline constexpr Minifloat kBf16 = fmt_bf16();
+inline constexpr Minifloat kFp16 = fmt_fp16();
+inline constexpr Minifloat kE4m3 = fmt_e4m3();
+inline constexpr Minifloat kE5m2 = fmt_e5m2();
+inline constexpr Minifloat kE2m1 = fmt_e2m1();
 
 // What a value beyond the largest finite one becomes.
 enum class Overflow : uint8_t {
@@ -51,9 +58,11 @@ enum class Overflow : uint8_t {
 
 // ---- float bits ---------------------------------------------------------------------------------
 SOL_HD constexpr int count_leading_zeros(uint32_t x) {
-  int n = 0;
-  for (uint32_t bit = 0x80000000u; bit != 0 && (x & bit) == 0; bit >>= 1) ++n;
-  return n;
+#if defined(__CUDA_ARCH__)
+  return __clz(int(x));
+#else
+  return x == 0 ? 32 : __builtin_clz(x);
+#endif
 }
 
 // A positive finite non-zero fp32 magnitude as 2^exp × sig / 2^23 with sig in [2^23, 2^24):
