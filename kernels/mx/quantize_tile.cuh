@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(kTileThreads, kTileBlocksPerSm)
   const bool leader = threadIdx.x % kLanesPerRowBlock == 0;
 
 #pragma unroll 1
-  for (int64_t r0 = tile_r0; r0 < tile_r0 + kTileRows; r0 += kHeld) {
+  for (int64_t r0 = tile_r0; r0 < tile_r0 + kTileRows && r0 < rows; r0 += kHeld) {
     uint32_t rX[kHeld][kWords];
 #pragma unroll
     for (int r = 0; r < kHeld; ++r) load_row<kAligned>(gX, r0 + r, c0, rows, cols, rX[r]);

@@ -22,9 +22,8 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t scale_cols = (cols + formats::kMxBlock - 1) / formats::kMxBlock;
   const int64_t b = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (b >= rows * scale_cols) return;
-  const int64_t first = b / scale_cols * cols + b % scale_cols * formats::kMxBlock;
-  const int n = int(cols - b % scale_cols * formats::kMxBlock < formats::kMxBlock ? cols - b % scale_cols * formats::kMxBlock
-                                                                                  : formats::kMxBlock);
+  const int64_t c0 = b % scale_cols * formats::kMxBlock, first = b / scale_cols * cols + c0;
+  const int n = cols - c0 < formats::kMxBlock ? int(cols - c0) : formats::kMxBlock;  // the last block may be short
   const formats::Minifloat fmt = E == Elem::e4m3 ? formats::fmt_e4m3() : formats::fmt_e5m2();
   gScales[b] = formats::mx_quantize_block(
       n, fmt, rule, [&](int i) { return uint32_t(gX[first + i]) << 16; },

@@ -79,13 +79,7 @@ MxTensor mx_quantize(const std::vector<float>& x, int64_t rows, int64_t cols, Fo
     bad_input("tensor of " + std::to_string(rows) + " × " + std::to_string(cols) + " cannot be quantized", "give rows, cols ≥ 1");
   if (rows > std::numeric_limits<int64_t>::max() / cols || int64_t(x.size()) != rows * cols)
     bad_input("tensor has " + std::to_string(x.size()) + " values, not rows × cols", "pass rows × cols values");
-  MxTensor q;
-  q.rows = rows;
-  q.cols = cols;
-  q.elem = elem;
-  q.rule = rule;
-  q.axis = axis;
-  q.codes.assign(x.size(), 0);
+  MxTensor q{.rows = rows, .cols = cols, .elem = elem, .rule = rule, .axis = axis, .codes = std::vector<uint8_t>(x.size()), .scales = {}};
   q.scales.assign(size_t(q.scale_rows() * q.scale_cols()), 0);
   const Minifloat& t = minifloat(elem);
   // Block (outer, b) covers elements first + i·step for i < n.
