@@ -49,10 +49,7 @@ __device__ inline uint32_t nan_codes4() {
   return elem_format<E>().nan_code * 0x01010101u;
 }
 
-// 1 / X = 2^(127 − scale) in fp32 (scale 254 would need the subnormal 2^−127; NaN: unused).
-__device__ inline float inverse_scale(uint8_t s) {
-  return __uint_as_float(s >= 254 ? 0x00400000u : uint32_t(254 - s) << 23);
-}
+__device__ inline float inverse_scale(uint8_t s) { return __uint_as_float(formats::inverse_scale_bits(s)); }
 
 __device__ inline uint32_t abs2(uint32_t w) { return w & 0x7FFF7FFFu; }
 

@@ -207,6 +207,48 @@ TEST(Mx, DequantizedValueIsExactForEveryCodeAndScale) {
   }
 }
 
+// The GPU's fast paths replace the integer code by fp32 arithmetic plus one hardware rounding.
+// Here the same arithmetic on the host (IEEE fp32, no flush to zero), with the rounding the
+// hardware instruction specifies, against the shared code, for every bf16 input and scale.
+TEST(Mx, FastQuantizeArithmeticEqualsTheSharedCode) {
+  // quantize: cvt.rn.satfinite(x · 2^(127 − s)) for x bf16, s any finite scale.
+  for (Format f : {Format::e4m3, Format::e5m2}) {
+    const Minifloat& t = minifloat(f);
+    int64_t failures = 0;
+    for (uint32_t b = 0; b < 0x10000; ++b) {
+      const uint32_t x = b << 16;
+      if ((x & 0x7FFFFFFFu) >= 0x7F800000u) continue;  // NaN and infinity only occur in NaN blocks
+      for (int s = 0; s < 255; ++s) {
+        const float product = f32_value(x) * f32_value(inverse_scale_bits(uint8_t(s)));
+        const uint32_t fast = encode(f32_bits(product), t, Overflow::Saturate);
+        if (fast != mx_element(x, uint8_t(s), t) && failures++ < 5)
+          ADD_FAILURE() << format_name(f) << " x=" << f32_value(x) << " scale " << s << ": " << fast << " vs "
+                        << mx_element(x, uint8_t(s), t);
+      }
+    }
+    EXPECT_EQ(failures, 0);
+  }
+}
+
+TEST(Mx, FastDequantizeArithmeticEqualsTheSharedCode) {
+  // dequantize: cvt.rn.bf16(float(code) · 2^(s − 127)), for the scales v05's fast path takes
+  // (from 10 for e4m3, 17 for e5m2: no subnormal product) and every non-NaN code.
+  for (auto [f, first] : {std::pair{Format::e4m3, 10}, std::pair{Format::e5m2, 17}}) {
+    const Minifloat& t = minifloat(f);
+    for (uint32_t c = 0; c < 256; ++c) {
+      if (is_nan_code(c, t)) continue;
+      for (int s = first; s < 255; ++s) {
+        const float product = f32_value(decode(c, t)) * f32_value(scale_bits(uint8_t(s)));
+        ASSERT_EQ(encode(f32_bits(product), kBf16, Overflow::Plain), encode(mx_value(c, uint8_t(s), t), kBf16, Overflow::Plain))
+            << format_name(f) << " code " << c << " scale " << s;
+        if (s == first && (c & 0x7F) != 0) {
+          EXPECT_GE(std::fabs(product), std::numeric_limits<float>::min()) << "the fast path sees no subnormal";
+        }
+      }
+    }
+  }
+}
+
 TEST(Mx, LayoutsAndPartialBlocks) {
   const int64_t rows = 37, cols = 45;  // a 13-wide last rowwise block, a 5-tall last columnwise block
   std::vector<float> x = generate(Dist::Normal, rows, cols, 1);

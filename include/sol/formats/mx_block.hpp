@@ -52,6 +52,13 @@ SOL_HD constexpr uint32_t mx_element(uint32_t v, uint8_t scale, const Minifloat&
 
 // fp32 bits of 2^(scale − 127) (2^−127 is an fp32 subnormal); NaN for 0xFF.
 SOL_HD constexpr uint32_t scale_bits(uint8_t scale) { return decode_e8m0(scale); }
+// fp32 bits of 1 / X = 2^(127 − scale), what a fast kernel multiplies by (scale 254 gives the
+// subnormal 2^−127); NaN for 0xFF. x · 2^(127 − scale) is exact in fp32 while it stays normal,
+// so rounding that product is mx_element(x, scale) (tests/host/test_mx.cpp holds the two equal).
+SOL_HD constexpr uint32_t inverse_scale_bits(uint8_t scale) {
+  if (scale == kE8m0Nan) return kF32QuietNan;
+  return scale == 254 ? 0x00400000u : uint32_t(254 - scale) << 23;
+}
 
 // The exact value of element `code` times its scale, as fp32 bits. Exact because an element
 // has at most 4 significant bits and the product stays above 2^−149; beyond fp32's range
