@@ -26,6 +26,8 @@ Command add_probe(CLI::App& root, Global& g);
 Command add_bench(CLI::App& root, Global& g);
 Command add_doctor(CLI::App& root, Global& g);
 Command add_docs(CLI::App& root, Global& g);
+Command add_cast(CLI::App& root, Global& g);
+Command add_quant(CLI::App& root, Global& g);
 Command add_systolic(CLI::App& root, Global& g);
 
 }  // namespace sol::cli

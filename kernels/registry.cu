@@ -9,6 +9,7 @@
 #include "kernels/coalescing/case.hpp"
 #include "kernels/copy/case.hpp"
 #include "kernels/divergence/case.hpp"
+#include "kernels/mx/case.hpp"
 #include "kernels/precision/case.hpp"
 #include "sol/registry.hpp"
 
@@ -135,6 +136,64 @@ void add_banks(std::vector<Variant>& all) {
                       "tile column index XOR row index: conflict-free without padding", kTransposeBench, kTransposeTest));
 }
 
+
+// ==== mx (branch mx): MXFP8 quantization, dequantization, emulated GEMM ==========================
+// Quantize shapes: rows, cols of a bf16 tensor; e5m2=1 / ocp=1 switch the element format / scale
+// rule (default e4m3, ceil); special=1 puts NaN, ±inf, ±0, subnormals and extreme magnitudes in
+// the input (tests only). Headline: 16384² bf16, the issue's target shape.
+const Texts kMxQuantBench = {"rows=16384,cols=16384", "rows=4096,cols=4096", "rows=8192,cols=8192",
+                             "rows=16384,cols=16384,e5m2=1", "rows=16384,cols=16384,ocp=1", "rows=16383,cols=16385"};
+const Texts kMxQuantTest = {"rows=1,cols=1",
+                            "rows=1,cols=33,special=1",
+                            "rows=37,cols=45,special=1",
+                            "rows=33,cols=96,special=1",
+                            "rows=64,cols=512,special=1,ocp=1",
+                            "rows=100,cols=1000,special=1,e5m2=1",
+                            "rows=257,cols=1031,special=1,ocp=1",
+                            "rows=3,cols=2053,special=1,e5m2=1,ocp=1",
+                            "rows=1000,cols=4100,special=1",
+                            "rows=65,cols=31,special=1,e5m2=1",
+                            "rows=4096,cols=4096,special=1",
+                            "rows=2049,cols=2050"};
+const Texts kMxDequantTest = {"rows=1,cols=1",           "rows=37,cols=45,special=1",
+                              "rows=33,cols=96,special=1", "rows=64,cols=512,special=1,colwise=1",
+                              "rows=100,cols=1000,special=1,e5m2=1", "rows=257,cols=1031,special=1,colwise=1,e5m2=1",
+                              "rows=4096,cols=4096,special=1", "rows=4096,cols=4096,special=1,colwise=1"};
+// GEMM test shapes keep ≥ 2000 outputs: the error of MXFP8 is a statistic (one product alone can
+// be 13 % off in e4m3), and the tolerance is set for it.
+const Texts kMxGemmBench = {"m=4096,n=4096,k=4096", "m=2048,n=2048,k=2048", "m=4096,n=4096,k=4096,e5m2=1",
+                            "m=4096,n=4096,k=4096,ocp=1"};
+const Texts kMxGemmTest = {"m=1,n=2048,k=33", "m=97,n=131,k=67", "m=33,n=65,k=129,e5m2=1", "m=128,n=96,k=1000,ocp=1",
+                           "m=256,n=256,k=256"};
+
+void add_mx(std::vector<Variant>& all) {
+  using V = kernels::mx::Version;
+  all.push_back(entry("mx", V::peer_cublas_bf16_gemm, "peer:cublas_bf16_gemm", 0, 80,
+                      "cuBLAS bf16 GEMM, fp32 accumulate: the accuracy MXFP8 is compared with",
+                      {"m=4096,n=4096,k=4096", "m=2048,n=2048,k=2048"}, {"m=1,n=1,k=1", "m=97,n=131,k=67", "m=256,n=256,k=256"}));
+  all.push_back(entry("mx", V::v01_rowwise_shared_code, "v01_rowwise_shared_code", 1, 70,
+                      "rowwise 1×32 MXFP8, thread per block, every conversion through the shared host/device scalar code",
+                      kMxQuantBench, kMxQuantTest));
+  all.push_back(entry("mx", V::v02_rowwise, "v02_rowwise", 2, 89,
+                      "32-row register tile, 8-byte loads, amax on bf16x2 + 3 shuffles, hardware cvt.rn.satfinite fp8x2",
+                      kMxQuantBench, kMxQuantTest));
+  all.push_back(entry("mx", V::v03_columnwise, "v03_columnwise", 3, 89,
+                      "the same tile reduced down columns: a thread owns whole 32×1 blocks, no shuffles", kMxQuantBench,
+                      kMxQuantTest));
+  Variant both = entry("mx", V::v04_both, "v04_both", 4, 89,
+                       "rowwise and columnwise from one read of X: 4.06 B per element instead of 6.06", kMxQuantBench,
+                       kMxQuantTest);
+  both.test_shapes.push_back(Shape::parse("rows=65537,cols=32772"));  // > 2^31 elements: 64-bit indexing, once
+  all.push_back(std::move(both));
+  all.push_back(entry("mx", V::v05_dequantize, "v05_dequantize", 5, 89,
+                      "MXFP8 → bf16: fp8x2 → f16x2 → fp32 × 2^k → bf16x2 in hardware; NaN vectors via the shared code",
+                      {"rows=16384,cols=16384", "rows=16384,cols=16384,colwise=1", "rows=4096,cols=4096"},
+                      kMxDequantTest));
+  all.push_back(entry("mx", V::v06_gemm_emulated, "v06_gemm_emulated", 6, 89,
+                      "MXFP8-emulated GEMM: v02 A along k, v03 B along k, v05 both, cuBLAS bf16; rel_l2 = MXFP8's error",
+                      kMxGemmBench, kMxGemmTest));
+}
+// ==== end mx =======================================================================================
 }  // namespace
 
 const std::vector<Variant>& registry() {
@@ -145,6 +204,7 @@ const std::vector<Variant>& registry() {
     add_precision(v);
     add_divergence(v);
     add_banks(v);
+    add_mx(v);
     return v;
   }();
   return all;

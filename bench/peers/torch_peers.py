@@ -201,7 +201,13 @@ def banks_peers(torch, timer, device, dims):
                    lambda x: x.t(), 0, 8 * rows * cols, 0.0, "bytes = 2·rows·cols·4")
 
 
-FAMILIES = {"copy": copy_peers, "precision": precision_peers, "coalescing": coalescing_peers, "banks": banks_peers}
+def mx_peers(torch, timer, device, dims):
+    import torch_mx_peers  # bench/peers/torch_mx_peers.py, beside this script (branch mx)
+    yield from torch_mx_peers.peers(torch, timer, device, dims, run_peer)
+
+
+FAMILIES = {"copy": copy_peers, "precision": precision_peers, "coalescing": coalescing_peers, "banks": banks_peers,
+            "mx": mx_peers}
 
 
 def main():
