@@ -27,5 +27,8 @@ Command add_bench(CLI::App& root, Global& g);
 Command add_doctor(CLI::App& root, Global& g);
 Command add_docs(CLI::App& root, Global& g);
 Command add_systolic(CLI::App& root, Global& g);
+Command add_occupancy(CLI::App& root, Global& g);
+Command add_shapes(CLI::App& root, Global& g);
+Command add_access(CLI::App& root, Global& g);
 
 }  // namespace sol::cli
