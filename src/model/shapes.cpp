@@ -37,7 +37,7 @@ OperandAlignment operand(const std::string& name, int64_t elems_per_row, int64_t
 GemmTile parse_tile(const std::string& text) {
   static const std::regex re(R"((\d{1,6})\s*(?:x|×|X)\s*(\d{1,6})\s*(?:x|×|X)\s*(\d{1,6}))");
   std::smatch m;
-  if (!std::regex_fullmatch(text, m, re)) bad_input("bad tile '" + text + "'", "write the block tile as MxNxK, e.g. 128x256x64");
+  if (!std::regex_match(text, m, re)) bad_input("bad tile '" + text + "'", "write the block tile as MxNxK, e.g. 128x256x64");
   GemmTile t{std::stoll(m[1]), std::stoll(m[2]), std::stoll(m[3])};
   if (t.m <= 0 || t.n <= 0 || t.k <= 0) bad_input("tile '" + text + "' has a zero side", "every tile side is ≥ 1");
   return t;
@@ -60,7 +60,11 @@ GemmEstimate gemm_estimate(const GemmShape& s, const hw::HwSpec& hw) {
   if (hw.compute_units <= 0 || hw.vendor != "nvidia")
     bad_input(hw.name + " has no SMs in the database", "GEMM tile and wave quantization is modeled for NVIDIA GPUs");
   MatmulOp op{s.m, s.n, s.k, s.dtype, MatmulImpl::Minimal, 0};
-  const Cost cost = matmul(op);  // validates the sizes
+  Cost cost = matmul(op);  // validates the sizes
+  // A type the tensor cores lack (fp32 on Hopper) runs on the vector unit: its peak bounds it.
+  const PeakChoice peak = resolve_peak(hw, s.dtype, hw::Unit::Matrix);
+  cost.unit = peak.unit;
+  if (peak.dtype != s.dtype) cost.math_dtype = peak.dtype;
   const Estimate floor = roofline(cost, hw);
 
   GemmEstimate e;
@@ -111,7 +115,7 @@ GemmEstimate gemm_estimate(const GemmShape& s, const hw::HwSpec& hw) {
 SweepRange parse_sweep(const std::string& text) {
   static const std::regex re(R"((\d{1,9}):(\d{1,9}):(\d{1,9}))");
   std::smatch m;
-  if (!std::regex_fullmatch(text, m, re)) bad_input("bad sweep '" + text + "'", "write FROM:TO:STEP, e.g. 1024:2048:1");
+  if (!std::regex_match(text, m, re)) bad_input("bad sweep '" + text + "'", "write FROM:TO:STEP, e.g. 1024:2048:1");
   SweepRange r{std::stoll(m[1]), std::stoll(m[2]), std::stoll(m[3])};
   if (r.from < 1 || r.step < 1 || r.to < r.from) bad_input("sweep '" + text + "'", "need 1 ≤ FROM ≤ TO and STEP ≥ 1");
   if ((r.to - r.from) / r.step >= 100000) bad_input("sweep '" + text + "' has over 100000 points", "use a larger STEP");

@@ -117,5 +117,7 @@ TEST(Shapes, ParsingAndBadInput) {
   EXPECT_THROW(gemm_estimate({10, 10, 10, DType::bf16, {}, 0}, h100), Error);
   EXPECT_THROW(gemm_estimate({10, 10, 10, DType::bf16, {0, 1, 1}, 1}, h100), Error);
   for (const auto* s : hw::all_specs())
-    if (s->vendor == "google") EXPECT_THROW(gemm_estimate(square(1024), *s), Error) << s->name;
+    if (s->vendor == "google") {
+      EXPECT_THROW(gemm_estimate(square(1024), *s), Error) << s->name;
+    }
 }

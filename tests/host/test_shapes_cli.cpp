@@ -148,7 +148,9 @@ TEST(GeneratedDocs, BlocksMatchTheCommandsThatMakeThem) {
       const Ran r = sol(args);
       EXPECT_EQ(r.rc, 0) << args << "\n" << r.out;
       const std::string want = fenced ? fence_text + r.out + fence : r.out;
-      if (!update) EXPECT_EQ(text.substr(body, end - body), want) << page << ": `sol " << args << "` changed; rerun with SOL_UPDATE_DOCS=1";
+      if (!update) {
+        EXPECT_EQ(text.substr(body, end - body), want) << page << ": `sol " << args << "` changed; rerun with SOL_UPDATE_DOCS=1";
+      }
       rebuilt += text.substr(at, body - at) + want;
       at = end;
       ++blocks;
