@@ -29,5 +29,8 @@ Command add_docs(CLI::App& root, Global& g);
 Command add_cast(CLI::App& root, Global& g);
 Command add_quant(CLI::App& root, Global& g);
 Command add_systolic(CLI::App& root, Global& g);
+Command add_occupancy(CLI::App& root, Global& g);
+Command add_shapes(CLI::App& root, Global& g);
+Command add_access(CLI::App& root, Global& g);
 
 }  // namespace sol::cli

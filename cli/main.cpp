@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   std::vector<Command> cmds = {add_hw(app, g),    add_roofline(app, g), add_report(app, g), add_list(app, g),
                                add_probe(app, g), add_bench(app, g),    add_doctor(app, g), add_docs(app, g),
-                               add_cast(app, g),  add_quant(app, g), add_systolic(app, g)};
+                               add_cast(app, g),  add_quant(app, g), add_systolic(app, g),
+                               add_occupancy(app, g), add_shapes(app, g), add_access(app, g)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

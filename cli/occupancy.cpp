@@ -1,0 +1,82 @@
+// `sol occupancy --gpu NAME --threads T --regs R [--smem BYTES] [--dynamic-smem BYTES] [--json]`:
+// the lecture's §12 step 2. Resident blocks and warps per SM, the occupancy, which resource
+// limits it, and one line of arithmetic per limit; a block that cannot be resident says so.
+#include <nlohmann/json.hpp>
+
+#include <climits>
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "sol/core/format.hpp"
+#include "sol/hw/spec.hpp"
+#include "sol/model/occupancy.hpp"
+
+namespace sol::cli {
+namespace {
+
+struct Args {
+  std::string gpu = "h100";
+  int threads = 0, regs = 0;
+  int64_t smem = 0, dynamic_smem = 0;
+  bool json = false;
+};
+
+int run(const Args& a) {
+  const hw::HwSpec& spec = hw::find(a.gpu);
+  const model::KernelResources k{a.threads, a.regs, a.smem, a.dynamic_smem};
+  const model::Occupancy o = model::occupancy(spec.limits, k);
+  const bool fits = o.blocks_per_sm > 0;
+  if (a.json) {
+    auto limit = [](int b) { return b == INT_MAX ? nlohmann::json(nullptr) : nlohmann::json(b); };
+    nlohmann::ordered_json j;
+    j["gpu"] = spec.name;
+    j["threads_per_block"] = a.threads;
+    j["registers_per_thread"] = a.regs;
+    j["static_shared_bytes"] = a.smem;
+    j["dynamic_shared_bytes"] = a.dynamic_smem;
+    j["fits"] = fits;
+    j["active_blocks_per_sm"] = o.blocks_per_sm;
+    j["active_warps_per_sm"] = o.warps_per_sm;
+    j["max_warps_per_sm"] = spec.limits.max_warps_per_sm;
+    j["occupancy"] = o.occupancy;
+    j["limiter"] = model::limiter_name(o.limiter);
+    j["blocks_by"] = {{"warps", limit(o.blocks_by_warps)},
+                      {"blocks", limit(o.blocks_by_blocks)},
+                      {"registers", limit(o.blocks_by_registers)},
+                      {"shared_memory", limit(o.blocks_by_shared)}};
+    j["registers_per_warp"] = o.registers_per_warp;
+    j["shared_bytes_per_block"] = o.shared_per_block;
+    j["derivation"] = o.derivation;
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%s: %d threads/block, %d registers/thread, %s shared/block (%s static + %s dynamic)\n",
+              spec.full_name.c_str(), a.threads, a.regs, bytes_iec(double(a.smem + a.dynamic_smem)).c_str(),
+              bytes_iec(double(a.smem)).c_str(), bytes_iec(double(a.dynamic_smem)).c_str());
+  for (const auto& line : o.derivation) std::printf("  %s\n", line.c_str());
+  if (!fits) {
+    std::printf("does not fit: not one block of this kernel can be resident on an SM (limited by %s)\n",
+                model::limiter_name(o.limiter).c_str());
+    return 0;
+  }
+  std::printf("%d blocks/SM, %d of %d warps → occupancy %s %%, limited by %s\n", o.blocks_per_sm, o.warps_per_sm,
+              spec.limits.max_warps_per_sm, fixed(100 * o.occupancy, 1).c_str(), model::limiter_name(o.limiter).c_str());
+  return 0;
+}
+
+}  // namespace
+
+Command add_occupancy(CLI::App& root, Global&) {
+  auto args = std::make_shared<Args>();
+  auto* app = root.add_subcommand("occupancy", "resident blocks and warps per SM for a kernel's resources (§12)");
+  app->add_option("--gpu", args->gpu, "database name or a row from --hw-file (default h100)");
+  app->add_option("--threads", args->threads, "threads per block")->required();
+  app->add_option("--regs", args->regs, "registers per thread (as ptxas -v or cudaFuncGetAttributes reports)")->required();
+  app->add_option("--smem", args->smem, "static shared memory per block, bytes (default 0)");
+  app->add_option("--dynamic-smem", args->dynamic_smem, "dynamic shared memory per block, bytes (default 0)");
+  app->add_flag("--json", args->json, "print one JSON object");
+  return {app, [args]() { return run(*args); }};
+}
+
+}  // namespace sol::cli
