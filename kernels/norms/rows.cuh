@@ -85,16 +85,24 @@ __device__ inline void save_stats(const RowArgs<T>& a, int64_t row, const Stats&
   if (a.stat1) a.stat1[row] = s.b;
 }
 
+// Threads per block for a row group of kThreads (small groups share a 128-thread block), and
+// the row this thread's group owns.
+template <int kThreads>
+inline constexpr int kBlockThreads = kThreads < 128 ? 128 : kThreads;
+template <int kThreads>
+__device__ inline int64_t group_row() {
+  return int64_t(blockIdx.x) * (kBlockThreads<kThreads> / kThreads) + threadIdx.x / kThreads;
+}
+
 // ---- register kernel -----------------------------------------------------------------------
 // Thread t of a row group holds vectors t, t + kThreads, … (kVecs of them) of its row.
 template <class Op, class T, int kThreads, int kVecs>
-__global__ void __launch_bounds__(kThreads < 128 ? 128 : kThreads)
+__global__ void __launch_bounds__(kBlockThreads<kThreads>)
     row_registers_kernel(RowArgs<T> a) {
   constexpr int kPerVec = 16 / int(sizeof(T));
-  constexpr int kGroups = (kThreads < 128 ? 128 : kThreads) / kThreads;
   __shared__ float sRed[32];
   const int t = threadIdx.x % kThreads;
-  const int64_t row = int64_t(blockIdx.x) * kGroups + threadIdx.x / kThreads;
+  const int64_t row = group_row<kThreads>();
   if (row >= a.rows) return;  // only when kThreads ≤ 32: whole warps leave together
   const int nvec = int(a.cols / kPerVec);  // in-row indices fit 32 bits (cols ≤ 65536)
   const uint4* gX16 = reinterpret_cast<const uint4*>(a.x + row * a.cols);
@@ -157,12 +165,11 @@ __global__ void __launch_bounds__(kThreads < 128 ? 128 : kThreads)
 // Per-thread accumulator (acc0, acc1): acc0 reduces with Op::kFirst; acc1 is a sum that
 // Op::rescale adapts to the row-wide acc0 before it is summed (online softmax).
 template <class Op, class T, int kThreads>
-__global__ void __launch_bounds__(kThreads < 128 ? 128 : kThreads) row_looped_kernel(RowArgs<T> a) {
-  constexpr int kGroups = (kThreads < 128 ? 128 : kThreads) / kThreads;
+__global__ void __launch_bounds__(kBlockThreads<kThreads>) row_looped_kernel(RowArgs<T> a) {
   __shared__ float sRed[32];
   const int t = threadIdx.x % kThreads;
-  const int64_t row = int64_t(blockIdx.x) * kGroups + threadIdx.x / kThreads;
-  if (row >= a.rows) return;
+  const int64_t row = group_row<kThreads>();
+  if (row >= a.rows) return;  // only when kThreads ≤ 32: whole warps leave together
   const T* gX = a.x + row * a.cols;
   const float shift = Op::kShift ? to_f32(gX[0]) : 0.f;  // a value of the row: shifted sums stay small
   float acc0 = identity<Op::kFirst>(), acc1 = 0.f;
@@ -180,12 +187,11 @@ __global__ void __launch_bounds__(kThreads < 128 ? 128 : kThreads) row_looped_ke
 // Pass::map(x, row statistics, γ, β) → written element (when Pass::kWrites);
 // Pass::term(x, row statistics) reduced with Pass::kReduce into Pass::finish(…) (when Pass::kReduces).
 template <class Pass, class T, int kThreads>
-__global__ void __launch_bounds__(kThreads < 128 ? 128 : kThreads) eager_pass_kernel(RowArgs<T> a) {
-  constexpr int kGroups = (kThreads < 128 ? 128 : kThreads) / kThreads;
+__global__ void __launch_bounds__(kBlockThreads<kThreads>) eager_pass_kernel(RowArgs<T> a) {
   __shared__ float sRed[32];
   const int t = threadIdx.x % kThreads;
-  const int64_t row = int64_t(blockIdx.x) * kGroups + threadIdx.x / kThreads;
-  if (row >= a.rows) return;
+  const int64_t row = group_row<kThreads>();
+  if (row >= a.rows) return;  // only when kThreads ≤ 32: whole warps leave together
   const T* gX = a.x + row * a.cols;
   const Stats in{a.stat0 ? a.stat0[row] : 0.f, a.stat1 ? a.stat1[row] : 0.f};
   float acc = identity<Pass::kReduce>();
@@ -203,12 +209,12 @@ __global__ void __launch_bounds__(kThreads < 128 ? 128 : kThreads) eager_pass_ke
 // ---- launches ---------------------------------------------------------------------------------
 template <int kThreads>
 constexpr int64_t rows_per_block() {
-  return (kThreads < 128 ? 128 : kThreads) / kThreads;
+  return kBlockThreads<kThreads> / kThreads;
 }
 
 template <int kThreads, class Kernel>
 LaunchPlan row_plan(Kernel kernel, int64_t rows) {
-  return plan_1d(kernel, rows, rows_per_block<kThreads>(), kThreads < 128 ? 128 : kThreads);
+  return plan_1d(kernel, rows, rows_per_block<kThreads>(), kBlockThreads<kThreads>);
 }
 
 // The register kernel fits when cols·sizeof(T) is a multiple of 16 (every row 16-byte aligned)
