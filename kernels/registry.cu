@@ -10,6 +10,8 @@
 #include "kernels/copy/case.hpp"
 #include "kernels/divergence/case.hpp"
 #include "kernels/mx/case.hpp"
+#include "kernels/elementwise/case.hpp"
+#include "kernels/norms/case.hpp"
 #include "kernels/precision/case.hpp"
 #include "sol/registry.hpp"
 
@@ -137,8 +139,7 @@ void add_banks(std::vector<Variant>& all) {
 }
 
 
-// ==== mx (branch mx): MXFP8 quantization, dequantization, emulated GEMM ==========================
-// Quantize shapes: rows, cols of a bf16 tensor; e5m2=1 / ocp=1 switch the element format / scale
+// ==== mx (branch mx): MXFP8 quantization, dequantization, emulated GEMM ===================// Quantize shapes: rows, cols of a bf16 tensor; e5m2=1 / ocp=1 switch the element format / scale
 // rule (default e4m3, ceil); special=1 puts NaN, ±inf, ±0, subnormals and extreme magnitudes in
 // the input (tests only). Headline: 16384² bf16, the issue's target shape.
 const Texts kMxQuantBench = {"rows=16384,cols=16384", "rows=4096,cols=4096", "rows=8192,cols=8192",
@@ -194,6 +195,77 @@ void add_mx(std::vector<Variant>& all) {
                       kMxGemmBench, kMxGemmTest));
 }
 // ==== end mx =======================================================================================
+=======
+// ==== fusion block (issue 5: elementwise, layernorm, rmsnorm, softmax) ===========================
+// ---- elementwise: sin²x + cos²x over n elements -----------------------------------------------
+const Texts kSinCosBench = {"n=2^28", "n=2^20", "n=2^24", "n=2^26"};
+const Texts kSinCosTest = {"n=1",       "n=2",      "n=3",     "n=17",   "n=4099",
+                           "n=1000003", "n=1000003,offset_in=1,offset_out=1", "n=4099,offset_in=3,offset_out=3",
+                           "n=77,offset_in=1", "n=1000003,offset_out=2"};
+
+void add_elementwise(std::vector<Variant>& all) {
+  using V = kernels::elementwise::Version;
+  all.push_back(entry("elementwise", V::v01_eager5_fp32, "v01_eager5_fp32", 1, 70,
+                      "sin²x + cos²x as eager PyTorch runs it: five kernels, intermediates through HBM (44 B/element)",
+                      kSinCosBench, kSinCosTest));
+  Variant fused = entry("elementwise", V::v02_fused_fp32, "v02_fused_fp32", 2, 70,
+                        "the same chain as one kernel: one read, one write (8 B/element), accurate sincosf",
+                        kSinCosBench, kSinCosTest);
+  fused.test_shapes.push_back(Shape::parse("n=2147483659"));  // > 2^31 elements: 64-bit indexing, once
+  all.push_back(std::move(fused));
+  all.push_back(entry("elementwise", V::v03_fused_bf16, "v03_fused_bf16", 3, 80,
+                      "the fused chain on bf16 storage (4 B/element), fp32 arithmetic", kSinCosBench, kSinCosTest));
+}
+// ---- layernorm, rmsnorm, softmax: rows × cols, normalized over cols -----------------------------
+const Texts kRowBench = {"rows=32768,cols=4096", "rows=4096,cols=65536", "rows=65536,cols=1024"};
+const Texts kRowTest = {"rows=1,cols=1",      "rows=3,cols=2",       "rows=5,cols=7",        "rows=37,cols=1",
+                        "rows=31,cols=33",    "rows=129,cols=127",   "rows=7,cols=1000",     "rows=17,cols=1023",
+                        "rows=9,cols=1024",   "rows=13,cols=1032",   "rows=11,cols=4096",    "rows=3,cols=4099",
+                        "rows=5,cols=8192",   "rows=3,cols=16384",   "rows=2,cols=32768",    "rows=3,cols=65536",
+                        "rows=2,cols=65521",  "rows=1000,cols=96",   "rows=257,cols=4096,scale=30"};
+const Texts kSoftmaxExtra = {"rows=31,cols=33,scale=30,mask=1", "rows=9,cols=4096,scale=30,mask=1",
+                             "rows=7,cols=1000,mask=1",          "rows=6,cols=65536,scale=30,mask=1",
+                             "rows=4,cols=1,mask=1",             "rows=5,cols=4099,scale=30,mask=1"};
+
+void add_rows(std::vector<Variant>& all) {
+  using V = kernels::rows::Version;
+  struct Rung {
+    V v;
+    const char* name;
+    int version;
+    const char* technique;
+  };
+  const struct {
+    const char* family;
+    Rung rungs[4];
+  } families[] = {
+      {"layernorm",
+       {{V::ln_v01_eager, "v01_eager_bf16", 1, "the lecture's passes: mean | center+var | normalize | affine (14 B/element)"},
+        {V::ln_v02_looped, "v02_two_read_bf16", 2, "one kernel: shifted sums in one read, a second read (L2) to write"},
+        {V::ln_v03_registers, "v03_one_read_bf16", 3,
+         "one read: row in registers (warp/row ≤ 1024 cols, block/row with two-level reduction beyond)"},
+        {V::ln_v04_registers_fp32, "v04_one_read_fp32", 4, "v03 on fp32 input and output"}}},
+      {"rmsnorm",
+       {{V::rms_v01_eager, "v01_eager_bf16", 1, "the lecture's passes: x² | mean → rstd | scale | ·γ"},
+        {V::rms_v02_looped, "v02_two_read_bf16", 2, "one kernel: Σx² in one read, a second read (L2) to write"},
+        {V::rms_v03_registers, "v03_one_read_bf16", 3, "one read: row in registers, as layernorm v03"},
+        {V::rms_v04_registers_fp32, "v04_one_read_fp32", 4, "v03 on fp32 input and output"}}},
+      {"softmax",
+       {{V::sm_v01_eager, "v01_eager_bf16", 1, "naive passes: max | exp(x − max) | 1/Σ | multiply"},
+        {V::sm_v02_online, "v02_online_bf16", 2, "online softmax: running max and sum in one read, a second to write"},
+        {V::sm_v03_registers, "v03_one_pass_bf16", 3, "single pass for rows on chip: row in registers, max then Σexp"},
+        {V::sm_v04_registers_fp32, "v04_one_pass_fp32", 4, "v03 on fp32 input and output"}}},
+  };
+  for (const auto& f : families)
+    for (const Rung& r : f.rungs) {
+      Variant x = entry(f.family, r.v, r.name, r.version, 80, r.technique, kRowBench, kRowTest);
+      if (std::string(f.family) == "softmax")
+        for (const char* t : kSoftmaxExtra) x.test_shapes.push_back(Shape::parse(t));
+      all.push_back(std::move(x));
+    }
+}
+// ==== end of fusion block =======================================================================
+
 }  // namespace
 
 const std::vector<Variant>& registry() {
@@ -205,6 +277,8 @@ const std::vector<Variant>& registry() {
     add_divergence(v);
     add_banks(v);
     add_mx(v);
+    add_elementwise(v);  // fusion block
+    add_rows(v);         // fusion block
     return v;
   }();
   return all;

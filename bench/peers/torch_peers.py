@@ -210,6 +210,77 @@ FAMILIES = {"copy": copy_peers, "precision": precision_peers, "coalescing": coal
             "mx": mx_peers}
 
 
+# ---- fusion families (issue 5): bytes and FLOPs as kernels/elementwise and kernels/norms count them for the
+# fused rung (each input read once, the output written once), so that every peer is measured against one floor.
+def sincos_naive(torch):
+    return lambda x: torch.sin(x) ** 2 + torch.cos(x) ** 2
+
+
+def elementwise_peers(torch, timer, device, dims):
+    (n,) = dims_of(dims, "elementwise", "n")
+    ref = lambda x: torch.sin(x.double()) ** 2 + torch.cos(x.double()) ** 2
+    for name, dtype, size, tol in (("fp32", torch.float32, 4, 1e-6), ("bf16", torch.bfloat16, 2, 4e-3)):
+        make = lambda dt=dtype: random_signed(torch, n, device).to(dt)
+        note = f"bytes = n × ({size} read + {size} written), the fused floor; flops = 5n (one per op)"
+        yield run_peer(torch, timer, "elementwise", f"peer:torch.sin2_cos2_eager_{name}",
+                       f"torch.sin(x)**2 + torch.cos(x)**2 on {name} (eager: 5 kernels)", dims, make,
+                       sincos_naive(torch), ref, 5 * n, 2 * size * n, tol, note)
+        yield run_peer(torch, timer, "elementwise", f"peer:torch.compile_sin2_cos2_{name}",
+                       f"torch.compile of the same formula on {name}", dims, make, torch.compile(sincos_naive(torch)),
+                       ref, 5 * n, 2 * size * n, tol, note + "; compile time excluded")
+
+
+def naive_layer_norm(torch, x, g, b, eps=1e-5):
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + eps) * g + b
+
+
+def naive_rms_norm(torch, x, g, eps=1e-5):
+    return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + eps) * g
+
+
+def naive_softmax(torch, x):
+    e = torch.exp(x - x.max(-1, keepdim=True).values)
+    return e / e.sum(-1, keepdim=True)
+
+
+def row_peers(family):
+    def peers(torch, timer, device, dims):
+        rows, cols = dims_of(dims, family, "rows", "cols")
+        F = torch.nn.functional
+        dt, size = torch.bfloat16, 2
+        g = random_positive(torch, cols, device).to(dt)
+        b = (random_positive(torch, cols, device) - 1.25).to(dt)
+        make = lambda: random_signed(torch, rows * cols, device).view(rows, cols).to(dt)
+        if family == "layernorm":
+            eager = {"F.layer_norm": lambda x: F.layer_norm(x, (cols,), g, b, 1e-5),
+                     "naive_layer_norm": lambda x: naive_layer_norm(torch, x, g, b)}
+            ref = lambda x: naive_layer_norm(torch, x.double(), g.double(), b.double())
+            nbytes, flops = 2 * size * rows * cols + 2 * size * cols, 10 * rows * cols
+        elif family == "rmsnorm":
+            eager = {"F.rms_norm": lambda x: F.rms_norm(x, (cols,), g, 1e-5),
+                     "naive_rms_norm": lambda x: naive_rms_norm(torch, x, g)}
+            ref = lambda x: naive_rms_norm(torch, x.double(), g.double())
+            nbytes, flops = 2 * size * rows * cols + size * cols, 4 * rows * cols
+        else:
+            eager = {"torch.softmax": lambda x: torch.softmax(x, -1), "naive_softmax": lambda x: naive_softmax(torch, x)}
+            ref = lambda x: torch.softmax(x.double(), -1)
+            nbytes, flops = 2 * size * rows * cols, 5 * rows * cols
+        note = "bf16; bytes = x read once + y written once (+ γ, β), the fused floor"
+        for name, fn in eager.items():
+            yield run_peer(torch, timer, family, f"peer:torch.{name}", f"{name} on bf16 (eager)", dims, make, fn, ref,
+                           flops, nbytes, 1e-2, note)
+        naive = [k for k in eager if k.startswith("naive")][0]
+        yield run_peer(torch, timer, family, f"peer:torch.compile_{naive}", f"torch.compile({naive}) on bf16", dims,
+                       make, torch.compile(eager[naive]), ref, flops, nbytes, 1e-2, note + "; compile time excluded")
+    return peers
+
+
+FAMILIES.update({"elementwise": elementwise_peers, "layernorm": row_peers("layernorm"),
+                 "rmsnorm": row_peers("rmsnorm"), "softmax": row_peers("softmax")})
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--family", required=True)

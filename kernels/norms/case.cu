@@ -1,0 +1,302 @@
+// Registry wrapper for layernorm, rmsnorm and softmax: one RowCase per element type. The
+// reference is computed per row in double from the same hashed inputs the device saw (after
+// the same scale-and-mask step, rounded to T the same way), and the saved statistics (mean /
+// max, rstd / 1/sum) are checked beside y.
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+
+#include "kernels/common/buffer.cuh"
+#include "kernels/common/compare.cuh"
+#include "kernels/common/elem.cuh"
+#include "kernels/common/variant.cuh"
+#include "kernels/norms/case.hpp"
+#include "kernels/norms/forward.cuh"
+
+namespace sol::kernels::rows {
+namespace {
+
+constexpr double kEps = 1e-5;
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+struct Info {
+  Kind kind;
+  Impl impl;
+  bool fp32;
+};
+
+Info info(Version v) {
+  const int i = int(v);
+  const Kind kinds[] = {Kind::LayerNorm, Kind::RMSNorm, Kind::Softmax};
+  const Impl impls[] = {Impl::Eager, Impl::Looped, Impl::Registers, Impl::Registers};
+  return {kinds[i / 4], impls[i % 4], i % 4 == 3};
+}
+
+// Where element (r, c) is masked (softmax, mask=1).
+__host__ __device__ inline bool masked(int64_t r, int64_t c) { return r % 3 == 2 || (r % 3 == 1 && c % 4 == 1); }
+
+// x = round_T(float(x) · scale), −inf where masked: the device step after the hashed fill.
+template <class T>
+__global__ void prepare_kernel(T* gX, int64_t rows, int64_t cols, float scale, bool mask) {
+  const int64_t n = rows * cols, stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    float v = elementwise::to_f32(gX[i]) * scale;
+    if (mask && masked(i / cols, i % cols)) v = -INFINITY;
+    gX[i] = elementwise::from_f32<T>(v);
+  }
+}
+
+// Host twin of from_f32: round to nearest even (finite inputs).
+template <class T>
+double round_host(float v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return v;
+  } else {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    u += 0x7FFFu + ((u >> 16) & 1u);
+    return decode_bf16(uint16_t(u >> 16));
+  }
+}
+
+struct RowRef {
+  double s0 = 0, s1 = 0;  // LayerNorm: mean, rstd; RMSNorm: -, rstd; softmax: max, sum
+};
+
+template <class T>
+class RowCase final : public Case {
+  using Bits = typename Elem<T>::Bits;
+
+ public:
+  RowCase(Version v, const Shape& s)
+      : v_(v), in_(info(v)), rows_(s.at("rows")), cols_(s.at("cols")), scale_(s.get("scale", 1)),
+        mask_(s.get("mask", 0) != 0) {
+    const int64_t n = rows_ * cols_;
+    sets_ = rotating_sets(2.0 * double(n) * sizeof(T));
+    for (int i = 0; i < sets_; ++i) {
+      x_.emplace_back(n);
+      y_.emplace_back(n);
+    }
+    if (in_.kind != Kind::Softmax) gamma_ = DeviceBuffer<T>(cols_);
+    if (in_.kind == Kind::LayerNorm) beta_ = DeviceBuffer<T>(cols_);
+    if (in_.kind != Kind::RMSNorm) stat0_ = DeviceBuffer<float>(rows_);
+    stat1_ = DeviceBuffer<float>(rows_);
+    if (in_.impl == Impl::Eager) temp_ = DeviceBuffer<T>(n);
+  }
+
+  int sets() const override { return sets_; }
+
+  void randomize(uint64_t seed) override {
+    const int64_t n = rows_ * cols_;
+    for (int i = 0; i < sets_; ++i) {
+      Elem<T>::fill(x_[size_t(i)].get(), n, set_seed(seed, i), Dist::Signed, nullptr);
+      if (scale_ != 1 || mask_) {
+        const int64_t blocks = std::min<int64_t>(blocks_for(n, 256), 65536);
+        prepare_kernel<T><<<unsigned(blocks), 256>>>(x_[size_t(i)].get(), rows_, cols_, float(scale_), mask_);
+        SOL_LAUNCH_CHECK();
+      }
+    }
+    seed0_ = set_seed(seed, 0);
+    if (gamma_.get()) Elem<T>::fill(gamma_.get(), cols_, hash64(seed, 0x6A), Dist::Positive, nullptr);
+    if (beta_.get()) Elem<T>::fill(beta_.get(), cols_, hash64(seed, 0xBE), Dist::Signed, nullptr);
+    gseed_ = hash64(seed, 0x6A);
+    bseed_ = hash64(seed, 0xBE);
+    SOL_CUDA_CHECK(cudaDeviceSynchronize());
+    randomized_ = true;
+  }
+
+  void poison(int set) override {
+    y_.at(size_t(set)).poison();
+    if (stat0_.get()) stat0_.poison();
+    stat1_.poison();
+  }
+
+  void run(int set, void* stream) override {
+    const RowArgs<T> a = args(set);
+    const auto st = static_cast<cudaStream_t>(stream);
+    switch (in_.kind) {
+      case Kind::LayerNorm: return layernorm_forward(in_.impl, a, temp_.get(), st);
+      case Kind::RMSNorm: return rmsnorm_forward(in_.impl, a, temp_.get(), st);
+      case Kind::Softmax: return softmax_forward(in_.impl, a, temp_.get(), st);
+    }
+  }
+
+  LaunchInfo launch() const override {
+    const RowArgs<T> a = args(0);
+    switch (in_.kind) {
+      case Kind::LayerNorm: return launch_info(layernorm_plan(in_.impl, a));
+      case Kind::RMSNorm: return launch_info(rmsnorm_plan(in_.impl, a));
+      case Kind::Softmax: return launch_info(softmax_plan(in_.impl, a));
+    }
+    return {};
+  }
+
+  CheckResult check() override {
+    if (!randomized_) failure("check() called before randomize()", "randomize the inputs first");
+    const double tol = tolerance(v_).rel_l2;
+    // Per-row reference statistics, rows split over the host cores.
+    std::vector<RowRef> ref(static_cast<size_t>(rows_));
+    RowRef* pRef = ref.data();
+    const RowCase* self = this;
+    const std::function<void(int64_t, int64_t, int)> body = [pRef, self](int64_t b, int64_t e, int) {
+      for (int64_t r = b; r < e; ++r) pRef[r] = self->row_ref(r);
+    };
+    parallel_chunks(rows_, body, host_chunks(rows_ * cols_));
+    const std::vector<Bits> got = y_[0].template to_host<Bits>(0, rows_ * cols_);
+    CheckResult y = compare(rows_ * cols_, tol, [&](int64_t i) {
+      const int64_t r = i / cols_, c = i % cols_;
+      return Sample{Elem<T>::decode(got[size_t(i)]), expected(ref[size_t(r)], x(r, c), c), is_poison(got[size_t(i)])};
+    });
+    // Saved statistics, fp32: the same tolerance (they are at least as accurate as y).
+    const std::vector<uint32_t> g0 = stat0_.get() ? stat0_.template to_host<uint32_t>(0, rows_) : std::vector<uint32_t>();
+    const std::vector<uint32_t> g1 = stat1_.template to_host<uint32_t>(0, rows_);
+    const int64_t per = stat0_.get() ? 2 : 1;
+    CheckResult st = compare(per * rows_, tol, [&](int64_t i) {
+      const int64_t r = i / per;
+      const bool second = per == 1 || i % per == 1;
+      const uint32_t bits = second ? g1[size_t(r)] : g0[size_t(r)];
+      double want = second ? saved1(ref[size_t(r)]) : ref[size_t(r)].s0;
+      double have = decode_f32(bits);
+      if (want == kNegInf && have == kNegInf) want = have = 0;  // fully masked row: max is −inf
+      return Sample{have, want, is_poison(bits)};
+    });
+    CheckResult out = y;
+    out.ok = y.ok && st.ok;
+    out.rel_l2 = std::max(y.rel_l2, st.rel_l2);
+    out.unwritten += st.unwritten;
+    out.nonfinite += st.nonfinite;
+    if (!st.ok) out.detail += (out.detail.empty() ? "" : "; ") + std::string("saved statistics: ") + st.detail;
+    return out;
+  }
+
+ private:
+  RowArgs<T> args(int set) const {
+    RowArgs<T> a;
+    a.x = x_.at(size_t(set)).get();
+    a.y = y_.at(size_t(set)).get();
+    a.gamma = gamma_.get();
+    a.beta = beta_.get();
+    a.stat0 = stat0_.get();
+    a.stat1 = stat1_.get();
+    a.rows = rows_;
+    a.cols = cols_;
+    return a;
+  }
+
+  // Input element (r, c) as the device holds it.
+  double x(int64_t r, int64_t c) const {
+    if (mask_ && masked(r, c)) return kNegInf;
+    const double v = Elem<T>::decode(Elem<T>::draw(seed0_, uint64_t(r * cols_ + c), Dist::Signed));
+    return scale_ == 1 ? v : round_host<T>(float(v) * float(scale_));
+  }
+  double gamma(int64_t c) const { return Elem<T>::decode(Elem<T>::draw(gseed_, uint64_t(c), Dist::Positive)); }
+  double beta(int64_t c) const { return Elem<T>::decode(Elem<T>::draw(bseed_, uint64_t(c), Dist::Signed)); }
+
+  RowRef row_ref(int64_t r) const {
+    RowRef f;
+    const double n = double(cols_);
+    switch (in_.kind) {
+      case Kind::LayerNorm: {
+        double sum = 0, m2 = 0;
+        for (int64_t c = 0; c < cols_; ++c) sum += x(r, c);
+        f.s0 = sum / n;
+        for (int64_t c = 0; c < cols_; ++c) m2 += (x(r, c) - f.s0) * (x(r, c) - f.s0);
+        f.s1 = 1 / std::sqrt(m2 / n + kEps);
+        break;
+      }
+      case Kind::RMSNorm: {
+        double sq = 0;
+        for (int64_t c = 0; c < cols_; ++c) sq += x(r, c) * x(r, c);
+        f.s1 = 1 / std::sqrt(sq / n + kEps);
+        break;
+      }
+      case Kind::Softmax: {
+        f.s0 = kNegInf;
+        for (int64_t c = 0; c < cols_; ++c) f.s0 = std::max(f.s0, x(r, c));
+        for (int64_t c = 0; c < cols_; ++c) f.s1 += f.s0 == kNegInf || x(r, c) == kNegInf ? 0 : std::exp(x(r, c) - f.s0);
+        break;
+      }
+    }
+    return f;
+  }
+
+  double saved1(const RowRef& f) const {
+    if (in_.kind != Kind::Softmax) return f.s1;
+    return f.s1 > 0 ? 1 / f.s1 : 0;
+  }
+
+  double expected(const RowRef& f, double xv, int64_t c) const {
+    switch (in_.kind) {
+      case Kind::LayerNorm: return (xv - f.s0) * f.s1 * gamma(c) + beta(c);
+      case Kind::RMSNorm: return xv * f.s1 * gamma(c);
+      case Kind::Softmax: return f.s1 > 0 && xv != kNegInf ? std::exp(xv - f.s0) / f.s1 : 0;
+    }
+    return 0;
+  }
+
+  Version v_;
+  Info in_;
+  int64_t rows_, cols_, scale_;
+  bool mask_;
+  int sets_ = 1;
+  std::vector<DeviceBuffer<T>> x_, y_;
+  DeviceBuffer<T> gamma_, beta_, temp_;
+  DeviceBuffer<float> stat0_, stat1_;
+  uint64_t seed0_ = 0, gseed_ = 0, bseed_ = 0;
+  bool randomized_ = false;
+};
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::LayerNorm: return "layernorm";
+    case Kind::RMSNorm: return "rmsnorm";
+    case Kind::Softmax: return "softmax";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string unsupported(Version v, const Shape& s) {
+  std::vector<DimRule> rules = {{"rows", 1, int64_t(1) << 31}, {"cols", 1, 65536}, {"scale", 1, 1000, false}};
+  if (info(v).kind == Kind::Softmax) rules.push_back({"mask", 0, 1, false});
+  if (std::string why = check_dims(s, rules); !why.empty()) return why;
+  if (product_or_minus1({s.at("rows"), s.at("cols"), 4}, int64_t(1) << 40) < 0)
+    return "rows × cols is too large (over 2^38 elements)";
+  return {};
+}
+
+model::Cost cost(Version v, const Shape& s) {
+  const Info i = info(v);
+  model::RowOp op;
+  op.kind = i.kind == Kind::LayerNorm ? model::RowKind::LayerNorm
+            : i.kind == Kind::RMSNorm ? model::RowKind::RMSNorm
+                                      : model::RowKind::Softmax;
+  op.rows = s.at("rows");
+  op.cols = s.at("cols");
+  op.fused = i.impl != Impl::Eager;
+  op.dtype = i.fp32 ? DType::f32 : DType::bf16;
+  model::Cost c = model::row_op(op);
+  if (i.impl == Impl::Looped)
+    c.notes.push_back("counted as one read: the second read of each row is meant to hit L1/L2, not HBM");
+  c.notes.push_back("saved statistics (fp32 per row) not counted: rows ≪ rows × cols");
+  return c;
+}
+
+Tolerance tolerance(Version v) {
+  const Info i = info(v);
+  if (i.fp32) return {1e-5, "fp32 input and output, fp32 statistics (tree reductions of ≤ 65536 terms)"};
+  if (i.impl == Impl::Eager)
+    return {1e-2, "bf16: every eager intermediate tensor is rounded to bf16 (three roundings of 2^-9)"};
+  return {4e-3, "bf16 output (8 mantissa bits, one rounding of 2^-9); statistics in fp32"};
+}
+
+std::unique_ptr<Case> make(Version v, const Shape& s) {
+  if (std::string why = unsupported(v, s); !why.empty()) bad_input(std::string(kind_name(info(v).kind)) + ": " + why);
+  if (info(v).fp32) return std::make_unique<RowCase<float>>(v, s);
+  return std::make_unique<RowCase<__nv_bfloat16>>(v, s);
+}
+
+}  // namespace sol::kernels::rows

@@ -1,0 +1,45 @@
+#pragma once
+// Forward entry points of the row families (layernorm, rmsnorm, softmax), one per Impl, for
+// fp32 and bf16. x, y: rows × cols, contiguous; γ, β: cols (nullptr where the op has none);
+// stat0/stat1: rows of fp32 saved for backward (see RowArgs). gTemp: rows × cols scratch, used
+// only by the eager passes.
+#include "kernels/norms/rows.cuh"
+
+namespace sol::kernels::rows {
+
+enum class Kind { LayerNorm, RMSNorm, Softmax };
+enum class Impl {
+  Eager,     // v01: the lecture's passes, one kernel each
+  Looped,    // v02: one kernel, statistics in one read (shifted sums / online softmax), a second read to write
+  Registers  // v03: one kernel, one read: the row in registers (looped when it does not fit)
+};
+
+template <class T>
+void layernorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream);
+template <class T>
+LaunchPlan layernorm_plan(Impl impl, const RowArgs<T>& a);
+template <class T>
+void rmsnorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream);
+template <class T>
+LaunchPlan rmsnorm_plan(Impl impl, const RowArgs<T>& a);
+template <class T>
+void softmax_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream);
+template <class T>
+LaunchPlan softmax_plan(Impl impl, const RowArgs<T>& a);
+
+// The launch an Impl makes for one fused Op (eager: nothing to describe, an empty plan).
+template <class Op, class T>
+LaunchPlan fused_plan(Impl impl, const RowArgs<T>& a) {
+  switch (impl) {
+    case Impl::Eager: return {};
+    case Impl::Looped: return plan_looped<Op, T>(a);
+    case Impl::Registers: return plan_fused<Op, T>(a);
+  }
+  return {};
+}
+template <class Op, class T>
+void fused_run(Impl impl, const RowArgs<T>& a, cudaStream_t stream) {
+  launch_row(fused_plan<Op, T>(impl, a), stream, a);
+}
+
+}  // namespace sol::kernels::rows

@@ -1,0 +1,37 @@
+// rmsnorm forward, v01–v03.
+// v01: t = x² (read x, write t) | rstd from mean(t) (read t) | y = x·rstd (read x, write y) |
+//      y·γ (read y, write y): 4 reads + 3 writes.
+// v02: one kernel; Σx² in one read, a second read to scale.
+// v03: one read: the row in registers, as layernorm v03. Saves rstd (fp32) per row.
+// measured: pending H200 run
+#include "kernels/norms/forward.cuh"
+#include "kernels/norms/ops.cuh"
+
+namespace sol::kernels::rows {
+
+template <class T>
+void rmsnorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream) {
+  if (impl != Impl::Eager) return fused_run<RMSNormOp>(impl, a, stream);
+  RowArgs<T> p = a;
+  p.y = gTemp;
+  eager_pass<SquarePass>(p, stream);
+  p.x = gTemp;
+  eager_pass<RmsPass>(p, stream);
+  p.x = a.x;
+  p.y = a.y;
+  eager_pass<ScalePass>(p, stream);
+  p.x = a.y;
+  eager_pass<AffinePass>(p, stream);
+}
+
+template <class T>
+LaunchPlan rmsnorm_plan(Impl impl, const RowArgs<T>& a) {
+  return fused_plan<RMSNormOp>(impl, a);
+}
+
+template void rmsnorm_forward<float>(Impl, const RowArgs<float>&, float*, cudaStream_t);
+template void rmsnorm_forward<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&, __nv_bfloat16*, cudaStream_t);
+template LaunchPlan rmsnorm_plan<float>(Impl, const RowArgs<float>&);
+template LaunchPlan rmsnorm_plan<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&);
+
+}  // namespace sol::kernels::rows

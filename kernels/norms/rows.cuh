@@ -1,0 +1,269 @@
+#pragma once
+// Row operations over x[rows × cols] (the last dimension reduced): LayerNorm, RMSNorm and
+// softmax share this machinery; each is an Op (kernels/norms/ops.cuh) telling the kernels
+// which two reductions it needs and how an element is produced from the row's statistics.
+//   register kernel: one read per row. A row group (one warp for short rows, one block with a
+//     two-level reduction — warp shuffles, then one value per warp through shared memory — for
+//     long ones) loads its row with 16-byte loads into registers, reduces twice over the
+//     registers (exact two-pass statistics) and writes the outputs. Needs cols·sizeof(T) to be
+//     a multiple of 16 and the row to fit the group's registers.
+//   looped kernel: any cols, scalar coalesced loads; the first pass keeps mergeable per-thread
+//     accumulators (shifted sums, or the online softmax's running max and sum), the second pass
+//     re-reads the row (mostly from L1/L2) and writes. Two reads of x from the SM's view.
+//   eager pass: one op of the lecture's naive formulas per kernel (the v01 rungs).
+// Statistics are fp32 whatever T is; sizes are 64-bit; rows of any count.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/common/launch.cuh"
+#include "kernels/elementwise/chain.cuh"
+
+namespace sol::kernels::rows {
+
+using elementwise::from_f32;
+using elementwise::to_f32;
+
+enum class Reduce { Sum, Max };
+
+template <Reduce R>
+__device__ inline float combine(float a, float b) {
+  if constexpr (R == Reduce::Sum) return a + b;
+  else return fmaxf(a, b);
+}
+template <Reduce R>
+__device__ inline float identity() {
+  if constexpr (R == Reduce::Sum) return 0.f;
+  else return -INFINITY;
+}
+
+// Reduction over a row group of kThreads threads (a divisor of 32, or blockDim.x == kThreads).
+// Every thread of the group gets the result. sRed: ≥ 32 floats of shared memory.
+template <Reduce R, int kThreads>
+__device__ inline float group_reduce(float v, float* sRed) {
+  constexpr int kWidth = kThreads < 32 ? kThreads : 32;
+#pragma unroll
+  for (int o = kWidth / 2; o > 0; o /= 2) v = combine<R>(v, __shfl_xor_sync(0xffffffffu, v, o));
+  if constexpr (kThreads > 32) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (lane == 0) sRed[warp] = v;
+    __syncthreads();
+    v = lane < kThreads / 32 ? sRed[lane] : identity<R>();
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) v = combine<R>(v, __shfl_xor_sync(0xffffffffu, v, o));
+    __syncthreads();  // sRed is free for the next reduction
+  }
+  return v;
+}
+
+// What a kernel needs to know about one launch.
+template <class T>
+struct RowArgs {
+  const T* x = nullptr;
+  T* y = nullptr;
+  const T* gamma = nullptr;  // cols, or nullptr
+  const T* beta = nullptr;   // cols, or nullptr
+  float* stat0 = nullptr;    // rows: mean (LayerNorm), max (softmax) — saved for backward
+  float* stat1 = nullptr;    // rows: rstd (norms), 1/sum (softmax)
+  int64_t rows = 0, cols = 0;
+};
+
+struct Stats {
+  float a = 0, b = 0;  // LayerNorm: mean, rstd; RMSNorm: 0, rstd; softmax: max, 1/sum
+};
+
+template <class T>
+__device__ inline float param(const T* p, int64_t c, float dflt) {
+  return p ? to_f32(p[c]) : dflt;
+}
+
+template <class Op, class T>
+__device__ inline void save_stats(const RowArgs<T>& a, int64_t row, const Stats& s) {
+  if (a.stat0) a.stat0[row] = s.a;
+  if (a.stat1) a.stat1[row] = s.b;
+}
+
+// Threads per block for a row group of kThreads (small groups share a 128-thread block), and
+// the row this thread's group owns.
+template <int kThreads>
+inline constexpr int kBlockThreads = kThreads < 128 ? 128 : kThreads;
+template <int kThreads>
+__device__ inline int64_t group_row() {
+  return int64_t(blockIdx.x) * (kBlockThreads<kThreads> / kThreads) + threadIdx.x / kThreads;
+}
+
+// ---- register kernel -----------------------------------------------------------------------
+// Thread t of a row group holds vectors t, t + kThreads, … (kVecs of them) of its row.
+template <class Op, class T, int kThreads, int kVecs>
+__global__ void __launch_bounds__(kBlockThreads<kThreads>)
+    row_registers_kernel(RowArgs<T> a) {
+  constexpr int kPerVec = 16 / int(sizeof(T));
+  __shared__ float sRed[32];
+  const int t = threadIdx.x % kThreads;
+  const int64_t row = group_row<kThreads>();
+  if (row >= a.rows) return;  // only when kThreads ≤ 32: whole warps leave together
+  const int nvec = int(a.cols / kPerVec);  // in-row indices fit 32 bits (cols ≤ 65536)
+  const uint4* gX16 = reinterpret_cast<const uint4*>(a.x + row * a.cols);
+  uint4 rX[kVecs];
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int v = k * kThreads + t;
+    if (v < nvec) rX[k] = gX16[v];
+  }
+  auto each = [&](auto&& fn) {  // fn(value) over this thread's elements
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      if (k * kThreads + t < nvec) {
+        T e[kPerVec];
+        memcpy(e, &rX[k], 16);
+#pragma unroll
+        for (int j = 0; j < kPerVec; ++j) fn(to_f32(e[j]));
+      }
+    }
+  };
+  float r1 = identity<Op::kFirst>();
+  each([&](float x) { r1 = combine<Op::kFirst>(r1, Op::first(x)); });
+  r1 = group_reduce<Op::kFirst, kThreads>(r1, sRed);
+  const float c1 = Op::center(r1, a.cols);
+  float r2 = 0.f;
+  if constexpr (Op::kSecond) {
+    each([&](float x) { r2 += Op::second(x, c1); });
+    r2 = group_reduce<Reduce::Sum, kThreads>(r2, sRed);
+  }
+  const Stats s = Op::stats(r1, r2, a.cols);
+  if (t == 0) save_stats<Op>(a, row, s);
+  uint4* gY16 = reinterpret_cast<uint4*>(a.y + row * a.cols);
+  const uint4* gG16 = reinterpret_cast<const uint4*>(a.gamma);
+  const uint4* gB16 = reinterpret_cast<const uint4*>(a.beta);
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int v = k * kThreads + t;
+    if (v < nvec) {
+      T e[kPerVec], g[kPerVec], b[kPerVec];
+      memcpy(e, &rX[k], 16);
+      if (gG16) {  // γ and β: 16-byte loads too (cols·sizeof(T) is a multiple of 16; L2-resident)
+        const uint4 rG = gG16[v];
+        memcpy(g, &rG, 16);
+      }
+      if (gB16) {
+        const uint4 rB = gB16[v];
+        memcpy(b, &rB, 16);
+      }
+#pragma unroll
+      for (int j = 0; j < kPerVec; ++j)
+        e[j] = from_f32<T>(Op::out(to_f32(e[j]), s, gG16 ? to_f32(g[j]) : 1.f, gB16 ? to_f32(b[j]) : 0.f));
+      uint4 o;
+      memcpy(&o, e, 16);
+      gY16[v] = o;
+    }
+  }
+}
+
+// ---- looped kernel (any cols) ----------------------------------------------------------------
+// Per-thread accumulator (acc0, acc1): acc0 reduces with Op::kFirst; acc1 is a sum that
+// Op::rescale adapts to the row-wide acc0 before it is summed (online softmax).
+template <class Op, class T, int kThreads>
+__global__ void __launch_bounds__(kBlockThreads<kThreads>) row_looped_kernel(RowArgs<T> a) {
+  __shared__ float sRed[32];
+  const int t = threadIdx.x % kThreads;
+  const int64_t row = group_row<kThreads>();
+  if (row >= a.rows) return;  // only when kThreads ≤ 32: whole warps leave together
+  const T* gX = a.x + row * a.cols;
+  const float shift = Op::kShift ? to_f32(gX[0]) : 0.f;  // a value of the row: shifted sums stay small
+  float acc0 = identity<Op::kFirst>(), acc1 = 0.f;
+  for (int64_t c = t; c < a.cols; c += kThreads) Op::push(acc0, acc1, to_f32(gX[c]) - shift);
+  const float row0 = group_reduce<Op::kFirst, kThreads>(acc0, sRed);
+  const float row1 = group_reduce<Reduce::Sum, kThreads>(Op::rescale(acc1, acc0, row0), sRed);
+  const Stats s = Op::stats_shifted(row0, row1, a.cols, shift);
+  if (t == 0) save_stats<Op>(a, row, s);
+  T* gY = a.y + row * a.cols;
+  for (int64_t c = t; c < a.cols; c += kThreads)
+    gY[c] = from_f32<T>(Op::out(to_f32(gX[c]), s, param(a.gamma, c, 1.f), param(a.beta, c, 0.f)));
+}
+
+// ---- one eager pass --------------------------------------------------------------------------
+// Pass::map(x, row statistics, γ, β) → written element (when Pass::kWrites);
+// Pass::term(x, row statistics) reduced with Pass::kReduce into Pass::finish(…) (when Pass::kReduces).
+template <class Pass, class T, int kThreads>
+__global__ void __launch_bounds__(kBlockThreads<kThreads>) eager_pass_kernel(RowArgs<T> a) {
+  __shared__ float sRed[32];
+  const int t = threadIdx.x % kThreads;
+  const int64_t row = group_row<kThreads>();
+  if (row >= a.rows) return;  // only when kThreads ≤ 32: whole warps leave together
+  const T* gX = a.x + row * a.cols;
+  const Stats in{a.stat0 ? a.stat0[row] : 0.f, a.stat1 ? a.stat1[row] : 0.f};
+  float acc = identity<Pass::kReduce>();
+  for (int64_t c = t; c < a.cols; c += kThreads) {
+    const float x = to_f32(gX[c]);
+    if constexpr (Pass::kWrites) a.y[row * a.cols + c] = from_f32<T>(Pass::map(x, in, param(a.gamma, c, 1.f), param(a.beta, c, 0.f)));
+    if constexpr (Pass::kReduces) acc = combine<Pass::kReduce>(acc, Pass::term(x, in));
+  }
+  if constexpr (Pass::kReduces) {
+    acc = group_reduce<Pass::kReduce, kThreads>(acc, sRed);
+    if (t == 0) Pass::finish(a, row, acc);
+  }
+}
+
+// ---- launches ---------------------------------------------------------------------------------
+template <int kThreads>
+constexpr int64_t rows_per_block() {
+  return kBlockThreads<kThreads> / kThreads;
+}
+
+template <int kThreads, class Kernel>
+LaunchPlan row_plan(Kernel kernel, int64_t rows) {
+  return plan_1d(kernel, rows, rows_per_block<kThreads>(), kBlockThreads<kThreads>);
+}
+
+// The register kernel fits when cols·sizeof(T) is a multiple of 16 (every row 16-byte aligned)
+// and the row has at most kThreads·kVecs vectors for the largest configuration below.
+template <class T>
+constexpr int64_t register_max_cols() {
+  return int64_t(1024) * 8 * (16 / int64_t(sizeof(T)));
+}
+
+template <class T>
+bool fits_registers(const RowArgs<T>& a) {
+  constexpr int64_t kPerVec = 16 / int64_t(sizeof(T));
+  const bool aligned = reinterpret_cast<uintptr_t>(a.x) % 16 == 0 && reinterpret_cast<uintptr_t>(a.y) % 16 == 0;
+  return aligned && a.cols % kPerVec == 0 && a.cols <= register_max_cols<T>();
+}
+
+// Register configurations: a warp for ≤ 128 vectors, then blocks of 128 / 512 / 1024 threads.
+template <class Op, class T>
+LaunchPlan plan_registers(const RowArgs<T>& a) {
+  const int64_t nvec = a.cols / (16 / int64_t(sizeof(T)));
+  if (nvec <= 32 * 4) return row_plan<32>(row_registers_kernel<Op, T, 32, 4>, a.rows);
+  if (nvec <= 128 * 4) return row_plan<128>(row_registers_kernel<Op, T, 128, 4>, a.rows);
+  if (nvec <= 512 * 4) return row_plan<512>(row_registers_kernel<Op, T, 512, 4>, a.rows);
+  return row_plan<1024>(row_registers_kernel<Op, T, 1024, 8>, a.rows);
+}
+
+template <class Op, class T>
+LaunchPlan plan_looped(const RowArgs<T>& a) {
+  if (a.cols <= 1024) return row_plan<32>(row_looped_kernel<Op, T, 32>, a.rows);
+  return row_plan<512>(row_looped_kernel<Op, T, 512>, a.rows);
+}
+
+template <class T>
+void launch_row(const LaunchPlan& p, cudaStream_t stream, const RowArgs<T>& a) {
+  if (p.grid == 0) return;
+  reinterpret_cast<void (*)(RowArgs<T>)>(const_cast<void*>(p.func))<<<unsigned(p.grid), unsigned(p.block), 0, stream>>>(a);
+  SOL_LAUNCH_CHECK();
+}
+
+// One read per row when the row fits the registers; the looped kernel otherwise.
+template <class Op, class T>
+LaunchPlan plan_fused(const RowArgs<T>& a) {
+  return fits_registers(a) ? plan_registers<Op, T>(a) : plan_looped<Op, T>(a);
+}
+
+template <class Pass, class T>
+void eager_pass(const RowArgs<T>& a, cudaStream_t stream) {
+  if (a.cols <= 1024) launch_row(row_plan<32>(eager_pass_kernel<Pass, T, 32>, a.rows), stream, a);
+  else launch_row(row_plan<512>(eager_pass_kernel<Pass, T, 512>, a.rows), stream, a);
+}
+
+}  // namespace sol::kernels::rows
