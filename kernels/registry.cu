@@ -195,7 +195,6 @@ void add_mx(std::vector<Variant>& all) {
                       kMxGemmBench, kMxGemmTest));
 }
 // ==== end mx =======================================================================================
-=======
 // ==== fusion block (issue 5: elementwise, layernorm, rmsnorm, softmax) ===========================
 // ---- elementwise: sin²x + cos²x over n elements -----------------------------------------------
 const Texts kSinCosBench = {"n=2^28", "n=2^20", "n=2^24", "n=2^26"};
