@@ -269,10 +269,10 @@ def row_peers(family):
             nbytes, flops = 2 * size * rows * cols, 5 * rows * cols
         note = "bf16; bytes = x read once + y written once (+ γ, β), the fused floor"
         for name, fn in eager.items():
-            yield run_peer(torch, timer, family, f"peer:torch.{name}", f"{name} on bf16 (eager)", dims, make, fn, ref,
+            yield run_peer(torch, timer, family, f"peer:torch.{name}_bf16", f"{name} on bf16 (eager)", dims, make, fn, ref,
                            flops, nbytes, 1e-2, note)
         naive = [k for k in eager if k.startswith("naive")][0]
-        yield run_peer(torch, timer, family, f"peer:torch.compile_{naive}", f"torch.compile({naive}) on bf16", dims,
+        yield run_peer(torch, timer, family, f"peer:torch.compile_{naive}_bf16", f"torch.compile({naive}) on bf16", dims,
                        make, torch.compile(eager[naive]), ref, flops, nbytes, 1e-2, note + "; compile time excluded")
     return peers
 
