@@ -95,6 +95,15 @@ __device__ inline int64_t group_row() {
 }
 
 // ---- register kernel -----------------------------------------------------------------------
+// A held vector made opaque to the compiler (no instruction): each pass over the registers
+// unpacks it afresh instead of the compiler keeping every unpacked fp32 value live across the
+// passes — twice the registers for bf16, which made the 1024×8 configuration spill under its
+// 64-register cap (docs/fusion-notes.md). Unpacking bf16 is one SHF/PRMT.
+__device__ inline uint4 opaque(uint4 v) {
+  asm volatile("" : "+r"(v.x), "+r"(v.y), "+r"(v.z), "+r"(v.w));
+  return v;
+}
+
 // y's 16-byte vector v of a row from x's vector rX and the row's statistics (γ and β: 16-byte
 // loads too, cols·sizeof(T) being a multiple of 16; they are L2-resident).
 template <class Op, class T>
@@ -103,7 +112,8 @@ __device__ inline void write_vector(const RowArgs<T>& a, int64_t row, int v, con
   const uint4* gG16 = reinterpret_cast<const uint4*>(a.gamma);
   const uint4* gB16 = reinterpret_cast<const uint4*>(a.beta);
   T e[kPerVec], g[kPerVec], b[kPerVec];
-  memcpy(e, &rX, 16);
+  const uint4 rV = opaque(rX);
+  memcpy(e, &rV, 16);
   if (gG16) {
     const uint4 rG = gG16[v];
     memcpy(g, &rG, 16);
@@ -142,7 +152,8 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>)
     for (int k = 0; k < kVecs; ++k) {
       if (k * kThreads + t < nvec) {
         T e[kPerVec];
-        memcpy(e, &rX[k], 16);
+        const uint4 rV = opaque(rX[k]);
+        memcpy(e, &rV, 16);
 #pragma unroll
         for (int j = 0; j < kPerVec; ++j) fn(to_f32(e[j]));
       }
