@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>) row_looped_kernel(Row
   float acc0 = identity<Op::kFirst>(), acc1 = 0.f;
   const uintptr_t bases = reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y) |
                           reinterpret_cast<uintptr_t>(a.gamma) | reinterpret_cast<uintptr_t>(a.beta);
-  const bool vectors = a.cols % kPerVec == 0 && bases % 16 == 0 && a.cols / kPerVec <= INT32_MAX;
+  const bool vectors = a.cols % kPerVec == 0 && bases % 16 == 0 && a.cols / kPerVec <= INT32_MAX / 2;  // v0 + 3·kThreads stays in int
   const int nvec = vectors ? int(a.cols / kPerVec) : 0;
   const uint4* gX16 = reinterpret_cast<const uint4*>(gX);
   // fn(v, rX) over this thread's vectors, kLoopUnroll loads in flight
