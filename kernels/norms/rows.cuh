@@ -95,6 +95,41 @@ __device__ inline int64_t group_row() {
 }
 
 // ---- register kernel -----------------------------------------------------------------------
+// A held vector made opaque to the compiler (no instruction): each pass over the registers
+// unpacks it afresh instead of the compiler keeping every unpacked fp32 value live across the
+// passes — twice the registers for bf16, which made the 1024×8 configuration spill under its
+// 64-register cap (docs/fusion-notes.md). Unpacking bf16 is one SHF/PRMT.
+__device__ inline uint4 opaque(uint4 v) {
+  asm volatile("" : "+r"(v.x), "+r"(v.y), "+r"(v.z), "+r"(v.w));
+  return v;
+}
+
+// y's 16-byte vector v of a row from x's vector rX and the row's statistics (γ and β: 16-byte
+// loads too, cols·sizeof(T) being a multiple of 16; they are L2-resident).
+template <class Op, class T>
+__device__ inline void write_vector(const RowArgs<T>& a, int64_t row, int v, const uint4& rX, const Stats& s) {
+  constexpr int kPerVec = 16 / int(sizeof(T));
+  const uint4* gG16 = reinterpret_cast<const uint4*>(a.gamma);
+  const uint4* gB16 = reinterpret_cast<const uint4*>(a.beta);
+  T e[kPerVec], g[kPerVec], b[kPerVec];
+  const uint4 rV = opaque(rX);
+  memcpy(e, &rV, 16);
+  if (gG16) {
+    const uint4 rG = gG16[v];
+    memcpy(g, &rG, 16);
+  }
+  if (gB16) {
+    const uint4 rB = gB16[v];
+    memcpy(b, &rB, 16);
+  }
+#pragma unroll
+  for (int j = 0; j < kPerVec; ++j)
+    e[j] = from_f32<T>(Op::out(to_f32(e[j]), s, gG16 ? to_f32(g[j]) : 1.f, gB16 ? to_f32(b[j]) : 0.f));
+  uint4 o;
+  memcpy(&o, e, 16);
+  reinterpret_cast<uint4*>(a.y + row * a.cols)[v] = o;
+}
+
 // Thread t of a row group holds vectors t, t + kThreads, … (kVecs of them) of its row.
 template <class Op, class T, int kThreads, int kVecs>
 __global__ void __launch_bounds__(kBlockThreads<kThreads>)
@@ -117,7 +152,8 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>)
     for (int k = 0; k < kVecs; ++k) {
       if (k * kThreads + t < nvec) {
         T e[kPerVec];
-        memcpy(e, &rX[k], 16);
+        const uint4 rV = opaque(rX[k]);
+        memcpy(e, &rV, 16);
 #pragma unroll
         for (int j = 0; j < kPerVec; ++j) fn(to_f32(e[j]));
       }
@@ -134,38 +170,25 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>)
   }
   const Stats s = Op::stats(r1, r2, a.cols);
   if (t == 0) save_stats<Op>(a, row, s);
-  uint4* gY16 = reinterpret_cast<uint4*>(a.y + row * a.cols);
-  const uint4* gG16 = reinterpret_cast<const uint4*>(a.gamma);
-  const uint4* gB16 = reinterpret_cast<const uint4*>(a.beta);
 #pragma unroll
   for (int k = 0; k < kVecs; ++k) {
     const int v = k * kThreads + t;
-    if (v < nvec) {
-      T e[kPerVec], g[kPerVec], b[kPerVec];
-      memcpy(e, &rX[k], 16);
-      if (gG16) {  // γ and β: 16-byte loads too (cols·sizeof(T) is a multiple of 16; L2-resident)
-        const uint4 rG = gG16[v];
-        memcpy(g, &rG, 16);
-      }
-      if (gB16) {
-        const uint4 rB = gB16[v];
-        memcpy(b, &rB, 16);
-      }
-#pragma unroll
-      for (int j = 0; j < kPerVec; ++j)
-        e[j] = from_f32<T>(Op::out(to_f32(e[j]), s, gG16 ? to_f32(g[j]) : 1.f, gB16 ? to_f32(b[j]) : 0.f));
-      uint4 o;
-      memcpy(&o, e, 16);
-      gY16[v] = o;
-    }
+    if (v < nvec) write_vector<Op>(a, row, v, rX[k], s);
   }
 }
 
 // ---- looped kernel (any cols) ----------------------------------------------------------------
 // Per-thread accumulator (acc0, acc1): acc0 reduces with Op::kFirst; acc1 is a sum that
 // Op::rescale adapts to the row-wide acc0 before it is summed (online softmax).
+// Rows that are 16-byte aligned (x, y aligned, cols·sizeof(T) a multiple of 16) go by 16-byte
+// vectors, kLoopUnroll of them loaded before any is used: a scalar loop has one 2–4-byte load in
+// flight per thread, far short of what HBM needs (Little's law, docs/fusion-notes.md). Other
+// rows: scalar coalesced loads.
+inline constexpr int kLoopUnroll = 4;
+
 template <class Op, class T, int kThreads>
 __global__ void __launch_bounds__(kBlockThreads<kThreads>) row_looped_kernel(RowArgs<T> a) {
+  constexpr int kPerVec = 16 / int(sizeof(T));
   __shared__ float sRed[32];
   const int t = threadIdx.x % kThreads;
   const int64_t row = group_row<kThreads>();
@@ -173,13 +196,42 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>) row_looped_kernel(Row
   const T* gX = a.x + row * a.cols;
   const float shift = Op::kShift ? to_f32(gX[0]) : 0.f;  // a value of the row: shifted sums stay small
   float acc0 = identity<Op::kFirst>(), acc1 = 0.f;
-  for (int64_t c = t; c < a.cols; c += kThreads) Op::push(acc0, acc1, to_f32(gX[c]) - shift);
+  const uintptr_t bases = reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y) |
+                          reinterpret_cast<uintptr_t>(a.gamma) | reinterpret_cast<uintptr_t>(a.beta);
+  const bool vectors = a.cols % kPerVec == 0 && bases % 16 == 0 && a.cols / kPerVec <= INT32_MAX / 2;  // v0 + 3·kThreads stays in int
+  const int nvec = vectors ? int(a.cols / kPerVec) : 0;
+  const uint4* gX16 = reinterpret_cast<const uint4*>(gX);
+  // fn(v, rX) over this thread's vectors, kLoopUnroll loads in flight
+  auto each_vector = [&](auto&& fn) {
+    for (int v0 = t; v0 < nvec; v0 += kLoopUnroll * kThreads) {
+      uint4 rX[kLoopUnroll];
+#pragma unroll
+      for (int k = 0; k < kLoopUnroll; ++k)
+        if (v0 + k * kThreads < nvec) rX[k] = gX16[v0 + k * kThreads];
+#pragma unroll
+      for (int k = 0; k < kLoopUnroll; ++k)
+        if (v0 + k * kThreads < nvec) fn(v0 + k * kThreads, rX[k]);
+    }
+  };
+  each_vector([&](int, const uint4& rX) {
+    T e[kPerVec];
+    memcpy(e, &rX, 16);
+    float d[kPerVec];
+#pragma unroll
+    for (int j = 0; j < kPerVec; ++j) d[j] = to_f32(e[j]) - shift;
+    Op::push(acc0, acc1, d);
+  });
+  for (int64_t c = int64_t(nvec) * kPerVec + t; c < a.cols; c += kThreads) {
+    const float d[1] = {to_f32(gX[c]) - shift};
+    Op::push(acc0, acc1, d);
+  }
   const float row0 = group_reduce<Op::kFirst, kThreads>(acc0, sRed);
   const float row1 = group_reduce<Reduce::Sum, kThreads>(Op::rescale(acc1, acc0, row0), sRed);
   const Stats s = Op::stats_shifted(row0, row1, a.cols, shift);
   if (t == 0) save_stats<Op>(a, row, s);
+  each_vector([&](int v, const uint4& rX) { write_vector<Op>(a, row, v, rX, s); });
   T* gY = a.y + row * a.cols;
-  for (int64_t c = t; c < a.cols; c += kThreads)
+  for (int64_t c = int64_t(nvec) * kPerVec + t; c < a.cols; c += kThreads)
     gY[c] = from_f32<T>(Op::out(to_f32(gX[c]), s, param(a.gamma, c, 1.f), param(a.beta, c, 0.f)));
 }
 
