@@ -1,13 +1,13 @@
 #pragma once
 // The MXFP8 quantizer that v02 (rowwise), v03 (columnwise) and v04 (both) share. A block of 128
 // threads owns a tile of 32 rows × 512 columns; each thread holds 4 consecutive columns of all
-// 32 rows in registers (16 at a time when it only quantizes rowwise): one 8-byte load per row
-// (a warp reads 256 contiguous bytes, whole sectors), all in flight before any arithmetic. Columnwise, a thread owns four whole 32×1
+// 32 rows in registers: one 8-byte load per row (a warp reads 256 contiguous bytes, whole
+// sectors), all in flight before any arithmetic. Columnwise, a thread owns four whole 32×1
 // blocks; rowwise, 8 neighbouring lanes share each 1×32 block and combine their maxima with
 // three xor-shuffles. So one read of X serves both. (8 columns and 16-byte loads per thread
 // need ~240 registers for the same tile: half the warps per SM to hide the load phase.)
-// amax: bf16x2 max of |x| (NaN-propagating; |x| orders like its bits). Scale: the shared scalar
-// code (formats::mx_scale). Elements: x · 2^−k in fp32 — exact, k is a power of two and the
+// amax: bf16x2 max of |x| (NaN-propagating; |x| orders like its bits). Scale: the shared
+// formats::mx_scale_bf16 (equal to mx_scale on every bf16 amax, branch-free). Elements: x · 2^−k in fp32 — exact, k is a power of two and the
 // product stays within range — then one saturating round-to-nearest-even cvt per pair, which is
 // the host's encode(x, Saturate, −k) by IEEE's definition of both; a NaN scale writes the
 // element NaN. Rows and columns outside X load as zeros (no effect on an amax) and are not
@@ -69,42 +69,79 @@ __device__ inline uint32_t quantize4(uint32_t w0, uint32_t w1, float i0, float i
   return p0 | (p1 << 16);
 }
 
+// Four columns (c0…c0+3) of one row at p = &X[row][c0]; `avail` = columns of the row from c0 on
+// (≥ 1); columns beyond it load as zeros (no effect on an amax). The caller walks p down the
+// rows by `cols`: no 64-bit multiply per row. [gBegin, gEnd) is X, for the unaligned path.
 template <bool kAligned>
-__device__ inline void load_row(const uint16_t* gX, int64_t gr, int64_t c0, int64_t rows, int64_t cols,
-                                uint32_t (&rRow)[kWords]) {
-#pragma unroll
-  for (int w = 0; w < kWords; ++w) rRow[w] = 0;
-  if (gr >= rows || c0 >= cols) return;
-  const uint16_t* p = gX + gr * cols + c0;
+__device__ inline void load4(const uint16_t* p, int64_t avail, const uint16_t* gBegin, const uint16_t* gEnd,
+                             uint32_t (&rRow)[kWords]) {
   if constexpr (kAligned) {
     const uint2 v = *reinterpret_cast<const uint2*>(p);
     rRow[0] = v.x, rRow[1] = v.y;
   } else {
+    // Odd widths put a row's start anywhere in an 8-byte word: load the aligned 8 bytes that
+    // hold column c0 and, unless c0 starts them, the next 8, then shift the 4 columns out (two
+    // 8-byte loads, neighbouring lanes share the second one in L1, instead of four 2-byte loads).
+    // Per element only where that window would leave X (its first and last few bytes).
+    const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t base = at & ~uintptr_t(7);
+    const uint32_t shift = uint32_t(at - base) * 8;  // 0, 16, 32 or 48 bits
+    const uintptr_t need = shift ? 16 : 8;
+    if (base >= reinterpret_cast<uintptr_t>(gBegin) && base + need <= reinterpret_cast<uintptr_t>(gEnd)) {
+      const uint2* window = reinterpret_cast<const uint2*>(p - (at - base) / 2);  // from p: stays a global load
+      const uint2 lo = window[0];
+      const uint2 hi = shift ? window[1] : make_uint2(0, 0);
+      const bool upper = shift >= 32;  // start in lo's second word
+      const uint32_t x0 = upper ? lo.y : lo.x, x1 = upper ? hi.x : lo.y, x2 = upper ? hi.y : hi.x;
+      rRow[0] = __funnelshift_r(x0, x1, shift % 32);
+      rRow[1] = __funnelshift_r(x1, x2, shift % 32);
 #pragma unroll
-    for (int j = 0; j < kColsPerThread; ++j)
-      if (c0 + j < cols) rRow[j / 2] |= uint32_t(p[j]) << (16 * (j % 2));
+      for (int j = 0; j < kColsPerThread; ++j)
+        if (j >= avail) rRow[j / 2] &= ~(0xFFFFu << (16 * (j % 2)));
+    } else {
+#pragma unroll
+      for (int j = 0; j < kColsPerThread; ++j)
+        if (j < avail) rRow[j / 2] |= uint32_t(p[j]) << (16 * (j % 2));
+    }
   }
 }
 
-// Four bytes (columns c0…c0+3, c0 in the low byte) at row gr; columns beyond cols dropped.
+// Four bytes (c0 in the low byte) at p = &Out[row][c0]; bytes beyond `avail` columns dropped.
 template <bool kAligned>
-__device__ inline void store4(uint8_t* gOut, int64_t gr, int64_t c0, int64_t cols, uint32_t bytes) {
-  if (c0 >= cols) return;
-  uint8_t* p = gOut + gr * cols + c0;
+__device__ inline void store4(uint8_t* p, int64_t avail, uint32_t bytes) {
   if constexpr (kAligned) {
     *reinterpret_cast<uint32_t*>(p) = bytes;
   } else {
+    // Odd widths: the widest naturally aligned stores that cover exactly this thread's bytes
+    // (4; 2 + 2; or 1 + 2 + 1), never a neighbour's.
+    const uint32_t offset = uint32_t(reinterpret_cast<uintptr_t>(p) % 4);
+    if (avail >= kColsPerThread && offset == 0) {
+      *reinterpret_cast<uint32_t*>(p) = bytes;
+    } else if (avail >= kColsPerThread && offset == 2) {
+      reinterpret_cast<uint16_t*>(p)[0] = uint16_t(bytes);
+      reinterpret_cast<uint16_t*>(p)[1] = uint16_t(bytes >> 16);
+    } else if (avail >= kColsPerThread) {
+      p[0] = uint8_t(bytes);
+      *reinterpret_cast<uint16_t*>(p + 1) = uint16_t(bytes >> 8);
+      p[3] = uint8_t(bytes >> 24);
+    } else {
 #pragma unroll
-    for (int j = 0; j < kColsPerThread; ++j)
-      if (c0 + j < cols) p[j] = uint8_t(bytes >> (8 * j));
+      for (int j = 0; j < kColsPerThread; ++j)
+        if (j < avail) p[j] = uint8_t(bytes >> (8 * j));
+    }
   }
 }
 
-// Rows a thread holds at once: the whole tile when it quantizes columnwise (a 32×1 block needs
-// all 32), half of it for rowwise alone (two passes; 32 rows would spill under 128 registers).
+// Rows a thread holds at once: the whole tile in every orientation. A 32×1 block needs all 32;
+// rowwise alone fits them too (117 registers) since the scale lost its branches, and then has
+// v03's 256 B of loads in flight per thread instead of two dependent passes of 128 B.
 template <bool kCol>
-inline constexpr int kRowsHeld = kCol ? kTileRows : kTileRows / 2;
+inline constexpr int kRowsHeld = kTileRows;
 
+// Per row and thread, the work is a few dozen instructions for 4 elements, so the instruction
+// count decides whether the kernel reaches the memory roof: the scale is the branch-free
+// formats::mx_scale_bf16 (mx_scale's branches and clz cost ~30 instructions, paid once per row
+// by all 8 lanes of a rowwise block), and addresses advance by one 64-bit add per row.
 template <Elem E, bool kRow, bool kCol, bool kAligned>
 __global__ void __launch_bounds__(kTileThreads, kTileBlocksPerSm)
     quantize_tile_kernel(const uint16_t* __restrict__ gX, int64_t rows, int64_t cols, int64_t tiles_across,
@@ -114,14 +151,22 @@ __global__ void __launch_bounds__(kTileThreads, kTileBlocksPerSm)
   const formats::Minifloat fmt = elem_format<E>();
   const int64_t tile_r0 = int64_t(blockIdx.x) / tiles_across * kTileRows;
   const int64_t c0 = int64_t(blockIdx.x) % tiles_across * kTileCols + int64_t(threadIdx.x) * kColsPerThread;
+  const int64_t avail = cols - c0;  // this thread's columns inside X: ≥ 4 but at the right edge
+  const bool in_cols = avail > 0;
+  const uint16_t* gX_end = gX + rows * cols;
   const int64_t row_scale_cols = (cols + formats::kMxBlock - 1) / formats::kMxBlock;
   const bool leader = threadIdx.x % kLanesPerRowBlock == 0;
 
 #pragma unroll 1
   for (int64_t r0 = tile_r0; r0 < tile_r0 + kTileRows && r0 < rows; r0 += kHeld) {
+    const int live = int(rows - r0 < kHeld ? rows - r0 : kHeld);  // rows of this pass inside X
     uint32_t rX[kHeld][kWords];
+    const uint16_t* gXr = gX + r0 * cols + c0;
 #pragma unroll
-    for (int r = 0; r < kHeld; ++r) load_row<kAligned>(gX, r0 + r, c0, rows, cols, rX[r]);
+    for (int r = 0; r < kHeld; ++r, gXr += cols) {
+      rX[r][0] = rX[r][1] = 0;
+      if (in_cols && r < live) load4<kAligned>(gXr, avail, gX, gX_end, rX[r]);
+    }
 
     // Maxima first, while all held rows are live; then one pass over the rows that quantizes
     // and stores each row in both orientations, so that registers free up row by row.
@@ -155,30 +200,37 @@ __global__ void __launch_bounds__(kTileThreads, kTileBlocksPerSm)
       uint32_t scales = 0;
 #pragma unroll
       for (int j = 0; j < kColsPerThread; ++j) {
-        const uint32_t amax = (j % 2 ? rColMax[j / 2] >> 16 : rColMax[j / 2] & 0xFFFFu) << 16;
-        const uint8_t s = formats::mx_scale(amax, fmt, rule);
+        const uint32_t amax = j % 2 ? rColMax[j / 2] >> 16 : rColMax[j / 2] & 0xFFFFu;
+        const uint8_t s = formats::mx_scale_bf16(amax, fmt, rule);
         rColInv[j] = inverse_scale(s);
         scales |= uint32_t(s) << (8 * j);
         if (s == formats::kE8m0Nan) col_nan |= 0xFFu << (8 * j);
       }
-      store4<kAligned>(col.scales, r0 / kTileRows, c0, cols, scales);
+      if (in_cols) store4<kAligned>(col.scales + r0 / kTileRows * cols + c0, avail, scales);
     }
 
+    uint8_t* gColCodes = kCol ? col.codes + r0 * cols + c0 : nullptr;
+    uint8_t* gRowCodes = kRow ? row.codes + r0 * cols + c0 : nullptr;
+    uint8_t* gRowScales = kRow ? row.scales + r0 * row_scale_cols + c0 / formats::kMxBlock : nullptr;
 #pragma unroll
     for (int r = 0; r < kHeld; ++r) {
-      const int64_t gr = r0 + r;
-      if (gr >= rows) break;
+      if (r >= live) break;
       if constexpr (kCol) {
         const uint32_t q = quantize4<E>(rX[r][0], rX[r][1], rColInv[0], rColInv[1], rColInv[2], rColInv[3]);
-        store4<kAligned>(col.codes, gr, c0, cols, (q & ~col_nan) | (nan_codes4<E>() & col_nan));
+        if (in_cols) store4<kAligned>(gColCodes, avail, (q & ~col_nan) | (nan_codes4<E>() & col_nan));
+        gColCodes += cols;
       }
       if constexpr (kRow) {
         const uint32_t m = rRowMax[r / 2];
-        const uint8_t s = formats::mx_scale((r % 2 ? m >> 16 : m & 0xFFFFu) << 16, fmt, rule);
+        const uint8_t s = formats::mx_scale_bf16(r % 2 ? m >> 16 : m & 0xFFFFu, fmt, rule);
         const float inv = inverse_scale(s);
         const uint32_t q = quantize4<E>(rX[r][0], rX[r][1], inv, inv, inv, inv);
-        store4<kAligned>(row.codes, gr, c0, cols, s == formats::kE8m0Nan ? nan_codes4<E>() : q);
-        if (leader && c0 < cols) row.scales[gr * row_scale_cols + c0 / formats::kMxBlock] = s;
+        if (in_cols) {
+          store4<kAligned>(gRowCodes, avail, s == formats::kE8m0Nan ? nan_codes4<E>() : q);
+          if (leader) *gRowScales = s;
+        }
+        gRowCodes += cols;
+        gRowScales += row_scale_cols;
       }
     }
   }

@@ -230,6 +230,17 @@ TEST(Mx, FastQuantizeArithmeticEqualsTheSharedCode) {
   }
 }
 
+TEST(Mx, Bf16ScaleEqualsTheSharedCodeOnEveryBf16) {
+  // The tile kernels' branch-free scale (amax is a bf16 there) against mx_scale, all 2^16 amax
+  // bit patterns (signs, zeros, subnormals, infinities and NaNs included), every element format
+  // and rule.
+  for (Format f : kElems)
+    for (ScaleRule r : {ScaleRule::Ocp, ScaleRule::Ceil})
+      for (uint32_t b = 0; b < 0x10000; ++b)
+        ASSERT_EQ(int(mx_scale_bf16(b, minifloat(f), r)), int(mx_scale(b << 16, minifloat(f), r)))
+            << format_name(f) << " " << scale_rule_name(r) << " bf16 bits " << b;
+}
+
 TEST(Mx, FastDequantizeArithmeticEqualsTheSharedCode) {
   // dequantize: cvt.rn.bf16(float(code) · 2^(s − 127)), for the scales v05's fast path takes
   // (from 10 for e4m3, 17 for e5m2: no subnormal product) and every non-NaN code.

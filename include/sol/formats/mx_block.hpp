@@ -44,6 +44,17 @@ SOL_HD constexpr uint8_t mx_scale(uint32_t amax, const Minifloat& elem, ScaleRul
   return uint8_t(k + 127);
 }
 
+// mx_scale for an amax that is a bf16 value (its 16 bits), without branches, for kernels that
+// compute one scale per 4 elements: e = biased exponent; zeros and subnormals (e = 0) give
+// k < −127 → 0; normal amax give k + 127 = e − emax (+1 under Ceil), clamped at 0; e = 255
+// (infinity, NaN) gives NaN. tests/host/test_mx.cpp holds it equal to mx_scale on all 2^16.
+SOL_HD constexpr uint8_t mx_scale_bf16(uint32_t amax_bf16, const Minifloat& elem, ScaleRule rule) {
+  const int e = int((amax_bf16 >> 7) & 0xFFu);
+  const bool up = rule == ScaleRule::Ceil && ((amax_bf16 & 0x7Fu) << 16) > elem_max_frac(elem);
+  const int biased_k = e - elem_emax(elem) + (up ? 1 : 0);
+  return e == 0xFF ? kE8m0Nan : uint8_t(biased_k < 0 ? 0 : biased_k);
+}
+
 // The element code of fp32 bits v in a block whose scale code is `scale`.
 SOL_HD constexpr uint32_t mx_element(uint32_t v, uint8_t scale, const Minifloat& elem) {
   if (scale == kE8m0Nan) return elem.special == Special::None ? elem.max_code : elem.nan_code;
