@@ -28,10 +28,21 @@ Command add_docs(CLI::App& root, Global&) {
             if (gpu.empty()) bad_input("results do not name a database row", "pass --gpu NAME");
             const auto& spec = hw::find(gpu);
             fs::create_directories(o->out);
+            // A family page may hold prose around its numbers: only the block between the
+            // "results" markers is generated; a page without them gets the block appended.
             for (const auto& f : files) {
               fs::path p = fs::path(o->out) / (f.family + ".md");
-              std::ofstream(p) << report::family_markdown(f, spec);
-              std::cout << "wrote " << p.string() << "\n";
+              std::string page;
+              if (std::ifstream in(p); in) {
+                std::stringstream ss;
+                ss << in.rdbuf();
+                page = ss.str();
+              }
+              const std::string block = report::family_markdown(f, spec);
+              if (page.find("<!-- sol:BEGIN results -->") == std::string::npos)
+                page += (page.empty() ? "" : "\n") + std::string("<!-- sol:BEGIN results -->\n<!-- sol:END results -->\n");
+              std::ofstream(p) << report::replace_block(page, "results", block);
+              std::cout << "wrote the results block of " << p.string() << "\n";
             }
             if (!o->readme.empty()) {
               std::ifstream in(o->readme);
