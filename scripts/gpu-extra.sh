@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # Second-look commands on a GPU machine: probe again, the doctor on each family's first rung, the
 # harness self-test family, and the cold-L2 and graph timing modes. Output under $OUT/extra.
-set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-B=${SOL_BUILD_DIR:-build-cuda}
-E=${OUT:-out/gpu}/extra
-mkdir -p "$E"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-} SOL_SOURCE_DIR=$root SOL_PROFILE=$E/measured.json
+source "$(dirname "$0")/gpu-env.sh"
+E=$(outdir extra)
 run() { echo "=== sol $*"; "$B/sol" "$@" 2>&1 | tee -a "$E/extra.log" | tail -${TAILN:-25}; }
 run probe
 for v in copy/v01_scalar coalescing/v01_row_per_thread banks/v01_tile32 divergence/v02_loop_varied precision/v01_relu_fp32; do

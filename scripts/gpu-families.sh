@@ -2,13 +2,9 @@
 # A GPU call for chosen families: their GPU tests (SOL_REQUIRE_GPU=1), then `sol bench` of each
 # family with peers into $OUT/fam/results/<family>.json. Usage: gpu-families.sh FAMILY... ;
 # GPU_TEST_FILTER, TEST_TIMEOUT and BENCH_TIMEOUT (per family) adjust it.
-set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-B=${SOL_BUILD_DIR:-build-cuda}
-F=${OUT:-out/gpu}/fam
+source "$(dirname "$0")/gpu-env.sh"
+F=$(outdir fam)
 mkdir -p "$F/results"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-} SOL_SOURCE_DIR=$root SOL_PROFILE=$F/measured.json PYTHONUNBUFFERED=1
 t0=$(date +%s)
 filter=${GPU_TEST_FILTER:-}
 if [ -z "$filter" ]; then for f in "$@"; do filter+="Registry/*${f}__*:"; done; fi

@@ -1,19 +1,14 @@
 #!/usr/bin/env bash
 # After a tuning change: the changed families' GPU tests, a memcheck of their small shapes, and
 # their benchmarks with peers (mx at its headline shapes). Output under $OUT/retest.
-set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-B=${SOL_BUILD_DIR:-build-cuda}
-T=${OUT:-out/gpu}/retest
+source "$(dirname "$0")/gpu-env.sh"
+T=$(outdir retest)
 mkdir -p "$T/results"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-} SOL_SOURCE_DIR=$root SOL_PROFILE=$T/measured.json PYTHONUNBUFFERED=1
-big='*65536*:*16384*:*65537*:*2147483659*:*32768*:*16383*:*8192*:*4096*:*1000003*:*2048*'
 echo "=== gpu tests"
 SOL_REQUIRE_GPU=1 timeout 200 "$B/sol_gpu_tests" --gtest_filter='Registry/*mx__*:Registry/*softmax__*:Registry/*layernorm__*:Registry/*rmsnorm__*' > "$T/gpu_tests.log" 2>&1
 echo "exit $?"; grep -E "^\[  (FAILED|PASSED) |tests ran|Failure|rel_l2|unwritten" "$T/gpu_tests.log" | head -30
 echo "=== memcheck (odd mx shapes, softmax)"
-SOL_REQUIRE_GPU=1 timeout 60 compute-sanitizer --tool memcheck --print-limit 10 "$B/sol_gpu_tests" --gtest_filter="Registry/*mx__v02*:Registry/*mx__v03*:Registry/*mx__v04*:Registry/*softmax__v02*:Registry/*softmax__v03*:-$big" > "$T/memcheck.log" 2>&1
+SOL_REQUIRE_GPU=1 timeout 60 compute-sanitizer --tool memcheck --print-limit 10 "$B/sol_gpu_tests" --gtest_filter="Registry/*mx__v02*:Registry/*mx__v03*:Registry/*mx__v04*:Registry/*softmax__v02*:Registry/*softmax__v03*:-$big_shapes" > "$T/memcheck.log" 2>&1
 echo "exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$T/memcheck.log" | head -5
 for f in softmax layernorm rmsnorm; do
   echo "=== bench $f"; timeout 60 "$B/sol" bench "$f" --out-dir "$T/results" > "$T/bench-$f.log" 2>&1; echo "exit $?"

@@ -4,16 +4,9 @@
 # (default out/gpu): run.tgz with the logs, the measured results and the report.
 #   steps: device state, GPU tests (SOL_REQUIRE_GPU=1), compute-sanitizer memcheck + racecheck on
 #   the small shapes, the full report (probe + every family + peers), render docs.
-set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-B=${SOL_BUILD_DIR:-build-cuda}
+source "$(dirname "$0")/gpu-env.sh"
 O=${OUT:-out/gpu}
-R=$O/run
-mkdir -p "$R"
-export PATH=/usr/local/cuda/bin:$PATH
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export SOL_PROFILE=$R/measured.json PYTHONUNBUFFERED=1 SOL_SOURCE_DIR=$root
+R=$(outdir run)
 steps=${SOL_STEPS:-"device tests sanitize report"}
 t0=$(date +%s)
 step() { echo "=== $1 ($(( $(date +%s) - t0 )) s)"; }
