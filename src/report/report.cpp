@@ -185,7 +185,9 @@ std::string json(const Input& in) {
 
 namespace {
 
-const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
+const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2",
+                          "#17becf", "#bcbd22", "#393b79", "#ad494a", "#637939", "#7b4173"};
+constexpr int kColors = sizeof kPalette / sizeof kPalette[0];
 
 std::string roofline_chart(const Input& in) {
   const auto& hw = *in.hw;
@@ -227,20 +229,28 @@ std::string roofline_chart(const Input& in) {
     y_lo = std::min(y_lo, r.est.attainable_flops_per_s);
   }
   series.push_back(model);
+  // One arrowed ladder per family and headline shape: versions that run a different problem
+  // (an MXFP8 GEMM beside the quantizers) are not a step on the same ladder.
   int k = 0;
   for (const auto& l : ladders(in.measured)) {
-    auto s = svg::series(l.family + " (measured)", kPalette[k++ % 8]);
-    s.arrows = true;
+    const std::string color = kPalette[k++ % kColors];
+    std::vector<svg::Series> groups;
+    std::vector<std::string> shapes;
     for (const auto& v : l.variants) {
       if (v.rfind("peer:", 0) == 0) continue;
       const auto* r = headline(l.by_variant.at(v));
-      if (r && r->flops > 0 && r->bytes > 0 && r->median_s > 0) {
-        y_lo = std::min(y_lo, r->achieved_flops_per_s);
-        s.points.push_back({r->flops / r->bytes, r->achieved_flops_per_s});
-        s.point_labels.push_back(v.substr(0, 3));
+      if (!r || r->flops <= 0 || r->bytes <= 0 || r->median_s <= 0) continue;
+      size_t g = std::find(shapes.begin(), shapes.end(), r->shape) - shapes.begin();
+      if (g == shapes.size()) {
+        shapes.push_back(r->shape);
+        groups.push_back(svg::series(groups.empty() ? l.family + " (measured)" : "", color));
+        groups.back().arrows = true;
       }
+      y_lo = std::min(y_lo, r->achieved_flops_per_s);
+      groups[g].points.push_back({r->flops / r->bytes, r->achieved_flops_per_s});
+      groups[g].point_labels.push_back(v.substr(0, 3));
     }
-    if (!s.points.empty()) series.push_back(s);
+    for (auto& g : groups) series.push_back(std::move(g));
   }
   double peak = hw.peak(DType::bf16, hw::Unit::Matrix).flops_per_s;
   svg::Axis x{"arithmetic intensity (FLOP/byte of HBM traffic)", true, lo_i, hi_i};
@@ -279,6 +289,8 @@ double dim_value(const std::string& shape, const std::string& dim) {
 std::string family_section(const Ladder& l) {
   std::ostringstream o;
   o << "<h2 id='" << svg::escape(l.family) << "'>" << svg::escape(l.family) << "</h2>\n";
+  o << "<p class='note'>Measured " << svg::escape(l.file->created) << "; copy ceiling in that run "
+    << si(l.file->ceilings.copy_bytes_per_s, "B/s") << ".</p>\n";
   std::vector<svg::Bar> bars;
   o << "<table><tr><th>variant</th><th>technique</th><th>shape</th><th>median</th><th>GB/s</th><th>FLOP/s</th>"
        "<th>floor (measured ceilings)</th><th>of floor</th><th>vs peer</th><th>check</th></tr>\n";
@@ -315,7 +327,7 @@ std::string family_section(const Ladder& l) {
     std::string d = sweep_dim(recs);
     if (d.empty() || (!dim.empty() && d != dim)) continue;
     dim = d;
-    auto s = svg::series(v, kPalette[k++ % 8]);
+    auto s = svg::series(v, kPalette[k++ % kColors]);
     for (auto* r : recs)
       if (r->median_s > 0 && r->skipped.empty()) {
         double x = dim_value(r->shape, d);
@@ -355,10 +367,12 @@ std::string html(const Input& in) {
   else {
     const auto& f = in.measured.front();
     o << "<p>Measured on <b>" << svg::escape(f.device.name) << "</b> (" << f.device.sms << " SMs, database row "
-      << svg::escape(f.device.database_row) << "), " << svg::escape(f.created) << ". Ceilings measured in the same run: copy "
-      << si(f.ceilings.copy_bytes_per_s, "B/s");
+      << svg::escape(f.device.database_row) << "). Ceilings `sol probe` measured in the run of " << svg::escape(f.family)
+      << " (" << svg::escape(f.created) << "): copy " << si(f.ceilings.copy_bytes_per_s, "B/s");
     for (const auto& [k, v] : f.ceilings.matrix_flops_per_s) o << ", " << k << " matrix " << si(v, "FLOP/s");
-    o << ". " << svg::escape(in.measured_note) << "</p>\n";
+    o << "; the dashed roofs use these. Each family's floors use the ceilings measured in its own run (its "
+         "section says when). "
+      << svg::escape(in.measured_note) << "</p>\n";
   }
   o << roofline_chart(in);
   o << "<h2>The lecture's operations on " << svg::escape(hw.name) << "</h2>\n<table><tr><th>#</th><th>operation</th><th>§</th>"
