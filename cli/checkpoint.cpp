@@ -1,0 +1,131 @@
+// `sol checkpoint --layers L --batch B --seq N --d-model D --heads H --gpu NAME [--budget 40GiB]
+// [--attention flash|standard] [--mlp-ratio 4] [--json]`: what one transformer layer keeps for
+// backward, op by op, then each checkpointing strategy's peak activation memory, recompute and
+// step-time floor, and the fastest schedule under the budget (lecture §8.2).
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "sol/core/error.hpp"
+#include "sol/core/format.hpp"
+#include "sol/hw/spec.hpp"
+#include "sol/model/checkpoint.hpp"
+
+namespace sol::cli {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+struct Args {
+  int64_t layers = 0, batch = 0, seq = 0, d_model = 0, heads = 0, mlp_ratio = 4;
+  std::string gpu = "h200", budget, attention = "flash";
+  bool json = false;
+};
+
+// "K K R R R K": one letter per layer, K kept, R recomputed, with | between segments.
+std::string picture(const model::Plan& p) {
+  std::string s;
+  for (const auto& seg : p.segments) {
+    if (!s.empty()) s += '|';
+    s += std::string(size_t(seg.length), seg.recompute ? 'R' : 'K');
+  }
+  return s;
+}
+
+ojson plan_json(const model::Plan& p) {
+  ojson j;
+  j["strategy"] = p.strategy;
+  j["peak_bytes"] = p.peak_bytes;
+  j["checkpoints"] = p.checkpoints;
+  j["largest_segment"] = p.largest_segment;
+  j["recomputed_layers"] = p.recomputed_layers;
+  j["extra_flops"] = p.extra_flops;
+  j["extra_s"] = p.extra_s;
+  j["step_s"] = p.step_s;
+  ojson segs = ojson::array();
+  for (const auto& s : p.segments) segs.push_back({{"first", s.first}, {"length", s.length}, {"recompute", s.recompute}});
+  j["segments"] = segs;
+  return j;
+}
+
+int run(const Args& a) {
+  if (a.attention != "flash" && a.attention != "standard")
+    bad_input("--attention must be flash or standard, got '" + a.attention + "'");
+  if (a.layers < 1) bad_input("give --layers (≥ 1)");
+  const hw::HwSpec& spec = hw::find(a.gpu);
+  const model::StackShape shape{a.layers, a.batch, a.seq, a.d_model, a.heads, a.mlp_ratio, a.attention == "flash"};
+  const model::LayerModel layer = model::layer_model(shape, spec);
+  const double budget = a.budget.empty() ? spec.hbm_bytes : model::parse_bytes(a.budget);
+  if (!(budget > 0)) bad_input("no --budget given and " + spec.name + " has no HBM size", "give --budget");
+
+  std::vector<model::Plan> plans = {model::no_checkpoints(layer, a.layers), model::every_kth(layer, a.layers, 1)};
+  for (int64_t k : {2, 4, 8})
+    if (k < a.layers) plans.push_back(model::every_kth(layer, a.layers, k));
+  plans.push_back(model::sqrt_l(layer, a.layers));
+  const model::Plan best = model::optimal(layer, a.layers, budget);  // throws (exit 2) if nothing fits
+  plans.push_back(best);
+
+  if (a.json) {
+    ojson j;
+    j["gpu"] = spec.name;
+    j["layers"] = a.layers;
+    j["attention"] = a.attention;
+    j["budget_bytes"] = budget;
+    ojson ops = ojson::array();
+    for (const auto& op : layer.ops)
+      ops.push_back({{"op", op.name}, {"saved_bytes", op.saved_bytes}, {"saved", op.saved_what},
+                     {"flops", op.flops}, {"floor_s", op.floor_s}});
+    j["layer"] = {{"input_bytes", layer.input_bytes}, {"internal_bytes", layer.internal_bytes},
+                  {"flops", layer.flops}, {"floor_s", layer.floor_s}, {"ops", ops}};
+    j["strategies"] = ojson::array();
+    for (const auto& p : plans) j["strategies"].push_back(plan_json(p));
+    j["chosen"] = plan_json(best);
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+
+  std::printf("One layer: B=%lld N=%lld d=%lld H=%lld MLP %lld·d, %s attention, bf16 on %s\n", (long long)a.batch,
+              (long long)a.seq, (long long)a.d_model, (long long)a.heads, (long long)a.mlp_ratio, a.attention.c_str(),
+              spec.full_name.c_str());
+  Table ops({"op", "saved for backward", "what", "forward", "floor"});
+  ops.align(2, Table::Align::Left);
+  ops.add_row({"layer input", bytes_iec(layer.input_bytes), "the residual stream [T×d] (a checkpoint)", "", ""});
+  for (const auto& op : layer.ops)
+    ops.add_row({op.name, bytes_iec(op.saved_bytes), op.saved_what, si(op.flops, "FLOP"), si(op.floor_s, "s")});
+  ops.add_row({"layer", bytes_iec(layer.input_bytes + layer.internal_bytes), "", si(layer.flops, "FLOP"),
+               si(layer.floor_s, "s")});
+  std::printf("%s\n", ops.str().c_str());
+
+  std::printf("%lld layers, budget %s: peak = kept + largest recomputed segment re-materialized; "
+              "step = forward + backward (2× forward) + recompute\n",
+              (long long)a.layers, bytes_iec(budget).c_str());
+  Table t({"strategy", "checkpoints", "largest seg", "peak activations", "fits", "extra FLOPs", "extra time", "step floor"});
+  for (const auto& p : plans)
+    t.add_row({p.strategy, std::to_string(p.checkpoints), std::to_string(p.largest_segment), bytes_iec(p.peak_bytes),
+               p.peak_bytes <= budget ? "yes" : "no", si(p.extra_flops, "FLOP"), si(p.extra_s, "s"), si(p.step_s, "s")});
+  std::printf("%s\n", t.str().c_str());
+  std::printf("chosen (K kept, R recomputed, | a checkpoint boundary):\n  %s\n", picture(best).c_str());
+  return 0;
+}
+
+}  // namespace
+
+Command add_checkpoint(CLI::App& root, Global&) {
+  auto args = std::make_shared<Args>();
+  auto* app = root.add_subcommand("checkpoint", "activation checkpointing: memory, recompute, the best schedule (§8.2)");
+  app->add_option("--layers", args->layers, "transformer layers")->required();
+  app->add_option("--batch", args->batch, "sequences per step")->required();
+  app->add_option("--seq", args->seq, "tokens per sequence")->required();
+  app->add_option("--d-model", args->d_model, "model width")->required();
+  app->add_option("--heads", args->heads, "attention heads (divide --d-model)")->required();
+  app->add_option("--mlp-ratio", args->mlp_ratio, "MLP width ÷ model width (default 4)");
+  app->add_option("--attention", args->attention, "flash (default) or standard");
+  app->add_option("--gpu", args->gpu, "database name or a row from --hw-file (default h200)");
+  app->add_option("--budget", args->budget, "activation memory budget, e.g. 40GiB (default: the GPU's HBM)");
+  app->add_flag("--json", args->json, "print one JSON object");
+  return {app, [args]() { return run(*args); }};
+}
+
+}  // namespace sol::cli

@@ -1,0 +1,239 @@
+// The checkpointing planner: a layer's ops with their saved bytes and forward floors (from the cost
+// models), schedules as segments of layers, and the optimum under a memory budget by a dynamic
+// program over segment boundaries. Accounting (the lecture's, and cost.hpp's activation_memory):
+//   peak = Σ kept segments' (inputs + internals) + Σ recomputed segments' inputs
+//        + the largest recomputed segment re-materialized (its internals + its inner layers' inputs).
+#include "sol/model/checkpoint.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "sol/core/error.hpp"
+#include "sol/model/cost.hpp"
+#include "sol/model/roofline.hpp"
+
+namespace sol::model {
+namespace {
+
+// The DP below is O(L⁴/2) simple steps; 128 layers is ~10⁸ and well under a second.
+constexpr int64_t kMaxLayers = 128;
+constexpr double kStatBytes = 4;  // LayerNorm keeps mean and 1/σ per row in fp32
+
+void check_layers(int64_t layers) {
+  if (layers < 1 || layers > kMaxLayers)
+    bad_input("--layers must be 1.." + std::to_string(kMaxLayers) + ", got " + std::to_string(layers));
+}
+
+LayerOp op_from(const std::string& name, const Cost& c, double saved, std::string what, const hw::HwSpec& hw) {
+  return {name, saved, c.flops, roofline(c, hw).t_floor_s, std::move(what)};
+}
+
+// Re-materializing a recomputed segment of `len` layers holds its internals and the inputs of its
+// inner layers (its own input is already kept as the checkpoint).
+double rematerialized(const LayerModel& l, int64_t len) {
+  return len <= 0 ? 0 : double(len) * l.internal_bytes + double(len - 1) * l.input_bytes;
+}
+
+}  // namespace
+
+LayerModel layer_model(const StackShape& s, const hw::HwSpec& hw) {
+  const std::string what = "transformer layer activation";
+  for (auto [v, name] : std::initializer_list<std::pair<int64_t, const char*>>{{s.layers, "--layers"}, {s.batch, "--batch"}, {s.seq, "--seq"},
+                         {s.d_model, "--d-model"}, {s.heads, "--heads"}, {s.mlp_ratio, "--mlp-ratio"}})
+    if (v < 1) bad_input(std::string(name) + " must be ≥ 1, got " + std::to_string(v));
+  if (s.d_model % s.heads != 0)
+    bad_input("--heads " + std::to_string(s.heads) + " does not divide --d-model " + std::to_string(s.d_model),
+              "head dim = d_model / heads must be a whole number");
+  const int64_t b = dtype_bytes(s.dtype);
+  const int64_t T = checked_product({s.batch, s.seq}, what);  // tokens
+  const int64_t d = s.d_model, f = checked_product({s.mlp_ratio, d}, what);
+  const double td = double(checked_product({T, d, b}, what));  // one [T × d] activation
+  const double tf = double(checked_product({T, f, b}, what));  // one [T × f] activation
+  const double stats = double(T) * 2 * kStatBytes;
+
+  LayerModel m;
+  m.input_bytes = td;
+  auto& ops = m.ops;
+  const RowOp ln{RowKind::LayerNorm, T, d, true, s.dtype};
+  // LN1's input is the layer input: counted once, as input_bytes; LN1 itself adds its row stats.
+  ops.push_back(op_from("LN1", row_op(ln), stats, "mean, 1/σ (fp32); its input is the layer input", hw));
+  ops.push_back(op_from("QKV matmul", matmul({T, 3 * d, d, s.dtype}), td, "LN1 output [T×d]", hw));
+  const AttentionOp att{s.batch, s.heads, s.seq, d / s.heads, s.flash, 128, false, false, s.dtype};
+  const Cost ca = attention(att);
+  // Both kinds keep Q, K, V; standard adds P (N×N per head); flash adds the logsumexp (its O is the
+  // out projection's input, counted there).
+  const double att_extra = s.flash ? ca.saved_bytes - td : ca.saved_bytes;
+  ops.push_back(op_from(s.flash ? "attention (flash)" : "attention (standard)", ca, 3 * td + att_extra,
+                        s.flash ? "Q, K, V, logsumexp (fp32)" : "Q, K, V, P [N×N per head]", hw));
+  ops.push_back(op_from("out proj", matmul({T, d, d, s.dtype}), td, "attention output O [T×d]", hw));
+  const ElementwiseOp add_d{T * d, 1, false, 1, s.dtype, 1};
+  ops.push_back(op_from("residual 1", elementwise(add_d), 0, "nothing (an add passes its gradient through)", hw));
+  ops.push_back(op_from("LN2", row_op(ln), td + stats, "its input [T×d], mean, 1/σ (fp32)", hw));
+  ops.push_back(op_from("MLP up", matmul({T, f, d, s.dtype}), td, "LN2 output [T×d]", hw));
+  // GeLU (tanh form): ~8 FLOPs per element.
+  ops.push_back(op_from("GeLU", elementwise({T * f, 1, false, 8, s.dtype, 0}), tf, "its input [T×f]", hw));
+  ops.push_back(op_from("MLP down", matmul({T, d, f, s.dtype}), tf, "GeLU output [T×f]", hw));
+  ops.push_back(op_from("residual 2", elementwise(add_d), 0, "nothing", hw));
+  for (const auto& op : ops) {
+    m.internal_bytes += op.saved_bytes;
+    m.flops += op.flops;
+    m.floor_s += op.floor_s;
+  }
+  return m;
+}
+
+Plan evaluate(const LayerModel& layer, int64_t layers, std::vector<Segment> segments, std::string strategy) {
+  check_layers(layers);
+  Plan p;
+  p.strategy = std::move(strategy);
+  int64_t next = 0;
+  double kept = 0;
+  for (const auto& seg : segments) {
+    if (seg.first != next || seg.length < 1) bad_input("segments must cover the layers in order without gaps");
+    next += seg.length;
+    if (seg.recompute) {
+      kept += layer.input_bytes;
+      ++p.checkpoints;
+      p.recomputed_layers += seg.length;
+      p.largest_segment = std::max(p.largest_segment, seg.length);
+    } else {
+      kept += double(seg.length) * (layer.input_bytes + layer.internal_bytes);
+    }
+  }
+  if (next != layers) bad_input("segments cover " + std::to_string(next) + " layers, not " + std::to_string(layers));
+  p.segments = std::move(segments);
+  p.peak_bytes = kept + rematerialized(layer, p.largest_segment);
+  p.extra_flops = double(p.recomputed_layers) * layer.flops;
+  p.extra_s = double(p.recomputed_layers) * layer.floor_s;
+  p.step_s = 3 * double(layers) * layer.floor_s + p.extra_s;
+  return p;
+}
+
+Plan no_checkpoints(const LayerModel& layer, int64_t layers) {
+  check_layers(layers);
+  return evaluate(layer, layers, {{0, layers, false}}, "none");
+}
+
+Plan every_kth(const LayerModel& layer, int64_t layers, int64_t k) {
+  check_layers(layers);
+  if (k < 1) bad_input("checkpoint interval must be ≥ 1, got " + std::to_string(k));
+  std::vector<Segment> segs;
+  for (int64_t i = 0; i < layers; i += k) segs.push_back({i, std::min(k, layers - i), true});
+  const std::string name = k == 1 ? "every block"
+                                  : "every " + std::to_string(k) + (k == 2 ? "nd" : k == 3 ? "rd" : "th") + " block";
+  return evaluate(layer, layers, std::move(segs), name);
+}
+
+Plan sqrt_l(const LayerModel& layer, int64_t layers) {
+  check_layers(layers);
+  const int64_t k = std::max<int64_t>(1, std::llround(std::sqrt(double(layers))));
+  Plan p = every_kth(layer, layers, k);
+  p.strategy = "√L segments (k=" + std::to_string(k) + ")";
+  return p;
+}
+
+// For each cap m on a recomputed segment's length, best[i][r] = the least stored memory for layers
+// [0, i) with r of them recomputed, every recomputed segment ≤ m layers. Kept layers are stored one
+// by one (a kept run of s layers stores s·(input + internals) either way). The peak of a schedule
+// is then ≤ best[L][r] + rematerialized(m), with equality when some segment has exactly m layers,
+// so the minimum over m is exact. Time grows with r alone (the layers are identical): the answer is
+// the smallest r that fits, then the smallest peak.
+Plan optimal(const LayerModel& layer, int64_t layers, double budget_bytes) {
+  check_layers(layers);
+  if (!(budget_bytes > 0) || !std::isfinite(budget_bytes)) bad_input("the memory budget must be a positive size");
+  const int64_t L = layers;
+  const double inf = std::numeric_limits<double>::infinity();
+  const double x = layer.input_bytes, keep = layer.input_bytes + layer.internal_bytes;
+  struct Step {
+    int64_t from_i = -1, from_r = -1;
+  };
+  auto solve = [&](int64_t m, std::vector<std::vector<double>>& best, std::vector<std::vector<Step>>& how) {
+    best.assign(L + 1, std::vector<double>(L + 1, inf));
+    how.assign(L + 1, std::vector<Step>(L + 1));
+    best[0][0] = 0;
+    for (int64_t i = 0; i < L; ++i)
+      for (int64_t r = 0; r <= i; ++r) {
+        const double here = best[i][r];
+        if (here == inf) continue;
+        if (here + keep < best[i + 1][r]) {
+          best[i + 1][r] = here + keep;
+          how[i + 1][r] = {i, r};
+        }
+        for (int64_t s = 1; s <= m && i + s <= L; ++s)
+          if (here + x < best[i + s][r + s]) {
+            best[i + s][r + s] = here + x;
+            how[i + s][r + s] = {i, r};
+          }
+      }
+  };
+  int64_t best_m = -1, best_r = L + 1;
+  double best_peak = inf, least_peak = inf;
+  std::vector<std::vector<double>> best;
+  std::vector<std::vector<Step>> how;
+  for (int64_t m = 0; m <= L; ++m) {
+    solve(m, best, how);
+    for (int64_t r = (m == 0 ? 0 : m); r <= (m == 0 ? 0 : L); ++r) {
+      const double peak = best[L][r] + rematerialized(layer, m);
+      least_peak = std::min(least_peak, peak);
+      if (peak > budget_bytes) continue;
+      if (r < best_r || (r == best_r && peak < best_peak)) {
+        best_r = r;
+        best_m = m;
+        best_peak = peak;
+      }
+    }
+  }
+  if (best_m < 0)
+    bad_input("no checkpointing schedule fits the budget: the least peak activation memory is " +
+                  std::to_string(int64_t(std::ceil(least_peak / (1024.0 * 1024.0)))) + " MiB",
+              "raise --budget, or shrink --batch or --seq");
+  solve(best_m, best, how);
+  std::vector<Segment> segs;
+  for (int64_t i = L, r = best_r; i > 0;) {
+    const Step st = how[i][r];
+    segs.push_back({st.from_i, i - st.from_i, r != st.from_r});
+    i = st.from_i;
+    r = st.from_r;
+  }
+  std::reverse(segs.begin(), segs.end());
+  // Merge neighbouring kept layers into one kept segment (same memory, easier to read).
+  std::vector<Segment> merged;
+  for (const auto& s : segs) {
+    if (!merged.empty() && !s.recompute && !merged.back().recompute)
+      merged.back().length += s.length;
+    else
+      merged.push_back(s);
+  }
+  return evaluate(layer, layers, std::move(merged), "optimal");
+}
+
+double min_peak_bytes(const LayerModel& layer, int64_t layers) {
+  check_layers(layers);
+  double least = no_checkpoints(layer, layers).peak_bytes;
+  for (int64_t k = 1; k <= layers; ++k) least = std::min(least, every_kth(layer, layers, k).peak_bytes);
+  return least;
+}
+
+double parse_bytes(const std::string& text) {
+  const std::string bad = "cannot read '" + text + "' as a size";
+  const std::string fix = "write e.g. 40GiB, 512MiB, 80GB or 1e9";
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  const double v = std::strtod(begin, &end);
+  if (end == begin || !std::isfinite(v) || v <= 0) bad_input(bad, fix);
+  std::string unit;
+  for (const char* c = end; *c; ++c)
+    if (!std::isspace(static_cast<unsigned char>(*c))) unit += char(std::tolower(static_cast<unsigned char>(*c)));
+  static const std::pair<const char*, double> kUnits[] = {
+      {"", 1},         {"b", 1},         {"kb", 1e3},           {"mb", 1e6},   {"gb", 1e9},
+      {"tb", 1e12},    {"kib", 1024.0},  {"mib", 1048576.0},    {"gib", 1073741824.0},
+      {"tib", 1099511627776.0}};
+  for (const auto& [name, scale] : kUnits)
+    if (unit == name) return v * scale;
+  bad_input(bad, fix);
+}
+
+}  // namespace sol::model

@@ -1,0 +1,204 @@
+// The checkpointing planner against the lecture's accounting (§8.2): per-block checkpoints turn
+// O(L·k) into O(L + k), Chen's √L segments give O(√L), each costs one extra forward pass; a layer's
+// saved bytes counted by hand; and the optimum under a budget, checked against every fixed
+// strategy over a sweep of budgets and against brute force over all schedules of a short stack.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "sol/core/error.hpp"
+#include "sol/hw/spec.hpp"
+#include "sol/model/checkpoint.hpp"
+#include "sol/model/cost.hpp"
+
+using namespace sol::model;
+
+namespace {
+
+const sol::hw::HwSpec& h200() { return sol::hw::find("h200"); }
+
+// A layer with chosen sizes (no ops): input x bytes, internals k bytes, forward time t.
+LayerModel synthetic(double x, double k, double t = 1e-3, double flops = 1e12) {
+  LayerModel l;
+  l.input_bytes = x;
+  l.internal_bytes = k;
+  l.floor_s = t;
+  l.flops = flops;
+  return l;
+}
+
+LayerModel gpt_layer(bool flash) {
+  return layer_model({32, 8, 4096, 4096, 32, 4, flash}, h200());
+}
+
+bool throws_bad_input(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const sol::Error& e) {
+    return e.kind() == sol::Error::Kind::BadInput;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST(CheckpointLayer, HandCountedBytes) {
+  // B=2, N=8, d=16, H=2, MLP 64, bf16: T = 16 tokens, [T×d] = 512 B, [T×f] = 2048 B, LayerNorm
+  // stats 16 rows × 2 × 4 B = 128 B, logsumexp 2·2·8 × 4 B = 128 B, P = 2·2·8·8 × 2 B = 512 B.
+  const LayerModel f = layer_model({1, 2, 8, 16, 2, 4, true}, h200());
+  ASSERT_EQ(f.ops.size(), 10u);
+  EXPECT_DOUBLE_EQ(f.input_bytes, 512);
+  const double want_flash[] = {128, 512, 3 * 512 + 128, 512, 0, 512 + 128, 512, 2048, 2048, 0};
+  for (size_t i = 0; i < 10; ++i) EXPECT_DOUBLE_EQ(f.ops[i].saved_bytes, want_flash[i]) << f.ops[i].name;
+  EXPECT_DOUBLE_EQ(f.internal_bytes, 8064);
+
+  const LayerModel s = layer_model({1, 2, 8, 16, 2, 4, false}, h200());
+  EXPECT_DOUBLE_EQ(s.ops[2].saved_bytes, 3 * 512 + 512);
+  EXPECT_DOUBLE_EQ(s.internal_bytes, 8064 - 128 + 512);
+}
+
+TEST(CheckpointLayer, MatchesTheSbhFormula) {
+  // Korthikanti et al.'s count without dropout masks: 32·s·b·h bytes in 16-bit types per layer
+  // (input 2, QKV input 2, Q K V 6, O 2, LN2 input 2, MLP up input 2, GeLU input 8, down input 8),
+  // plus 2·a·s²·b for P in standard attention; plus the fp32 row stats.
+  const int64_t B = 8, N = 4096, d = 4096, H = 32, T = B * N;
+  const double stats = 2.0 * T * 8, lse = double(B) * H * N * 4, P = 2.0 * B * H * N * N;
+  const LayerModel f = gpt_layer(true), s = gpt_layer(false);
+  EXPECT_DOUBLE_EQ(f.input_bytes + f.internal_bytes, 32.0 * T * d + stats + lse);
+  EXPECT_DOUBLE_EQ(s.input_bytes + s.internal_bytes, 32.0 * T * d + stats + P);
+  // Forward FLOPs: 2·T·(3d² + d² + 2·4d²) matmuls = 24·T·d², plus attention 4·B·H·N²·(d/H).
+  double matmul_and_attention = 24.0 * T * d * d + 4.0 * B * H * N * N * (d / H);
+  EXPECT_GT(f.flops, matmul_and_attention);
+  EXPECT_LT(f.flops, 1.01 * matmul_and_attention);
+  EXPECT_GT(f.floor_s, f.flops / 1000e12);  // no faster than a petaFLOP/s
+}
+
+TEST(CheckpointLayer, BadShapes) {
+  EXPECT_TRUE(throws_bad_input([] { layer_model({32, 8, 4096, 4096, 3, 4, true}, h200()); }));
+  EXPECT_TRUE(throws_bad_input([] { layer_model({32, 0, 4096, 4096, 32, 4, true}, h200()); }));
+  EXPECT_TRUE(throws_bad_input([] { layer_model({32, 8, 4096, 4096, 32, 0, true}, h200()); }));
+  const LayerModel l = synthetic(1, 1);
+  EXPECT_TRUE(throws_bad_input([&] { no_checkpoints(l, 0); }));
+  EXPECT_TRUE(throws_bad_input([&] { no_checkpoints(l, 100000); }));
+  EXPECT_TRUE(throws_bad_input([&] { evaluate(l, 4, {{0, 2, true}, {3, 1, true}}, "gap"); }));
+  EXPECT_TRUE(throws_bad_input([&] { evaluate(l, 4, {{0, 2, true}}, "short"); }));
+}
+
+TEST(CheckpointAccounting, PerBlockIsLPlusK) {
+  const double x = 3, k = 40;
+  const LayerModel l = synthetic(x, k);
+  for (int64_t L : {1, 7, 32, 100}) {
+    EXPECT_DOUBLE_EQ(no_checkpoints(l, L).peak_bytes, L * (x + k)) << L;  // O(L·k)
+    EXPECT_DOUBLE_EQ(every_kth(l, L, 1).peak_bytes, L * x + k) << L;     // O(L + k)
+  }
+  // Doubling L: no checkpoints grows by L·(x + k), per-block only by L·x.
+  EXPECT_DOUBLE_EQ(every_kth(l, 64, 1).peak_bytes - every_kth(l, 32, 1).peak_bytes, 32 * x);
+  EXPECT_DOUBLE_EQ(no_checkpoints(l, 64).peak_bytes - no_checkpoints(l, 32).peak_bytes, 32 * (x + k));
+}
+
+TEST(CheckpointAccounting, SqrtLGrowsAsRootL) {
+  const LayerModel l = synthetic(1, 1);
+  // L = 16 → 4 segments of 4: 4 checkpoints + 4 layers' internals + 3 inner inputs = 11.
+  EXPECT_DOUBLE_EQ(sqrt_l(l, 16).peak_bytes, 11);
+  const double ratio = sqrt_l(l, 64).peak_bytes / sqrt_l(l, 16).peak_bytes;  // √4 = 2
+  EXPECT_GT(ratio, 1.8);
+  EXPECT_LT(ratio, 2.3);
+  EXPECT_DOUBLE_EQ(no_checkpoints(l, 64).peak_bytes / no_checkpoints(l, 16).peak_bytes, 4);
+}
+
+TEST(CheckpointAccounting, AgreesWithCostModelActivationMemory) {
+  const LayerModel l = gpt_layer(true);
+  for (int64_t L : {1, 9, 32, 50}) {
+    ActivationOp op{L, l.input_bytes, l.internal_bytes, Checkpointing::None};
+    EXPECT_DOUBLE_EQ(no_checkpoints(l, L).peak_bytes, activation_memory(op).peak_bytes) << L;
+    op.policy = Checkpointing::PerBlock;
+    EXPECT_DOUBLE_EQ(every_kth(l, L, 1).peak_bytes, activation_memory(op).peak_bytes) << L;
+    op.policy = Checkpointing::SqrtL;
+    const ActivationMemory m = activation_memory(op);
+    const Plan p = sqrt_l(l, L);
+    EXPECT_EQ(p.checkpoints, m.checkpoints) << L;
+    EXPECT_EQ(p.largest_segment, m.segment) << L;
+    EXPECT_DOUBLE_EQ(p.peak_bytes, m.peak_bytes) << L;
+  }
+}
+
+TEST(CheckpointAccounting, OneExtraForwardPass) {
+  const LayerModel l = gpt_layer(true);
+  const int64_t L = 32;
+  const double forward_s = L * l.floor_s;
+  const Plan none = no_checkpoints(l, L);
+  EXPECT_DOUBLE_EQ(none.extra_flops, 0);
+  EXPECT_NEAR(none.step_s, 3 * forward_s, 1e-12 * forward_s);
+  for (const Plan& p : {every_kth(l, L, 1), every_kth(l, L, 4), sqrt_l(l, L)}) {
+    EXPECT_DOUBLE_EQ(p.extra_flops, L * l.flops) << p.strategy;
+    EXPECT_NEAR(p.step_s, 4 * forward_s, 1e-9 * forward_s) << p.strategy;
+  }
+}
+
+TEST(CheckpointOptimal, NeverWorseThanFixedNeverOverBudget) {
+  for (bool flash : {true, false}) {
+    const LayerModel l = gpt_layer(flash);
+    const int64_t L = 32;
+    std::vector<Plan> fixed = {no_checkpoints(l, L)};
+    for (int64_t k = 1; k <= L; ++k) fixed.push_back(every_kth(l, L, k));
+    const double lo = min_peak_bytes(l, L), hi = fixed[0].peak_bytes * 1.1;
+    for (int i = 0; i <= 60; ++i) {
+      const double budget = lo * std::pow(hi / lo, i / 60.0);
+      const Plan best = optimal(l, L, budget);
+      EXPECT_LE(best.peak_bytes, budget) << i;
+      // Its numbers are those of evaluating its own segments.
+      EXPECT_DOUBLE_EQ(evaluate(l, L, best.segments, "x").peak_bytes, best.peak_bytes);
+      for (const Plan& p : fixed)
+        if (p.peak_bytes <= budget) EXPECT_LE(best.step_s, p.step_s * (1 + 1e-12)) << p.strategy << " at " << budget;
+    }
+    // With room for everything, nothing is recomputed; below the least peak nothing fits.
+    EXPECT_EQ(optimal(l, L, hi).recomputed_layers, 0);
+    EXPECT_DOUBLE_EQ(optimal(l, L, lo).peak_bytes, lo);
+    EXPECT_TRUE(throws_bad_input([&] { optimal(l, L, lo * 0.999); }));
+  }
+}
+
+TEST(CheckpointOptimal, MatchesBruteForceOnShortStacks) {
+  // Every schedule of L layers: each gap between layers is a boundary or not, each segment kept or
+  // recomputed. The planner's choice must be as fast as the fastest that fits, and fit.
+  const LayerModel l = synthetic(2, 7);
+  for (int64_t L : {1, 3, 5, 7}) {
+    std::vector<Plan> all;
+    for (uint32_t cuts = 0; cuts < (1u << (L - 1)); ++cuts) {
+      std::vector<std::pair<int64_t, int64_t>> runs;
+      int64_t first = 0;
+      for (int64_t i = 1; i <= L; ++i)
+        if (i == L || (cuts >> (i - 1)) & 1u) {
+          runs.push_back({first, i - first});
+          first = i;
+        }
+      for (uint32_t rec = 0; rec < (1u << runs.size()); ++rec) {
+        std::vector<Segment> segs;
+        for (size_t j = 0; j < runs.size(); ++j) segs.push_back({runs[j].first, runs[j].second, bool((rec >> j) & 1u)});
+        all.push_back(evaluate(l, L, segs, "brute"));
+      }
+    }
+    double least = all[0].peak_bytes;
+    for (const auto& p : all) least = std::min(least, p.peak_bytes);
+    EXPECT_DOUBLE_EQ(min_peak_bytes(l, L), least) << L;
+    for (double budget = least; budget <= L * 9.0 + 1; budget += 1) {
+      double fastest = 1e30;
+      for (const auto& p : all)
+        if (p.peak_bytes <= budget) fastest = std::min(fastest, p.step_s);
+      const Plan best = optimal(l, L, budget);
+      EXPECT_LE(best.peak_bytes, budget);
+      EXPECT_DOUBLE_EQ(best.step_s, fastest) << "L=" << L << " budget " << budget;
+    }
+  }
+}
+
+TEST(CheckpointBytes, ParsesSizes) {
+  EXPECT_DOUBLE_EQ(parse_bytes("40GiB"), 40.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(parse_bytes("512 MiB"), 512.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(parse_bytes("80GB"), 80e9);
+  EXPECT_DOUBLE_EQ(parse_bytes("1e9"), 1e9);
+  EXPECT_DOUBLE_EQ(parse_bytes("1.5kib"), 1536);
+  for (const char* bad : {"", "GiB", "40XB", "-1GiB", "0", "nan", "inf"})
+    EXPECT_TRUE(throws_bad_input([&] { parse_bytes(bad); })) << bad;
+}
