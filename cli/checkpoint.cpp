@@ -106,6 +106,8 @@ int run(const Args& a) {
     t.add_row({p.strategy, std::to_string(p.checkpoints), std::to_string(p.largest_segment), bytes_iec(p.peak_bytes),
                p.peak_bytes <= budget ? "yes" : "no", si(p.extra_flops, "FLOP"), si(p.extra_s, "s"), si(p.step_s, "s")});
   std::printf("%s\n", t.str().c_str());
+  std::printf("activations only: weights, gradients and optimizer state come on top%s\n",
+              a.budget.empty() ? "; the default budget is the whole HBM" : "");
   std::printf("chosen (K kept, R recomputed, | a checkpoint boundary):\n  %s\n", picture(best).c_str());
   return 0;
 }

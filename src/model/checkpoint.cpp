@@ -122,8 +122,10 @@ Plan every_kth(const LayerModel& layer, int64_t layers, int64_t k) {
   if (k < 1) bad_input("checkpoint interval must be ≥ 1, got " + std::to_string(k));
   std::vector<Segment> segs;
   for (int64_t i = 0; i < layers; i += k) segs.push_back({i, std::min(k, layers - i), true});
-  const std::string name = k == 1 ? "every block"
-                                  : "every " + std::to_string(k) + (k == 2 ? "nd" : k == 3 ? "rd" : "th") + " block";
+  // English ordinals: 2nd, 3rd, 11th, 21st, 22nd.
+  const int64_t tens = k % 100, ones = k % 10;
+  const char* suffix = (tens >= 11 && tens <= 13) ? "th" : ones == 1 ? "st" : ones == 2 ? "nd" : ones == 3 ? "rd" : "th";
+  const std::string name = k == 1 ? "every block" : "every " + std::to_string(k) + suffix + " block";
   return evaluate(layer, layers, std::move(segs), name);
 }
 

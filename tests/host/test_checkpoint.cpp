@@ -97,6 +97,15 @@ TEST(CheckpointAccounting, PerBlockIsLPlusK) {
   EXPECT_DOUBLE_EQ(no_checkpoints(l, 64).peak_bytes - no_checkpoints(l, 32).peak_bytes, 32 * (x + k));
 }
 
+TEST(CheckpointAccounting, StrategyNames) {
+  const LayerModel l = synthetic(1, 1);
+  EXPECT_EQ(every_kth(l, 40, 1).strategy, "every block");
+  EXPECT_EQ(every_kth(l, 40, 2).strategy, "every 2nd block");
+  EXPECT_EQ(every_kth(l, 40, 11).strategy, "every 11th block");
+  EXPECT_EQ(every_kth(l, 40, 21).strategy, "every 21st block");
+  EXPECT_EQ(every_kth(l, 40, 23).strategy, "every 23rd block");
+}
+
 TEST(CheckpointAccounting, SqrtLGrowsAsRootL) {
   const LayerModel l = synthetic(1, 1);
   // L = 16 → 4 segments of 4: 4 checkpoints + 4 layers' internals + 3 inner inputs = 11.
