@@ -1,6 +1,8 @@
 // `sol checkpoint` as a user runs it (the built binary, SOL_BIN): the table and JSON for the
 // issue's example, and exit 2 with one line for bad input and for a budget nothing fits.
 #include <gtest/gtest.h>
+
+#include "tests/host/sol_cli.hpp"
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -18,29 +20,13 @@ struct Ran {
 };
 
 Ran run_sol(const std::string& args) {
-  Ran r;
-  const char* bin = std::getenv("SOL_BIN");
-  if (!bin || !*bin) {
-    ADD_FAILURE() << "SOL_BIN is not set (ctest sets it to the built sol)";
-    return r;
-  }
-  FILE* p = popen(("'" + std::string(bin) + "' " + args + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t got;
-  while ((got = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, got);
-  const int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  const auto r = sol::test::run_sol(args);
+  return {r.rc, r.all()};
 }
 
 const std::string kExample = "checkpoint --layers 32 --batch 8 --seq 4096 --d-model 4096 --heads 32 --gpu h200";
 
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+int lines(const std::string& s) { return sol::test::count_lines(s); }
 
 }  // namespace
 
@@ -65,8 +51,9 @@ TEST(CheckpointCli, JsonChosenFitsAndIsFastest) {
   for (const auto& s : chosen["segments"]) covered += s["length"].get<int64_t>();
   EXPECT_EQ(covered, 32);
   for (const auto& p : j["strategies"])
-    if (p["peak_bytes"].get<double>() <= budget)
+    if (p["peak_bytes"].get<double>() <= budget) {
       EXPECT_LE(chosen["step_s"].get<double>(), p["step_s"].get<double>() * (1 + 1e-12)) << p["strategy"];
+    }
   // Standard attention keeps P: 8·32·4096² bf16 = 8 GiB per layer, so keeping all 32 does not fit.
   EXPECT_GT(j["strategies"][0]["peak_bytes"].get<double>(), budget);
   EXPECT_GT(chosen["recomputed_layers"].get<int64_t>(), 0);

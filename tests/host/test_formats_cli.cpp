@@ -2,6 +2,8 @@
 // library on the same inputs, values from arguments and from stdin, and bad input as exit
 // code 2 with exactly one line on stderr.
 #include <gtest/gtest.h>
+
+#include "tests/host/sol_cli.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,40 +22,10 @@ using namespace sol::formats;
 
 namespace {
 
-struct Ran {
-  int rc = -1;
-  std::string out, err;
-};
+using Ran = sol::test::CliRun;
 
-// `sol ARGS` with `input` on stdin; stdout through the pipe, stdin and stderr through files.
-Ran run_sol(const std::string& args, const std::string& input = "") {
-  Ran r;
-  const char* bin = std::getenv("SOL_BIN");
-  if (!bin || !*bin) {
-    ADD_FAILURE() << "SOL_BIN is not set (ctest sets it to the built sol)";
-    return r;
-  }
-  const auto base = std::filesystem::temp_directory_path() / ("sol-formats-cli-" + std::to_string(::getpid()));
-  const std::string in_path = base.string() + ".in", err_path = base.string() + ".err";
-  std::ofstream(in_path) << input;
-  std::string cmd = "'";
-  for (const std::string& part : {std::string(bin), "' " + args, " <'" + in_path, "' 2>'" + err_path, std::string("'")}) cmd += part;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) {
-    ADD_FAILURE() << "popen failed";
-    return r;
-  }
-  char buf[4096];
-  for (size_t got; (got = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, got);
-  const int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::stringstream err;
-  err << std::ifstream(err_path).rdbuf();
-  r.err = err.str();
-  std::filesystem::remove(in_path);
-  std::filesystem::remove(err_path);
-  return r;
-}
+// `sol ARGS` with `input` on stdin.
+Ran run_sol(const std::string& args, const std::string& input = "") { return sol::test::run_sol(args, sol::test::with_input(input)); }
 
 json sol_json(const std::string& args, const std::string& input = "") {
   const Ran r = run_sol(args, input);

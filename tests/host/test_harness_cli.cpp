@@ -2,6 +2,8 @@
 // the registry listing works; bad input exits 2 with one line; a missing GPU exits 1 with one
 // line naming the reason. Runs the built binary (env SOL_BIN).
 #include <gtest/gtest.h>
+
+#include "tests/host/sol_cli.hpp"
 #include <sys/wait.h>
 
 #include <array>
@@ -25,25 +27,11 @@ struct SolRun {
 
 // Runs `sol ARGS`; keep = "stdout" or "stderr".
 SolRun run_sol(const std::string& args, const std::string& keep) {
-  const char* bin = std::getenv("SOL_BIN");
-  SolRun r;
-  if (!bin) return r;
-  const std::string redirect = keep == "stdout" ? " 2>/dev/null" : " 2>&1 >/dev/null";
-  FILE* p = popen((std::string(bin) + " " + args + redirect).c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  const auto r = sol::test::run_sol(args);
+  return {r.rc, keep == "stdout" ? r.out : r.err};
 }
 
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+int lines(const std::string& s) { return sol::test::count_lines(s); }
 
 bool have_gpu() {
 #ifdef SOL_WITH_CUDA

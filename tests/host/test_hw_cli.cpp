@@ -2,6 +2,8 @@
 // that `show` prints every peak's derivation and source. Runs the built binary ($SOL_BIN, or
 // `sol` beside this test binary).
 #include <gtest/gtest.h>
+
+#include "tests/host/sol_cli.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,17 +28,7 @@ fs::path scratch() {
   return dir;
 }
 
-std::string sol_bin() {
-  if (const char* p = std::getenv("SOL_BIN"); p && *p) return p;
-  return (fs::read_symlink("/proc/self/exe").parent_path() / "sol").string();
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using sol::test::sol_bin;
 
 struct CliRun {
   int code = -1;
@@ -45,14 +37,8 @@ struct CliRun {
 
 // Runs `sol ARGS` with an optional environment prefix; captures stdout, stderr and the exit code.
 CliRun run_sol(const std::string& args, const std::string& env = "") {
-  const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
-  const std::string cmd = env + " '" + sol_bin() + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
-  const int status = std::system(cmd.c_str());
-  CliRun r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
+  const auto r = sol::test::run_sol(args, sol::test::with_env(env));
+  return {r.rc, r.out, r.err};
 }
 
 size_t lines(const std::string& s) {

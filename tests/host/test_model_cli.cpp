@@ -2,6 +2,8 @@
 // checked against the library's own models on the same inputs and against the lecture's
 // headline figures; bad input must give exit code 2 and exactly one line on stderr.
 #include <gtest/gtest.h>
+
+#include "tests/host/sol_cli.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,46 +24,14 @@ using json = nlohmann::json;
 
 namespace {
 
-struct CliRun {
-  int rc = -1;
-  std::string out, err;
-};
+using CliRun = sol::test::CliRun;
 
 std::string temp_path(const std::string& stem) {
   return (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(::getpid()))).string();
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Runs `env sol args`; stdout through the pipe, stderr through a file.
-CliRun run_sol(const std::string& args, const std::string& env = "") {
-  const char* bin = std::getenv("SOL_BIN");
-  CliRun r;
-  if (!bin || !*bin) {
-    ADD_FAILURE() << "SOL_BIN is not set (ctest sets it to the built sol)";
-    return r;
-  }
-  const std::string err_path = temp_path("sol-roofline-stderr");
-  const std::string cmd = env + " '" + std::string(bin) + "' " + args + " 2>'" + err_path + "'";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) {
-    ADD_FAILURE() << "popen failed: " << cmd;
-    return r;
-  }
-  char buf[4096];
-  size_t got;
-  while ((got = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, got);
-  const int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = slurp(err_path);
-  std::remove(err_path.c_str());
-  return r;
-}
+// Runs `env sol args`.
+CliRun run_sol(const std::string& args, const std::string& env = "") { return sol::test::run_sol(args, sol::test::with_env(env)); }
 
 json sol_json(const std::string& args, const std::string& env = "") {
   CliRun r = run_sol(args + " --json", env);
@@ -74,11 +44,7 @@ json sol_json(const std::string& args, const std::string& env = "") {
   }
 }
 
-int count_lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+using sol::test::count_lines;
 
 }  // namespace
 

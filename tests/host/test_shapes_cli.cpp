@@ -2,6 +2,8 @@
 // and the generated sections of docs/shapes.md and docs/access.md: each block that follows a
 // `<!-- sol ARGS -->` line must be exactly what `sol ARGS` prints now (SOL_UPDATE_DOCS=1 rewrites them).
 #include <gtest/gtest.h>
+
+#include "tests/host/sol_cli.hpp"
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -21,26 +23,13 @@ struct Ran {
 };
 
 // Runs `sol ARGS` from the source tree (so that bench/results paths resolve); stderr joins stdout.
-Ran sol(const std::string& args) {
-  const char* bin = std::getenv("SOL_BIN");
-  Ran r;
-  if (!bin || !*bin) {
-    ADD_FAILURE() << "SOL_BIN is not set (ctest sets it to the built sol)";
-    return r;
-  }
-  const std::string cmd = "cd '" + std::string(SOL_SOURCE_DIR) + "' && '" + bin + "' " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t got;
-  while ((got = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, got);
-  const int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+Ran run_cli(const std::string& args) {
+  const auto r = sol::test::run_sol(args, sol::test::with_cwd(SOL_SOURCE_DIR));
+  return {r.rc, r.all()};
 }
 
 json sol_json(const std::string& args) {
-  const Ran r = sol(args + " --json");
+  const Ran r = run_cli(args + " --json");
   EXPECT_EQ(r.rc, 0) << args << "\n" << r.out;
   try {
     return json::parse(r.out);
@@ -68,12 +57,12 @@ TEST(OccupancyCli, LectureAndCannotFit) {
   j = sol_json("occupancy --gpu h200 --threads 1024 --regs 255");
   EXPECT_EQ(j["fits"], false);
   EXPECT_EQ(j["active_blocks_per_sm"], 0);
-  const Ran text = sol("occupancy --gpu h200 --threads 1024 --regs 255");
+  const Ran text = run_cli("occupancy --gpu h200 --threads 1024 --regs 255");
   EXPECT_NE(text.out.find("does not fit"), std::string::npos) << text.out;
   for (const char* bad : {"--gpu h200 --threads 0 --regs 32", "--gpu h200 --threads 256 --regs 300",
                           "--gpu tpu-v5e --threads 256 --regs 32", "--gpu nosuch --threads 256 --regs 32",
                           "--gpu h200 --threads 256 --regs 32 --smem 300000"}) {
-    const Ran r = sol(std::string("occupancy ") + bad);
+    const Ran r = run_cli(std::string("occupancy ") + bad);
     EXPECT_EQ(r.rc, 2) << bad << "\n" << r.out;
     EXPECT_NE(r.out.find("sol: error:"), std::string::npos) << r.out;
   }
@@ -89,13 +78,13 @@ TEST(ShapesCli, GemmAndSweep) {
   ASSERT_EQ(j["points"].size(), 3u);
   EXPECT_EQ(j["points"][2]["m"], 1800);
   EXPECT_EQ(j["points"][2]["k"], 512);
-  const Ran table = sol("shapes gemm --sweep 1790:1794:1 --gpu h200");
+  const Ran table = run_cli("shapes gemm --sweep 1790:1794:1 --gpu h200");
   EXPECT_EQ(table.rc, 0) << table.out;
   EXPECT_NE(table.out.find("1793"), std::string::npos);
   for (const char* bad : {"shapes gemm --m 0 --n 1 --k 1", "shapes gemm --m 8 --n 8", "shapes gemm --sweep 4:1:1",
                           "shapes gemm --m 8 --n 8 --k 8 --tile 8x8", "shapes conv --m 8 --n 8 --k 8",
                           "shapes gemm --m 8 --n 8 --k 8 --dtype int3"}) {
-    const Ran r = sol(bad);
+    const Ran r = run_cli(bad);
     EXPECT_EQ(r.rc, 2) << bad << "\n" << r.out;
   }
 }
@@ -116,7 +105,7 @@ TEST(AccessCli, ThreeModels) {
   for (const char* bad : {"access coalescing --elem 3", "access banks --row 24 --swizzle --stride 24",
                           "access divergence", "access divergence --ways 2 --trips 1,2", "access smem",
                           "access coalescing --addresses 1,x", "access --against bench/results/h200/copy.json"}) {
-    const Ran r = sol(bad);
+    const Ran r = run_cli(bad);
     EXPECT_EQ(r.rc, 2) << bad << "\n" << r.out;
   }
 }
@@ -145,7 +134,7 @@ TEST(GeneratedDocs, BlocksMatchTheCommandsThatMakeThem) {
       // A fenced block ends at the closing fence; a table (markdown) ends at the first blank line.
       const size_t end = fenced ? text.find(fence, body + fence_text.size()) + fence.size() : text.find("\n\n", body) + 1;
       ASSERT_GT(end, body) << page << ": no block after <!-- sol " << args << " -->";
-      const Ran r = sol(args);
+      const Ran r = run_cli(args);
       EXPECT_EQ(r.rc, 0) << args << "\n" << r.out;
       const std::string want = fenced ? fence_text + r.out + fence : r.out;
       if (!update) {

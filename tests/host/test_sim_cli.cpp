@@ -2,6 +2,8 @@
 // public CALC cases), JSON for machines, and one clear line with exit code 2 for bad input.
 #include <gtest/gtest.h>
 
+#include "tests/host/sol_cli.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -25,25 +27,12 @@ struct Outcome {
   std::string out;
 };
 
-Outcome sol(const std::string& args) {
-  const char* bin = std::getenv("SOL_BIN");
-  if (!bin) return {-1, "SOL_BIN is not set (run through ctest)"};
-  const std::string cmd = std::string(bin) + " " + args + " 2>&1";
-  Outcome r{0, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+Outcome run_cli(const std::string& args) {
+  const auto r = sol::test::run_sol(args);
+  return {r.rc, r.all()};
 }
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read(const fs::path& p) { return sol::test::slurp(p); }
 
 }  // namespace
 
@@ -53,7 +42,7 @@ TEST(SimCli, WritesScaleSimsReportsByteForByte) {
   for (const char* id : {"P01", "P07", "P09"}) {
     const fs::path out = fs::temp_directory_path() / (std::string("sol_sim_cli_") + id);
     fs::remove_all(out);
-    const Outcome r = sol("systolic --config " + (root / "inputs" / (std::string(id) + ".cfg")).string() + " --topology " +
+    const Outcome r = run_cli("systolic --config " + (root / "inputs" / (std::string(id) + ".cfg")).string() + " --topology " +
                       (root / "inputs" / (std::string(id) + ".csv")).string() + " --compat scalesim --out " + out.string());
     ASSERT_EQ(r.code, 0) << r.out;
     for (const char* f : {"COMPUTE_REPORT.csv", "BANDWIDTH_REPORT.csv", "DETAILED_ACCESS_REPORT.csv"})
@@ -63,8 +52,8 @@ TEST(SimCli, WritesScaleSimsReportsByteForByte) {
 }
 
 TEST(SimCli, OneLayerAsJsonBothEngines) {
-  const Outcome a = sol("systolic --array 8x8 --dataflow os --gemm 20,30,40 --json");
-  const Outcome s = sol("systolic --array 8x8 --dataflow os --gemm 20,30,40 --json --engine stepped");
+  const Outcome a = run_cli("systolic --array 8x8 --dataflow os --gemm 20,30,40 --json");
+  const Outcome s = run_cli("systolic --array 8x8 --dataflow os --gemm 20,30,40 --json --engine stepped");
   ASSERT_EQ(a.code, 0) << a.out;
   ASSERT_EQ(s.code, 0) << s.out;
   const auto ja = nlohmann::json::parse(a.out), js = nlohmann::json::parse(s.out);
@@ -77,10 +66,10 @@ TEST(SimCli, OneLayerAsJsonBothEngines) {
 }
 
 TEST(SimCli, TableAndPicture) {
-  const Outcome t = sol("systolic --array 128x128 --gemm 1000,1000,1000");
+  const Outcome t = run_cli("systolic --array 128x128 --gemm 1000,1000,1000");
   ASSERT_EQ(t.code, 0) << t.out;
   EXPECT_NE(t.out.find("1000×1000×1000"), std::string::npos) << t.out;
-  const Outcome p = sol("systolic --array 4x4 --gemm 6,4,4 --picture --cycles 10");
+  const Outcome p = run_cli("systolic --array 4x4 --gemm 6,4,4 --picture --cycles 10");
   ASSERT_EQ(p.code, 0) << p.out;
   EXPECT_NE(p.out.find("cycle 9"), std::string::npos);
 }
@@ -89,7 +78,7 @@ TEST(SimCli, BadInputIsOneLineAndExitTwo) {
   for (const char* args : {"systolic --gemm 0,4,4", "systolic --gemm 4,4", "systolic --array 0x4 --gemm 4,4,4",
                            "systolic --dataflow zz --gemm 4,4,4", "systolic", "systolic --compat foo --gemm 4,4,4",
                            "systolic --array 8x8 --gemm 4,4,4 --picture --cycles 0"}) {
-    const Outcome r = sol(args);
+    const Outcome r = run_cli(args);
     EXPECT_EQ(r.code, 2) << args << ": " << r.out;
     EXPECT_NE(r.out.find("error"), std::string::npos) << args;
     EXPECT_LE(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << ": " << r.out;
@@ -97,7 +86,7 @@ TEST(SimCli, BadInputIsOneLineAndExitTwo) {
 }
 
 TEST(SimCli, RooflineOnATpuReportsTheMxuFolds) {
-  const Outcome r = sol("roofline matmul --gpu tpu-v5e --m 1000 --n 1000 --k 1000 --json");
+  const Outcome r = run_cli("roofline matmul --gpu tpu-v5e --m 1000 --n 1000 --k 1000 --json");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j.contains("mxu")) << r.out;
@@ -105,7 +94,7 @@ TEST(SimCli, RooflineOnATpuReportsTheMxuFolds) {
   EXPECT_EQ(j["mxu"]["mxus"], 4);
   EXPECT_NEAR(j["mxu"]["mapped_fraction"].get<double>(), 1000.0 * 1000 / (64 * 128 * 128), 1e-12);
   EXPECT_GE(j["mxu"]["t_estimate_s"].get<double>(), j["t_floor_s"].get<double>());
-  const Outcome g = sol("roofline matmul --gpu h100 --m 1000 --n 1000 --k 1000 --json");
+  const Outcome g = run_cli("roofline matmul --gpu h100 --m 1000 --n 1000 --k 1000 --json");
   ASSERT_EQ(g.code, 0) << g.out;
   EXPECT_FALSE(nlohmann::json::parse(g.out).contains("mxu"));  // GPUs have no MXU
 }
