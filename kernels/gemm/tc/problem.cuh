@@ -1,0 +1,60 @@
+#pragma once
+// The tensor-core GEMM's contract, shared by every rung (kernels/gemm/tc/v*.cu), the Case and
+// the cuBLASLt peers:
+//   C[m×n] = alpha · A[m×k] · B[n×k]ᵀ
+// A and B row-major with k contiguous (the "TN" layout: how nn.Linear stores x and W, and the
+// only layout Hopper's fp8 tensor-core path reads), fp32 accumulation, C row-major bf16.
+// fp8 e4m3 inputs carry per-tensor scales: alpha = scale_a · scale_b.
+// Row pitches (lda, ldb, ldc, in elements) may be anything ≥ the row length: 1793 is valid.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/common/check.cuh"
+
+namespace sol::kernels::gemm_tc {
+
+enum class InType { bf16, fp16, fp8_e4m3 };
+
+inline int in_bytes(InType t) { return t == InType::fp8_e4m3 ? 1 : 2; }
+
+struct Problem {
+  int64_t m = 0, n = 0, k = 0;
+  InType in = InType::bf16;
+  const void* A = nullptr;  // m × k, row pitch lda elements
+  const void* B = nullptr;  // n × k, row pitch ldb elements
+  void* C = nullptr;        // m × n bf16, row pitch ldc elements
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  float alpha = 1.f;
+};
+
+// Scratch that a launcher may need (a padded copy of an operand, split-k partials). It grows on
+// first use; the harness warms up before timing, so no allocation is ever timed.
+class Workspace {
+ public:
+  Workspace() = default;
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  ~Workspace() {
+    if (ptr_) (void)cudaFree(ptr_);
+  }
+  void* reserve(size_t bytes) {
+    if (bytes <= bytes_) return ptr_;
+    if (ptr_) SOL_CUDA_CHECK(cudaFree(ptr_));
+    ptr_ = nullptr;
+    bytes_ = 0;
+    SOL_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+    bytes_ = bytes;
+    return ptr_;
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// Every rung and peer has this signature; the Case holds one Workspace per variant instance.
+using Launch = void (*)(const Problem&, Workspace&, cudaStream_t);
+
+}  // namespace sol::kernels::gemm_tc
