@@ -11,6 +11,7 @@
 #include "kernels/divergence/case.hpp"
 #include "kernels/mx/case.hpp"
 #include "kernels/elementwise/case.hpp"
+#include "kernels/gemm/fp32/case.hpp"
 #include "kernels/norms/case.hpp"
 #include "kernels/precision/case.hpp"
 #include "sol/registry.hpp"
@@ -265,6 +266,47 @@ void add_rows(std::vector<Variant>& all) {
 }
 // ==== end of fusion block =======================================================================
 
+// ==== gemm_fp32 (branch sgemm): the fp32 matrix-multiply ladder, C = 1.25·A·B + beta·C ===========
+const Texts kSgemmBench = {"m=4096,n=4096,k=4096", "m=1024,n=1024,k=1024", "m=2048,n=2048,k=2048",
+                           "m=8192,n=8192,k=8192", "m=1023,n=1023,k=1023", "m=1025,n=1025,k=1025",
+                           "m=4097,n=4097,k=4097"};
+const Texts kSgemmTest = {"m=1,n=1,k=1",         "m=1,n=4097,k=3",          "m=17,n=13,k=9",
+                          "m=31,n=37,k=41",      "m=127,n=129,k=131",       "m=4097,n=65,k=33",
+                          "m=1000,n=1000,k=1000", "m=256,n=256,k=256",      "m=200,n=300,k=1023",
+                          "m=130,n=1021,k=64",   "m=1,n=1,k=1,beta=1",      "m=31,n=37,k=41,beta=1",
+                          "m=127,n=129,k=131,beta=1", "m=1000,n=1000,k=1000,beta=1"};
+
+void add_gemm_fp32(std::vector<Variant>& all) {
+  using V = kernels::gemm_fp32::Version;
+  const char* f = "gemm_fp32";
+  // Rung names carry no dtype token, nor does the fp32 peer: the report pairs them; the _tf32 peer stays apart.
+  all.push_back(entry(f, V::peer_cublas_sgemm, "peer:cublasSgemm", 0, 70,
+                      "cuBLAS SGEMM, CUBLAS_DEFAULT_MATH set explicitly: true fp32, TF32 off", kSgemmBench, kSgemmTest));
+  all.push_back(entry(f, V::peer_cublas_tf32, "peer:cublas_tf32", 0, 80,
+                      "cuBLAS SGEMM with CUBLAS_TF32_TENSOR_OP_MATH: fp32 data on TF32 tensor cores", kSgemmBench,
+                      {"m=1,n=1,k=1", "m=31,n=37,k=41", "m=1000,n=1000,k=1000", "m=127,n=129,k=131,beta=1"}));
+  const Texts kSmallBench = {"m=4096,n=4096,k=4096", "m=1024,n=1024,k=1024", "m=2048,n=2048,k=2048",
+                             "m=1023,n=1023,k=1023", "m=1025,n=1025,k=1025", "m=4097,n=4097,k=4097"};
+  all.push_back(entry(f, V::v01_naive, "v01_naive", 1, 70,
+                      "thread per output, lanes walk rows: A loads k·4 bytes apart (the §9 uncoalesced kernel)",
+                      kSmallBench, kSgemmTest));
+  all.push_back(entry(f, V::v02_coalesced, "v02_coalesced", 2, 70,
+                      "lanes walk columns: B and C coalesced, A broadcast", kSmallBench, kSgemmTest));
+  all.push_back(entry(f, V::v03_smem_tiled, "v03_smem_tiled", 3, 70,
+                      "the lecture's T=32 shared-memory tiles, both __syncthreads: 32× reuse", kSgemmBench, kSgemmTest));
+  all.push_back(entry(f, V::v04_regblock_1d, "v04_regblock_1d", 4, 70,
+                      "64×64 tile, each thread a column of 8 results in registers", kSgemmBench, kSgemmTest));
+  all.push_back(entry(f, V::v05_regblock_2d, "v05_regblock_2d", 5, 70,
+                      "128×128 tile, each thread an 8×8 outer product in registers", kSgemmBench, kSgemmTest));
+  all.push_back(entry(f, V::v06_vectorized, "v06_vectorized", 6, 70,
+                      "float4 global loads and stores, A tile transposed in shared memory, float4 shared reads",
+                      kSgemmBench, kSgemmTest));
+  all.push_back(entry(f, V::v07_warptile_cp_async, "v07_warptile_cp_async", 7, 80,
+                      "64×32 warp tiles (conflict-free), double-buffered cp.async for B, swizzled transposed A, BK=16",
+                      kSgemmBench, kSgemmTest));
+}
+// ==== end gemm_fp32 ================================================================================
+
 }  // namespace
 
 const std::vector<Variant>& registry() {
@@ -278,6 +320,7 @@ const std::vector<Variant>& registry() {
     add_mx(v);
     add_elementwise(v);  // fusion block
     add_rows(v);         // fusion block
+    add_gemm_fp32(v);
     return v;
   }();
   return all;

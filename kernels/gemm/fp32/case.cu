@@ -1,0 +1,293 @@
+// Registry wrapper for gemm_fp32: one GemmCase runs any rung or a cuBLAS peer on rotating sets of
+// A, B, C filled with hashed random values (±[0.25, 4), never zero). The check reads all of C
+// back: every element is scanned for unwritten (still the poison, or for beta=1 still the input
+// bits) and non-finite values; the values are compared in double against alpha·A·B + beta·C_in at
+// every element for small C and at 8192 elements picked by a fixed hash otherwise (corners, last
+// row and column always among them: that is where edge bugs live), so the 4096³ headline checks
+// in well under a second.
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <memory>
+
+#include "kernels/common/buffer.cuh"
+#include "kernels/common/compare.cuh"
+#include "kernels/common/random.cuh"
+#include "kernels/common/variant.cuh"
+#include "kernels/gemm/fp32/case.hpp"
+#include "kernels/gemm/fp32/gemm.cuh"
+
+namespace sol::kernels::gemm_fp32 {
+namespace {
+
+constexpr float kAlpha = 1.25f;
+constexpr int64_t kFullCheck = 16384;  // outputs up to this many are all compared
+constexpr int64_t kSamples = 8192;     // otherwise this many, by a fixed hash
+constexpr int64_t kEdgeSamples = 256;  // of which these lie on the last row and last column
+constexpr uint64_t kSampleSeed = 0x5A3B1E;
+constexpr int64_t kMaxElements = int64_t(1) << 36;  // per matrix: 256 GiB of fp32
+constexpr double kTolFp32 = 1e-5, kTolTf32 = 3e-3;
+
+bool is_peer(Version v) { return v == Version::peer_cublas_sgemm || v == Version::peer_cublas_tf32; }
+
+// The tolerance the check applies at depth k (fp32 versions). A dot product of k random-sign
+// terms summed in fp32 has a relative error of about u·sqrt(k/2) (u = 2^-24: each addition rounds
+// with error ~u·|partial sum|, partial sums grow as sqrt(i)): 2.2e-6 at k = 8192. The check allows
+// 1e-5·sqrt(k/8192) (≈ 4× that), clamped to [8.8e-7 at k ≤ 64, 1e-5 at k ≥ 8192] so that it never
+// exceeds the declared tolerance.
+double tol_at(Version v, int64_t k) {
+  if (v == Version::peer_cublas_tf32) return kTolTf32;
+  const double kk = double(std::clamp<int64_t>(k, 64, 8192));
+  return kTolFp32 * std::sqrt(kk / 8192.0);
+}
+
+LaunchPlan plan(Version v, const GemmArgs& g) {
+  switch (v) {
+    case Version::v01_naive: return v01_naive_plan(g);
+    case Version::v02_coalesced: return v02_coalesced_plan(g);
+    case Version::v03_smem_tiled: return v03_smem_tiled_plan(g);
+    case Version::v04_regblock_1d: return v04_regblock_1d_plan(g);
+    case Version::v05_regblock_2d: return v05_regblock_2d_plan(g);
+    case Version::v06_vectorized: return v06_vectorized_plan(g);
+    case Version::v07_warptile_cp_async: return v07_warptile_cp_async_plan(g);
+    default: return {};
+  }
+}
+
+void check_cublas(cublasStatus_t st, const char* what) {
+  if (st != CUBLAS_STATUS_SUCCESS) failure(std::string(what) + " failed: cuBLAS status " + std::to_string(int(st)));
+}
+
+class GemmCase final : public Case {
+ public:
+  GemmCase(Version v, const Shape& s)
+      : v_(v), m_(s.at("m")), n_(s.at("n")), k_(s.at("k")), beta_(float(s.get("beta", 0))) {
+    sets_ = rotating_sets(4.0 * double(m_ * k_ + k_ * n_ + m_ * n_));
+    for (int i = 0; i < sets_; ++i) a_.emplace_back(m_ * k_), b_.emplace_back(k_ * n_), c_.emplace_back(m_ * n_);
+    if (is_peer(v)) {
+      check_cublas(cublasCreate(&handle_), "cublasCreate");
+      // Stated explicitly: DEFAULT math keeps SGEMM in true fp32 (no TF32); the _tf32 peer opts in.
+      check_cublas(cublasSetMathMode(handle_, v == Version::peer_cublas_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                                             : CUBLAS_DEFAULT_MATH),
+                   "cublasSetMathMode");
+    }
+  }
+  ~GemmCase() override {
+    if (handle_) (void)cublasDestroy(handle_);
+  }
+  GemmCase(const GemmCase&) = delete;
+  GemmCase& operator=(const GemmCase&) = delete;
+
+  int sets() const override { return sets_; }
+
+  void randomize(uint64_t seed) override {
+    seed_ = seed;
+    for (int i = 0; i < sets_; ++i) {
+      fill_random_f32(a_[size_t(i)].get(), m_ * k_, seed_a(i), Dist::Signed, nullptr);
+      fill_random_f32(b_[size_t(i)].get(), k_ * n_, seed_b(i), Dist::Signed, nullptr);
+      if (beta_ != 0) fill_random_f32(c_[size_t(i)].get(), m_ * n_, seed_c(i), Dist::Signed, nullptr);
+    }
+    SOL_CUDA_CHECK(cudaDeviceSynchronize());
+    randomized_ = true;
+  }
+
+  // beta = 0: C is write-only, poison it. beta = 1: C is an input; restore it (an element the
+  // kernel skips then still holds its input bits, which the check counts as unwritten).
+  void poison(int set) override {
+    if (beta_ == 0) return c_.at(size_t(set)).poison();
+    fill_random_f32(c_.at(size_t(set)).get(), m_ * n_, seed_c(set), Dist::Signed, nullptr);
+    SOL_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  void run(int set, void* stream) override {
+    const GemmArgs g = args(set);
+    const auto st = static_cast<cudaStream_t>(stream);
+    if (!is_peer(v_)) return launch_gemm(plan(v_, g), g, st);
+    // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: B (n × k column-major, ld n) times A (ld k).
+    check_cublas(cublasSetStream(handle_, st), "cublasSetStream");
+    check_cublas(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha, g.b, g.n, g.a, g.k, &g.beta,
+                             g.c, g.n),
+                 "cublasSgemm");
+  }
+
+  LaunchInfo launch() const override { return is_peer(v_) ? LaunchInfo{} : launch_info(plan(v_, args(0))); }
+
+  CheckResult check() override {
+    if (!randomized_) failure("check() called before randomize()", "randomize the inputs first");
+    const int64_t outputs = m_ * n_;
+    const std::vector<uint32_t> got = c_[0].to_host<uint32_t>(0, outputs);
+    // 1. Every element: written (not the poison / not the untouched input) and finite.
+    const int chunks = host_chunks(outputs);
+    std::vector<ComparePart> scan(static_cast<size_t>(chunks));
+    parallel_chunks(
+        outputs,
+        [&](int64_t b, int64_t e, int c) {
+          ComparePart& p = scan[size_t(c)];
+          for (int64_t i = b; i < e; ++i) {
+            const bool unwritten = beta_ == 0 ? got[size_t(i)] == 0xFFFFFFFFu
+                                              : got[size_t(i)] == random_f32_bits(seed_c(0), uint64_t(i), Dist::Signed);
+            if (unwritten) {
+              if (p.unwritten++ == 0) p.first_unwritten = i;
+            } else if (!std::isfinite(decode_f32(got[size_t(i)]))) {
+              if (p.nonfinite++ == 0) p.first_nonfinite = i;
+            }
+          }
+        },
+        chunks);
+    // 2. Values, against double at the sampled (or all) elements.
+    const int64_t samples = outputs <= kFullCheck ? outputs : kSamples;
+    CheckResult r = compare(samples, tol_at(v_, k_), [&](int64_t s) {
+      const int64_t at = sample_at(s, outputs);
+      return Sample{decode_f32(got[size_t(at)]), reference(at / n_, at % n_), false};
+    });
+    int64_t unwritten = 0, first_unwritten = -1, nonfinite = 0, first_nonfinite = -1;
+    for (const ComparePart& p : scan) {
+      if (p.unwritten && first_unwritten < 0) first_unwritten = p.first_unwritten;
+      if (p.nonfinite && first_nonfinite < 0) first_nonfinite = p.first_nonfinite;
+      unwritten += p.unwritten, nonfinite += p.nonfinite;
+    }
+    r.unwritten = unwritten;
+    r.nonfinite = nonfinite;
+    auto where = [&](int64_t i) { return "C[" + std::to_string(i / n_) + ", " + std::to_string(i % n_) + "]"; };
+    if (unwritten) r.detail += (r.detail.empty() ? "" : "; ") + std::string("first unwritten at ") + where(first_unwritten);
+    if (nonfinite) r.detail += (r.detail.empty() ? "" : "; ") + std::string("first non-finite at ") + where(first_nonfinite);
+    r.ok = r.ok && unwritten == 0 && nonfinite == 0;
+    return r;
+  }
+
+ private:
+  uint64_t seed_a(int set) const { return set_seed(seed_, set); }
+  uint64_t seed_b(int set) const { return set_seed(seed_ ^ 0xB, set); }
+  uint64_t seed_c(int set) const { return set_seed(seed_ ^ 0xC, set); }
+
+  GemmArgs args(int set) const {
+    GemmArgs g;
+    g.a = a_.at(size_t(set)).get();
+    g.b = b_.at(size_t(set)).get();
+    g.c = c_.at(size_t(set)).get();
+    g.m = int(m_), g.n = int(n_), g.k = int(k_);
+    g.alpha = kAlpha;
+    g.beta = beta_;
+    return g;
+  }
+
+  // The output element the s-th check looks at: all of C when it is small; otherwise the four
+  // corners, then kEdgeSamples on the last row and last column, then hashed positions.
+  int64_t sample_at(int64_t s, int64_t outputs) const {
+    if (outputs <= kFullCheck) return s;
+    const uint64_t h = hash64(kSampleSeed, uint64_t(s));
+    const int64_t corners[4] = {0, n_ - 1, (m_ - 1) * n_, m_ * n_ - 1};
+    if (s < 4) return corners[s];
+    if (s < 4 + kEdgeSamples)
+      return s % 2 ? (m_ - 1) * n_ + int64_t(h % uint64_t(n_)) : int64_t(h % uint64_t(m_)) * n_ + n_ - 1;
+    return int64_t(h % uint64_t(outputs));
+  }
+
+  // alpha·Σ A[r, i]·B[i, c] + beta·C_in[r, c] in double, from the hashed inputs of set 0.
+  double reference(int64_t r, int64_t c) const {
+    double acc = 0;
+    for (int64_t i = 0; i < k_; ++i)
+      acc += decode_f32(random_f32_bits(seed_a(0), uint64_t(r * k_ + i), Dist::Signed)) *
+             decode_f32(random_f32_bits(seed_b(0), uint64_t(i * n_ + c), Dist::Signed));
+    double out = double(kAlpha) * acc;
+    if (beta_ != 0) out += double(beta_) * decode_f32(random_f32_bits(seed_c(0), uint64_t(r * n_ + c), Dist::Signed));
+    return out;
+  }
+
+  Version v_;
+  int64_t m_, n_, k_;
+  float beta_;
+  int sets_ = 1;
+  std::vector<DeviceBuffer<float>> a_, b_, c_;
+  cublasHandle_t handle_ = nullptr;
+  uint64_t seed_ = 0;
+  bool randomized_ = false;
+};
+
+// The traffic model that describes how a rung moves data: untiled (v01, v02) or square tiles of
+// side T (the block tile; v04's is 64, v05–v07's 128); 0 for the peers (their tiling is unknown).
+model::MatmulOp traffic_model(Version v, int64_t m, int64_t n, int64_t k) {
+  model::MatmulOp op{.m = m, .n = n, .k = k, .dtype = DType::f32, .impl = model::MatmulImpl::Tiled, .tile = 0};
+  switch (v) {
+    case Version::v01_naive:
+    case Version::v02_coalesced: op.impl = model::MatmulImpl::Naive; break;
+    case Version::v03_smem_tiled: op.tile = 32; break;
+    case Version::v04_regblock_1d: op.tile = 64; break;
+    case Version::v05_regblock_2d:
+    case Version::v06_vectorized:
+    case Version::v07_warptile_cp_async: op.tile = 128; break;
+    default: op.impl = model::MatmulImpl::Minimal; break;
+  }
+  return op;
+}
+
+std::string gb(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g GB", bytes / 1e9);
+  return text;
+}
+
+}  // namespace
+
+std::string unsupported(Version v, const Shape& s) {
+  (void)v;
+  if (std::string why = check_dims(s, {{"m", 1, INT_MAX}, {"n", 1, INT_MAX}, {"k", 1, INT_MAX}, {"beta", 0, 1, false}});
+      !why.empty())
+    return why;
+  const int64_t m = s.at("m"), n = s.at("n"), k = s.at("k");
+  if (product_or_minus1({m, k}, kMaxElements) < 0) return "A (m·k) exceeds 2^36 elements";
+  if (product_or_minus1({k, n}, kMaxElements) < 0) return "B (k·n) exceeds 2^36 elements";
+  if (product_or_minus1({m, n}, kMaxElements) < 0) return "C (m·n) exceeds 2^36 elements";
+  return {};
+}
+
+model::Cost cost(Version v, const Shape& s) {
+  const int64_t m = s.at("m"), n = s.at("n"), k = s.at("k");
+  const bool beta = s.get("beta", 0) != 0;
+  model::Cost c = model::matmul({.m = m, .n = n, .k = k, .dtype = DType::f32});  // minimal traffic: the floor
+  c.dtype = DType::f32;
+  if (v == Version::peer_cublas_tf32) {
+    c.unit = hw::Unit::Matrix;
+    c.math_dtype = DType::tf32;
+    c.notes.push_back("fp32 storage, TF32 tensor-core arithmetic (CUBLAS_TF32_TENSOR_OP_MATH)");
+  } else {
+    c.unit = hw::Unit::Vector;  // fp32 FMA on the CUDA cores: Hopper has no fp32 tensor-core path
+  }
+  if (beta) {
+    c.bytes += 4.0 * double(m) * double(n);
+    c.notes.push_back("beta=1: C is also read (+4·M·N bytes)");
+  }
+  c.notes.push_back("epilogue (alpha·, + beta·C) not counted in FLOPs: M·N ≪ M·N·K");
+  const model::MatmulOp op = traffic_model(v, m, n, k);
+  if (op.impl != model::MatmulImpl::Minimal) {
+    const model::Cost t = model::matmul(op);
+    const double moved = t.bytes + (beta ? 4.0 * double(m) * double(n) : 0.0);
+    if (op.impl == model::MatmulImpl::Naive) {
+      c.levels.push_back({"smem/L1", moved});
+      c.notes.push_back("naive model (untiled): " + gb(moved) + " of operand loads, which L1/L2 absorb in part");
+    } else {
+      c.levels.push_back({"L2", moved});
+      c.notes.push_back("tiled model, T=" + std::to_string(op.tile) + ": " + gb(moved) +
+                        " to the SMs (A re-read ⌈N/T⌉, B ⌈M/T⌉ times), served by L2 or HBM; the headline bytes are the minimal " +
+                        gb(c.bytes));
+    }
+  }
+  return c;
+}
+
+Tolerance tolerance(Version v) {
+  if (v == Version::peer_cublas_tf32)
+    return {kTolTf32, "TF32 rounds A and B to 10 mantissa bits (2^-11 relative each): ~5e-4 typical, 3e-3 allowed"};
+  return {kTolFp32,
+          "fp32 sums of k random-sign terms err ~2^-24·sqrt(k/2): the check allows 1e-5·sqrt(k/8192), clamped to "
+          "[8.8e-7, 1e-5], against a double reference"};
+}
+
+std::unique_ptr<Case> make(Version v, const Shape& s) {
+  if (std::string why = unsupported(v, s); !why.empty()) bad_input("gemm_fp32: " + why);
+  return std::make_unique<GemmCase>(v, s);
+}
+
+}  // namespace sol::kernels::gemm_fp32
