@@ -281,6 +281,36 @@ FAMILIES.update({"elementwise": elementwise_peers, "layernorm": row_peers("layer
                  "rmsnorm": row_peers("rmsnorm"), "softmax": row_peers("softmax")})
 
 
+# ---- gemm_fp32 (issue 6): torch.matmul on fp32, TF32 off (the fp32 peer) and on (…_tf32) -------------
+def gemm_fp32_peers(torch, timer, device, dims):
+    m, n, k = dims_of(dims, "gemm_fp32", "m", "n", "k")
+    # A and B live in one flat tensor (run_peer rotates one input per set): A = x[:mk], B = x[mk:].
+    make = lambda: random_signed(torch, m * k + k * n, device)
+    split = lambda x: (x[: m * k].view(m, k), x[m * k :].view(k, n))
+
+    def matmul(tf32):
+        def fn(x):
+            torch.backends.cuda.matmul.allow_tf32 = tf32  # a global switch: set on every call
+            a, b = split(x)
+            return torch.matmul(a, b)
+        return fn
+
+    def reference(x):
+        a, b = split(x)
+        return torch.matmul(a.double(), b.double())
+
+    nbytes = 4 * (m * k + k * n + m * n)
+    note = "alpha = 1, beta = 0; bytes = 4(mk + kn + mn), the minimal traffic, as the gemm_fp32 Case"
+    yield run_peer(torch, timer, "gemm_fp32", "peer:torch.matmul", "torch.matmul on fp32, allow_tf32 = False", dims,
+                   make, matmul(False), reference, 2 * m * n * k, nbytes, 1e-5, note)
+    yield run_peer(torch, timer, "gemm_fp32", "peer:torch.matmul_tf32", "torch.matmul on fp32, allow_tf32 = True",
+                   dims, make, matmul(True), reference, 2 * m * n * k, nbytes, 3e-3, note + "; TF32 tensor cores")
+    torch.backends.cuda.matmul.allow_tf32 = False
+
+
+FAMILIES["gemm_fp32"] = gemm_fp32_peers
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--family", required=True)

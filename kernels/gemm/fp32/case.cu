@@ -8,7 +8,6 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <memory>
 
@@ -28,6 +27,7 @@ constexpr int64_t kSamples = 8192;     // otherwise this many, by a fixed hash
 constexpr int64_t kEdgeSamples = 256;  // of which these lie on the last row and last column
 constexpr uint64_t kSampleSeed = 0x5A3B1E;
 constexpr int64_t kMaxElements = int64_t(1) << 36;  // per matrix: 256 GiB of fp32
+constexpr int64_t kMaxDim = int64_t(1) << 30;       // kernels index rows and columns in int, plus a tile
 constexpr double kTolFp32 = 1e-5, kTolTf32 = 3e-3;
 
 bool is_peer(Version v) { return v == Version::peer_cublas_sgemm || v == Version::peer_cublas_tf32; }
@@ -233,7 +233,7 @@ std::string gb(double bytes) {
 
 std::string unsupported(Version v, const Shape& s) {
   (void)v;
-  if (std::string why = check_dims(s, {{"m", 1, INT_MAX}, {"n", 1, INT_MAX}, {"k", 1, INT_MAX}, {"beta", 0, 1, false}});
+  if (std::string why = check_dims(s, {{"m", 1, kMaxDim}, {"n", 1, kMaxDim}, {"k", 1, kMaxDim}, {"beta", 0, 1, false}});
       !why.empty())
     return why;
   const int64_t m = s.at("m"), n = s.at("n"), k = s.at("k");

@@ -1,5 +1,5 @@
 #pragma once
-// The registry's view of the gemm_fp32 family (no CUDA types). Shape: m, n, k (1 … 2^31 − 1,
+// The registry's view of the gemm_fp32 family (no CUDA types). Shape: m, n, k (1 … 2^30,
 // each matrix ≤ 2^36 elements) and optional beta=1 (C holds random input data and the result is
 // alpha·A·B + C; default beta=0: C is write-only). alpha is fixed at 1.25 so that a missing
 // scale is caught.

@@ -5,7 +5,8 @@
 // beta = 0 means C is not read (BLAS semantics: NaN poison in C must not leak into the result).
 // Every kernel takes GemmArgs by value and is launched on a 1-D grid of output tiles, tile
 // index = tile_row · tiles_n + tile_col (consecutive blocks share A's row panel in L2), so the
-// grid has no 65535 limit in y. Offsets into A, B, C are 64-bit: m·k can exceed 2^31.
+// grid has no 65535 limit in y. Offsets into A, B, C are 64-bit: m·k can exceed 2^31; row and
+// column indices are int (the Case caps m, n, k at 2^30). a, b, c are 16-byte aligned (cudaMalloc).
 #include <cuda_runtime.h>
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 // (32 sectors per request instead of 4) and write C down a column, n·4 bytes apart.
 // Expected bottleneck: memory requests, not FLOPs. Every multiply-add loads A and B (8 bytes per
 // 2 FLOPs); the B load is one broadcast word per warp, the A load 32 separate sectors. At 4096³
-// the Naive model's 1.1 TB of operand traffic mostly hits L1/L2, but the 32-sector A requests cap
+// the Naive model's 550 GB of operand traffic mostly hits L1/L2, but the 32-sector A requests cap
 // the kernel near the L1/LSU request rate: expect ~1–2 TFLOP/s, ~2–4 % of cuBLAS's ~51.
 // Block: 256 threads = a 32-row × 8-column tile of C.
 // measured: pending H200 run

@@ -2,7 +2,7 @@
 // 32 consecutive words of B's row i (one 128-byte line) and writes 128 contiguous bytes of C,
 // while A[row·k + i] is one broadcast word per warp.
 // Expected bottleneck: L1/L2 bandwidth. Still no reuse on chip beyond the caches: every
-// multiply-add issues a load of A and of B (Naive model: 2·m·n·k·4 bytes = 1.1 TB at 4096³,
+// multiply-add issues a load of A and of B (Naive model: 2·m·n·k·4 bytes = 550 GB at 4096³,
 // served by L1 at ~30 TB/s aggregate and L2 at ~10 TB/s) → expect ~3–6 TFLOP/s, ~6–12 % of cuBLAS.
 // Block: 256 threads = an 8-row × 32-column tile of C.
 // measured: pending H200 run

@@ -2,7 +2,7 @@
 // steps of 8; each thread computes a COLUMN of 8 results (rows 8·trow … 8·trow+7, one column), so
 // one value of B read from shared memory feeds 8 multiply-adds held in registers. Per thread and
 // k-step: 1 shared load of B + 8 of A (the same address across a warp: broadcast) for 8 FMAs,
-// against v03's 2 loads per FMA. Tiled model: T = 64 halves v03's global traffic (2.1 GB at 4096³).
+// against v03's 2 loads per FMA. Tiled model: T = 64 halves v03's global traffic (8.7 GB at 4096³).
 // Expected bottleneck: still shared-memory instruction issue (≈ 1 load per FMA), now with half the
 // traffic per FMA of v03 and more independent FMAs per thread: expect ~15–20 TFLOP/s, ~30–40 % of
 // cuBLAS. Edges: guarded scalar loads store 0 outside the matrix.

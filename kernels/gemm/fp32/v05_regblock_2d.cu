@@ -1,7 +1,7 @@
 // v05_regblock_2d: 2-D register blocking. A block of 256 threads owns a 128×128 tile of C, k in
 // steps of 8; each thread computes an 8×8 micro-tile as an outer product: per k-step it loads 8
 // values of A and 8 of B from shared memory into registers and does 64 FMAs with them (16 loads
-// per 64 FMAs, 8× fewer than v03). Tiled model: T = 128, 1.1 GB at 4096³ (A and B re-read 32
+// per 64 FMAs, 8× fewer than v03). Tiled model: T = 128, 4.4 GB at 4096³ (A and B re-read 32
 // times each, mostly from L2).
 // Expected bottleneck: the scalar shared loads (16 LDS.32 per 64 FFMA; sB reads 2-way bank
 // conflicted across the 16 column threads) and the global→shared copy, which still goes through

@@ -22,7 +22,7 @@
 // BK = 16 needed 8 more registers of A prefetch and spilled 44 bytes).
 // Expected bottleneck: FP32 issue. 4 LDS.128 per 64 FFMA per thread per k-step; H200's FP32 peak
 // is 132 SMs × 128 lanes × 2 × 1.98 GHz ≈ 67 TFLOP/s; cuBLAS reaches ~51 (76 %). Target: ≥ 90 % of
-// cuBLAS, ~46+ TFLOP/s at 4096³. Tiled model T = 128: 1.1 GB through L2 at 4096³.
+// cuBLAS, ~46+ TFLOP/s at 4096³. Tiled model T = 128: 4.4 GB through L2 at 4096³.
 // measured: pending H200 run
 #include <cstdint>
 
