@@ -23,6 +23,31 @@ struct GemmArgs {
   float alpha = 1.f, beta = 0.f;
 };
 
+// The first row and column of this block's tile of C (tile index = blockIdx.x, row-major over tiles).
+struct TileOrigin {
+  int row0, col0;
+};
+__device__ __forceinline__ TileOrigin tile_origin(const GemmArgs& g, int tile_m, int tile_n) {
+  const int tiles_n = (g.n - 1) / tile_n + 1;
+  return {int(blockIdx.x / tiles_n) * tile_m, int(blockIdx.x % tiles_n) * tile_n};
+}
+
+// v01/v02: one output as a k-loop straight from global memory (no reuse on chip).
+__device__ __forceinline__ float dot_from_global(const GemmArgs& g, int row, int col) {
+  const float* gArow = g.a + int64_t(row) * g.k;
+  float acc = 0.f;
+  for (int i = 0; i < g.k; ++i) acc += gArow[i] * g.b[int64_t(i) * g.n + col];
+  return acc;
+}
+
+// v05–v07: the register outer product of an 8×8 micro-tile, rAcc[i][j] += rA[i]·rB[j].
+__device__ __forceinline__ void outer_product_8x8(float (&rAcc)[8][8], const float (&rA)[8], const float (&rB)[8]) {
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) rAcc[i][j] += rA[i] * rB[j];
+}
+
 // The epilogue every rung shares: one output element from its accumulated dot product.
 __device__ __forceinline__ void store_c(const GemmArgs& g, int64_t at, float acc) {
   g.c[at] = g.beta == 0.f ? g.alpha * acc : g.alpha * acc + g.beta * g.c[at];

@@ -14,14 +14,11 @@ namespace {
 constexpr int kTileM = 8, kTileN = 32, kThreads = kTileM * kTileN;
 
 __global__ void __launch_bounds__(kThreads) coalesced_kernel(GemmArgs g) {
-  const int tiles_n = (g.n + kTileN - 1) / kTileN;
-  const int row = int(blockIdx.x / tiles_n) * kTileM + int(threadIdx.x / kTileN);
-  const int col = int(blockIdx.x % tiles_n) * kTileN + int(threadIdx.x % kTileN);  // lanes → columns
+  const TileOrigin t = tile_origin(g, kTileM, kTileN);
+  const int row = t.row0 + int(threadIdx.x / kTileN);
+  const int col = t.col0 + int(threadIdx.x % kTileN);  // lanes → columns
   if (row >= g.m || col >= g.n) return;
-  const float* gArow = g.a + int64_t(row) * g.k;
-  float acc = 0.f;
-  for (int i = 0; i < g.k; ++i) acc += gArow[i] * g.b[int64_t(i) * g.n + col];
-  store_c(g, int64_t(row) * g.n + col, acc);
+  store_c(g, int64_t(row) * g.n + col, dot_from_global(g, row, col));
 }
 
 }  // namespace

@@ -20,10 +20,10 @@ constexpr int kTile = 32, kThreads = kTile * kTile;
 __global__ void __launch_bounds__(kThreads) smem_tiled_kernel(GemmArgs g) {
   __shared__ float sA[kTile][kTile];
   __shared__ float sB[kTile][kTile];
-  const int tiles_n = (g.n + kTile - 1) / kTile;
+  const TileOrigin t = tile_origin(g, kTile, kTile);
   const int ty = int(threadIdx.x / kTile), tx = int(threadIdx.x % kTile);
-  const int row = int(blockIdx.x / tiles_n) * kTile + ty;
-  const int col = int(blockIdx.x % tiles_n) * kTile + tx;
+  const int row = t.row0 + ty;
+  const int col = t.col0 + tx;
   float acc = 0.f;
   for (int k0 = 0; k0 < g.k; k0 += kTile) {
     sA[ty][tx] = load1(g.a, g.m, g.k, row, k0 + tx);  // a row of A: coalesced along k

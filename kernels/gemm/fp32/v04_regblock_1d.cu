@@ -19,8 +19,8 @@ static_assert(kTileM * kTileK == kThreads && kTileK * kTileN == kThreads, "one A
 __global__ void __launch_bounds__(kThreads) regblock_1d_kernel(GemmArgs g) {
   __shared__ float sA[kTileM][kTileK];
   __shared__ float sB[kTileK][kTileN];
-  const int tiles_n = (g.n + kTileN - 1) / kTileN;
-  const int row0 = int(blockIdx.x / tiles_n) * kTileM, col0 = int(blockIdx.x % tiles_n) * kTileN;
+  const TileOrigin tile = tile_origin(g, kTileM, kTileN);
+  const int row0 = tile.row0, col0 = tile.col0;
   const int tid = int(threadIdx.x);
   const int t_row = tid / kTileN, t_col = tid % kTileN;  // a warp shares t_row: sA reads broadcast
   const int a_row = tid / kTileK, a_col = tid % kTileK;  // the copy of A's tile

@@ -20,8 +20,8 @@ constexpr int kCopies = kTileM * kTileK / kThreads;              // 4 elements o
 __global__ void __launch_bounds__(kThreads) regblock_2d_kernel(GemmArgs g) {
   __shared__ float sA[kTileM][kTileK];
   __shared__ float sB[kTileK][kTileN];
-  const int tiles_n = (g.n + kTileN - 1) / kTileN;
-  const int row0 = int(blockIdx.x / tiles_n) * kTileM, col0 = int(blockIdx.x % tiles_n) * kTileN;
+  const TileOrigin tile = tile_origin(g, kTileM, kTileN);
+  const int row0 = tile.row0, col0 = tile.col0;
   const int tid = int(threadIdx.x);
   const int t_row = tid / (kTileN / kMicro), t_col = tid % (kTileN / kMicro);
   float rAcc[kMicro][kMicro] = {};
@@ -40,10 +40,7 @@ __global__ void __launch_bounds__(kThreads) regblock_2d_kernel(GemmArgs g) {
       for (int i = 0; i < kMicro; ++i) rA[i] = sA[t_row * kMicro + i][d];
 #pragma unroll
       for (int j = 0; j < kMicro; ++j) rB[j] = sB[d][t_col * kMicro + j];
-#pragma unroll
-      for (int i = 0; i < kMicro; ++i)
-#pragma unroll
-        for (int j = 0; j < kMicro; ++j) rAcc[i][j] += rA[i] * rB[j];
+      outer_product_8x8(rAcc, rA, rB);
     }
     __syncthreads();
   }

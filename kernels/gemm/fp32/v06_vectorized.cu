@@ -23,8 +23,8 @@ static_assert(kTileM * kTileK / 4 == kThreads && kTileK * kTileN / 4 == kThreads
 __global__ void __launch_bounds__(kThreads) vectorized_kernel(GemmArgs g) {
   __shared__ __align__(16) float sA[kTileK][kTileM];  // transposed: sA[k][m]
   __shared__ __align__(16) float sB[kTileK][kTileN];
-  const int tiles_n = (g.n + kTileN - 1) / kTileN;
-  const int row0 = int(blockIdx.x / tiles_n) * kTileM, col0 = int(blockIdx.x % tiles_n) * kTileN;
+  const TileOrigin tile = tile_origin(g, kTileM, kTileN);
+  const int row0 = tile.row0, col0 = tile.col0;
   const int tid = int(threadIdx.x);
   const int t_row = tid / (kTileN / kMicro), t_col = tid % (kTileN / kMicro);
   const int a_row = tid / (kTileK / 4), a_col = tid % (kTileK / 4) * 4;  // 2 threads per A row
@@ -45,10 +45,7 @@ __global__ void __launch_bounds__(kThreads) vectorized_kernel(GemmArgs g) {
       *reinterpret_cast<float4*>(&rA[4]) = *reinterpret_cast<const float4*>(&sA[d][t_row * kMicro + 4]);
       *reinterpret_cast<float4*>(&rB[0]) = *reinterpret_cast<const float4*>(&sB[d][t_col * kMicro]);
       *reinterpret_cast<float4*>(&rB[4]) = *reinterpret_cast<const float4*>(&sB[d][t_col * kMicro + 4]);
-#pragma unroll
-      for (int i = 0; i < kMicro; ++i)
-#pragma unroll
-        for (int j = 0; j < kMicro; ++j) rAcc[i][j] += rA[i] * rB[j];
+      outer_product_8x8(rAcc, rA, rB);
     }
     __syncthreads();
   }

@@ -58,8 +58,8 @@ struct Tiles {
 
 __global__ void __launch_bounds__(kThreads, 2) warptile_kernel(GemmArgs g) {
   __shared__ __align__(16) Tiles s;
-  const int tiles_n = (g.n + kTileN - 1) / kTileN;
-  const int row0 = int(blockIdx.x / tiles_n) * kTileM, col0 = int(blockIdx.x % tiles_n) * kTileN;
+  const TileOrigin tile = tile_origin(g, kTileM, kTileN);
+  const int row0 = tile.row0, col0 = tile.col0;
   const int tid = int(threadIdx.x), warp = tid / 32, lane = tid % 32;
   const int m0 = (warp / kWarpsN) * kWarpM + (lane / kLanesN) * 4;  // this lane's first row in the tile
   const int n0 = (warp % kWarpsN) * kWarpN + (lane % kLanesN) * 4;  // and first column
@@ -117,10 +117,7 @@ __global__ void __launch_bounds__(kThreads, 2) warptile_kernel(GemmArgs g) {
       *reinterpret_cast<float4*>(&rA[4]) = *reinterpret_cast<const float4*>(&s.a[cur][d][swizzle(d, m0 + kSubM)]);
       *reinterpret_cast<float4*>(&rB[0]) = *reinterpret_cast<const float4*>(&s.b[cur][d][n0]);
       *reinterpret_cast<float4*>(&rB[4]) = *reinterpret_cast<const float4*>(&s.b[cur][d][n0 + kSubN]);
-#pragma unroll
-      for (int i = 0; i < 8; ++i)
-#pragma unroll
-        for (int j = 0; j < 8; ++j) rAcc[i][j] += rA[i] * rB[j];
+      outer_product_8x8(rAcc, rA, rB);
     }
     if (more) {
       store_a(cur ^ 1);  // buffer cur ^ 1 was last read before the previous __syncthreads
