@@ -302,7 +302,7 @@ void add_gemm_fp32(std::vector<Variant>& all) {
                       "float4 global loads and stores, A tile transposed in shared memory, float4 shared reads",
                       kSgemmBench, kSgemmTest));
   all.push_back(entry(f, V::v07_warptile_cp_async, "v07_warptile_cp_async", 7, 80,
-                      "64×32 warp tiles (conflict-free), double-buffered cp.async for B, swizzled transposed A, BK=16",
+                      "64×32 warp tiles (conflict-free), double-buffered cp.async for B, swizzled transposed A, BK=8",
                       kSgemmBench, kSgemmTest));
 }
 // ==== end gemm_fp32 ================================================================================
