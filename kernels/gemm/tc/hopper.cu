@@ -122,4 +122,28 @@ int sm_count() {
   return count;
 }
 
+int resident_ctas(const void* kernel, int threads, int smem, int cluster) {
+  if (cluster == 1) {
+    int per_sm = 0;
+    SOL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    return std::max(1, per_sm) * sm_count();
+  }
+  // Clusters must fit inside one GPC, so not every SM can host one: ask the driver.
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(cluster * sm_count()));
+  config.blockDim = dim3(unsigned(threads));
+  config.dynamicSmemBytes = size_t(smem);
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = unsigned(cluster);
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  int clusters = 0;
+  SOL_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+  if (clusters < 1) failure("no cluster of " + std::to_string(cluster) + " CTAs fits on this GPU");
+  return clusters * cluster;
+}
+
 }  // namespace sol::kernels::gemm_tc::hopper
