@@ -30,7 +30,8 @@ constexpr int kStepBytes = 32;      // k extent of one wgmma (16 × 2 B or 32 ×
 constexpr int kStages = 4;
 constexpr int kStageA = kBlockM * kRowBytes;   // 16 KiB
 constexpr int kStageB = kBlockN * kRowBytes;   // 32 KiB
-constexpr int kSmemBytes = kStages * (kStageA + kStageB) + 1024 /* alignment */ + 256 /* barriers */;
+constexpr int kStageC = 64 * 128 * 2;           // one consumer's half tile of C, bf16: 16 KiB
+constexpr int kSmemBytes = kStages * (kStageA + kStageB) + 2 * kStageC + 1024 /* alignment */ + 256 /* barriers */;
 constexpr int kGroupM = 16;         // tile order: 16 row-tiles share each column of B tiles in L2
 
 // ---- the instructions, as the PTX manual names them ------------------------------------------
@@ -159,21 +160,72 @@ __device__ __forceinline__ void store_tile(const float (&rAcc)[128], __nv_bfloat
   }
 }
 
+// ---- epilogue through shared memory and TMA stores --------------------------------------------
+// Writing rAcc straight to HBM stalls the consumers ~13 % of the time at 4096³ (H200: 805 TF/s
+// with the stores removed, 710 with them): every CTA writes its tile at the same moment. Instead
+// each consumer converts its 64×256 tile in two halves of 64×128 into a 16 KiB staging buffer
+// (two 64×64 boxes, 128B-swizzled so the fragment writes hit 32 distinct banks) and hands each
+// half to a TMA store, which drains while the next tile's wgmmas run. TMA clips at the matrix
+// edge, so partial tiles need no guard.
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+__device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* src, int col, int row) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(map),
+               "r"(smem_addr(src)), "r"(col), "r"(row)
+               : "memory");
+}
+// Barrier among the 128 threads of one consumer warpgroup (ids 1 and 2; 0 is __syncthreads).
+__device__ __forceinline__ void consumer_sync(int consumer) {
+  asm volatile("bar.sync %0, 128;" ::"r"(consumer + 1) : "memory");
+}
+__device__ __forceinline__ void store_tile_tma(const float (&rAcc)[128], uint8_t* sC, const CUtensorMap* mapC,
+                                               int consumer, int64_t row0, int64_t col0, float alpha) {
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const bool issuer = threadIdx.x % 128 == 0;
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    if (issuer) bulk_wait_read();  // the previous stores have finished reading sC
+    consumer_sync(consumer);
+#pragma unroll
+    for (int j = 0; j < 16; ++j) {
+      const int col = j * 8 + (lane % 4) * 2;          // 0 … 127 within the half
+      const int box = col / 64, col_in_box = col % 64;
+#pragma unroll
+      for (int r8 = 0; r8 < 2; ++r8) {
+        const int row = warp * 16 + lane / 4 + r8 * 8;  // 0 … 63
+        const int chunk = (col_in_box / 8) ^ (row % 8);  // the 128B swizzle: 16-byte chunk ^ row
+        uint8_t* dst = sC + box * (64 * 128) + row * 128 + chunk * 16 + (col_in_box % 8) * 2;
+        const int a = (half * 16 + j) * 4 + r8 * 2;
+        *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(alpha * rAcc[a], alpha * rAcc[a + 1]);
+      }
+    }
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // generic writes → visible to TMA
+    consumer_sync(consumer);
+    if (issuer) {
+      tma_store(mapC, sC, int(col0 + half * 128), int(row0));
+      tma_store(mapC, sC + 64 * 128, int(col0 + half * 128 + 64), int(row0));
+      bulk_commit();
+    }
+  }
+}
+
 // ---- the kernel ---------------------------------------------------------------------------------
 // kProducer: a third warpgroup only issues TMA (else thread 0 of the consumers refills a stage
 // after everyone has finished with it). kPersistent: one CTA per SM walks work units (else one
 // CTA per unit). kCluster = 2: two CTAs stacked along m each load half of the shared B tile and
 // multicast it to both, so each CTA pulls 32 KiB per k-tile from L2 instead of 48.
-template <InType kIn, bool kProducer, bool kPersistent, int kCluster>
+template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaStore>
 __global__ void __launch_bounds__(kProducer ? 384 : 256, 1)
-    gemm_kernel(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB, __nv_bfloat16* gC,
-                int64_t m, int64_t n, int64_t ldc, int k_tiles, TileGrid grid, float alpha) {
+    gemm_kernel(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,
+                const __grid_constant__ CUtensorMap mapC, bool c_by_tma, __nv_bfloat16* gC, int64_t m, int64_t n,
+                int64_t ldc, int k_tiles, TileGrid grid, float alpha) {
   static_assert(kCluster == 1 || (kCluster == 2 && kProducer && kPersistent), "clusters need the producer schedule");
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
   uint8_t* sA = smem;                              // [kStages][128 rows][128 B], swizzled
   uint8_t* sB = smem + kStages * kStageA;          // [kStages][256 rows][128 B], swizzled
-  uint64_t* full = reinterpret_cast<uint64_t*>(sB + kStages * kStageB);
+  uint8_t* sC = sB + kStages * kStageB;           // [2 consumers][2 boxes][64 rows][128 B], swizzled
+  uint64_t* full = reinterpret_cast<uint64_t*>(sC + 2 * kStageC);
   uint64_t* empty = full + kStages;
 
   const int wg = threadIdx.x / 128;
@@ -273,8 +325,13 @@ __global__ void __launch_bounds__(kProducer ? 384 : 256, 1)
       wgmma_wait<0>();
       release((it - 1) % kStages);
     }
-    store_tile(rAcc, gC, ldc, m, n, int64_t(tm) * kBlockM + consumer * 64, int64_t(tn) * kBlockN, alpha);
+    const int64_t row0 = int64_t(tm) * kBlockM + consumer * 64, col0 = int64_t(tn) * kBlockN;
+    if (kTmaStore && c_by_tma)
+      store_tile_tma(rAcc, sC + consumer * kStageC, &mapC, consumer, row0, col0, alpha);
+    else
+      store_tile(rAcc, gC, ldc, m, n, row0, col0, alpha);
   }
+  if (kTmaStore && c_by_tma && threadIdx.x % 128 == 0) bulk_wait_read();  // sC stays valid until read
   if constexpr (kCluster > 1) cluster_sync();
 }
 
@@ -307,16 +364,16 @@ inline bool reads_in_place(const void* p, int64_t pitch, InType in) {
 }
 
 // Sets up maps (packing first where needed) and launches gemm_kernel<...>.
-template <InType kIn, bool kProducer, bool kPersistent, int kCluster>
+template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaStore>
 void launch(const Problem& p, Workspace& ws, cudaStream_t stream);
 
 // The one dispatch every rung shares: picks the instantiation for p.in.
-template <bool kProducer, bool kPersistent, int kCluster = 1>
+template <bool kProducer, bool kPersistent, int kCluster = 1, bool kTmaStore = false>
 void launch_any(const Problem& p, Workspace& ws, cudaStream_t stream) {
   switch (p.in) {
-    case InType::bf16: return launch<InType::bf16, kProducer, kPersistent, kCluster>(p, ws, stream);
-    case InType::fp16: return launch<InType::fp16, kProducer, kPersistent, kCluster>(p, ws, stream);
-    case InType::fp8_e4m3: return launch<InType::fp8_e4m3, kProducer, kPersistent, kCluster>(p, ws, stream);
+    case InType::bf16: return launch<InType::bf16, kProducer, kPersistent, kCluster, kTmaStore>(p, ws, stream);
+    case InType::fp16: return launch<InType::fp16, kProducer, kPersistent, kCluster, kTmaStore>(p, ws, stream);
+    case InType::fp8_e4m3: return launch<InType::fp8_e4m3, kProducer, kPersistent, kCluster, kTmaStore>(p, ws, stream);
   }
 }
 
@@ -324,7 +381,7 @@ int sm_count();
 // How many CTAs of `kernel` (clusters of `cluster` CTAs, `smem` bytes each) fit on the GPU at once.
 int resident_ctas(const void* kernel, int threads, int smem, int cluster);
 
-template <InType kIn, bool kProducer, bool kPersistent, int kCluster>
+template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaStore>
 void launch(const Problem& p, Workspace& ws, cudaStream_t stream) {
   const int eb = in_bytes(kIn);
   const void* A = p.A;
@@ -357,7 +414,10 @@ void launch(const Problem& p, Workspace& ws, cudaStream_t stream) {
   const int tiles_m = int((p.m + kBlockM - 1) / kBlockM);
   const TileGrid grid{(tiles_m + kCluster - 1) / kCluster, int((p.n + kBlockN - 1) / kBlockN)};
   const int k_tiles = int((p.k * eb + kRowBytes - 1) / kRowBytes);
-  auto kernel = gemm_kernel<kIn, kProducer, kPersistent, kCluster>;
+  // C through TMA needs what TMA needs: a 16-byte aligned base and pitch (else direct stores).
+  const bool c_by_tma = kTmaStore && reinterpret_cast<uintptr_t>(p.C) % 16 == 0 && (p.ldc * 2) % 16 == 0;
+  const CUtensorMap mapC = c_by_tma ? cached_map(p.C, InType::bf16, p.m, p.n, p.ldc, 64) : CUtensorMap{};
+  auto kernel = gemm_kernel<kIn, kProducer, kPersistent, kCluster, kTmaStore>;
   const int threads = kProducer ? 384 : 256;
   static int resident = 0;  // one attribute call and occupancy query per instantiation
   if (!resident) {
@@ -378,8 +438,8 @@ void launch(const Problem& p, Workspace& ws, cudaStream_t stream) {
   cluster.val.clusterDim.z = 1;
   config.attrs = &cluster;
   config.numAttrs = 1;
-  SOL_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, mapA, mapB, static_cast<__nv_bfloat16*>(p.C), p.m, p.n, p.ldc,
-                                    k_tiles, grid, p.alpha));
+  SOL_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, mapA, mapB, mapC, c_by_tma, static_cast<__nv_bfloat16*>(p.C), p.m,
+                                    p.n, p.ldc, k_tiles, grid, p.alpha));
 }
 
 }  // namespace sol::kernels::gemm_tc::hopper
