@@ -1,0 +1,149 @@
+// Host half of the Hopper GEMM (kernels/gemm/tc/hopper.cuh): tensor maps, the operand packer for
+// pitches TMA cannot address, and the SM count the persistent rung launches one CTA per.
+#include <algorithm>
+#include <string>
+#include <type_traits>
+
+#include "kernels/gemm/tc/hopper.cuh"
+#include "sol/core/error.hpp"
+
+namespace sol::kernels::gemm_tc::hopper {
+
+namespace {
+
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    SOL_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || !p) failure("the CUDA driver has no cuTensorMapEncodeTiled (TMA needs driver ≥ 12.0)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+// Operand z of the launch (A, then B when both need it), one 16-byte chunk of a packed row per
+// thread: the source row is not 16-byte aligned, so it is read element by element (coalesced
+// across the warp), and the chunk is written with one 16-byte store. Columns past `cols` in the
+// last chunk get zeros; TMA never reads them anyway (they lie outside the tensor map).
+template <class E>
+struct PackJob {
+  const E* gSrc;
+  int64_t src_pitch;
+  E* gDst;
+  int64_t dst_pitch, rows, cols;
+};
+template <class E>
+__global__ void pack_kernel(PackJob<E> a, PackJob<E> b) {
+  const PackJob<E>& job = blockIdx.z == 0 ? a : b;
+  constexpr int kPerChunk = 16 / sizeof(E);
+  const int64_t chunks = job.dst_pitch / kPerChunk;
+  for (int64_t r = blockIdx.y; r < job.rows; r += gridDim.y) {
+    const E* src = job.gSrc + r * job.src_pitch;
+    for (int64_t ch = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; ch < chunks; ch += int64_t(gridDim.x) * blockDim.x) {
+      union {
+        uint4 v;
+        E e[kPerChunk];
+      } rChunk;
+#pragma unroll
+      for (int i = 0; i < kPerChunk; ++i) {
+        const int64_t c = ch * kPerChunk + i;
+        rChunk.e[i] = c < job.cols ? src[c] : E(0);
+      }
+      reinterpret_cast<uint4*>(job.gDst + r * job.dst_pitch)[ch] = rChunk.v;
+    }
+  }
+}
+
+}  // namespace
+
+CUtensorMap make_map(const void* base, InType in, int64_t rows, int64_t cols, int64_t pitch, int box_rows) {
+  const int eb = in_bytes(in);
+  const CUtensorMapDataType type = in == InType::bf16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                   : in == InType::fp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                        : CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(pitch * eb)};
+  const cuuint32_t box[2] = {cuuint32_t(kRowBytes / eb), cuuint32_t(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  CUtensorMap map{};
+  const CUresult r = encode_fn()(&map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
+                                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    failure("cuTensorMapEncodeTiled failed (error " + std::to_string(int(r)) + ") for a " + std::to_string(rows) + "×" +
+            std::to_string(cols) + " operand with pitch " + std::to_string(pitch));
+  return map;
+}
+
+CUtensorMap cached_map(const void* base, InType in, int64_t rows, int64_t cols, int64_t pitch, int box_rows) {
+  struct Entry {
+    const void* base = nullptr;
+    InType in{};
+    int64_t rows = 0, cols = 0, pitch = 0;
+    int box_rows = 0;
+    CUtensorMap map{};
+  };
+  constexpr int kEntries = 64;  // ≥ 2 operands × the harness's 16 rotating sets, twice over
+  thread_local Entry entries[kEntries];
+  thread_local int next = 0;
+  for (const Entry& e : entries)
+    if (e.base == base && e.in == in && e.rows == rows && e.cols == cols && e.pitch == pitch && e.box_rows == box_rows)
+      return e.map;
+  Entry& e = entries[next];
+  next = (next + 1) % kEntries;
+  e = Entry{base, in, rows, cols, pitch, box_rows, make_map(base, in, rows, cols, pitch, box_rows)};
+  return e.map;
+}
+
+void pack_rows(const PackRows& a, const PackRows& b, int elem_bytes, cudaStream_t stream) {
+  const int64_t rows = std::max(a.rows, b.rows), chunks = std::max(a.dst_pitch, b.dst_pitch) * elem_bytes / 16;
+  const int threads = 128;
+  const dim3 grid(unsigned(std::min<int64_t>((chunks + threads - 1) / threads, 16)),
+                  unsigned(std::min<int64_t>((rows + 3) / 4, 16384)), b.rows > 0 ? 2u : 1u);
+  auto job = [](const PackRows& p, auto* type) {
+    using E = std::remove_pointer_t<decltype(type)>;
+    return PackJob<E>{static_cast<const E*>(p.src), p.src_pitch, static_cast<E*>(p.dst), p.dst_pitch, p.rows, p.cols};
+  };
+  if (elem_bytes == 2)
+    pack_kernel<<<grid, threads, 0, stream>>>(job(a, static_cast<uint16_t*>(nullptr)), job(b, static_cast<uint16_t*>(nullptr)));
+  else
+    pack_kernel<<<grid, threads, 0, stream>>>(job(a, static_cast<uint8_t*>(nullptr)), job(b, static_cast<uint8_t*>(nullptr)));
+  SOL_LAUNCH_CHECK();
+}
+
+int sm_count() {
+  static const int count = [] {
+    int dev = 0, n = 0;
+    SOL_CUDA_CHECK(cudaGetDevice(&dev));
+    SOL_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+    return n;
+  }();
+  return count;
+}
+
+int resident_ctas(const void* kernel, int threads, int smem, int cluster) {
+  if (cluster == 1) {
+    int per_sm = 0;
+    SOL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    return std::max(1, per_sm) * sm_count();
+  }
+  // Clusters must fit inside one GPC, so not every SM can host one: ask the driver.
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(cluster * sm_count()));
+  config.blockDim = dim3(unsigned(threads));
+  config.dynamicSmemBytes = size_t(smem);
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = unsigned(cluster);
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  int clusters = 0;
+  SOL_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+  if (clusters < 1) failure("no cluster of " + std::to_string(cluster) + " CTAs fits on this GPU");
+  return clusters * cluster;
+}
+
+}  // namespace sol::kernels::gemm_tc::hopper
