@@ -1,0 +1,19 @@
+#pragma once
+// One launcher per rung of the tensor-core GEMM ladder, each a gemm_tc::Launch (problem.cuh).
+// The Case (case.cu) maps its Version to these; a rung's file defines its launcher.
+//   v01_mma_sync          mma.sync m16n8k16 fed by ldmatrix, one shared buffer (this branch)
+//   v02_multistage        4-stage cp.async pipeline, XOR-swizzled shared memory (this branch)
+//   v03_wgmma_tma         wgmma fed by TMA (the lead)
+//   v04_warp_specialized  producer / consumer warpgroups (the lead)
+//   v05_persistent        persistent tile scheduler (the lead)
+#include "kernels/gemm/tc/problem.cuh"
+
+namespace sol::kernels::gemm_tc {
+
+void launch_v01_mma_sync(const Problem& p, Workspace& ws, cudaStream_t stream);
+void launch_v02_multistage(const Problem& p, Workspace& ws, cudaStream_t stream);
+void launch_v03_wgmma_tma(const Problem& p, Workspace& ws, cudaStream_t stream);
+void launch_v04_warp_specialized(const Problem& p, Workspace& ws, cudaStream_t stream);
+void launch_v05_persistent(const Problem& p, Workspace& ws, cudaStream_t stream);
+
+}  // namespace sol::kernels::gemm_tc

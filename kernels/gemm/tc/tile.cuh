@@ -1,0 +1,76 @@
+#pragma once
+// The warp-level pieces v01 and v02 share: a 128×128 block tile split over 8 warps as 2 (m) × 4
+// (n) warp tiles of 64×32, each 4 × 4 mma.sync m16n8k16 tiles (64 fp32 accumulators per lane),
+// fed by ldmatrix.x4 from a shared tile whose 16-byte chunk address the caller computes (padded
+// in v01, XOR-swizzled in v02). The plain epilogue writes bf16 pairs straight from registers.
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "kernels/gemm/tc/mma.cuh"
+#include "kernels/gemm/tc/problem.cuh"
+
+namespace sol::kernels::gemm_tc {
+
+constexpr int kBlockM = 128, kBlockN = 128, kBlockK = 32;
+constexpr int kThreads = 256;                    // 8 warps
+constexpr int kWarpM = 64, kWarpN = 32;          // warp tile
+constexpr int kFragM = kWarpM / 16, kFragN = kWarpN / 8;  // 4 × 4 mma tiles per warp
+constexpr int kChunks = kBlockK / 8;             // 16-byte chunks per tile row (4)
+
+struct WarpTile {
+  int row0, col0;  // the warp tile's first row and column inside the block tile
+};
+__device__ __forceinline__ WarpTile warp_tile(int warp) { return {(warp % 2) * kWarpM, (warp / 2) * kWarpN}; }
+
+// One k16 step of a warp: A rows (16-byte chunks 2·step, 2·step+1) and B rows through ldmatrix,
+// then 16 mma.sync. chunk_addr(base, row, chunk) gives the shared address of a 16-byte chunk.
+template <class T, class Addr>
+__device__ __forceinline__ void warp_k16(float (&acc)[kFragM][kFragN][4], uint32_t sA, uint32_t sB, int step,
+                                         const WarpTile& w, int lane, const Addr& chunk_addr) {
+  uint32_t a[kFragM][4], b[kFragN][2];
+#pragma unroll
+  for (int mi = 0; mi < kFragM; ++mi)  // lane → row lane%16, k-half lane/16
+    ldmatrix_x4(a[mi], chunk_addr(sA, w.row0 + mi * 16 + lane % 16, 2 * step + lane / 16));
+#pragma unroll
+  for (int nj = 0; nj < kFragN / 2; ++nj) {  // matrices: (n0-7,k lo) (n0-7,k hi) (n8-15,k lo) (n8-15,k hi)
+    uint32_t r[4];
+    ldmatrix_x4(r, chunk_addr(sB, w.col0 + nj * 16 + lane % 8 + (lane / 16) * 8, 2 * step + (lane / 8) % 2));
+    b[2 * nj][0] = r[0];
+    b[2 * nj][1] = r[1];
+    b[2 * nj + 1][0] = r[2];
+    b[2 * nj + 1][1] = r[3];
+  }
+#pragma unroll
+  for (int mi = 0; mi < kFragM; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < kFragN; ++ni) mma_16816<T>(acc[mi][ni], a[mi], b[ni][0], b[ni][1]);
+}
+
+// C = alpha·acc from registers: a lane holds column pairs (2t, 2t+1) of rows g and g+8 of each
+// 16×8 tile; a pair is one 4-byte store when it lies inside C and is 4-byte aligned.
+__device__ __forceinline__ void store_pairs(const Problem& p, const float (&acc)[kFragM][kFragN][4], int64_t m0,
+                                            int64_t n0, const WarpTile& w, int lane) {
+  auto* gC = static_cast<__nv_bfloat16*>(p.C);
+  const bool pairs = p.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(p.C) % 4 == 0;
+#pragma unroll
+  for (int mi = 0; mi < kFragM; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < kFragN; ++ni)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int64_t r = m0 + w.row0 + mi * 16 + lane / 4 + 8 * h;
+        const int64_t c = n0 + w.col0 + ni * 8 + 2 * (lane % 4);
+        if (r >= p.m) continue;
+        const float v0 = p.alpha * acc[mi][ni][2 * h], v1 = p.alpha * acc[mi][ni][2 * h + 1];
+        __nv_bfloat16* dst = gC + r * p.ldc + c;
+        if (pairs && c + 1 < p.n) {
+          *reinterpret_cast<uint32_t*>(dst) = pack_bf16x2(v0, v1);
+        } else {
+          if (c < p.n) dst[0] = __float2bfloat16_rn(v0);
+          if (c + 1 < p.n) dst[1] = __float2bfloat16_rn(v1);
+        }
+      }
+}
+
+}  // namespace sol::kernels::gemm_tc
