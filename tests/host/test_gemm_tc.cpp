@@ -59,7 +59,7 @@ TEST(GemmTcRegistry, FamiliesRungsAndPeers) {
     ASSERT_NE(peer, nullptr) << f;
     EXPECT_EQ(peer->bench_shapes.front().str(), "m=4096,n=4096,k=4096");
   }
-  for (const char* f : {"gemm_bf16", "gemm_fp16"})
+  for (const char* f : {"gemm_bf16", "gemm_fp16", "gemm_fp8"})
     for (const char* r : {"v01_mma_sync", "v02_multistage"}) {
       const sol::Variant* v = find(f, r);
       ASSERT_NE(v, nullptr) << f << "/" << r;

@@ -231,7 +231,6 @@ std::string unsupported(Version v, const Shape& s) {
     case Rung::peer_cublaslt: return lt_refusal(v.in, d.k, d.lda, d.ldb, d.ldc);
     case Rung::v01_mma_sync:
     case Rung::v02_multistage:
-      if (v.in == InType::fp8_e4m3) return "fp8 inputs: this rung has bf16/fp16 mma.sync only (fp8 from v03 on)";
       if ((d.m + 127) / 128 > 65535) return "m over 65535 × 128: the grid's y dimension counts 128-row tiles";
       return {};
     default:

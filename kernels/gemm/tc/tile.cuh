@@ -12,21 +12,32 @@
 
 namespace sol::kernels::gemm_tc {
 
-constexpr int kBlockM = 128, kBlockN = 128, kBlockK = 32;
+constexpr int kBlockM = 128, kBlockN = 128;
+constexpr int kRowBytes = 64;                    // k depth of a tile in bytes: 32 bf16/fp16, 64 e4m3
 constexpr int kThreads = 256;                    // 8 warps
 constexpr int kWarpM = 64, kWarpN = 32;          // warp tile
 constexpr int kFragM = kWarpM / 16, kFragN = kWarpN / 8;  // 4 × 4 mma tiles per warp
-constexpr int kChunks = kBlockK / 8;             // 16-byte chunks per tile row (4)
+constexpr int kChunks = kRowBytes / 16;          // 16-byte chunks per tile row (4)
+constexpr int kSteps = kRowBytes / 32;           // mma k steps per tile (32 bytes of k each)
+// Elements of T in a 16-byte chunk and in a tile's k depth.
+template <class T>
+constexpr int kChunkElems = 16 / int(sizeof(T));
+template <class T>
+constexpr int kBlockK = kRowBytes / int(sizeof(T));
+// Blocks per SM the register budget is sized for: 2 (≤ 128 registers) for 16-bit types; e4m3
+// needs a few more registers (60 bytes spilled at 128), so it gets 1 block per SM.
+template <class T>
+constexpr int kMinBlocks = sizeof(T) == 1 ? 1 : 2;
 
 struct WarpTile {
   int row0, col0;  // the warp tile's first row and column inside the block tile
 };
 __device__ __forceinline__ WarpTile warp_tile(int warp) { return {(warp % 2) * kWarpM, (warp / 2) * kWarpN}; }
 
-// One k16 step of a warp: A rows (16-byte chunks 2·step, 2·step+1) and B rows through ldmatrix,
-// then 16 mma.sync. chunk_addr(base, row, chunk) gives the shared address of a 16-byte chunk.
+// One 32-byte k step of a warp (k16 for 16-bit types, k32 for e4m3): A rows (16-byte chunks
+// 2·step, 2·step+1) and B rows through ldmatrix, then 16 mma.sync. chunk_addr(base, row, chunk) gives the shared address of a 16-byte chunk.
 template <class T, class Addr>
-__device__ __forceinline__ void warp_k16(float (&acc)[kFragM][kFragN][4], uint32_t sA, uint32_t sB, int step,
+__device__ __forceinline__ void warp_kstep(float (&acc)[kFragM][kFragN][4], uint32_t sA, uint32_t sB, int step,
                                          const WarpTile& w, int lane, const Addr& chunk_addr) {
   uint32_t a[kFragM][4], b[kFragN][2];
 #pragma unroll
@@ -44,7 +55,7 @@ __device__ __forceinline__ void warp_k16(float (&acc)[kFragM][kFragN][4], uint32
 #pragma unroll
   for (int mi = 0; mi < kFragM; ++mi)
 #pragma unroll
-    for (int ni = 0; ni < kFragN; ++ni) mma_16816<T>(acc[mi][ni], a[mi], b[ni][0], b[ni][1]);
+    for (int ni = 0; ni < kFragN; ++ni) mma_k32bytes<T>(acc[mi][ni], a[mi], b[ni][0], b[ni][1]);
 }
 
 // C = alpha·acc from registers: a lane holds column pairs (2t, 2t+1) of rows g and g+8 of each

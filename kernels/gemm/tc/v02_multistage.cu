@@ -1,13 +1,13 @@
 // v02_multistage — v01's warp tiling behind a 4-stage cp.async pipeline (lecture §3/§9: keep
-// the tensor cores fed while the next tiles are in flight). Each stage holds a 128×32 tile of A
-// and of B (16 KiB); loads for tile t+3 are issued while tile t is multiplied, and cp.async
+// the tensor cores fed while the next tiles are in flight). Each stage holds a 128-row × 64-byte
+// tile of A and of B (16 KiB; 32 bf16/fp16 or 64 e4m3 of k); loads for tile t+3 are issued while tile t is multiplied, and cp.async
 // writes shared memory without passing through registers. Out-of-bounds rows and the k tail are
 // zero-filled by cp.async's src-size operand, so edges cost no separate path.
 // Shared rows are 64 bytes (4 chunks of 16 B) with chunk c of row r stored at c ^ ((r/2) % 4):
 // the 8 rows an ldmatrix phase reads then cover all 8 16-byte bank groups (unswizzled, rows r
 // and r+2 would collide: 4-way conflicts).
-// cp.async needs 16-byte aligned sources: an operand whose pitch is not a multiple of 8
-// elements (1793) is first packed into an aligned copy in the Workspace (one read + one write
+// cp.async needs 16-byte aligned sources: an operand whose pitch is not a multiple of 16 bytes
+// (1793) is first packed into an aligned copy in the Workspace (one read + one write
 // of the operand, ~2·(m+n)·k·2 bytes: 26 MB at 1793³, ≈ 8 µs against ≈ 30 µs of math).
 // Epilogue: the 128×128 tile goes through shared memory so each row leaves as 16-byte stores
 // (when ldc % 8 == 0), else guarded element stores.
@@ -16,6 +16,7 @@
 // measured: pending H200 run
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <algorithm>
 
@@ -27,7 +28,7 @@ namespace sol::kernels::gemm_tc {
 namespace {
 
 constexpr int kStages = 4;
-constexpr int kTileBytes = kBlockM * kBlockK * 2;       // one operand's stage: 8 KiB
+constexpr int kTileBytes = kBlockM * kRowBytes;         // one operand's stage: 8 KiB
 constexpr int kStageBytes = 2 * kTileBytes;             // A then B
 constexpr int kCPitch = kBlockN + 8;                    // epilogue row pitch (elements): 272 B
 constexpr int kSmemBytes = kStages * kStageBytes;       // 64 KiB ≥ the epilogue's 128 × 272 B
@@ -35,19 +36,22 @@ static_assert(kBlockM * kCPitch * 2 <= kSmemBytes, "the epilogue tile reuses the
 static_assert(kBlockM == kBlockN, "one chunk loop serves A and B");
 
 __device__ __forceinline__ uint32_t swizzled(uint32_t base, int row, int chunk) {
-  return base + uint32_t(row * (kBlockK * 2) + ((chunk ^ ((row >> 1) & 3)) << 4));
+  return base + uint32_t(row * kRowBytes + ((chunk ^ ((row >> 1) & 3)) << 4));
 }
 
 // Issues the cp.asyncs of k tile `kt` into stage `stage`: 2 chunks of A and 2 of B per thread.
+template <class T>
 __device__ __forceinline__ void load_stage(const Problem& p, uint32_t sStage, int64_t m0, int64_t n0, int64_t kt,
                                            int tid) {
-  const auto* gA = static_cast<const uint16_t*>(p.A);
-  const auto* gB = static_cast<const uint16_t*>(p.B);
+  using E = Bits<T>;
+  constexpr int kElems = kChunkElems<T>;
+  const auto* gA = static_cast<const E*>(p.A);
+  const auto* gB = static_cast<const E*>(p.B);
 #pragma unroll
   for (int j = 0; j < 2; ++j) {
     const int q = tid + j * kThreads, row = q / kChunks, c = q % kChunks;
-    const int64_t k0 = kt * kBlockK + c * 8;
-    const int kbytes = k0 < p.k ? int(min(int64_t(8), p.k - k0)) * 2 : 0;
+    const int64_t k0 = kt * kBlockK<T> + c * kElems;
+    const int kbytes = k0 < p.k ? int(min(int64_t(kElems), p.k - k0)) * int(sizeof(E)) : 0;
     const int64_t ra = m0 + row, rb = n0 + row;
     const bool inA = ra < p.m && kbytes > 0, inB = rb < p.n && kbytes > 0;
     cp_async_16(swizzled(sStage, row, c), inA ? gA + ra * p.lda + k0 : gA, inA ? kbytes : 0);
@@ -56,19 +60,19 @@ __device__ __forceinline__ void load_stage(const Problem& p, uint32_t sStage, in
 }
 
 template <class T>
-__global__ void __launch_bounds__(kThreads, 2) multistage_kernel(Problem p) {
+__global__ void __launch_bounds__(kThreads, kMinBlocks<T>) multistage_kernel(Problem p) {
   extern __shared__ __align__(128) unsigned char smem[];
   const int tid = threadIdx.x, lane = tid % 32;
   const WarpTile w = warp_tile(tid / 32);
   const int64_t m0 = int64_t(blockIdx.y) * kBlockM, n0 = int64_t(blockIdx.x) * kBlockN;
   const uint32_t sBase = smem_addr(smem);
-  const int64_t tiles = (p.k + kBlockK - 1) / kBlockK;
+  const int64_t tiles = (p.k + kBlockK<T> - 1) / kBlockK<T>;
 
   // Prologue: tiles 0 … kStages−2 in flight; one commit group per tile (empty past the end) so
   // that "tile t has landed" is always "at most kStages−2 groups pending".
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < tiles) load_stage(p, sBase + s * kStageBytes, m0, n0, s, tid);
+    if (s < tiles) load_stage<T>(p, sBase + s * kStageBytes, m0, n0, s, tid);
     cp_async_commit();
   }
   float acc[kFragM][kFragN][4] = {};
@@ -76,11 +80,11 @@ __global__ void __launch_bounds__(kThreads, 2) multistage_kernel(Problem p) {
     cp_async_wait<kStages - 2>();
     __syncthreads();  // tile t visible to all; every warp is done with tile t−1's stage
     const int64_t next = t + kStages - 1;
-    if (next < tiles) load_stage(p, sBase + int(next % kStages) * kStageBytes, m0, n0, next, tid);
+    if (next < tiles) load_stage<T>(p, sBase + int(next % kStages) * kStageBytes, m0, n0, next, tid);
     cp_async_commit();
     const uint32_t sA = sBase + int(t % kStages) * kStageBytes;
 #pragma unroll
-    for (int step = 0; step < kBlockK / 16; ++step) warp_k16<T>(acc, sA, sA + kTileBytes, step, w, lane, swizzled);
+    for (int step = 0; step < kSteps; ++step) warp_kstep<T>(acc, sA, sA + kTileBytes, step, w, lane, swizzled);
   }
   cp_async_wait<0>();
   __syncthreads();  // the pipeline's shared memory becomes the epilogue tile
@@ -115,28 +119,32 @@ __global__ void __launch_bounds__(kThreads, 2) multistage_kernel(Problem p) {
 }
 
 // dst[r·pitch + c] = src[r·ld + c] for c < k: an operand repacked with a 16-byte aligned pitch.
-__global__ void pack_kernel(const uint16_t* __restrict__ gSrc, int64_t ld, uint16_t* __restrict__ gDst, int64_t pitch,
-                            int64_t rows, int64_t k) {
+template <class E>
+__global__ void pack_kernel(const E* __restrict__ gSrc, int64_t ld, E* __restrict__ gDst, int64_t pitch, int64_t rows,
+                            int64_t k) {
   const int64_t n = rows * k, stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     gDst[(i / k) * pitch + i % k] = gSrc[(i / k) * ld + i % k];
 }
 
-bool aligned16(const void* ptr, int64_t pitch) { return pitch % 8 == 0 && reinterpret_cast<uintptr_t>(ptr) % 16 == 0; }
+bool aligned16(const void* ptr, int64_t pitch_bytes) {
+  return pitch_bytes % 16 == 0 && reinterpret_cast<uintptr_t>(ptr) % 16 == 0;
+}
 
-}  // namespace
-
-void launch_v02_multistage(const Problem& problem, Workspace& ws, cudaStream_t stream) {
-  Problem p = problem;
-  const bool packA = !aligned16(p.A, p.lda), packB = !aligned16(p.B, p.ldb);
+// Packs the operands whose pitch cp.async cannot read into the Workspace, then runs the kernel.
+template <class T>
+void run(Problem p, Workspace& ws, cudaStream_t stream) {
+  using E = Bits<T>;
+  const int64_t eb = int64_t(sizeof(E));
+  const bool packA = !aligned16(p.A, p.lda * eb), packB = !aligned16(p.B, p.ldb * eb);
   if (packA || packB) {
-    const int64_t pitch = (p.k + 7) / 8 * 8;
-    const int64_t bytesA = packA ? (p.m * pitch * 2 + 255) / 256 * 256 : 0;
-    auto* base = static_cast<unsigned char*>(ws.reserve(size_t(bytesA + (packB ? p.n * pitch * 2 : 0))));
+    const int64_t pitch = (p.k + kChunkElems<T> - 1) / kChunkElems<T> * kChunkElems<T>;
+    const int64_t bytesA = packA ? (p.m * pitch * eb + 255) / 256 * 256 : 0;
+    auto* base = static_cast<unsigned char*>(ws.reserve(size_t(bytesA + (packB ? p.n * pitch * eb : 0))));
     const auto pack = [&](const void*& src, int64_t& ld, int64_t rows, unsigned char* dst) {
       const int64_t blocks = std::min<int64_t>((rows * p.k + 255) / 256, 4096);
-      pack_kernel<<<unsigned(blocks), 256, 0, stream>>>(static_cast<const uint16_t*>(src), ld,
-                                                        reinterpret_cast<uint16_t*>(dst), pitch, rows, p.k);
+      pack_kernel<E><<<unsigned(blocks), 256, 0, stream>>>(static_cast<const E*>(src), ld, reinterpret_cast<E*>(dst),
+                                                           pitch, rows, p.k);
       SOL_LAUNCH_CHECK();
       src = dst;
       ld = pitch;
@@ -144,17 +152,24 @@ void launch_v02_multistage(const Problem& problem, Workspace& ws, cudaStream_t s
     if (packA) pack(p.A, p.lda, p.m, base);
     if (packB) pack(p.B, p.ldb, p.n, base + bytesA);
   }
-  const dim3 grid(unsigned((p.n + kBlockN - 1) / kBlockN), unsigned((p.m + kBlockM - 1) / kBlockM));
-  const auto kernel = p.in == InType::fp16 ? multistage_kernel<__half> : multistage_kernel<__nv_bfloat16>;
-  static const bool configured = [] {
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(multistage_kernel<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    SOL_CUDA_CHECK(
-        cudaFuncSetAttribute(multistage_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+  static const bool configured = [] {  // 64 KiB of dynamic shared memory is over the default 48
+    SOL_CUDA_CHECK(cudaFuncSetAttribute(multistage_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)configured;
-  kernel<<<grid, kThreads, kSmemBytes, stream>>>(p);
+  const dim3 grid(unsigned((p.n + kBlockN - 1) / kBlockN), unsigned((p.m + kBlockM - 1) / kBlockM));
+  multistage_kernel<T><<<grid, kThreads, kSmemBytes, stream>>>(p);
   SOL_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+void launch_v02_multistage(const Problem& p, Workspace& ws, cudaStream_t stream) {
+  switch (p.in) {
+    case InType::bf16: return run<__nv_bfloat16>(p, ws, stream);
+    case InType::fp16: return run<__half>(p, ws, stream);
+    case InType::fp8_e4m3: return run<__nv_fp8_e4m3>(p, ws, stream);
+  }
 }
 
 }  // namespace sol::kernels::gemm_tc
