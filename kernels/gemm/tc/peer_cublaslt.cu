@@ -3,8 +3,15 @@
 // column-major matrix (ld = ldb) and A as k×m (ld = lda). So cuBLASLt's "A" is our B with
 // transa = T, its "B" is our A with transb = N, and its C/D is n×m with ld = ldc: the "TN"
 // layout, the one cuBLASLt's fp8 kernels require. fp32 compute, bf16 out, 32 MiB workspace.
+// fp16 in with bf16 out is not among cuBLASLt's documented type combinations: when its heuristic
+// refuses it, the peer writes fp16 into a scratch m×n and converts to bf16 in one more pass (the
+// conversion is timed; it moves 4 bytes per output, ~1 % of a 4096³ GEMM's time).
 // measured: pending H200 run
 #include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
 
 #include "bench/cublas_check.cuh"
 #include "kernels/common/buffer.cuh"
@@ -22,6 +29,14 @@ cudaDataType_t lt_type(InType t) {
     case InType::fp8_e4m3: return CUDA_R_8F_E4M3;
   }
   return CUDA_R_16BF;
+}
+
+// gC[r·ldc + c] = bf16(gD[r·n + c]): the fp16 peer's conversion pass.
+__global__ void fp16_to_bf16_kernel(const __half* __restrict__ gD, int64_t m, int64_t n, __nv_bfloat16* __restrict__ gC,
+                                    int64_t ldc) {
+  const int64_t total = m * n, stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride)
+    gC[(i / n) * ldc + i % n] = __float2bfloat16_rn(__half2float(gD[i]));
 }
 
 }  // namespace
@@ -42,6 +57,7 @@ struct LtGemm::State {
   cublasLtMatrixLayout_t lay_b = nullptr, lay_a = nullptr, lay_c = nullptr;  // cuBLASLt's A, B, C/D
   cublasLtMatmulAlgo_t algo{};
   DeviceBuffer<uint8_t> workspace;
+  DeviceBuffer<__half> scratch;  // fp16 D when cuBLASLt has no fp16 → bf16 kernel (m × n)
   DeviceBuffer<float> scales;  // fp8: {scale of our B (cuBLASLt's A), scale of our A}
   float alpha = 1.f;
   ~State() {
@@ -51,6 +67,24 @@ struct LtGemm::State {
     if (handle) (void)cublasLtDestroy(handle);
   }
 };
+
+// The heuristic's best algorithm for the current descriptors, into s.algo; a status ≠ SUCCESS
+// (NOT_SUPPORTED when it found none) otherwise.
+static cublasStatus_t best_algo(LtGemm::State& s) {
+  cublasLtMatmulPreference_t pref = nullptr;
+  cublasStatus_t st = cublasLtMatmulPreferenceCreate(&pref);
+  cublasLtMatmulHeuristicResult_t best{};
+  int found = 0;
+  if (st == CUBLAS_STATUS_SUCCESS)
+    st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &kWorkspaceBytes,
+                                              sizeof kWorkspaceBytes);
+  if (st == CUBLAS_STATUS_SUCCESS)
+    st = cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.lay_b, s.lay_a, s.lay_c, s.lay_c, pref, 1, &best, &found);
+  if (pref) (void)cublasLtMatmulPreferenceDestroy(pref);
+  if (st == CUBLAS_STATUS_SUCCESS && found == 0) st = CUBLAS_STATUS_NOT_SUPPORTED;
+  if (st == CUBLAS_STATUS_SUCCESS) s.algo = best.algo;
+  return st;
+}
 
 LtGemm::LtGemm(const Problem& p, float scale_a, float scale_b) : s_(std::make_unique<State>()) {
   State& s = *s_;
@@ -75,28 +109,34 @@ LtGemm::LtGemm(const Problem& p, float scale_a, float scale_b) : s_(std::make_un
     SOL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &dev_a, sizeof dev_a));
   }
   s.workspace = DeviceBuffer<uint8_t>(int64_t(kWorkspaceBytes));
-  cublasLtMatmulPreference_t pref = nullptr;
-  SOL_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-  cublasLtMatmulHeuristicResult_t best{};
-  int found = 0;
-  cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                           &kWorkspaceBytes, sizeof kWorkspaceBytes);
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.lay_b, s.lay_a, s.lay_c, s.lay_c, pref, 1, &best, &found);
-  (void)cublasLtMatmulPreferenceDestroy(pref);
-  if (st != CUBLAS_STATUS_SUCCESS || found == 0)
+  cublasStatus_t st = best_algo(s);
+  if (st != CUBLAS_STATUS_SUCCESS && p.in == InType::fp16) {  // fall back to fp16 D + conversion
+    SOL_CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(s.lay_c));
+    s.lay_c = nullptr;
+    SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lay_c, CUDA_R_16F, uint64_t(p.n), uint64_t(p.m), p.n));
+    s.scratch = DeviceBuffer<__half>(p.m * p.n);
+    st = best_algo(s);
+  }
+  if (st != CUBLAS_STATUS_SUCCESS)
     bad_input("cuBLASLt has no algorithm for this problem (" + std::string(cublasGetStatusName(st)) + ")",
               "choose pitches that are multiples of 16 bytes, and k % 16 == 0 for fp8");
-  s.algo = best.algo;
 }
+
 
 LtGemm::~LtGemm() = default;
 
 void LtGemm::run(const Problem& p, cudaStream_t stream) const {
   const State& s = *s_;
   const float beta = 0.f;
-  SOL_CUBLAS_CHECK(cublasLtMatmul(s.handle, s.op, &s.alpha, p.B, s.lay_b, p.A, s.lay_a, &beta, p.C, s.lay_c, p.C,
-                                  s.lay_c, &s.algo, s.workspace.get(), kWorkspaceBytes, stream));
+  void* d = s.scratch.get() ? static_cast<void*>(s.scratch.get()) : p.C;
+  SOL_CUBLAS_CHECK(cublasLtMatmul(s.handle, s.op, &s.alpha, p.B, s.lay_b, p.A, s.lay_a, &beta, d, s.lay_c, d, s.lay_c,
+                                  &s.algo, s.workspace.get(), kWorkspaceBytes, stream));
+  if (s.scratch.get()) {
+    const int64_t blocks = std::min<int64_t>((p.m * p.n + 255) / 256, 65536);
+    fp16_to_bf16_kernel<<<unsigned(blocks), 256, 0, stream>>>(s.scratch.get(), p.m, p.n,
+                                                              static_cast<__nv_bfloat16*>(p.C), p.ldc);
+    SOL_LAUNCH_CHECK();
+  }
 }
 
 }  // namespace sol::kernels::gemm_tc

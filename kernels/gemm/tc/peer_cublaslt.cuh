@@ -23,8 +23,9 @@ class LtGemm {
   // p must have the shape given at construction; its pointers may differ (rotating sets).
   void run(const Problem& p, cudaStream_t stream) const;
 
+  struct State;  // cuBLASLt handle, descriptors, chosen algorithm, device buffers (peer_cublaslt.cu)
+
  private:
-  struct State;
   std::unique_ptr<State> s_;
 };
 
