@@ -58,30 +58,39 @@ __device__ __forceinline__ void warp_kstep(float (&acc)[kFragM][kFragN][4], uint
     for (int ni = 0; ni < kFragN; ++ni) mma_k32bytes<T>(acc[mi][ni], a[mi], b[ni][0], b[ni][1]);
 }
 
-// C = alpha·acc from registers: a lane holds column pairs (2t, 2t+1) of rows g and g+8 of each
-// 16×8 tile; a pair is one 4-byte store when it lies inside C and is 4-byte aligned.
-__device__ __forceinline__ void store_pairs(const Problem& p, const float (&acc)[kFragM][kFragN][4], int64_t m0,
-                                            int64_t n0, const WarpTile& w, int lane) {
-  auto* gC = static_cast<__nv_bfloat16*>(p.C);
-  const bool pairs = p.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(p.C) % 4 == 0;
+// Visits a warp's accumulators as output pairs: f(row, col, v0, v1) with (row, col) inside the
+// block tile and v0, v1 = alpha·acc at columns col, col+1. A lane holds column pairs (2t, 2t+1)
+// of rows g and g+8 of each 16×8 tile.
+template <class F>
+__device__ __forceinline__ void for_each_pair(const float (&acc)[kFragM][kFragN][4], float alpha, const WarpTile& w,
+                                              int lane, const F& f) {
 #pragma unroll
   for (int mi = 0; mi < kFragM; ++mi)
 #pragma unroll
     for (int ni = 0; ni < kFragN; ++ni)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int64_t r = m0 + w.row0 + mi * 16 + lane / 4 + 8 * h;
-        const int64_t c = n0 + w.col0 + ni * 8 + 2 * (lane % 4);
-        if (r >= p.m) continue;
-        const float v0 = p.alpha * acc[mi][ni][2 * h], v1 = p.alpha * acc[mi][ni][2 * h + 1];
-        __nv_bfloat16* dst = gC + r * p.ldc + c;
-        if (pairs && c + 1 < p.n) {
-          *reinterpret_cast<uint32_t*>(dst) = pack_bf16x2(v0, v1);
-        } else {
-          if (c < p.n) dst[0] = __float2bfloat16_rn(v0);
-          if (c + 1 < p.n) dst[1] = __float2bfloat16_rn(v1);
-        }
-      }
+      for (int h = 0; h < 2; ++h)
+        f(w.row0 + mi * 16 + lane / 4 + 8 * h, w.col0 + ni * 8 + 2 * (lane % 4), alpha * acc[mi][ni][2 * h],
+          alpha * acc[mi][ni][2 * h + 1]);
+}
+
+// C = alpha·acc straight from registers; a pair is one 4-byte store when it lies inside C and
+// is 4-byte aligned, else guarded element stores.
+__device__ __forceinline__ void store_pairs(const Problem& p, const float (&acc)[kFragM][kFragN][4], int64_t m0,
+                                            int64_t n0, const WarpTile& w, int lane) {
+  auto* gC = static_cast<__nv_bfloat16*>(p.C);
+  const bool pairs = p.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(p.C) % 4 == 0;
+  for_each_pair(acc, p.alpha, w, lane, [&](int row, int col, float v0, float v1) {
+    const int64_t r = m0 + row, c = n0 + col;
+    if (r >= p.m) return;
+    __nv_bfloat16* dst = gC + r * p.ldc + c;
+    if (pairs && c + 1 < p.n) {
+      *reinterpret_cast<uint32_t*>(dst) = pack_bf16x2(v0, v1);
+    } else {
+      if (c < p.n) dst[0] = __float2bfloat16_rn(v0);
+      if (c + 1 < p.n) dst[1] = __float2bfloat16_rn(v1);
+    }
+  });
 }
 
 }  // namespace sol::kernels::gemm_tc

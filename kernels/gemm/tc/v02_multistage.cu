@@ -90,15 +90,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>) multistage_kernel(Pro
   __syncthreads();  // the pipeline's shared memory becomes the epilogue tile
 
   auto* sC = reinterpret_cast<uint32_t*>(smem);  // bf16 pairs, row pitch kCPitch / 2 words
-#pragma unroll
-  for (int mi = 0; mi < kFragM; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < kFragN; ++ni)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = w.row0 + mi * 16 + lane / 4 + 8 * h, c = w.col0 + ni * 8 + 2 * (lane % 4);
-        sC[(r * kCPitch + c) / 2] = pack_bf16x2(p.alpha * acc[mi][ni][2 * h], p.alpha * acc[mi][ni][2 * h + 1]);
-      }
+  for_each_pair(acc, p.alpha, w, lane,
+                [&](int r, int c, float v0, float v1) { sC[(r * kCPitch + c) / 2] = pack_bf16x2(v0, v1); });
   __syncthreads();
   auto* gC = static_cast<uint16_t*>(p.C);
   const auto* sC16 = reinterpret_cast<const uint16_t*>(smem);
