@@ -256,7 +256,7 @@ Tolerance tolerance(Version v) {
   (void)v;
   return {5e-3,
           "bf16 output: one rounding of at most 2^-9 relative (RMS ≈ 1.1e-3); fp32 accumulation of exact "
-          "products adds ~1e-6 at k ≤ 8192 with random signs; 5e-3 leaves 2.5× over the worst-case rounding"};
+          "products adds ~1e-6 at k ≈ 8192 with random signs; 5e-3 leaves 2.5× over the worst-case rounding"};
 }
 
 std::unique_ptr<Case> make(Version v, const Shape& s) {
