@@ -113,6 +113,13 @@ class GemmCase final : public Case {
       launch_(problem(set), workspace_, st);
   }
 
+  LaunchInfo launch() const override {
+    KernelPlan k;
+    if (v_.rung == Rung::v01_mma_sync) k = plan_v01_mma_sync(problem(0));
+    if (v_.rung == Rung::v02_multistage) k = plan_v02_multistage(problem(0));
+    return LaunchInfo{k.func, k.block_threads, k.grid_blocks, k.dynamic_smem_bytes};
+  }
+
   CheckResult check() override {
     if (!randomized_) failure("check() called before randomize()", "randomize the inputs first");
     const double tol = tolerance(v_).rel_l2;

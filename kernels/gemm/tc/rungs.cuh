@@ -16,4 +16,15 @@ void launch_v03_wgmma_tma(const Problem& p, Workspace& ws, cudaStream_t stream);
 void launch_v04_warp_specialized(const Problem& p, Workspace& ws, cudaStream_t stream);
 void launch_v05_persistent(const Problem& p, Workspace& ws, cudaStream_t stream);
 
+// The main kernel a rung launches for p and its geometry, for the doctor (occupancy, waves).
+// Optional per rung: the Case reports no kernel (a library peer's view) where a rung has none.
+struct KernelPlan {
+  const void* func = nullptr;
+  int block_threads = 0;
+  int64_t grid_blocks = 0;
+  int64_t dynamic_smem_bytes = 0;
+};
+KernelPlan plan_v01_mma_sync(const Problem& p);
+KernelPlan plan_v02_multistage(const Problem& p);
+
 }  // namespace sol::kernels::gemm_tc

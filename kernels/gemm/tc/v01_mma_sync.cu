@@ -86,4 +86,16 @@ void launch_v01_mma_sync(const Problem& p, Workspace&, cudaStream_t stream) {
   SOL_LAUNCH_CHECK();
 }
 
+KernelPlan plan_v01_mma_sync(const Problem& p) {
+  KernelPlan k;
+  switch (p.in) {
+    case InType::bf16: k.func = reinterpret_cast<const void*>(mma_sync_kernel<__nv_bfloat16>); break;
+    case InType::fp16: k.func = reinterpret_cast<const void*>(mma_sync_kernel<__half>); break;
+    case InType::fp8_e4m3: k.func = reinterpret_cast<const void*>(mma_sync_kernel<__nv_fp8_e4m3>); break;
+  }
+  k.block_threads = kThreads;
+  k.grid_blocks = ((p.n + kBlockN - 1) / kBlockN) * ((p.m + kBlockM - 1) / kBlockM);
+  return k;
+}
+
 }  // namespace sol::kernels::gemm_tc

@@ -124,6 +124,17 @@ bool aligned16(const void* ptr, int64_t pitch_bytes) {
   return pitch_bytes % 16 == 0 && reinterpret_cast<uintptr_t>(ptr) % 16 == 0;
 }
 
+// 64 KiB of dynamic shared memory is over the default 48 KiB: opt in once per instantiation.
+template <class T>
+const void* configured_kernel() {
+  static const bool done = [] {
+    SOL_CUDA_CHECK(cudaFuncSetAttribute(multistage_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    return true;
+  }();
+  (void)done;
+  return reinterpret_cast<const void*>(multistage_kernel<T>);
+}
+
 // Packs the operands whose pitch cp.async cannot read into the Workspace, then runs the kernel.
 template <class T>
 void run(Problem p, Workspace& ws, cudaStream_t stream) {
@@ -145,11 +156,7 @@ void run(Problem p, Workspace& ws, cudaStream_t stream) {
     if (packA) pack(p.A, p.lda, p.m, base);
     if (packB) pack(p.B, p.ldb, p.n, base + bytesA);
   }
-  static const bool configured = [] {  // 64 KiB of dynamic shared memory is over the default 48
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(multistage_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    return true;
-  }();
-  (void)configured;
+  (void)configured_kernel<T>();
   const dim3 grid(unsigned((p.n + kBlockN - 1) / kBlockN), unsigned((p.m + kBlockM - 1) / kBlockM));
   multistage_kernel<T><<<grid, kThreads, kSmemBytes, stream>>>(p);
   SOL_LAUNCH_CHECK();
@@ -163,6 +170,19 @@ void launch_v02_multistage(const Problem& p, Workspace& ws, cudaStream_t stream)
     case InType::fp16: return run<__half>(p, ws, stream);
     case InType::fp8_e4m3: return run<__nv_fp8_e4m3>(p, ws, stream);
   }
+}
+
+KernelPlan plan_v02_multistage(const Problem& p) {
+  KernelPlan k;
+  switch (p.in) {
+    case InType::bf16: k.func = configured_kernel<__nv_bfloat16>(); break;
+    case InType::fp16: k.func = configured_kernel<__half>(); break;
+    case InType::fp8_e4m3: k.func = configured_kernel<__nv_fp8_e4m3>(); break;
+  }
+  k.block_threads = kThreads;
+  k.grid_blocks = ((p.n + kBlockN - 1) / kBlockN) * ((p.m + kBlockM - 1) / kBlockM);
+  k.dynamic_smem_bytes = kSmemBytes;
+  return k;
 }
 
 }  // namespace sol::kernels::gemm_tc
