@@ -6,6 +6,11 @@
 //   v03_wgmma_tma         wgmma fed by TMA (the lead)
 //   v04_warp_specialized  producer / consumer warpgroups (the lead)
 //   v05_persistent        persistent tile scheduler (the lead)
+// Plugging in a Hopper rung: define its launcher (v03_wgmma_tma.cu …), return it from launcher()
+// in case.cu (the commented line is there), and register it in kernels/registry.cu's
+// add_gemm_tc (entry(f.family, V{f.in, R::v03_wgmma_tma}, "v03_wgmma_tma", 3, 90, …)); optionally
+// a KernelPlan for the doctor in GemmCase::launch(). Until launcher() returns it, unsupported()
+// says the rung is not built.
 #include "kernels/gemm/tc/problem.cuh"
 
 namespace sol::kernels::gemm_tc {
