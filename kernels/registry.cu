@@ -12,6 +12,8 @@
 #include "kernels/mx/case.hpp"
 #include "kernels/elementwise/case.hpp"
 #include "kernels/gemm/fp32/case.hpp"
+#include "kernels/gemm/tc/case.hpp"
+#include "kernels/gemm/tc/problem.cuh"
 #include "kernels/norms/case.hpp"
 #include "kernels/precision/case.hpp"
 #include "sol/registry.hpp"
@@ -216,6 +218,53 @@ void add_elementwise(std::vector<Variant>& all) {
   all.push_back(entry("elementwise", V::v03_fused_bf16, "v03_fused_bf16", 3, 80,
                       "the fused chain on bf16 storage (4 B/element), fp32 arithmetic", kSinCosBench, kSinCosTest));
 }
+// ---- gemm_bf16, gemm_fp16, gemm_fp8: C[m×n] bf16 = alpha·A[m×k]·B[n×k]ᵀ (TN) on tensor cores ------
+const Texts kGemmBench = {"m=4096,n=4096,k=4096", "m=8192,n=8192,k=8192", "m=32768,n=4096,k=4096",
+                          "m=1024,n=1024,k=1024", "m=1792,n=1792,k=1792", "m=2048,n=2048,k=2048",
+                          "m=1023,n=1023,k=1023", "m=1793,n=1793,k=1793", "m=2049,n=2049,k=2049",
+                          "m=4095,n=4095,k=4095", "m=4097,n=4097,k=4097", "m=8193,n=8193,k=8193"};
+const Texts kGemmTest = {"m=1,n=1,k=1",       "m=1,n=1,k=17",        "m=17,n=13,k=9",
+                         "m=31,n=37,k=41",    "m=127,n=129,k=131",   "m=4097,n=65,k=33",
+                         "m=1793,n=1793,k=1793", "m=64,n=64,k=64,lda=72", "m=256,n=256,k=256"};
+
+// The Hopper rungs (v03_wgmma_tma, v04_warp_specialized, v05_persistent) are registered by the
+// lead beside these, one entry each: entry(f.family, V{f.in, R::v03_wgmma_tma}, ...).
+void add_gemm_tc(std::vector<Variant>& all) {
+  using kernels::gemm_tc::InType;
+  using R = kernels::gemm_tc::Rung;
+  using V = kernels::gemm_tc::Version;
+  const struct {
+    const char* family;
+    InType in;
+    int min_cc;  // e4m3 mma.sync and cuBLASLt fp8: sm_89
+  } families[] = {{"gemm_bf16", InType::bf16, 80}, {"gemm_fp16", InType::fp16, 80}, {"gemm_fp8", InType::fp8_e4m3, 89}};
+  for (const auto& f : families) {
+    all.push_back(entry(f.family, V{f.in, R::peer_cublaslt}, "peer:cublasLt", 0, f.min_cc,
+                        "cublasLtMatmul, TN, fp32 compute, bf16 out, heuristic's best algorithm", kGemmBench, kGemmTest));
+    all.push_back(entry(f.family, V{f.in, R::v01_mma_sync}, "v01_mma_sync", 1, f.min_cc,
+                        "mma.sync (m16n8k16; e4m3 m16n8k32) fed by ldmatrix, 128×128 tile, one padded shared buffer",
+                        kGemmBench, kGemmTest));
+    all.push_back(entry(f.family, V{f.in, R::v02_multistage}, "v02_multistage", 2, f.min_cc,
+                        "4-stage cp.async pipeline, XOR-swizzled shared memory, 16-byte epilogue stores", kGemmBench,
+                        kGemmTest));
+    all.push_back(entry(f.family, V{f.in, R::v03_wgmma_tma}, "v03_wgmma_tma", 3, 90,
+                        "wgmma m64n256 fed by TMA into 128B-swizzled smem, 4 stages; a __syncthreads per k-tile",
+                        kGemmBench, kGemmTest));
+    all.push_back(entry(f.family, V{f.in, R::v04_warp_specialized}, "v04_warp_specialized", 4, 90,
+                        "a producer warpgroup issues TMA; consumers keep one wgmma group in flight (mbarriers)",
+                        kGemmBench, kGemmTest));
+    all.push_back(entry(f.family, V{f.in, R::v05_persistent}, "v05_persistent", 5, 90,
+                        "one CTA per SM walks the tiles, 16 row tiles per column of B for L2 reuse", kGemmBench,
+                        kGemmTest));
+    all.push_back(entry(f.family, V{f.in, R::v06_cluster_multicast}, "v06_cluster_multicast", 6, 90,
+                        "clusters of 2 CTAs: each loads half of the shared B tile and TMA-multicasts it", kGemmBench,
+                        kGemmTest));
+    all.push_back(entry(f.family, V{f.in, R::v07_tma_store}, "v07_tma_store", 7, 90,
+                        "epilogue through swizzled smem and TMA stores, overlapping the next tile's wgmmas",
+                        kGemmBench, kGemmTest));
+  }
+}
+
 // ---- layernorm, rmsnorm, softmax: rows × cols, normalized over cols -----------------------------
 const Texts kRowBench = {"rows=32768,cols=4096", "rows=4096,cols=65536", "rows=65536,cols=1024"};
 const Texts kRowTest = {"rows=1,cols=1",      "rows=3,cols=2",       "rows=5,cols=7",        "rows=37,cols=1",
@@ -321,6 +370,7 @@ const std::vector<Variant>& registry() {
     add_elementwise(v);  // fusion block
     add_rows(v);         // fusion block
     add_gemm_fp32(v);
+    add_gemm_tc(v);
     return v;
   }();
   return all;

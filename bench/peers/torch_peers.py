@@ -309,6 +309,68 @@ def gemm_fp32_peers(torch, timer, device, dims):
 
 
 FAMILIES["gemm_fp32"] = gemm_fp32_peers
+# ---- tensor-core GEMM (issue 7): C[m×n] = alpha·A[m×k]·B[n×k]ᵀ, the TN layout of kernels/gemm/tc (x @ W.T);
+# bytes as kernels/gemm/tc/case.cu counts them (A and B read once in their type, C bf16 written once).
+FP8_SCALE_A, FP8_SCALE_B = 0.5, 0.25  # as kernels/gemm/tc/inputs.cuh
+
+
+def gemm_peers(family):
+    def peers(torch, timer, device, dims):
+        d = dict(dims)
+        m, n, k = dims_of([(key, d[key]) for key in ("m", "n", "k") if key in d], family, "m", "n", "k")
+        extra = [key for key in d if key not in ("m", "n", "k", "lda", "ldb", "ldc")]
+        lda, ldb = d.get("lda", k), d.get("ldb", k)
+        if extra or lda < k or ldb < k or d.get("ldc", n) < n:
+            fail(2, f"shape '{shape_str(dims)}' does not fit {family}: m, n, k and optional lda ≥ k, ldb ≥ k, ldc ≥ n")
+        fp8 = getattr(torch, "float8_e4m3fn", None)
+        dt, size = {"gemm_bf16": (torch.bfloat16, 2), "gemm_fp16": (torch.float16, 2), "gemm_fp8": (fp8, 1)}[family]
+        flops, nbytes = 2 * m * n * k, size * (m * k + n * k) + 2 * m * n
+        note = "A and B in one allocation (pitches lda, ldb); C contiguous bf16 (ldc not applied)"
+
+        def make():  # one flat tensor holding A (m × lda) then B (n × ldb)
+            return random_signed(torch, m * lda + n * ldb, device).to(dt)
+
+        def views(x):
+            return x[:m * lda].view(m, lda)[:, :k], x[m * lda:].view(n, ldb)[:, :k]
+
+        if family == "gemm_fp8":
+            if fp8 is None or not hasattr(torch, "_scaled_mm"):
+                yield dict(family=family, variant="peer:torch._scaled_mm", technique="torch._scaled_mm fp8 e4m3",
+                           shape=shape_str(dims), median_s=0.0, min_s=0.0, max_s=0.0, samples=0, flops=float(flops),
+                           bytes=float(nbytes), verified=False, rel_l2=0.0, tolerance=5e-3,
+                           skipped="this torch has no fp8 _scaled_mm", note="not run: this torch has no fp8 _scaled_mm")
+                return
+            sa = torch.tensor(FP8_SCALE_A, device=device)
+            sb = torch.tensor(FP8_SCALE_B, device=device)
+
+            def fn(x):
+                a, b = views(x)
+                return torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
+
+            def ref(x):
+                a, b = views(x)
+                return (a.float().double() @ b.float().double().t()) * (FP8_SCALE_A * FP8_SCALE_B)
+
+            yield run_peer(torch, timer, family, "peer:torch._scaled_mm",
+                           "torch._scaled_mm(A, Bᵀ) fp8 e4m3, per-tensor scales, bf16 out", dims, make, fn, ref, flops,
+                           nbytes, 5e-3, note)
+            return
+
+        def fn(x):
+            a, b = views(x)
+            return a @ b.t()
+
+        def ref(x):
+            a, b = views(x)
+            return a.double() @ b.double().t()
+
+        name = "bf16" if dt == torch.bfloat16 else "fp16"
+        yield run_peer(torch, timer, family, f"peer:torch.matmul_{name}", f"x @ W.T on {name} (cuBLAS via torch)", dims,
+                       make, fn, ref, flops, nbytes, 5e-3, note + ("" if name == "bf16" else "; output fp16 (torch's)"))
+    return peers
+
+
+FAMILIES.update({f: gemm_peers(f) for f in ("gemm_bf16", "gemm_fp16", "gemm_fp8")})
 
 
 def main():

@@ -1,0 +1,30 @@
+#pragma once
+// Which outputs of an m×n GEMM the Case checks against its double reference (host only, no
+// CUDA): all of them when the check costs at most full_macs multiply-adds, else a fixed
+// pseudo-random set of `count` outputs (same on every run: a fixed-seed generator) plus the four
+// corners, where tile edges and the last partial tiles meet. Indices are r·n + c, sorted, unique.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace sol::kernels::gemm_tc {
+
+inline std::vector<int64_t> sample_outputs(int64_t m, int64_t n, int64_t k, int64_t full_macs, int count) {
+  std::vector<int64_t> picks;
+  const int64_t outputs = m * n;
+  if (outputs <= count || (k > 0 && outputs <= full_macs / k)) {
+    picks.resize(size_t(outputs));
+    for (int64_t i = 0; i < outputs; ++i) picks[size_t(i)] = i;
+    return picks;
+  }
+  std::mt19937_64 gen(0x6E4D5EEDull);
+  std::uniform_int_distribution<int64_t> any(0, outputs - 1);
+  for (int i = 0; i < count; ++i) picks.push_back(any(gen));
+  for (int64_t corner : {int64_t(0), n - 1, (m - 1) * n, outputs - 1}) picks.push_back(corner);
+  std::sort(picks.begin(), picks.end());
+  picks.erase(std::unique(picks.begin(), picks.end()), picks.end());
+  return picks;
+}
+
+}  // namespace sol::kernels::gemm_tc
