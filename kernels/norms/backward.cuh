@@ -84,6 +84,22 @@ struct alignas(sizeof(T) * kPerVec) Pack {
   T e[kPerVec];
 };
 
+// A held 16-byte pack made opaque (rows.cuh's opaque): each sweep unpacks it afresh instead of the
+// compiler keeping every unpacked fp32 value live between the sums and the output sweep.
+template <class T, int kPerVec>
+__device__ inline Pack<T, kPerVec> fresh(const Pack<T, kPerVec>& p) {
+  if constexpr (sizeof(p) == 16) {
+    uint4 u;
+    memcpy(&u, &p, 16);
+    u = opaque(u);
+    Pack<T, kPerVec> q;
+    memcpy(&q, &u, 16);
+    return q;
+  } else {
+    return p;
+  }
+}
+
 // ---- one-read kernel ------------------------------------------------------------------------------
 // kGroups row groups of kThreads threads per block (kGroups > 1 only for warp rows, kThreads = 32,
 // never in a cluster). A row's pack range [0, npack) is split over the cluster's `slices` CTAs:
@@ -157,9 +173,10 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
       if (v < end) {
         P rG{};
         if (gG) rG = gG[v];
+        const P pA = fresh(rA[k]), pDy = fresh(rDy[k]);
 #pragma unroll
         for (int j = 0; j < kPerVec; ++j)
-          Op::terms(to_f32(rA[k].e[j]), to_f32(rDy[k].e[j]), gG ? to_f32(rG.e[j]) : 1.f, st, s0, s1);
+          Op::terms(to_f32(pA.e[j]), to_f32(pDy.e[j]), gG ? to_f32(rG.e[j]) : 1.f, st, s0, s1);
       }
     }
     if constexpr (Op::kParams == 2) s0 = group_reduce<Reduce::Sum, kThreads>(s0, sRed);
@@ -188,9 +205,10 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
       if (v < end) {
         P rG{}, rO;
         if (gG) rG = gG[v];
+        const P pA = fresh(rA[k]), pDy = fresh(rDy[k]);
 #pragma unroll
         for (int j = 0; j < kPerVec; ++j) {
-          const float x = to_f32(rA[k].e[j]), dy = to_f32(rDy[k].e[j]);
+          const float x = to_f32(pA.e[j]), dy = to_f32(pDy.e[j]);
           rO.e[j] = from_f32<T>(Op::out(x, dy, gG ? to_f32(rG.e[j]) : 1.f, st, m));
           if constexpr (Op::kParams > 0) {
             float* pS = sMine + (k * kPerVec + j) * kThreads + t;
