@@ -237,20 +237,25 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
 }
 
 // Column sums of the workspace in a fixed order: block (x, q) owns 32 columns of parameter q;
-// warp w adds parts w, w + 8, …; the eight warp sums are added in warp order.
+// warp w adds parts w, w + 32, … (four loads in flight: the tail is latency-bound, ~3 MB at
+// most), then warp 0 adds the 32 warp sums in warp order.
+inline constexpr int kSumWarps = 32;
 template <class T, class In>
-__global__ void __launch_bounds__(256) column_sum_kernel(const In* gIn, int64_t parts, int params, int64_t cols, T* gOut0, T* gOut1) {
-  __shared__ float sSum[8][32];
+__global__ void __launch_bounds__(kSumWarps * 32)
+    column_sum_kernel(const In* gIn, int64_t parts, int params, int64_t cols, T* gOut0, T* gOut1) {
+  __shared__ float sSum[kSumWarps][33];
   const int w = threadIdx.x / 32, l = threadIdx.x % 32, q = blockIdx.y;
   const int64_t c = int64_t(blockIdx.x) * 32 + l;
   float acc = 0.f;
-  if (c < cols)
-    for (int64_t p = w; p < parts; p += 8) acc += to_f32(gIn[(p * params + q) * cols + c]);
+  if (c < cols) {
+#pragma unroll 4
+    for (int64_t p = w; p < parts; p += kSumWarps) acc += to_f32(gIn[(p * params + q) * cols + c]);
+  }
   sSum[w][l] = acc;
   __syncthreads();
   if (w == 0 && c < cols) {
     float sum = 0.f;
-    for (int i = 0; i < 8; ++i) sum += sSum[i][l];
+    for (int i = 0; i < kSumWarps; ++i) sum += sSum[i][l];
     (q == 0 ? gOut0 : gOut1)[c] = from_f32<T>(sum);
   }
 }
@@ -324,7 +329,7 @@ template <class T, class In>
 void column_sums(const In* gIn, int64_t parts, int params, int64_t cols, T* gOut0, T* gOut1, cudaStream_t stream) {
   const dim3 grid(unsigned(blocks_for(cols, 32)), unsigned(params));
   if (grid.x == 0 || params == 0) return;
-  column_sum_kernel<T, In><<<grid, 256, 0, stream>>>(gIn, parts, params, cols, gOut0, gOut1);
+  column_sum_kernel<T, In><<<grid, kSumWarps * 32, 0, stream>>>(gIn, parts, params, cols, gOut0, gOut1);
   SOL_LAUNCH_CHECK();
 }
 
