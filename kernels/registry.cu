@@ -272,7 +272,7 @@ const Texts kRowBwdTest = {"rows=1,cols=1",      "rows=7,cols=3",       "rows=10
                            "rows=1025,cols=96",  "rows=9,cols=1024",    "rows=13,cols=1032",   "rows=11,cols=4096",
                            "rows=3,cols=4099",   "rows=5,cols=8192",    "rows=3,cols=16384",   "rows=2,cols=32768",
                            "rows=3,cols=65536",  "rows=2,cols=65521",   "rows=5000,cols=1024", "rows=3000,cols=4096",
-                           "rows=700,cols=16384", "rows=300,cols=65536"};
+                           "rows=700,cols=16384", "rows=300,cols=65536", "rows=257,cols=4096,scale=30"};
 
 void add_rows_bwd(std::vector<Variant>& all) {
   using V = kernels::rows_bwd::Version;

@@ -100,12 +100,6 @@ __device__ inline Pack<T, kPerVec> fresh(const Pack<T, kPerVec>& p) {
   }
 }
 
-// ---- one-read kernel ------------------------------------------------------------------------------
-// kGroups row groups of kThreads threads per block (kGroups > 1 only for warp rows, kThreads = 32,
-// never in a cluster). A row's pack range [0, npack) is split over the cluster's `slices` CTAs:
-// CTA rank s holds packs [s·per, min(npack, (s+1)·per)); thread t of a group holds packs
-// start + k·kThreads + t, k < kVecs. Cluster c's groups walk rows (c·kGroups + g) + i·parts·kGroups.
-// Shared memory: kParams slots per held element per thread, [g][q][k][j][t] (conflict-free).
 // Cluster helpers: a 1-CTA "cluster" below sm_90 (the planner never asks for more there).
 __device__ inline int cluster_size() {
 #if __CUDA_ARCH__ >= 900
@@ -135,6 +129,12 @@ __device__ inline const float* cluster_peer(float* p, int rank) {
 #endif
 }
 
+// ---- one-read kernel ------------------------------------------------------------------------------
+// kGroups row groups of kThreads threads per block (kGroups > 1 only for warp rows, kThreads = 32,
+// never in a cluster). A row's pack range [0, npack) is split over the cluster's `slices` CTAs:
+// CTA rank s holds packs [s·per, min(npack, (s+1)·per)); thread t of a group holds packs
+// start + k·kThreads + t, k < kVecs. Cluster c's groups walk rows (c·kGroups + g) + i·parts·kGroups.
+// Shared memory: kParams slots per held element per thread, [g][q][k][j][t] (conflict-free).
 template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups>
 __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a, int per) {
   extern __shared__ float sAcc[];

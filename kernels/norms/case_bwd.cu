@@ -1,7 +1,7 @@
 // Registry wrapper for the backward row families: one RowBwdCase per element type. Inputs are
-// what a training step hands the backward: x (norms) with the mean and rstd the forward saved —
-// produced here by the forward's one-read kernel — or y = softmax(x) (forward run on the scaled,
-// masked x), and a fresh dy. The reference is computed in double on the host over every row:
+// what a training step hands the backward: x (norms, scaled) with the mean and rstd the forward
+// saved — produced here by the forward's looped kernel — or y = softmax(x) (the forward run on the
+// scaled, masked x), and a fresh dy. The reference is computed in double on the host over every row:
 // the per-row sums and the dγ/dβ column sums (chunk partials, added in chunk order), then dx
 // element by element. The check also runs the kernel a second time into poisoned outputs and
 // requires bit-identical dx, dγ, dβ (no atomics: the column sums have a fixed order).
@@ -15,6 +15,7 @@
 #include "kernels/common/elem.cuh"
 #include "kernels/common/variant.cuh"
 #include "kernels/norms/backward.cuh"
+#include "kernels/norms/case.hpp"
 #include "kernels/norms/case_bwd.hpp"
 #include "kernels/norms/forward.cuh"
 #include "kernels/norms/prepare.cuh"
@@ -110,6 +111,7 @@ class RowBwdCase final : public Case {
         rows::softmax_forward(rows::Impl::Looped, f, static_cast<T*>(nullptr), nullptr);
       } else {
         Elem<T>::fill(a_[size_t(i)].get(), n, s, Dist::Signed, nullptr);
+        rows::prepare_inputs(a_[size_t(i)].get(), rows_, cols_, scale_, false);
         f.x = a_[size_t(i)].get();
         f.y = dx_[size_t(i)].get();  // y itself is not needed
         f.gamma = gamma_.get();
@@ -151,8 +153,8 @@ class RowBwdCase final : public Case {
     const int64_t n = rows_ * cols_;
     const int np = params(in_.kind);
     const Outputs got = outputs();
-    // Inputs of set 0 as the device holds them: y read back (softmax), the saved statistics.
-    if (in_.kind == Kind::Softmax) y_ = a_[0].template to_host<Bits>(0, n);
+    // Inputs of set 0 as the device holds them: x (scaled) or y read back, the saved statistics.
+    a_h_ = a_[0].template to_host<Bits>(0, n);
     if (!rstd_.empty()) rstd_h_ = rstd_[0].template to_host<uint32_t>(0, rows_);
     if (!mean_.empty()) mean_h_ = mean_[0].template to_host<uint32_t>(0, rows_);
 
@@ -206,7 +208,8 @@ class RowBwdCase final : public Case {
       out.ok = false;
       out.detail += (out.detail.empty() ? "" : "; ") + std::string("a second run gave different bits (not deterministic)");
     }
-    y_.clear();
+    a_h_.clear();
+    a_h_.shrink_to_fit();
     return out;
   }
 
@@ -272,10 +275,7 @@ class RowBwdCase final : public Case {
   }
 
   // Set 0's elements as the device holds them.
-  double a(int64_t r, int64_t c) const {
-    if (in_.kind == Kind::Softmax) return Elem<T>::decode(y_[size_t(r * cols_ + c)]);
-    return Elem<T>::decode(Elem<T>::draw(seed0_, uint64_t(r * cols_ + c), Dist::Signed));
-  }
+  double a(int64_t r, int64_t c) const { return Elem<T>::decode(a_h_[size_t(r * cols_ + c)]); }
   double dy(int64_t r, int64_t c) const {
     return Elem<T>::decode(Elem<T>::draw(hash64(seed0_, 0xD1), uint64_t(r * cols_ + c), Dist::Signed));
   }
@@ -331,22 +331,17 @@ class RowBwdCase final : public Case {
   rows::BwdPlan plan_;
   uint64_t seed0_ = 0, gseed_ = 0;
   bool randomized_ = false;
-  std::vector<Bits> y_;
+  std::vector<Bits> a_h_;  // set 0's x or y, during check()
   std::vector<uint32_t> mean_h_, rstd_h_;
 };
 
 }  // namespace
 
+// The forward's shape rules: rows, cols 1 … 65536, scale; mask for softmax.
 std::string unsupported(Version v, const Shape& s) {
-  std::vector<DimRule> rules = {{"rows", 1, int64_t(1) << 31}, {"cols", 1, 65536}};
-  if (info(v).kind == Kind::Softmax) {
-    rules.push_back({"scale", 1, 1000, false});
-    rules.push_back({"mask", 0, 1, false});
-  }
-  if (std::string why = check_dims(s, rules); !why.empty()) return why;
-  if (product_or_minus1({s.at("rows"), s.at("cols"), 4}, int64_t(1) << 40) < 0)
-    return "rows × cols is too large (over 2^38 elements)";
-  return {};
+  const rows::Version twin[] = {rows::Version::ln_v03_registers, rows::Version::rms_v03_registers,
+                                rows::Version::sm_v03_registers};
+  return rows::unsupported(twin[int(info(v).kind)], s);
 }
 
 // Bytes: the one-read floor for every rung, as the brief counts it — a (x or y) and dy read, dx

@@ -1,7 +1,7 @@
 #pragma once
 // The registry's view of the backward row families layernorm_bwd, rmsnorm_bwd and softmax_bwd
-// (no CUDA types). Shape: rows, cols (1 … 65536); softmax also scale (forward inputs × scale,
-// 1 … 1000) and mask=1 (the forward's −inf pattern of kernels/norms/case.hpp, so y = 0 there).
+// (no CUDA types). Shapes as the forward's (kernels/norms/case.hpp): rows, cols (1 … 65536), scale
+// (x × scale, 1 … 1000); softmax also mask=1 (the forward's −inf pattern, so y = 0 there).
 #include <memory>
 #include <string>
 

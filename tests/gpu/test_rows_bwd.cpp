@@ -50,6 +50,8 @@ TEST(RowsBwd, RefusesShapesOutsideTheFamily) {
   EXPECT_EQ(ln->unsupported(Shape::parse("rows=3,cols=65536")), "");
   EXPECT_NE(ln->unsupported(Shape::parse("rows=3,cols=65537")), "");
   EXPECT_NE(ln->unsupported(Shape::parse("rows=3,cols=8,mask=1")), "");  // the mask is softmax's
+  EXPECT_EQ(ln->unsupported(Shape::parse("rows=3,cols=8,scale=30")), "");
+  EXPECT_NE(ln->unsupported(Shape::parse("rows=3,cols=8,scale=1001")), "");
   EXPECT_NE(ln->unsupported(Shape::parse("rows=3")), "");
   EXPECT_EQ(sm->unsupported(Shape::parse("rows=3,cols=8,mask=1,scale=30")), "");
   EXPECT_NE(sm->unsupported(Shape::parse("rows=3,cols=8,mask=2")), "");
