@@ -344,6 +344,22 @@ struct BwdPlan {
   int64_t work_floats = 0;  // parts × params × cols
 };
 
+// A launch of `grid` CTAs in clusters of `slices` (attr: storage the config points to).
+inline cudaLaunchConfig_t cluster_launch(int slices, int64_t grid, const LaunchPlan& p, cudaStream_t stream,
+                                         cudaLaunchAttribute* attr) {
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = unsigned(slices);
+  attr->val.clusterDim.y = attr->val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(unsigned(grid));
+  cfg.blockDim = dim3(unsigned(p.block));
+  cfg.dynamicSmemBytes = size_t(p.smem);
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 // The plan of one configuration: persistent grid of as many parts (CTAs, or clusters of
 // `slices` CTAs) as fit on the device at once, at most one per row group.
 template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups>
@@ -361,16 +377,8 @@ BwdPlan plan_config(const BwdArgs<T>& a, int slices) {
   SOL_CUDA_CHECK(cudaGetDevice(&device));
   SOL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   if (slices > 1) {
-    cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = unsigned(slices);
-    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-    cfg.gridDim = dim3(unsigned(slices));
-    cfg.blockDim = dim3(unsigned(p.main.block));
-    cfg.dynamicSmemBytes = size_t(p.main.smem);
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    const cudaLaunchConfig_t cfg = cluster_launch(slices, slices, p.main, nullptr, &attr);
     SOL_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fit, kernel, &cfg));
   } else {
     SOL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, p.main.block, size_t(p.main.smem)));
@@ -408,17 +416,8 @@ void run_backward(const BwdPlan& p, const BwdArgs<T>& a, cudaStream_t stream) {
   using Kernel = void (*)(BwdArgs<T>, int);
   const Kernel kernel = reinterpret_cast<Kernel>(const_cast<void*>(p.main.func));
   if (p.slices > 1) {
-    cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = unsigned(p.slices);
-    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-    cfg.gridDim = dim3(unsigned(p.main.grid));
-    cfg.blockDim = dim3(unsigned(p.main.block));
-    cfg.dynamicSmemBytes = size_t(p.main.smem);
-    cfg.stream = stream;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    const cudaLaunchConfig_t cfg = cluster_launch(p.slices, p.main.grid, p.main, stream, &attr);
     SOL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a, p.per));
   } else {
     kernel<<<unsigned(p.main.grid), unsigned(p.main.block), size_t(p.main.smem), stream>>>(a, p.per);
