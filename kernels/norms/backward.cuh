@@ -308,6 +308,7 @@ __global__ void __launch_bounds__(256)
 template <class Fn, class T>
 void eager_map(const T* gA, const T* gB, const T* gG, const EagerRows& r, T* gOut, int64_t rows, int64_t cols,
                cudaStream_t stream) {
+  // A grid-stride loop: a few waves of blocks on an H200-sized GPU (132 SMs × 16) cover any size.
   const int64_t blocks = std::min<int64_t>(blocks_for(rows * cols, 256), 132 * 16);
   if (blocks == 0) return;
   eager_map_kernel<Fn, T><<<unsigned(blocks), 256, 0, stream>>>(gA, gB, gG, r, gOut, rows, cols);
