@@ -15,6 +15,7 @@
 #include "kernels/gemm/tc/case.hpp"
 #include "kernels/gemm/tc/problem.cuh"
 #include "kernels/norms/case.hpp"
+#include "kernels/norms/case_bwd.hpp"
 #include "kernels/precision/case.hpp"
 #include "sol/registry.hpp"
 
@@ -313,6 +314,37 @@ void add_rows(std::vector<Variant>& all) {
       all.push_back(std::move(x));
     }
 }
+// ---- layernorm_bwd, rmsnorm_bwd, softmax_bwd: dx (and dγ, dβ) from x or y, dy ------------------
+// Beyond the forward's test shapes: persistent blocks walking several rows (rows ≫ parts), and
+// cluster-split rows (cols > 8192 bf16) walking several rows (the exchange's double buffer).
+const Texts kRowBwdTest = {"rows=1,cols=1",      "rows=7,cols=3",       "rows=1025,cols=1",    "rows=5,cols=7",
+                           "rows=31,cols=33",    "rows=129,cols=127",   "rows=7,cols=1000",    "rows=17,cols=1023",
+                           "rows=1025,cols=96",  "rows=9,cols=1024",    "rows=13,cols=1032",   "rows=11,cols=4096",
+                           "rows=3,cols=4099",   "rows=5,cols=8192",    "rows=3,cols=16384",   "rows=2,cols=32768",
+                           "rows=3,cols=65536",  "rows=2,cols=65521",   "rows=5000,cols=1024", "rows=3000,cols=4096",
+                           "rows=700,cols=16384", "rows=300,cols=65536", "rows=257,cols=4096,scale=30"};
+
+void add_rows_bwd(std::vector<Variant>& all) {
+  using V = kernels::rows_bwd::Version;
+  const char* families[] = {"layernorm_bwd", "rmsnorm_bwd", "softmax_bwd"};
+  const char* eager[] = {"eager backward: g = dy·γ | x̂ | g·x̂ | mean g | mean g·x̂ | dx | dy·x̂ | Σ_rows ×2 (34 B/element)",
+                         "eager backward: g = dy·γ | x̂ | g·x̂ | mean g·x̂ | dx | dy·x̂ | Σ_rows (30 B/element)",
+                         "eager backward: t = dy·y | Σ t | dx = y·(dy − Σ) (14 B/element)"};
+  const char* one_read = "one read: x|y and dy in registers, both row sums in one sweep, dx written; rows > 8192 bf16 "
+                         "split over a cluster (DSMEM sums); dγ/dβ as per-block partials + fixed-order column sum";
+  for (int f = 0; f < 3; ++f) {
+    const V v01 = V(3 * f), v02 = V(3 * f + 1), v03 = V(3 * f + 2);
+    Variant rungs[] = {entry(families[f], v01, "v01_eager_bf16", 1, 90, eager[f], kRowBench, kRowBwdTest),
+                       entry(families[f], v02, "v02_one_read_bf16", 2, 90, one_read, kRowBench, kRowBwdTest),
+                       entry(families[f], v03, "v03_one_read_fp32", 3, 90, "v02 on fp32 input and output", kRowBench,
+                             kRowBwdTest)};
+    for (Variant& x : rungs) {
+      if (f == 2)
+        for (const char* t : kSoftmaxExtra) x.test_shapes.push_back(Shape::parse(t));
+      all.push_back(std::move(x));
+    }
+  }
+}
 // ==== end of fusion block =======================================================================
 
 // ==== gemm_fp32 (branch sgemm): the fp32 matrix-multiply ladder, C = 1.25·A·B + beta·C ===========
@@ -371,6 +403,7 @@ const std::vector<Variant>& registry() {
     add_rows(v);         // fusion block
     add_gemm_fp32(v);
     add_gemm_tc(v);
+    add_rows_bwd(v);     // fusion block (backward)
     return v;
   }();
   return all;

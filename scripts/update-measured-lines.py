@@ -7,7 +7,8 @@ import glob, json, os, re, sys
 gpu = sys.argv[1] if len(sys.argv) > 1 else "h200"
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILE_FAMILIES = {"layernorm.cu": ["layernorm"], "rmsnorm.cu": ["rmsnorm"], "softmax.cu": ["softmax"],
-                 "sincos.cu": ["elementwise"]}
+                 "sincos.cu": ["elementwise"], "layernorm_bwd.cu": ["layernorm_bwd"],
+                 "rmsnorm_bwd.cu": ["rmsnorm_bwd"], "softmax_bwd.cu": ["softmax_bwd"]}
 
 
 def t(s):

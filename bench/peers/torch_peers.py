@@ -371,6 +371,72 @@ def gemm_peers(family):
 
 
 FAMILIES.update({f: gemm_peers(f) for f in ("gemm_bf16", "gemm_fp16", "gemm_fp8")})
+# ---- backward families (layernorm_bwd, rmsnorm_bwd, softmax_bwd): the forward runs once when the input set is
+# made (outside the timing); the timed call is torch.autograd.grad(y, (x, params), dy, retain_graph=True) — aten's
+# native backward kernels for F.layer_norm / F.rms_norm / torch.softmax, the compiled backward graph for
+# torch.compile'd naive formulas. Bytes and FLOPs as kernels/norms/case_bwd.cu counts its one-read rung.
+class BwdInput:
+    """One input set: x (leaf), the forward's y and graph, dy. numel/element_size: what one set holds."""
+
+    def __init__(self, x, y, dy):
+        self.x, self.y, self.dy = x, y, dy
+
+    def numel(self):
+        return 2 * self.x.numel()
+
+    def element_size(self):
+        return self.x.element_size()
+
+
+def row_bwd_peers(family):
+    base = family[: -len("_bwd")]
+
+    def peers(torch, timer, device, dims):
+        rows, cols = dims_of(dims, family, "rows", "cols")
+        F = torch.nn.functional
+        dt, size, n = torch.bfloat16, 2, rows * cols
+        g = random_positive(torch, cols, device).to(dt).requires_grad_()
+        b = (random_positive(torch, cols, device) - 1.25).to(dt).requires_grad_()
+        if base == "layernorm":
+            fwds = {"F.layer_norm": lambda x: F.layer_norm(x, (cols,), g, b, 1e-5),
+                    "naive_layer_norm": lambda x: naive_layer_norm(torch, x, g, b)}
+            ref_fwd = lambda x: naive_layer_norm(torch, x, g.detach().double(), b.detach().double())
+            params, flops, stats = (g, b), 11 * n, 2
+        elif base == "rmsnorm":
+            fwds = {"F.rms_norm": lambda x: F.rms_norm(x, (cols,), g, 1e-5), "naive_rms_norm": lambda x: naive_rms_norm(torch, x, g)}
+            ref_fwd = lambda x: naive_rms_norm(torch, x, g.detach().double())
+            params, flops, stats = (g,), 8 * n, 1
+        else:
+            fwds = {"torch.softmax": lambda x: torch.softmax(x, -1), "naive_softmax": lambda x: naive_softmax(torch, x)}
+            ref_fwd = lambda x: torch.softmax(x, -1)
+            params, flops, stats = (), 4 * n, 0
+        nbytes = 3 * size * n + (size * cols * (1 + len(params)) if params else 0) + 4 * rows * stats
+        note = "bf16; timed: autograd.grad of the saved graph (forward outside); bytes = x|y, dy read + dx written (+ γ, dγ, dβ, statistics), the one-read floor; dx checked"
+
+        def make_input(fwd):
+            x = random_signed(torch, n, device).view(rows, cols).to(dt).requires_grad_()
+            return BwdInput(x, fwd(x), random_signed(torch, n, device).view(rows, cols).to(dt))
+
+        def backward(inp):
+            return torch.autograd.grad(inp.y, (inp.x,) + params, inp.dy, retain_graph=True)[0]
+
+        def reference(inp):
+            xd = inp.x.detach().double().requires_grad_()
+            return torch.autograd.grad(ref_fwd(xd), xd, inp.dy.double())[0]
+
+        for name, fwd in fwds.items():
+            yield run_peer(torch, timer, family, f"peer:torch.{name}_bwd_bf16", f"backward of {name} on bf16 (eager autograd)",
+                           dims, lambda f=fwd: make_input(f), backward, reference, flops, nbytes, 1e-2, note)
+        naive = [k for k in fwds if k.startswith("naive")][0]
+        compiled = torch.compile(fwds[naive])
+        yield run_peer(torch, timer, family, f"peer:torch.compile_{naive}_bwd_bf16",
+                       f"backward of torch.compile({naive}) on bf16 (the compiled backward graph)", dims,
+                       lambda: make_input(compiled), backward, reference, flops, nbytes, 1e-2,
+                       note + "; compile time excluded")
+    return peers
+
+
+FAMILIES.update({f: row_bwd_peers(f) for f in ("layernorm_bwd", "rmsnorm_bwd", "softmax_bwd")})
 
 
 def main():

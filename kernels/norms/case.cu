@@ -14,6 +14,7 @@
 #include "kernels/common/variant.cuh"
 #include "kernels/norms/case.hpp"
 #include "kernels/norms/forward.cuh"
+#include "kernels/norms/prepare.cuh"
 
 namespace sol::kernels::rows {
 namespace {
@@ -32,20 +33,6 @@ Info info(Version v) {
   const Kind kinds[] = {Kind::LayerNorm, Kind::RMSNorm, Kind::Softmax};
   const Impl impls[] = {Impl::Eager, Impl::Looped, Impl::Registers, Impl::Registers};
   return {kinds[i / 4], impls[i % 4], i % 4 == 3};
-}
-
-// Where element (r, c) is masked (softmax, mask=1).
-__host__ __device__ inline bool masked(int64_t r, int64_t c) { return r % 3 == 2 || (r % 3 == 1 && c % 4 == 1); }
-
-// x = round_T(float(x) · scale), −inf where masked: the device step after the hashed fill.
-template <class T>
-__global__ void prepare_kernel(T* gX, int64_t rows, int64_t cols, float scale, bool mask) {
-  const int64_t n = rows * cols, stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    float v = elementwise::to_f32(gX[i]) * scale;
-    if (mask && masked(i / cols, i % cols)) v = -INFINITY;
-    gX[i] = elementwise::from_f32<T>(v);
-  }
 }
 
 // Host twin of from_f32: round to nearest even (finite inputs).
@@ -92,11 +79,7 @@ class RowCase final : public Case {
     const int64_t n = rows_ * cols_;
     for (int i = 0; i < sets_; ++i) {
       Elem<T>::fill(x_[size_t(i)].get(), n, set_seed(seed, i), Dist::Signed, nullptr);
-      if (scale_ != 1 || mask_) {
-        const int64_t blocks = std::min<int64_t>(blocks_for(n, 256), 65536);
-        prepare_kernel<T><<<unsigned(blocks), 256>>>(x_[size_t(i)].get(), rows_, cols_, float(scale_), mask_);
-        SOL_LAUNCH_CHECK();
-      }
+      prepare_inputs(x_[size_t(i)].get(), rows_, cols_, scale_, mask_);
     }
     seed0_ = set_seed(seed, 0);
     if (gamma_.get()) Elem<T>::fill(gamma_.get(), cols_, hash64(seed, 0x6A), Dist::Positive, nullptr);

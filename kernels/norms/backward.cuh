@@ -1,0 +1,470 @@
+#pragma once
+// Backward passes of the row families (LayerNorm, RMSNorm, softmax): the forward's sibling.
+// Each op's backward is two row sums and an elementwise output (lecture §8: fewer passes):
+//   LayerNorm  x̂ = (x−μ)·rstd, g = dy·γ, dx = rstd·(g − mean(g) − x̂·mean(g·x̂)), dγ = Σ_rows dy·x̂, dβ = Σ_rows dy
+//   RMSNorm    x̂ = x·rstd,                  dx = rstd·(g − x̂·mean(g·x̂)),            dγ = Σ_rows dy·x̂
+//   softmax    (a = y)                      dx = y·(dy − Σ dy·y)
+// One-read kernel: a row group holds its row's a and dy vectors in registers (16-byte loads),
+// reduces both sums over the registers in one sweep (the saved μ, rstd make them independent),
+// and writes dx. Rows too long for one block are split over a thread-block cluster (sm_90):
+// each CTA holds a column slice and the two block sums are exchanged through distributed shared
+// memory, added in rank order so that every CTA of the cluster gets the same bits.
+// dγ/dβ without atomics: the grid is persistent (a few blocks per SM, each walking rows); every
+// thread owns fixed columns for all its rows, so it accumulates their dy·x̂ and dy in its own
+// shared-memory slots (no races, a fixed order). At the end a block writes its partial column
+// sums to a workspace [parts × params × cols] with plain stores, and a small second kernel adds
+// the parts of each column in a fixed order: bit-identical results across runs.
+#include <cooperative_groups.h>
+
+#include <algorithm>
+
+#include "kernels/norms/ops.cuh"
+
+namespace sol::kernels::rows {
+
+// What a backward kernel reads and writes. a: x (norms) or y (softmax); dy, dx: rows × cols.
+template <class T>
+struct BwdArgs {
+  const T* a = nullptr;
+  const T* dy = nullptr;
+  T* dx = nullptr;
+  const T* gamma = nullptr;     // cols (norms)
+  const float* mean = nullptr;  // rows (LayerNorm), saved by the forward
+  const float* rstd = nullptr;  // rows (norms), saved by the forward
+  T* dgamma = nullptr;          // cols (norms)
+  T* dbeta = nullptr;           // cols (LayerNorm)
+  float* work = nullptr;        // parts × kParams × cols partial column sums
+  int64_t rows = 0, cols = 0;
+};
+
+// ---- the three ops -------------------------------------------------------------------------------
+// terms: the two per-element terms summed over the row; finish: the sums → what out needs;
+// out: dx of one element; grads: the per-element terms of the parameter gradients (kParams).
+struct LayerNormBwdOp {
+  static constexpr int kParams = 2;  // dγ, dβ
+  __device__ static float2 row_stats(const float* mean, const float* rstd, int64_t row) { return {mean[row], rstd[row]}; }
+  __device__ static void terms(float a, float dy, float gam, float2 st, float& t0, float& t1) {
+    const float g = dy * gam;
+    t0 += g;
+    t1 = fmaf(g, (a - st.x) * st.y, t1);
+  }
+  __device__ static float2 finish(float s0, float s1, int64_t cols) { return {s0 / float(cols), s1 / float(cols)}; }
+  __device__ static float out(float a, float dy, float gam, float2 st, float2 m) {
+    const float xh = (a - st.x) * st.y;
+    return st.y * (dy * gam - m.x - xh * m.y);
+  }
+  __device__ static void grads(float a, float dy, float2 st, float* acc0, float* acc1) {
+    *acc0 = fmaf(dy, (a - st.x) * st.y, *acc0);
+    *acc1 += dy;
+  }
+};
+
+struct RMSNormBwdOp {
+  static constexpr int kParams = 1;  // dγ
+  __device__ static float2 row_stats(const float*, const float* rstd, int64_t row) { return {0.f, rstd[row]}; }
+  __device__ static void terms(float a, float dy, float gam, float2 st, float&, float& t1) { t1 = fmaf(dy * gam, a * st.y, t1); }
+  __device__ static float2 finish(float, float s1, int64_t cols) { return {0.f, s1 / float(cols)}; }
+  __device__ static float out(float a, float dy, float gam, float2 st, float2 m) { return st.y * (dy * gam - a * st.y * m.y); }
+  __device__ static void grads(float a, float dy, float2 st, float* acc0, float*) { *acc0 = fmaf(dy, a * st.y, *acc0); }
+};
+
+// a = y. A masked element has y = 0, so dx = 0 there (never NaN: y and dy are finite).
+struct SoftmaxBwdOp {
+  static constexpr int kParams = 0;
+  __device__ static float2 row_stats(const float*, const float*, int64_t) { return {0.f, 0.f}; }
+  __device__ static void terms(float a, float dy, float, float2, float&, float& t1) { t1 = fmaf(dy, a, t1); }
+  __device__ static float2 finish(float, float s1, int64_t) { return {0.f, s1}; }
+  __device__ static float out(float a, float dy, float, float2, float2 m) { return a * (dy - m.y); }
+  __device__ static void grads(float, float, float2, float*, float*) {}
+};
+
+// kPerVec elements of T loaded as one access (16 bytes, or one element on the scalar path).
+template <class T, int kPerVec>
+struct alignas(sizeof(T) * kPerVec) Pack {
+  T e[kPerVec];
+};
+
+// A held 16-byte pack made opaque (rows.cuh's opaque): each sweep unpacks it afresh instead of the
+// compiler keeping every unpacked fp32 value live between the sums and the output sweep.
+template <class T, int kPerVec>
+__device__ inline Pack<T, kPerVec> fresh(const Pack<T, kPerVec>& p) {
+  if constexpr (sizeof(p) == 16) {
+    uint4 u;
+    memcpy(&u, &p, 16);
+    u = opaque(u);
+    Pack<T, kPerVec> q;
+    memcpy(&q, &u, 16);
+    return q;
+  } else {
+    return p;
+  }
+}
+
+// Cluster helpers: a 1-CTA "cluster" below sm_90 (the planner never asks for more there).
+__device__ inline int cluster_size() {
+#if __CUDA_ARCH__ >= 900
+  return int(cooperative_groups::this_cluster().num_blocks());
+#else
+  return 1;
+#endif
+}
+__device__ inline int cluster_rank() {
+#if __CUDA_ARCH__ >= 900
+  return int(cooperative_groups::this_cluster().block_rank());
+#else
+  return 0;
+#endif
+}
+__device__ inline void cluster_sync() {
+#if __CUDA_ARCH__ >= 900
+  cooperative_groups::this_cluster().sync();  // arrive.release + wait.acquire: smem writes become visible
+#endif
+}
+// p (this CTA's shared memory) as seen in CTA `rank` of the cluster.
+__device__ inline const float* cluster_peer(float* p, int rank) {
+#if __CUDA_ARCH__ >= 900
+  return cooperative_groups::this_cluster().map_shared_rank(p, rank);
+#else
+  return p;
+#endif
+}
+
+// ---- one-read kernel ------------------------------------------------------------------------------
+// kGroups row groups of kThreads threads per block (kGroups > 1 only for warp rows, kThreads = 32,
+// never in a cluster). A row's pack range [0, npack) is split over the cluster's `slices` CTAs:
+// CTA rank s holds packs [s·per, min(npack, (s+1)·per)); thread t of a group holds packs
+// start + k·kThreads + t, k < kVecs. Cluster c's groups walk rows (c·kGroups + g) + i·parts·kGroups.
+// Shared memory: kParams slots per held element per thread, [g][q][k][j][t] (conflict-free).
+template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups>
+__global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a, int per) {
+  extern __shared__ float sAcc[];
+  __shared__ float sRed[32];
+  __shared__ float sXch[2][2];  // this CTA's block sums, by row parity (cluster exchange)
+  constexpr int kSlots = kVecs * kPerVec * kThreads;  // per group and parameter
+  using P = Pack<T, kPerVec>;
+  const int g = threadIdx.x / kThreads, t = threadIdx.x % kThreads;
+  const int slices = cluster_size(), rank = cluster_rank();
+  const int64_t part = blockIdx.x / slices, parts = gridDim.x / slices;
+  const int npack = int(a.cols / kPerVec);  // ≤ 65536
+  const int start = rank * per, end = min(npack, start + per);
+  float* sMine = sAcc + g * Op::kParams * kSlots;
+  for (int i = 0; i < Op::kParams * kVecs * kPerVec; ++i) sMine[i * kThreads + t] = 0.f;
+  const P* gG = reinterpret_cast<const P*>(a.gamma);
+  int parity = 0;
+  // Groups walk rows independently (kGroups > 1 only for warp rows: no block-wide sync inside);
+  // the CTAs of a cluster share `part`, hence the same rows, so their cluster syncs pair up.
+  for (int64_t row = part * kGroups + g; row < a.rows; row += parts * kGroups) {
+    const P* gA = reinterpret_cast<const P*>(a.a + row * a.cols);
+    const P* gDy = reinterpret_cast<const P*>(a.dy + row * a.cols);
+    P rA[kVecs], rDy[kVecs];
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      const int v = start + k * kThreads + t;
+      if (v < end) {
+        rA[k] = gA[v];
+        rDy[k] = gDy[v];
+      }
+    }
+    const float2 st = Op::row_stats(a.mean, a.rstd, row);
+    float s0 = 0.f, s1 = 0.f;
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      const int v = start + k * kThreads + t;
+      if (v < end) {
+        P rG{};
+        if (gG) rG = gG[v];
+        const P pA = fresh(rA[k]), pDy = fresh(rDy[k]);
+#pragma unroll
+        for (int j = 0; j < kPerVec; ++j)
+          Op::terms(to_f32(pA.e[j]), to_f32(pDy.e[j]), gG ? to_f32(rG.e[j]) : 1.f, st, s0, s1);
+      }
+    }
+    if constexpr (Op::kParams == 2) s0 = group_reduce<Reduce::Sum, kThreads>(s0, sRed);
+    s1 = group_reduce<Reduce::Sum, kThreads>(s1, sRed);
+    if (slices > 1) {  // kGroups == 1 here: the block sums are this CTA's slice sums
+      if (threadIdx.x == 0) {
+        sXch[parity][0] = s0;
+        sXch[parity][1] = s1;
+      }
+      // sXch[parity] was last read (two rows ago) before every CTA arrived at the previous row's
+      // sync, which this CTA has passed: one sync per row suffices with two buffers.
+      cluster_sync();
+      s0 = s1 = 0.f;
+      for (int r = 0; r < slices; ++r) {  // rank order: every CTA gets the same bits
+        const float* pX = cluster_peer(&sXch[parity][0], r);
+        s0 += pX[0];
+        s1 += pX[1];
+      }
+      parity ^= 1;
+    }
+    const float2 m = Op::finish(s0, s1, a.cols);
+    P* gDx = reinterpret_cast<P*>(a.dx + row * a.cols);
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      const int v = start + k * kThreads + t;
+      if (v < end) {
+        P rG{}, rO;
+        if (gG) rG = gG[v];
+        const P pA = fresh(rA[k]), pDy = fresh(rDy[k]);
+#pragma unroll
+        for (int j = 0; j < kPerVec; ++j) {
+          const float x = to_f32(pA.e[j]), dy = to_f32(pDy.e[j]);
+          rO.e[j] = from_f32<T>(Op::out(x, dy, gG ? to_f32(rG.e[j]) : 1.f, st, m));
+          if constexpr (Op::kParams > 0) {
+            float* pS = sMine + (k * kPerVec + j) * kThreads + t;
+            Op::grads(x, dy, st, pS, pS + kSlots);
+          }
+        }
+        gDx[v] = rO;
+      }
+    }
+  }
+  if constexpr (Op::kParams > 0) {
+    // This part's column sums: groups added in order, then plain stores to the workspace.
+    __syncthreads();
+    for (int i = threadIdx.x; i < Op::kParams * kSlots; i += kThreads * kGroups) {
+      const int q = i / kSlots, slot = i % kSlots;
+      const int kj = slot / kThreads, tt = slot % kThreads;
+      const int v = start + (kj / kPerVec) * kThreads + tt;
+      if (v >= end) continue;
+      float sum = 0.f;
+      for (int gg = 0; gg < kGroups; ++gg) sum += sAcc[(gg * Op::kParams + q) * kSlots + slot];
+      const int64_t c = int64_t(v) * kPerVec + kj % kPerVec;
+      a.work[(part * Op::kParams + q) * a.cols + c] = sum;
+    }
+  }
+  if (slices > 1) cluster_sync();  // no CTA leaves while another may still read its sXch
+}
+
+// Column sums of the workspace in a fixed order: block (x, q) owns 32 columns of parameter q;
+// warp w adds parts w, w + 32, … (four loads in flight: the tail is latency-bound, ~3 MB at
+// most), then warp 0 adds the 32 warp sums in warp order.
+inline constexpr int kSumWarps = 32;
+template <class T, class In>
+__global__ void __launch_bounds__(kSumWarps * 32)
+    column_sum_kernel(const In* gIn, int64_t parts, int params, int64_t cols, T* gOut0, T* gOut1) {
+  __shared__ float sSum[kSumWarps][33];
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32, q = blockIdx.y;
+  const int64_t c = int64_t(blockIdx.x) * 32 + l;
+  float acc = 0.f;
+  if (c < cols) {
+#pragma unroll 4
+    for (int64_t p = w; p < parts; p += kSumWarps) acc += to_f32(gIn[(p * params + q) * cols + c]);
+  }
+  sSum[w][l] = acc;
+  __syncthreads();
+  if (w == 0 && c < cols) {
+    float sum = 0.f;
+    for (int i = 0; i < kSumWarps; ++i) sum += sSum[i][l];
+    (q == 0 ? gOut0 : gOut1)[c] = from_f32<T>(sum);
+  }
+}
+
+// ---- eager passes (v01): one kernel per op of the backward formulas --------------------------------
+// Per-row values an elementwise pass may use (nullptr reads as 0).
+struct EagerRows {
+  const float* mean = nullptr;
+  const float* rstd = nullptr;
+  const float* m1 = nullptr;  // mean(g) (LayerNorm) or Σ dy·y (softmax)
+  const float* m2 = nullptr;  // mean(g·x̂)
+};
+struct EagerVals {
+  float mean, rstd, m1, m2;
+};
+struct MulGammaFn {  // g = dy·γ
+  __device__ static float map(float a, float, float gam, const EagerVals&) { return a * gam; }
+};
+struct XhatFn {  // x̂ = (x − μ)·rstd
+  __device__ static float map(float a, float, float, const EagerVals& r) { return (a - r.mean) * r.rstd; }
+};
+struct MulFn {  // a·b
+  __device__ static float map(float a, float b, float, const EagerVals&) { return a * b; }
+};
+struct NormDxFn {  // dx = rstd·(g − m1 − x̂·m2), a = g, b = x̂
+  __device__ static float map(float a, float b, float, const EagerVals& r) { return r.rstd * (a - r.m1 - b * r.m2); }
+};
+struct SoftmaxDxFn {  // dx = y·(dy − Σ dy·y), a = y, b = dy
+  __device__ static float map(float a, float b, float, const EagerVals& r) { return a * (b - r.m1); }
+};
+// Σ over the row → stat0 (softmax's Σ dy·y; the norms use MeanPass of ops.cuh)
+struct RowSumPass : PassBase {
+  static constexpr bool kReduces = true;
+  template <class T>
+  __device__ static void finish(const RowArgs<T>& a, int64_t row, float sum) { a.stat0[row] = sum; }
+};
+
+template <class Fn, class T>
+__global__ void __launch_bounds__(256)
+    eager_map_kernel(const T* gA, const T* gB, const T* gG, EagerRows rows, T* gOut, int64_t nrows, int64_t cols) {
+  const int64_t n = nrows * cols, stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const int64_t r = i / cols, c = i % cols;
+    const EagerVals v{rows.mean ? rows.mean[r] : 0.f, rows.rstd ? rows.rstd[r] : 0.f, rows.m1 ? rows.m1[r] : 0.f,
+                      rows.m2 ? rows.m2[r] : 0.f};
+    gOut[i] = from_f32<T>(Fn::map(to_f32(gA[i]), gB ? to_f32(gB[i]) : 0.f, gG ? to_f32(gG[c]) : 1.f, v));
+  }
+}
+
+template <class Fn, class T>
+void eager_map(const T* gA, const T* gB, const T* gG, const EagerRows& r, T* gOut, int64_t rows, int64_t cols,
+               cudaStream_t stream) {
+  // A grid-stride loop: a few waves of blocks on an H200-sized GPU (132 SMs × 16) cover any size.
+  const int64_t blocks = std::min<int64_t>(blocks_for(rows * cols, 256), 132 * 16);
+  if (blocks == 0) return;
+  eager_map_kernel<Fn, T><<<unsigned(blocks), 256, 0, stream>>>(gA, gB, gG, r, gOut, rows, cols);
+  SOL_LAUNCH_CHECK();
+}
+
+// out[row] = Σ_c gIn[row, c] (/ cols for MeanPass) through the forward's eager pass kernel.
+template <class Pass, class T>
+void eager_row_reduce(const T* gIn, float* gOut, int64_t rows, int64_t cols, cudaStream_t stream) {
+  RowArgs<T> p;
+  p.x = gIn;
+  p.stat0 = gOut;
+  p.rows = rows;
+  p.cols = cols;
+  eager_pass<Pass>(p, stream);
+}
+
+template <class T, class In>
+void column_sums(const In* gIn, int64_t parts, int params, int64_t cols, T* gOut0, T* gOut1, cudaStream_t stream) {
+  const dim3 grid(unsigned(blocks_for(cols, 32)), unsigned(params));
+  if (grid.x == 0 || params == 0) return;
+  column_sum_kernel<T, In><<<grid, kSumWarps * 32, 0, stream>>>(gIn, parts, params, cols, gOut0, gOut1);
+  SOL_LAUNCH_CHECK();
+}
+
+// ---- launches ---------------------------------------------------------------------------------------
+// A planned backward: the one-read kernel's launch (grid = parts × slices CTAs, clusters of
+// `slices`), and the workspace it needs.
+struct BwdPlan {
+  LaunchPlan main;
+  int slices = 1, per = 0;
+  int64_t parts = 0;
+  int params = 0;
+  int64_t work_floats = 0;  // parts × params × cols
+};
+
+// A launch of `grid` CTAs in clusters of `slices` (attr: storage the config points to).
+inline cudaLaunchConfig_t cluster_launch(int slices, int64_t grid, const LaunchPlan& p, cudaStream_t stream,
+                                         cudaLaunchAttribute* attr) {
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = unsigned(slices);
+  attr->val.clusterDim.y = attr->val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(unsigned(grid));
+  cfg.blockDim = dim3(unsigned(p.block));
+  cfg.dynamicSmemBytes = size_t(p.smem);
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
+// The plan of one configuration: persistent grid of as many parts (CTAs, or clusters of
+// `slices` CTAs) as fit on the device at once, at most one per row group.
+template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups>
+BwdPlan plan_config(const BwdArgs<T>& a, int slices) {
+  auto* kernel = row_bwd_kernel<Op, T, kPerVec, kThreads, kVecs, kGroups>;
+  BwdPlan p;
+  const int64_t npack = a.cols / kPerVec;
+  p.slices = slices;
+  p.per = int((npack + slices - 1) / slices);
+  p.params = Op::kParams;
+  p.main.block = kThreads * kGroups;
+  p.main.smem = int64_t(kGroups) * Op::kParams * kVecs * kPerVec * kThreads * int64_t(sizeof(float));
+  SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(p.main.smem)));
+  int device = 0, sms = 0, fit = 0;
+  SOL_CUDA_CHECK(cudaGetDevice(&device));
+  SOL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  if (slices > 1) {
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = cluster_launch(slices, slices, p.main, nullptr, &attr);
+    SOL_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fit, kernel, &cfg));
+  } else {
+    SOL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, p.main.block, size_t(p.main.smem)));
+    fit *= sms;
+  }
+  if (fit < 1) failure("row backward: the configuration fits no SM", "lower its shared memory");
+  p.parts = std::min<int64_t>((a.rows + kGroups - 1) / kGroups, fit);
+  p.main.grid = p.parts * slices;
+  p.main.func = p.main.grid ? reinterpret_cast<const void*>(kernel) : nullptr;
+  p.work_floats = p.parts * Op::kParams * a.cols;
+  return p;
+}
+
+// 16-byte packs when every row is 16-byte aligned, single elements otherwise. Warp rows (eight
+// per block) to 128 packs; then a block per row, or per row slice of ≤ kThreads·kVecs packs in a
+// cluster of ≤ 8 (portable size). Every cols ≤ 65536 fits.
+template <class Op, class T>
+BwdPlan plan_backward(const BwdArgs<T>& a, bool aligned) {
+  constexpr int kVec = 16 / int(sizeof(T));
+  const auto slices = [](int64_t npack, int64_t cap) { return int((npack + cap - 1) / cap); };
+  if (aligned && a.cols % kVec == 0) {
+    const int64_t npack = a.cols / kVec;
+    if (npack <= 32 * 4) return plan_config<Op, T, kVec, 32, 4, 8>(a, 1);
+    if (npack <= 128 * 4) return plan_config<Op, T, kVec, 128, 4, 1>(a, 1);
+    if (sizeof(T) == 2 || npack <= 8 * 256 * 4) return plan_config<Op, T, kVec, 256, 4, 1>(a, slices(npack, 256 * 4));
+    if constexpr (sizeof(T) == 4) return plan_config<Op, T, kVec, 512, 4, 1>(a, slices(npack, 512 * 4));
+  }
+  if (a.cols <= 32 * 4) return plan_config<Op, T, 1, 32, 4, 8>(a, 1);
+  return plan_config<Op, T, 1, 512, 16, 1>(a, slices(a.cols, 512 * 16));
+}
+
+template <class Op, class T>
+void run_backward(const BwdPlan& p, const BwdArgs<T>& a, cudaStream_t stream) {
+  if (p.main.grid == 0) return;
+  using Kernel = void (*)(BwdArgs<T>, int);
+  const Kernel kernel = reinterpret_cast<Kernel>(const_cast<void*>(p.main.func));
+  if (p.slices > 1) {
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = cluster_launch(p.slices, p.main.grid, p.main, stream, &attr);
+    SOL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a, p.per));
+  } else {
+    kernel<<<unsigned(p.main.grid), unsigned(p.main.block), size_t(p.main.smem), stream>>>(a, p.per);
+    SOL_LAUNCH_CHECK();
+  }
+  column_sums(a.work, p.parts, p.params, a.cols, a.dgamma, a.dbeta, stream);
+}
+
+// 16-byte packs need every row of a, dy, dx (and γ) on a 16-byte boundary.
+template <class T>
+bool rows_aligned(const BwdArgs<T>& a) {
+  const uintptr_t bases = reinterpret_cast<uintptr_t>(a.a) | reinterpret_cast<uintptr_t>(a.dy) |
+                          reinterpret_cast<uintptr_t>(a.dx) | reinterpret_cast<uintptr_t>(a.gamma);
+  return bases % 16 == 0 && (a.cols * int64_t(sizeof(T))) % 16 == 0;
+}
+
+// Scratch of the eager passes: three rows × cols tensors and two per-row vectors.
+template <class T>
+struct BwdTemps {
+  T* t0 = nullptr;
+  T* t1 = nullptr;
+  T* t2 = nullptr;
+  float* r0 = nullptr;
+  float* r1 = nullptr;
+};
+
+// Entry points per op (kernels/norms/*_bwd.cu, kernels/softmax/softmax_bwd.cu): the one-read plan,
+// and the run — eager passes (using tmp) or the planned one-read kernel and its column sums.
+template <class T>
+BwdPlan layernorm_bwd_plan(const BwdArgs<T>& a);
+template <class T>
+void layernorm_bwd(bool eager, const BwdArgs<T>& a, const BwdPlan& p, const BwdTemps<T>& tmp, cudaStream_t stream);
+template <class T>
+BwdPlan rmsnorm_bwd_plan(const BwdArgs<T>& a);
+template <class T>
+void rmsnorm_bwd(bool eager, const BwdArgs<T>& a, const BwdPlan& p, const BwdTemps<T>& tmp, cudaStream_t stream);
+template <class T>
+BwdPlan softmax_bwd_plan(const BwdArgs<T>& a);
+template <class T>
+void softmax_bwd(bool eager, const BwdArgs<T>& a, const BwdPlan& p, const BwdTemps<T>& tmp, cudaStream_t stream);
+
+// The explicit instantiations each of those files ends with.
+#define SOL_ROW_BWD_INSTANTIATE(name)                                                                       \
+  template BwdPlan name##_plan<float>(const BwdArgs<float>&);                                              \
+  template BwdPlan name##_plan<__nv_bfloat16>(const BwdArgs<__nv_bfloat16>&);                              \
+  template void name<float>(bool, const BwdArgs<float>&, const BwdPlan&, const BwdTemps<float>&, cudaStream_t); \
+  template void name<__nv_bfloat16>(bool, const BwdArgs<__nv_bfloat16>&, const BwdPlan&, const BwdTemps<__nv_bfloat16>&, cudaStream_t);
+
+}  // namespace sol::kernels::rows

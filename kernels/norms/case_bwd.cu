@@ -1,0 +1,396 @@
+// Registry wrapper for the backward row families: one RowBwdCase per element type. Inputs are
+// what a training step hands the backward: x (norms, scaled) with the mean and rstd the forward
+// saved — produced here by the forward's looped kernel — or y = softmax(x) (the forward run on the
+// scaled, masked x), and a fresh dy. The reference is computed in double on the host over every row:
+// the per-row sums and the dγ/dβ column sums (chunk partials, added in chunk order), then dx
+// element by element. The check also runs the kernel a second time into poisoned outputs and
+// requires bit-identical dx, dγ, dβ (no atomics: the column sums have a fixed order).
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <memory>
+
+#include "kernels/common/buffer.cuh"
+#include "kernels/common/compare.cuh"
+#include "kernels/common/elem.cuh"
+#include "kernels/common/variant.cuh"
+#include "kernels/norms/backward.cuh"
+#include "kernels/norms/case.hpp"
+#include "kernels/norms/case_bwd.hpp"
+#include "kernels/norms/forward.cuh"
+#include "kernels/norms/prepare.cuh"
+
+namespace sol::kernels::rows_bwd {
+namespace {
+
+using rows::Kind;
+
+struct Info {
+  Kind kind;
+  bool eager;
+  bool fp32;
+};
+
+Info info(Version v) {
+  const int i = int(v);
+  const Kind kinds[] = {Kind::LayerNorm, Kind::RMSNorm, Kind::Softmax};
+  return {kinds[i / 3], i % 3 == 0, i % 3 == 2};
+}
+
+int params(Kind k) { return k == Kind::LayerNorm ? 2 : k == Kind::RMSNorm ? 1 : 0; }
+
+const char* family_name(Kind k) {
+  switch (k) {
+    case Kind::LayerNorm: return "layernorm_bwd";
+    case Kind::RMSNorm: return "rmsnorm_bwd";
+    case Kind::Softmax: return "softmax_bwd";
+  }
+  return "?";
+}
+
+// Per-row reference: the two means (or Σ dy·y) the output formula needs.
+struct RowSums {
+  double m1 = 0, m2 = 0;
+  double terms2 = 0;   // Σ over the row of (rstd·dy·γ)² (norms) or (y·dy)² (softmax)
+  double gterms2 = 0;  // Σ over the row of (dy·x̂)² (+ dy² for LayerNorm)
+};
+
+template <class T>
+class RowBwdCase final : public Case {
+  using Bits = typename Elem<T>::Bits;
+
+ public:
+  RowBwdCase(Version v, const Shape& s)
+      : v_(v), in_(info(v)), rows_(s.at("rows")), cols_(s.at("cols")), scale_(s.get("scale", 1)), mask_(s.get("mask", 0) != 0) {
+    const int64_t n = rows_ * cols_;
+    sets_ = rotating_sets(3.0 * double(n) * sizeof(T));
+    for (int i = 0; i < sets_; ++i) {
+      a_.emplace_back(n);
+      dy_.emplace_back(n);
+      dx_.emplace_back(n);
+      if (in_.kind != Kind::Softmax) rstd_.emplace_back(rows_);
+      if (in_.kind == Kind::LayerNorm) mean_.emplace_back(rows_);
+    }
+    if (in_.kind != Kind::Softmax) {
+      gamma_ = DeviceBuffer<T>(cols_);
+      dgamma_ = DeviceBuffer<T>(cols_);
+    }
+    if (in_.kind == Kind::LayerNorm) dbeta_ = DeviceBuffer<T>(cols_);
+    if (in_.eager) {
+      t0_ = DeviceBuffer<T>(n);
+      r0_ = DeviceBuffer<float>(rows_);
+      if (in_.kind != Kind::Softmax) {
+        t1_ = DeviceBuffer<T>(n);
+        t2_ = DeviceBuffer<T>(n);
+        r1_ = DeviceBuffer<float>(rows_);
+      }
+    } else {
+      plan_ = plan(args(0));
+      work_ = DeviceBuffer<float>(plan_.work_floats);
+    }
+  }
+
+  int sets() const override { return sets_; }
+
+  void randomize(uint64_t seed) override {
+    const int64_t n = rows_ * cols_;
+    gseed_ = hash64(seed, 0x6A);
+    if (gamma_.get()) Elem<T>::fill(gamma_.get(), cols_, gseed_, Dist::Positive, nullptr);
+    for (int i = 0; i < sets_; ++i) {
+      const uint64_t s = set_seed(seed, i);
+      Elem<T>::fill(dy_[size_t(i)].get(), n, hash64(s, 0xD1), Dist::Signed, nullptr);
+      rows::RowArgs<T> f;  // the forward, for what it saves (norms) or its output y (softmax)
+      f.rows = rows_;
+      f.cols = cols_;
+      if (in_.kind == Kind::Softmax) {
+        T* gX = dx_[size_t(i)].get();  // x lives in dx's buffer until the backward overwrites it
+        Elem<T>::fill(gX, n, s, Dist::Signed, nullptr);
+        rows::prepare_inputs(gX, rows_, cols_, scale_, mask_);
+        f.x = gX;
+        f.y = a_[size_t(i)].get();
+        rows::softmax_forward(rows::Impl::Looped, f, static_cast<T*>(nullptr), nullptr);
+      } else {
+        Elem<T>::fill(a_[size_t(i)].get(), n, s, Dist::Signed, nullptr);
+        rows::prepare_inputs(a_[size_t(i)].get(), rows_, cols_, scale_, false);
+        f.x = a_[size_t(i)].get();
+        f.y = dx_[size_t(i)].get();  // y itself is not needed
+        f.gamma = gamma_.get();
+        f.stat1 = rstd_[size_t(i)].get();
+        if (in_.kind == Kind::LayerNorm) {
+          f.stat0 = mean_[size_t(i)].get();
+          rows::layernorm_forward(rows::Impl::Looped, f, static_cast<T*>(nullptr), nullptr);
+        } else {
+          rows::rmsnorm_forward(rows::Impl::Looped, f, static_cast<T*>(nullptr), nullptr);
+        }
+      }
+    }
+    seed0_ = set_seed(seed, 0);
+    SOL_CUDA_CHECK(cudaDeviceSynchronize());
+    randomized_ = true;
+  }
+
+  void poison(int set) override {
+    dx_.at(size_t(set)).poison();
+    if (dgamma_.get()) dgamma_.poison();
+    if (dbeta_.get()) dbeta_.poison();
+  }
+
+  void run(int set, void* stream) override {
+    const rows::BwdArgs<T> a = args(set);
+    const rows::BwdTemps<T> tmp{t0_.get(), t1_.get(), t2_.get(), r0_.get(), r1_.get()};
+    const auto st = static_cast<cudaStream_t>(stream);
+    switch (in_.kind) {
+      case Kind::LayerNorm: return rows::layernorm_bwd(in_.eager, a, plan_, tmp, st);
+      case Kind::RMSNorm: return rows::rmsnorm_bwd(in_.eager, a, plan_, tmp, st);
+      case Kind::Softmax: return rows::softmax_bwd(in_.eager, a, plan_, tmp, st);
+    }
+  }
+
+  LaunchInfo launch() const override { return in_.eager ? LaunchInfo{} : launch_info(plan_.main); }
+
+  CheckResult check() override {
+    if (!randomized_) failure("check() called before randomize()", "randomize the inputs first");
+    const int64_t n = rows_ * cols_;
+    const int np = params(in_.kind);
+    const Outputs got = outputs();
+    // Inputs of set 0 as the device holds them: x (scaled) or y read back, the saved statistics.
+    a_h_ = a_[0].template to_host<Bits>(0, n);
+    if (!rstd_.empty()) rstd_h_ = rstd_[0].template to_host<uint32_t>(0, rows_);
+    if (!mean_.empty()) mean_h_ = mean_[0].template to_host<uint32_t>(0, rows_);
+
+    // Pass 1 over every row, split over the host cores: the row sums, and each chunk's
+    // partial dγ/dβ column sums (added in chunk order afterwards: deterministic).
+    std::vector<RowSums> sums(static_cast<size_t>(rows_));
+    const int chunks = host_chunks(n);
+    std::vector<std::vector<double>> part(static_cast<size_t>(chunks));
+    RowSums* pSums = sums.data();
+    std::vector<double>* pPart = part.data();
+    const RowBwdCase* self = this;
+    const size_t width = size_t(np * cols_);
+    // Explicit captures: nvcc's front end fails on this lambda with [&].
+    const std::function<void(int64_t, int64_t, int)> body = [pSums, pPart, self, width](int64_t b, int64_t e, int c) {
+      pPart[c].assign(width, 0.0);
+      for (int64_t r = b; r < e; ++r) pSums[r] = self->row_pass(r, pPart[c].data());
+    };
+    const int used = parallel_chunks(rows_, body, chunks);
+    std::vector<double> pref(static_cast<size_t>(np * cols_), 0.0);
+    for (int c = 0; c < used; ++c)
+      for (size_t i = 0; i < part[size_t(c)].size(); ++i) pref[i] += part[size_t(c)][i];
+
+    const double tol = tolerance(v_).rel_l2;
+    // Errors are judged relative to max(‖result‖, ‖terms‖), the terms being what a result is
+    // computed from: rstd·dy·γ (norms) or y·dy (softmax) for dx, of which dx is a projection
+    // (‖dx‖ ≤ ‖terms‖); dy·x̂ and dy for dγ/dβ. Where they cancel — RMSNorm at cols = 1 and
+    // LayerNorm at cols = 2 (dx driven by eps alone), softmax on near one-hot rows (scale = 30), a
+    // column sum that lands near 0 — an fp32 rounding of the terms is all the error there can be.
+    double terms2 = 0, gterms2 = 0;
+    for (const RowSums& q : sums) {
+      terms2 += q.terms2;
+      gterms2 += q.gterms2;
+    }
+    CheckResult out = judged(n, terms2, tol, [&](int64_t i) {
+      const int64_t r = i / cols_, c = i % cols_;
+      return Sample{Elem<T>::decode(got.dx[size_t(i)]), dx_ref(r, c, sums[size_t(r)]), is_poison(got.dx[size_t(i)])};
+    });
+    if (np > 0) {
+      CheckResult pg = judged(np * cols_, gterms2, tol, [&](int64_t i) {
+        const Bits b = i < cols_ ? got.dgamma[size_t(i)] : got.dbeta[size_t(i - cols_)];
+        return Sample{Elem<T>::decode(b), pref[size_t(i)], is_poison(b)};
+      });
+      merge(out, pg, np == 2 ? "dγ/dβ" : "dγ");
+    }
+    // Determinism: a second run into poisoned outputs must give the same bits.
+    poison(0);
+    run(0, nullptr);
+    SOL_CUDA_CHECK(cudaDeviceSynchronize());
+    const Outputs again = outputs();
+    if (again.dx != got.dx || again.dgamma != got.dgamma || again.dbeta != got.dbeta) {
+      out.ok = false;
+      out.detail += (out.detail.empty() ? "" : "; ") + std::string("a second run gave different bits (not deterministic)");
+    }
+    a_h_.clear();
+    a_h_.shrink_to_fit();
+    return out;
+  }
+
+ private:
+  struct Outputs {
+    std::vector<Bits> dx, dgamma, dbeta;
+  };
+  Outputs outputs() const {
+    Outputs o;
+    o.dx = dx_[0].template to_host<Bits>(0, rows_ * cols_);
+    if (dgamma_.get()) o.dgamma = dgamma_.template to_host<Bits>(0, cols_);
+    if (dbeta_.get()) o.dbeta = dbeta_.template to_host<Bits>(0, cols_);
+    return o;
+  }
+
+  // compare() with the reference's squared norm raised to floor2 where it is smaller.
+  template <class F>
+  static CheckResult judged(int64_t count, double floor2, double tol, const F& sample) {
+    std::vector<ComparePart> parts(static_cast<size_t>(host_chunks(count)));
+    ComparePart* pParts = parts.data();
+    const F* pSample = &sample;
+    const std::function<void(int64_t, int64_t, int)> body = [pParts, pSample](int64_t b, int64_t e, int c) {
+      for (int64_t i = b; i < e; ++i) pParts[c].add(i, (*pSample)(i));
+    };
+    parts.resize(static_cast<size_t>(parallel_chunks(count, body, int(parts.size()))));
+    double ref2 = 0;
+    for (const ComparePart& q : parts) ref2 += q.ref2;
+    if (!parts.empty() && floor2 > ref2) parts[0].ref2 += floor2 - ref2;
+    return summarize(parts, tol);
+  }
+
+  static void merge(CheckResult& out, const CheckResult& more, const char* what) {
+    out.ok = out.ok && more.ok;
+    out.rel_l2 = std::max(out.rel_l2, more.rel_l2);
+    out.unwritten += more.unwritten;
+    out.nonfinite += more.nonfinite;
+    if (!more.ok) out.detail += (out.detail.empty() ? "" : "; ") + std::string(what) + ": " + more.detail;
+  }
+
+  rows::BwdPlan plan(const rows::BwdArgs<T>& a) const {
+    switch (in_.kind) {
+      case Kind::LayerNorm: return rows::layernorm_bwd_plan(a);
+      case Kind::RMSNorm: return rows::rmsnorm_bwd_plan(a);
+      case Kind::Softmax: return rows::softmax_bwd_plan(a);
+    }
+    return {};
+  }
+
+  rows::BwdArgs<T> args(int set) const {
+    rows::BwdArgs<T> a;
+    a.a = a_.at(size_t(set)).get();
+    a.dy = dy_.at(size_t(set)).get();
+    a.dx = dx_.at(size_t(set)).get();
+    a.gamma = gamma_.get();
+    a.mean = mean_.empty() ? nullptr : mean_.at(size_t(set)).get();
+    a.rstd = rstd_.empty() ? nullptr : rstd_.at(size_t(set)).get();
+    a.dgamma = dgamma_.get();
+    a.dbeta = dbeta_.get();
+    a.work = work_.get();
+    a.rows = rows_;
+    a.cols = cols_;
+    return a;
+  }
+
+  // Set 0's elements as the device holds them.
+  double a(int64_t r, int64_t c) const { return Elem<T>::decode(a_h_[size_t(r * cols_ + c)]); }
+  double dy(int64_t r, int64_t c) const {
+    return Elem<T>::decode(Elem<T>::draw(hash64(seed0_, 0xD1), uint64_t(r * cols_ + c), Dist::Signed));
+  }
+  double gamma(int64_t c) const { return Elem<T>::decode(Elem<T>::draw(gseed_, uint64_t(c), Dist::Positive)); }
+  double mean(int64_t r) const { return mean_h_.empty() ? 0.0 : decode_f32(mean_h_[size_t(r)]); }
+  double rstd(int64_t r) const { return rstd_h_.empty() ? 0.0 : decode_f32(rstd_h_[size_t(r)]); }
+
+  // The row's sums, and its dy·x̂ (and dy) added into pGrad[0 … cols) (and [cols … 2·cols)).
+  RowSums row_pass(int64_t r, double* pGrad) const {
+    RowSums s;
+    const double mu = mean(r), rs = rstd(r);
+    for (int64_t c = 0; c < cols_; ++c) {
+      const double av = a(r, c), d = dy(r, c);
+      if (in_.kind == Kind::Softmax) {
+        s.m2 += d * av;
+        s.terms2 += (d * av) * (d * av);
+        continue;
+      }
+      const double xh = (av - mu) * rs, g = d * gamma(c);
+      s.terms2 += (rs * g) * (rs * g);
+      s.m1 += g;
+      s.m2 += g * xh;
+      pGrad[c] += d * xh;
+      s.gterms2 += (d * xh) * (d * xh);
+      if (in_.kind == Kind::LayerNorm) {
+        pGrad[cols_ + c] += d;
+        s.gterms2 += d * d;
+      }
+    }
+    if (in_.kind != Kind::Softmax) {
+      s.m1 = in_.kind == Kind::LayerNorm ? s.m1 / double(cols_) : 0.0;
+      s.m2 /= double(cols_);
+    }
+    return s;
+  }
+
+  double dx_ref(int64_t r, int64_t c, const RowSums& s) const {
+    const double av = a(r, c), d = dy(r, c);
+    if (in_.kind == Kind::Softmax) return av * (d - s.m2);
+    const double rs = rstd(r), xh = (av - mean(r)) * rs;
+    return rs * (d * gamma(c) - s.m1 - xh * s.m2);
+  }
+
+  Version v_;
+  Info in_;
+  int64_t rows_, cols_, scale_;
+  bool mask_;
+  int sets_ = 1;
+  std::vector<DeviceBuffer<T>> a_, dy_, dx_;
+  std::vector<DeviceBuffer<float>> mean_, rstd_;
+  DeviceBuffer<T> gamma_, dgamma_, dbeta_, t0_, t1_, t2_;
+  DeviceBuffer<float> r0_, r1_, work_;
+  rows::BwdPlan plan_;
+  uint64_t seed0_ = 0, gseed_ = 0;
+  bool randomized_ = false;
+  std::vector<Bits> a_h_;  // set 0's x or y, during check()
+  std::vector<uint32_t> mean_h_, rstd_h_;
+};
+
+}  // namespace
+
+// The forward's shape rules: rows, cols 1 … 65536, scale; mask for softmax.
+std::string unsupported(Version v, const Shape& s) {
+  const rows::Version twin[] = {rows::Version::ln_v03_registers, rows::Version::rms_v03_registers,
+                                rows::Version::sm_v03_registers};
+  return rows::unsupported(twin[int(info(v).kind)], s);
+}
+
+// Bytes: the one-read floor for every rung, as the brief counts it — a (x or y) and dy read, dx
+// written, plus γ read and dγ/dβ written, plus the saved fp32 mean/rstd; the eager rungs count
+// their whole-tensor passes instead.
+model::Cost cost(Version v, const Shape& s) {
+  const Info i = info(v);
+  const double rows = double(s.at("rows")), cols = double(s.at("cols")), n = rows * cols;
+  const double b = i.fp32 ? 4 : 2;
+  const int np = params(i.kind);
+  struct Passes {
+    int reads, writes;
+    double flops;
+    const char* what;
+  };
+  const Passes p = i.kind == Kind::LayerNorm
+                       ? Passes{12, 5, 11, "g = dy·γ | x̂ | t = g·x̂ | mean g | mean t | dx | u = dy·x̂ | Σ_rows u | Σ_rows dy"}
+                   : i.kind == Kind::RMSNorm ? Passes{10, 5, 8, "g = dy·γ | x̂ | t = g·x̂ | mean t | dx | u = dy·x̂ | Σ_rows u"}
+                                             : Passes{5, 2, 4, "t = dy·y | Σ t | dx = y·(dy − Σ)"};
+  const double small = (np > 0 ? cols * b * (1 + np) : 0) + rows * 4 * (i.kind == Kind::LayerNorm ? 2 : np > 0 ? 1 : 0);
+  const double tensor_passes = i.eager ? p.reads + p.writes : 3;
+  std::vector<std::string> notes;
+  if (i.eager) {
+    notes.push_back(std::string("eager passes: ") + p.what);
+    notes.push_back(std::to_string(p.reads) + " reads + " + std::to_string(p.writes) + " writes of the tensor");
+  } else {
+    notes.push_back("one read: a (x or y) and dy read once, dx written once: 3·n·b bytes");
+    if (np > 0)
+      notes.push_back("workspace of partial column sums (parts × params × cols fp32, written and read once) not counted");
+  }
+  notes.push_back("plus γ read, dγ/dβ written (cols·b each) and the saved fp32 statistics (rows·4 each)");
+  notes.push_back("FLOPs ≈ " + std::to_string(int(p.flops)) + " per element");
+  return vector_cost(std::string(family_name(i.kind)) + " " + std::to_string(s.at("rows")) + "×" +
+                         std::to_string(s.at("cols")) + (i.fp32 ? " fp32" : " bf16") + (i.eager ? ", eager" : ", one read"),
+                     p.flops * n, tensor_passes * n * b + small, i.fp32 ? DType::f32 : DType::bf16, notes);
+}
+
+Tolerance tolerance(Version v) {
+  const Info i = info(v);
+  // The error is relative to max(‖result‖, ‖the terms it is computed from‖): see check().
+  if (i.fp32) return {1e-5, "fp32 input and output, fp32 sums; error relative to max(‖result‖, ‖its terms‖)"};
+  if (i.eager) return {1e-2, "bf16: every eager intermediate (g, x̂, g·x̂, dy·x̂, dy·y) is rounded to bf16; relative to max(‖result‖, ‖its terms‖)"};
+  return {4e-3, "bf16 output (one rounding of 2^-9), sums in fp32; error relative to max(‖result‖, ‖its terms‖)"};
+}
+
+std::unique_ptr<Case> make(Version v, const Shape& s) {
+  if (std::string why = unsupported(v, s); !why.empty()) bad_input(std::string(family_name(info(v).kind)) + ": " + why);
+  if (info(v).fp32) return std::make_unique<RowBwdCase<float>>(v, s);
+  return std::make_unique<RowBwdCase<__nv_bfloat16>>(v, s);
+}
+
+}  // namespace sol::kernels::rows_bwd

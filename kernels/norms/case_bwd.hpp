@@ -1,0 +1,23 @@
+#pragma once
+// The registry's view of the backward row families layernorm_bwd, rmsnorm_bwd and softmax_bwd
+// (no CUDA types). Shapes as the forward's (kernels/norms/case.hpp): rows, cols (1 … 65536), scale
+// (x × scale, 1 … 1000); softmax also mask=1 (the forward's −inf pattern, so y = 0 there).
+#include <memory>
+#include <string>
+
+#include "sol/registry.hpp"
+
+namespace sol::kernels::rows_bwd {
+
+enum class Version {
+  ln_v01_eager, ln_v02_one_read, ln_v03_one_read_fp32,
+  rms_v01_eager, rms_v02_one_read, rms_v03_one_read_fp32,
+  sm_v01_eager, sm_v02_one_read, sm_v03_one_read_fp32,
+};
+
+std::string unsupported(Version v, const Shape& s);
+model::Cost cost(Version v, const Shape& s);
+Tolerance tolerance(Version v);
+std::unique_ptr<Case> make(Version v, const Shape& s);
+
+}  // namespace sol::kernels::rows_bwd
