@@ -118,29 +118,46 @@ void attention_tiled(const AttentionHead& a, const double* q, const double* k, c
   }
 }
 
+void attention_backward_query(const AttentionHead& a, int64_t i, const double* q_row, const double* k, const double* v,
+                              const double* o_row, double lse_i, const double* dout_row, double* dq_row) {
+  require(a);
+  std::fill(dq_row, dq_row + a.d, 0.0);
+  const int64_t last = attention_last_key(a, i);
+  if (last < 0 || lse_i == kNegInf) return;
+  const double D = dot(dout_row, o_row, a.d);
+  for (int64_t j = 0; j <= last; ++j) {
+    const double p = std::exp(a.scale * dot(q_row, k + j * a.d, a.d) - lse_i);
+    const double ds = p * (dot(dout_row, v + j * a.d, a.d) - D);
+    for (int64_t c = 0; c < a.d; ++c) dq_row[c] += a.scale * ds * k[j * a.d + c];
+  }
+}
+
+void attention_backward_key(const AttentionHead& a, int64_t j, const double* q, const double* k_row,
+                            const double* v_row, const double* o, const double* lse, const double* dout, double* dk_row,
+                            double* dv_row) {
+  require(a);
+  for (int64_t i = 0; i < a.n; ++i) {
+    if (j > attention_last_key(a, i) || lse[i] == kNegInf) continue;
+    const double* qi = q + i * a.d;
+    const double* doi = dout + i * a.d;
+    const double p = std::exp(a.scale * dot(qi, k_row, a.d) - lse[i]);
+    const double ds = p * (dot(doi, v_row, a.d) - dot(doi, o + i * a.d, a.d));
+    for (int64_t c = 0; c < a.d; ++c) {
+      dv_row[c] += p * doi[c];
+      dk_row[c] += a.scale * ds * qi[c];
+    }
+  }
+}
+
 void attention_backward(const AttentionHead& a, const double* q, const double* k, const double* v, const double* o,
                         const double* lse, const double* dout, double* dq, double* dk, double* dv) {
   require(a);
-  std::fill(dq, dq + a.n * a.d, 0.0);
+  for (int64_t i = 0; i < a.n; ++i)
+    attention_backward_query(a, i, q + i * a.d, k, v, o + i * a.d, lse[i], dout + i * a.d, dq + i * a.d);
   std::fill(dk, dk + a.nk * a.d, 0.0);
   std::fill(dv, dv + a.nk * a.d, 0.0);
-  for (int64_t i = 0; i < a.n; ++i) {
-    const int64_t last = attention_last_key(a, i);
-    if (last < 0 || lse[i] == kNegInf) continue;
-    const double* qi = q + i * a.d;
-    const double* doi = dout + i * a.d;
-    const double D = dot(doi, o + i * a.d, a.d);
-    for (int64_t j = 0; j <= last; ++j) {
-      const double p = std::exp(a.scale * dot(qi, k + j * a.d, a.d) - lse[i]);
-      const double dp = dot(doi, v + j * a.d, a.d);
-      const double ds = p * (dp - D);
-      for (int64_t c = 0; c < a.d; ++c) {
-        dv[j * a.d + c] += p * doi[c];
-        dq[i * a.d + c] += a.scale * ds * k[j * a.d + c];
-        dk[j * a.d + c] += a.scale * ds * qi[c];
-      }
-    }
-  }
+  for (int64_t j = 0; j < a.nk; ++j)
+    attention_backward_key(a, j, q, k + j * a.d, v + j * a.d, o, lse, dout, dk + j * a.d, dv + j * a.d);
 }
 
 }  // namespace sol::model

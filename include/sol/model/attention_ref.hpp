@@ -45,4 +45,14 @@ void attention_tiled(const AttentionHead& a, const double* q, const double* k, c
 void attention_backward(const AttentionHead& a, const double* q, const double* k, const double* v, const double* o,
                         const double* lse, const double* dout, double* dq, double* dk, double* dv);
 
+// The same gradients one row at a time (the GPU checks use them on sampled rows; attention_backward
+// is built from them). dq_row of query i, O(nk·d); q_row, o_row, dout_row are row i.
+void attention_backward_query(const AttentionHead& a, int64_t i, const double* q_row, const double* k, const double* v,
+                              const double* o_row, double lse_i, const double* dout_row, double* dq_row);
+// dK and dV rows of key j over this head's queries, ADDED into dk_row, dv_row (so that grouped
+// query heads sharing one K/V head can be summed); O(n·d).
+void attention_backward_key(const AttentionHead& a, int64_t j, const double* q, const double* k_row,
+                            const double* v_row, const double* o, const double* lse, const double* dout, double* dk_row,
+                            double* dv_row);
+
 }  // namespace sol::model
