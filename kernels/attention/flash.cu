@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "kernels/attention/forward.cuh"
+#include "kernels/attention/mma.cuh"
 
 namespace sol::kernels::attention {
 namespace {
@@ -35,79 +36,6 @@ constexpr int smem_bytes() {
   return (kBlockM + 4 * kBlockN) * kD * 2;  // Q, two K buffers, two V buffers; 2-byte elements
 }
 
-// Element offset of 16-byte chunk `chunk` of row `row` in a [rows × kD] tile. The chunk index
-// is XORed with row % 8 so that the 8 row addresses of one ldmatrix land in 8 different bank
-// groups (unswizzled, a 128- or 256-byte row pitch puts them all in the same 4 banks).
-template <int kD>
-__device__ __forceinline__ int swizzled(int row, int chunk) {
-  return row * kD + ((chunk ^ (row & 7)) << 3);
-}
-
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// 16 bytes global → shared, asynchronously; src_bytes = 0 writes 16 zero bytes (rows past the end).
-__device__ __forceinline__ void cp_async_16(void* sDst, const void* gSrc, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(sDst)), "l"(gSrc), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::); }
-
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* sP) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(sP)));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* sP) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(sP)));
-}
-
-// D = A·B + D, m16n8k16, fp32 accumulate.
-template <class T>
-__device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-}
-
-// Two floats → one register of two T, the lower column in the low half.
-template <class T>
-__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<const uint32_t*>(&v);
-  } else {
-    const __half2 v = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<const uint32_t*>(&v);
-  }
-}
-
-// Rows [0, valid) of a [kRows × kD] tile from global (row pitch ld elements) into swizzled
-// shared memory; rows ≥ valid become zeros (a zero V row times a zero P is 0, never NaN).
-template <int kRows, int kD, class T>
-__device__ __forceinline__ void load_tile(T* sTile, const T* gTile, int64_t ld, int64_t valid) {
-  constexpr int kChunks = kD / 8;
-  for (int idx = threadIdx.x; idx < kRows * kChunks; idx += kThreads) {
-    const int row = idx / kChunks, chunk = idx % kChunks;
-    const bool inside = row < valid;
-    const T* src = inside ? gTile + row * ld + chunk * 8 : gTile;
-    cp_async_16(sTile + swizzled<kD>(row, chunk), src, inside ? 16 : 0);
-  }
-}
-
 __device__ __forceinline__ float quad_max(float x) {
   x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
   return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
@@ -117,8 +45,7 @@ __device__ __forceinline__ float quad_sum(float x) {
   return x + __shfl_xor_sync(0xffffffffu, x, 2);
 }
 
-// Fragment ownership (PTX m16n8k16): lane = 4·g + t holds, of each 16×8 accumulator, rows g and
-// g + 8 at columns 2t and 2t + 1: rS[nb][0..1] is row g, rS[nb][2..3] row g + 8.
+// Fragments as kernels/attention/mma.cuh describes: rS[nb][0..1] is row g, rS[nb][2..3] row g + 8.
 template <class T, int kD>
 __global__ void __launch_bounds__(kThreads, 2) flash_forward_kernel(AttnArgs<T> a) {
   constexpr int kDSteps = kD / 16;       // k-steps of Q·Kᵀ
@@ -146,10 +73,10 @@ __global__ void __launch_bounds__(kThreads, 2) flash_forward_kernel(AttnArgs<T> 
   if (a.causal && last_row + shift + 1 < kv_end) kv_end = last_row + shift + 1;
   const int tiles = kv_end > 0 ? int((kv_end + kBlockN - 1) / kBlockN) : 0;
 
-  load_tile<kBlockM, kD>(sQ, gQ, ldq, a.n - m0);
+  load_tile<kBlockM, kD, kThreads>(sQ, gQ, ldq, a.n - m0);
   if (tiles > 0) {
-    load_tile<kBlockN, kD>(sK, gK, ldk, a.nk);
-    load_tile<kBlockN, kD>(sV, gV, ldk, a.nk);
+    load_tile<kBlockN, kD, kThreads>(sK, gK, ldk, a.nk);
+    load_tile<kBlockN, kD, kThreads>(sV, gV, ldk, a.nk);
   }
   cp_async_commit();
 
@@ -164,16 +91,13 @@ __global__ void __launch_bounds__(kThreads, 2) flash_forward_kernel(AttnArgs<T> 
     cp_async_wait_all();
     __syncthreads();  // tile `tile` visible to all; every warp is done with tile − 1's buffers
     if (tile == 0) {
-      for (int kk = 0; kk < kDSteps; ++kk) {
-        const int mat = lane / 8;
-        ldmatrix_x4(rQ[kk], sQ + swizzled<kD>(warp * 16 + (mat & 1) * 8 + lane % 8, 2 * kk + (mat >> 1)));
-      }
+      for (int kk = 0; kk < kDSteps; ++kk) load_a<kD>(rQ[kk], sQ, warp * 16, kk, lane);
     }
     if (tile + 1 < tiles) {
       const int64_t n1 = int64_t(tile + 1) * kBlockN;
       const int buf = (tile + 1) & 1;
-      load_tile<kBlockN, kD>(sK + buf * kBlockN * kD, gK + n1 * ldk, ldk, a.nk - n1);
-      load_tile<kBlockN, kD>(sV + buf * kBlockN * kD, gV + n1 * ldk, ldk, a.nk - n1);
+      load_tile<kBlockN, kD, kThreads>(sK + buf * kBlockN * kD, gK + n1 * ldk, ldk, a.nk - n1);
+      load_tile<kBlockN, kD, kThreads>(sV + buf * kBlockN * kD, gV + n1 * ldk, ldk, a.nk - n1);
       cp_async_commit();
     }
     const T* sKt = sK + (tile & 1) * kBlockN * kD;
@@ -184,9 +108,8 @@ __global__ void __launch_bounds__(kThreads, 2) flash_forward_kernel(AttnArgs<T> 
     float rS[kNBlocks][4] = {};
     for (int kk = 0; kk < kDSteps; ++kk) {
       for (int np = 0; np < kNBlocks / 2; ++np) {
-        const int mat = lane / 8;
         uint32_t b[4];
-        ldmatrix_x4(b, sKt + swizzled<kD>(np * 16 + (mat >> 1) * 8 + lane % 8, 2 * kk + (mat & 1)));
+        load_b_nk<kD>(b, sKt, np * 16, kk, lane);
         mma_16816<T>(rS[2 * np], rQ[kk], b[0], b[1]);
         mma_16816<T>(rS[2 * np + 1], rQ[kk], b[2], b[3]);
       }
@@ -228,14 +151,10 @@ __global__ void __launch_bounds__(kThreads, 2) flash_forward_kernel(AttnArgs<T> 
     // O += P·V: S's accumulators for keys 16·kk … 16·kk + 15 are exactly the A fragment.
     for (int kk = 0; kk < kBlockN / 16; ++kk) {
       uint32_t rP[4];
-      rP[0] = pack2<T>(rS[2 * kk][0], rS[2 * kk][1]);
-      rP[1] = pack2<T>(rS[2 * kk][2], rS[2 * kk][3]);
-      rP[2] = pack2<T>(rS[2 * kk + 1][0], rS[2 * kk + 1][1]);
-      rP[3] = pack2<T>(rS[2 * kk + 1][2], rS[2 * kk + 1][3]);
+      pack_a<T>(rP, rS, kk);
       for (int dp = 0; dp < kD / 16; ++dp) {
-        const int mat = lane / 8;
         uint32_t b[4];
-        ldmatrix_x4_trans(b, sVt + swizzled<kD>(kk * 16 + (mat & 1) * 8 + lane % 8, 2 * dp + (mat >> 1)));
+        load_b_kn<kD>(b, sVt, kk * 16, dp, lane);
         mma_16816<T>(rO[2 * dp], rP, b[0], b[1]);
         mma_16816<T>(rO[2 * dp + 1], rP, b[2], b[3]);
       }
