@@ -89,6 +89,44 @@ std::vector<int64_t> pick(int64_t total, int64_t count, uint64_t salt) {
   return v;
 }
 
+// Rows [0, rows) of one head of a hashed [b, rows, heads, d] tensor, as doubles [rows × d].
+template <class T>
+std::vector<double> decode_head(uint64_t seed, int64_t bi, int64_t head, int64_t rows, int64_t heads, int64_t d) {
+  std::vector<double> out(static_cast<size_t>(rows * d));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < d; ++c) out[size_t(r * d + c)] = Half<T>::value(seed, ((bi * rows + r) * heads + head) * d + c);
+  return out;
+}
+
+// The same for a tensor copied back from the device as raw 16-bit elements.
+template <class T>
+std::vector<double> decode_head(const std::vector<uint16_t>& bits, int64_t bi, int64_t head, int64_t rows, int64_t heads,
+                                int64_t d) {
+  std::vector<double> out(static_cast<size_t>(rows * d));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < d; ++c) out[size_t(r * d + c)] = Half<T>::decode(bits[size_t(((bi * rows + r) * heads + head) * d + c)]);
+  return out;
+}
+
+// Unwritten (poisoned) elements over a whole output; appended to the result's verdict.
+template <class Bits>
+void require_written(CheckResult& r, const std::vector<Bits>& got, const char* what) {
+  const int64_t n = std::count_if(got.begin(), got.end(), [](Bits b) { return is_poison(b); });
+  if (n == 0) return;
+  r.ok = false;
+  r.unwritten += n;
+  r.detail += (r.detail.empty() ? "" : "; ") + std::to_string(n) + " " + what + " element(s) unwritten";
+}
+
+// Folds b into a: both must pass; the worse rel L2 is reported; details prefixed with b's name.
+void merge(CheckResult& a, const CheckResult& b, const char* what) {
+  a.ok = a.ok && b.ok;
+  a.rel_l2 = std::max(a.rel_l2, b.rel_l2);
+  a.unwritten += b.unwritten;
+  a.nonfinite += b.nonfinite;
+  if (!b.ok) a.detail += (a.detail.empty() ? "" : "; ") + std::string(what) + ": " + b.detail;
+}
+
 template <class T>
 class AttentionCase final : public Case {
  public:
@@ -158,21 +196,15 @@ class AttentionCase final : public Case {
     std::vector<std::vector<double>> kh(heads.size()), vh(heads.size());
     for (size_t hix = 0; hix < heads.size(); ++hix) {
       const int64_t bi = heads[hix] / x_.h, hk = (heads[hix] % x_.h) / (x_.h / x_.hkv);
-      kh[hix].resize(size_t(x_.nk * x_.d));
-      vh[hix].resize(size_t(x_.nk * x_.d));
-      for (int64_t j = 0; j < x_.nk; ++j)
-        for (int64_t c = 0; c < x_.d; ++c) {
-          const int64_t at = ((bi * x_.nk + j) * x_.hkv + hk) * x_.d + c;
-          kh[hix][size_t(j * x_.d + c)] = Half<T>::value(hash64(seed0_, 'K'), at);
-          vh[hix][size_t(j * x_.d + c)] = Half<T>::value(hash64(seed0_, 'V'), at);
-        }
+      kh[hix] = decode_head<T>(hash64(seed0_, 'K'), bi, hk, x_.nk, x_.hkv, x_.d);
+      vh[hix] = decode_head<T>(hash64(seed0_, 'V'), bi, hk, x_.nk, x_.hkv, x_.d);
     }
     const model::AttentionHead head{x_.n, x_.nk, x_.d, x_.causal, 1.0 / std::sqrt(double(x_.d))};
     std::vector<double> refO(rows.size() * size_t(x_.d)), refL(rows.size());
     parallel_chunks(
         int64_t(rows.size()),
         [&](int64_t begin, int64_t end, int) {
-          std::vector<double> q(size_t(x_.d));
+          std::vector<double> q(static_cast<size_t>(x_.d));
           for (int64_t r = begin; r < end; ++r) {
             const Row& row = rows[size_t(r)];
             const size_t hix = size_t(std::lower_bound(heads.begin(), heads.end(), row.bh) - heads.begin());
@@ -197,19 +229,10 @@ class AttentionCase final : public Case {
       if (want == kNegInf && have == kNegInf) have = want = 0;  // no visible key: L = −∞ on both sides
       return Sample{have, want, is_poison(bits)};
     });
-    // Unwritten anywhere (not only in the sampled rows).
-    const int64_t unwrittenO = std::count_if(gotO.begin(), gotO.end(), [](uint16_t b) { return is_poison(b); });
-    const int64_t unwrittenL = std::count_if(gotL.begin(), gotL.end(), [](uint32_t b) { return is_poison(b); });
-
     CheckResult out = o;
-    out.ok = o.ok && l.ok && unwrittenO == 0 && unwrittenL == 0;
-    out.rel_l2 = std::max(o.rel_l2, l.rel_l2);
-    out.unwritten = unwrittenO + unwrittenL;
-    out.nonfinite += l.nonfinite;
-    if (!l.ok) out.detail += (out.detail.empty() ? "" : "; ") + std::string("logsumexp: ") + l.detail;
-    if (unwrittenO || unwrittenL)
-      out.detail += (out.detail.empty() ? "" : "; ") + std::to_string(unwrittenO) + " O and " +
-                    std::to_string(unwrittenL) + " L element(s) unwritten over the whole output";
+    merge(out, l, "logsumexp");
+    require_written(out, gotO, "O");  // anywhere, not only in the sampled rows
+    require_written(out, gotL, "L");
     return out;
   }
 
@@ -239,6 +262,183 @@ class AttentionCase final : public Case {
   std::vector<DeviceBuffer<float>> lse_;
   DeviceBuffer<float> s_;
   DeviceBuffer<T> p_;
+  uint64_t seed0_ = 0;
+  bool randomized_ = false;
+};
+
+// attention_bwd: inputs Q, K, V, dO hashed; O and L from the sol forward (v02) on each set.
+// The reference takes the device's O and L as given (the backward's inputs) and recomputes every
+// sampled gradient row in double: dQ rows of sampled query heads, dK and dV rows of sampled K/V
+// heads summed over their query-head group.
+template <class T>
+class AttentionBwdCase final : public Case {
+ public:
+  explicit AttentionBwdCase(const Shape& s) : x_(dims(s)) {
+    const int64_t nq = x_.b * x_.n * x_.h * x_.d, nkv = x_.b * x_.nk * x_.hkv * x_.d;
+    sets_ = rotating_sets(double(5 * nq + 4 * nkv) * sizeof(T));
+    for (int i = 0; i < sets_; ++i) {
+      for (auto* v : {&q_, &dout_, &o_, &dq_}) v->emplace_back(nq);
+      for (auto* v : {&k_, &v_, &dk_, &dv_}) v->emplace_back(nkv);
+      lse_.emplace_back(x_.b * x_.h * x_.n);
+    }
+    dq_accum_ = DeviceBuffer<float>(nq);
+    delta_ = DeviceBuffer<float>(x_.b * x_.h * x_.n);
+  }
+
+  int sets() const override { return sets_; }
+
+  void randomize(uint64_t seed) override {
+    for (int i = 0; i < sets_; ++i) {
+      const uint64_t ss = set_seed(seed, i);
+      Half<T>::fill(q_[size_t(i)].get(), q_[size_t(i)].count(), hash64(ss, 'Q'));
+      Half<T>::fill(k_[size_t(i)].get(), k_[size_t(i)].count(), hash64(ss, 'K'));
+      Half<T>::fill(v_[size_t(i)].get(), v_[size_t(i)].count(), hash64(ss, 'V'));
+      Half<T>::fill(dout_[size_t(i)].get(), dout_[size_t(i)].count(), hash64(ss, 'G'));
+      flash_forward(args(i).f, nullptr);
+    }
+    seed0_ = set_seed(seed, 0);
+    SOL_CUDA_CHECK(cudaDeviceSynchronize());
+    randomized_ = true;
+  }
+
+  void poison(int set) override {
+    dq_.at(size_t(set)).poison();
+    dk_.at(size_t(set)).poison();
+    dv_.at(size_t(set)).poison();
+  }
+
+  void run(int set, void* stream) override { flash_backward(args(set), static_cast<cudaStream_t>(stream)); }
+
+  LaunchInfo launch() const override { return launch_info(flash_backward_plan(args(0))); }
+
+  CheckResult check() override {
+    if (!randomized_) failure("check() called before randomize()", "randomize the inputs first");
+    const double tol = tolerance(BwdVersion::v01_flash_bwd).rel_l2;
+    const std::vector<uint16_t> gotO = o_[0].template to_host<uint16_t>(0, o_[0].count());
+    const std::vector<uint32_t> lbits = lse_[0].template to_host<uint32_t>(0, lse_[0].count());
+    const std::vector<uint16_t> gotDQ = dq_[0].template to_host<uint16_t>(0, dq_[0].count());
+    const std::vector<uint16_t> gotDK = dk_[0].template to_host<uint16_t>(0, dk_[0].count());
+    const std::vector<uint16_t> gotDV = dv_[0].template to_host<uint16_t>(0, dv_[0].count());
+    std::vector<double> lse(lbits.size());
+    for (size_t i = 0; i < lbits.size(); ++i) lse[i] = decode_f32(lbits[i]);
+    const model::AttentionHead head{x_.n, x_.nk, x_.d, x_.causal, 1.0 / std::sqrt(double(x_.d))};
+    const int64_t d = x_.d, group = x_.h / x_.hkv;
+    const uint64_t sq = hash64(seed0_, 'Q'), sk = hash64(seed0_, 'K'), sv = hash64(seed0_, 'V'), sg = hash64(seed0_, 'G');
+
+    // dQ: sampled rows of sampled query heads.
+    struct Row {
+      int64_t head, r;  // head: bi·h + hi (dQ) or bi·hkv + hk (dK, dV); r: query or key row
+    };
+    std::vector<Row> qrows;
+    for (int64_t bh : pick(x_.b * x_.h, kMaxSampledHeads, seed0_ ^ 0xD0))
+      for (int64_t i : pick(x_.n, kMaxSampledRows / 2, seed0_ ^ uint64_t(bh))) qrows.push_back({bh, i});
+    std::vector<double> refDQ(qrows.size() * size_t(d));
+    parallel_chunks(
+        int64_t(qrows.size()),
+        [&](int64_t begin, int64_t end, int) {
+          int64_t cached = -1;
+          std::vector<double> kh, vh;
+          for (int64_t r = begin; r < end; ++r) {
+            const Row& row = qrows[size_t(r)];
+            const int64_t bi = row.head / x_.h, hi = row.head % x_.h;
+            if (row.head != cached) {
+              kh = decode_head<T>(sk, bi, hi / group, x_.nk, x_.hkv, d);
+              vh = decode_head<T>(sv, bi, hi / group, x_.nk, x_.hkv, d);
+              cached = row.head;
+            }
+            std::vector<double> q(static_cast<size_t>(d)), g(q.size()), o(q.size());
+            for (int64_t c = 0; c < d; ++c) {
+              const int64_t at = ((bi * x_.n + row.r) * x_.h + hi) * d + c;
+              q[size_t(c)] = Half<T>::value(sq, at);
+              g[size_t(c)] = Half<T>::value(sg, at);
+              o[size_t(c)] = Half<T>::decode(gotO[size_t(at)]);
+            }
+            model::attention_backward_query(head, row.r, q.data(), kh.data(), vh.data(), o.data(),
+                                            lse[size_t(row.head * x_.n + row.r)], g.data(), refDQ.data() + r * d);
+          }
+        },
+        std::min<int>(int(qrows.size()), host_chunks(int64_t(qrows.size()) * x_.nk * d / 16)));
+    CheckResult out;
+    out.ok = true;
+    merge(out, compare(int64_t(refDQ.size()), tol, [&](int64_t e) {
+      const Row& row = qrows[size_t(e / d)];
+      const uint16_t bits = gotDQ[size_t(((row.head / x_.h * x_.n + row.r) * x_.h + row.head % x_.h) * d + e % d)];
+      return Sample{Half<T>::decode(bits), refDQ[size_t(e)], is_poison(bits)};
+    }), "dQ");
+
+    // dK, dV: sampled key rows of sampled K/V heads, each summed over the group's query heads.
+    std::vector<Row> krows;
+    const std::vector<int64_t> kvheads = pick(x_.b * x_.hkv, kMaxSampledHeads, seed0_ ^ 0xD1);
+    for (int64_t bk : kvheads)
+      for (int64_t j : pick(x_.nk, kMaxSampledRows / 2, seed0_ ^ uint64_t(bk) ^ 0x77)) krows.push_back({bk, j});
+    std::vector<double> refDK(krows.size() * size_t(d), 0.0), refDV(refDK.size(), 0.0);
+    for (int64_t bk : kvheads) {
+      const int64_t bi = bk / x_.hkv, hk = bk % x_.hkv;
+      const std::vector<double> kh = decode_head<T>(sk, bi, hk, x_.nk, x_.hkv, d);
+      const std::vector<double> vh = decode_head<T>(sv, bi, hk, x_.nk, x_.hkv, d);
+      for (int64_t hq = hk * group; hq < (hk + 1) * group; ++hq) {
+        const std::vector<double> qh = decode_head<T>(sq, bi, hq, x_.n, x_.h, d);
+        const std::vector<double> gh = decode_head<T>(sg, bi, hq, x_.n, x_.h, d);
+        const std::vector<double> oh = decode_head<T>(gotO, bi, hq, x_.n, x_.h, d);
+        const double* lh = lse.data() + (bi * x_.h + hq) * x_.n;
+        parallel_chunks(
+            int64_t(krows.size()),
+            [&](int64_t begin, int64_t end, int) {
+              for (int64_t r = begin; r < end; ++r) {
+                const Row& row = krows[size_t(r)];
+                if (row.head != bk) continue;
+                model::attention_backward_key(head, row.r, qh.data(), kh.data() + row.r * d, vh.data() + row.r * d,
+                                              oh.data(), lh, gh.data(), refDK.data() + r * d, refDV.data() + r * d);
+              }
+            },
+            std::min<int>(int(krows.size()), host_chunks(int64_t(krows.size()) * x_.n * d / 16)));
+      }
+    }
+    for (int which = 0; which < 2; ++which) {
+      const std::vector<uint16_t>& got = which == 0 ? gotDK : gotDV;
+      const std::vector<double>& ref = which == 0 ? refDK : refDV;
+      merge(out, compare(int64_t(ref.size()), tol, [&](int64_t e) {
+              const Row& row = krows[size_t(e / d)];
+              const uint16_t bits = got[size_t(((row.head / x_.hkv * x_.nk + row.r) * x_.hkv + row.head % x_.hkv) * d + e % d)];
+              return Sample{Half<T>::decode(bits), ref[size_t(e)], is_poison(bits)};
+            }), which == 0 ? "dK" : "dV");
+    }
+    require_written(out, gotDQ, "dQ");
+    require_written(out, gotDK, "dK");
+    require_written(out, gotDV, "dV");
+    return out;
+  }
+
+ private:
+  AttnBwdArgs<T> args(int set) const {
+    AttnBwdArgs<T> a;
+    a.f.q = q_.at(size_t(set)).get();
+    a.f.k = k_.at(size_t(set)).get();
+    a.f.v = v_.at(size_t(set)).get();
+    a.f.o = o_.at(size_t(set)).get();
+    a.f.lse = lse_.at(size_t(set)).get();
+    a.f.b = x_.b;
+    a.f.h = x_.h;
+    a.f.hkv = x_.hkv;
+    a.f.n = x_.n;
+    a.f.nk = x_.nk;
+    a.f.d = int(x_.d);
+    a.f.causal = x_.causal;
+    a.f.scale = float(1.0 / std::sqrt(double(x_.d)));
+    a.dout = dout_.at(size_t(set)).get();
+    a.dq = dq_.at(size_t(set)).get();
+    a.dk = dk_.at(size_t(set)).get();
+    a.dv = dv_.at(size_t(set)).get();
+    a.dq_accum = dq_accum_.get();
+    a.delta = delta_.get();
+    return a;
+  }
+
+  Dims x_;
+  int sets_ = 1;
+  std::vector<DeviceBuffer<T>> q_, k_, v_, dout_, o_, dq_, dk_, dv_;
+  std::vector<DeviceBuffer<float>> lse_;
+  DeviceBuffer<float> dq_accum_, delta_;
   uint64_t seed0_ = 0;
   bool randomized_ = false;
 };
@@ -300,6 +500,41 @@ std::unique_ptr<Case> make(Version v, const Shape& s) {
   if (std::string why = unsupported(v, s); !why.empty()) bad_input("attention: " + why);
   if (s.get("fp16", 0)) return std::make_unique<AttentionCase<__half>>(v, s);
   return std::make_unique<AttentionCase<__nv_bfloat16>>(v, s);
+}
+
+std::string unsupported(BwdVersion, const Shape& s) { return unsupported(Version::v02_flash_mma, s); }
+
+model::Cost cost(BwdVersion, const Shape& s) {
+  const Dims x = dims(s);
+  model::AttentionOp op;
+  op.batch = x.b;
+  op.heads = x.h;
+  op.seq = x.n;
+  op.head_dim = x.d;
+  op.flash = true;
+  op.block_q = 64;
+  op.causal = x.causal;
+  op.backward = true;
+  op.dtype = s.get("fp16", 0) ? DType::f16 : DType::bf16;
+  model::Cost c = model::attention(op);
+  if (x.nk != x.n) {
+    c.flops *= double(x.nk) / double(x.n);
+    c.notes.push_back("nk ≠ n: FLOPs scaled by nk/n; bytes counted as for nk = n");
+  }
+  if (x.hkv != x.h) c.notes.push_back("grouped-query attention: K, V, dK, dV bytes counted as if hkv = h (an upper bound)");
+  return c;
+}
+
+Tolerance tolerance(BwdVersion) {
+  return {3e-2, "gradients in bf16/fp16: P and dS = P∘(dP − D) are rounded to 16 bits before their GEMMs and dS "
+                "subtracts nearly equal terms (dP − D), so errors are relatively larger than the forward's; "
+                "dQ summed in fp32 atomics; reference in double from the device's O and L on sampled rows"};
+}
+
+std::unique_ptr<Case> make(BwdVersion v, const Shape& s) {
+  if (std::string why = unsupported(v, s); !why.empty()) bad_input("attention_bwd: " + why);
+  if (s.get("fp16", 0)) return std::make_unique<AttentionBwdCase<__half>>(s);
+  return std::make_unique<AttentionBwdCase<__nv_bfloat16>>(s);
 }
 
 }  // namespace sol::kernels::attention

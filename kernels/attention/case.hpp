@@ -11,10 +11,17 @@
 namespace sol::kernels::attention {
 
 enum class Version { v01_standard, v02_flash_mma };
+// Family attention_bwd: the same shapes; dQ, dK, dV from Q, K, V, dO and the forward's O and L.
+enum class BwdVersion { v01_flash_bwd };
 
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);
 Tolerance tolerance(Version v);
 std::unique_ptr<Case> make(Version v, const Shape& s);
+
+std::string unsupported(BwdVersion v, const Shape& s);
+model::Cost cost(BwdVersion v, const Shape& s);
+Tolerance tolerance(BwdVersion v);
+std::unique_ptr<Case> make(BwdVersion v, const Shape& s);
 
 }  // namespace sol::kernels::attention

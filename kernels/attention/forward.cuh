@@ -40,4 +40,23 @@ void flash_forward(const AttnArgs<T>& a, cudaStream_t stream);
 template <class T>
 LaunchPlan flash_plan(const AttnArgs<T>& a);
 
+// Backward (FlashAttention-2): inputs Q, K, V, O, L of the forward and dO (same layout as O);
+// outputs dQ, dK, dV (layouts of Q, K, V). Workspaces: dq_accum [b, n, h, d] fp32 (zeroed by the
+// D pre-pass, accumulated with atomics, then converted) and delta [b, h, n] fp32 (D = rowsum(dO∘O)).
+template <class T>
+struct AttnBwdArgs {
+  AttnArgs<T> f;  // f.o and f.lse are inputs here
+  const T* dout = nullptr;
+  T* dq = nullptr;
+  T* dk = nullptr;
+  T* dv = nullptr;
+  float* dq_accum = nullptr;
+  float* delta = nullptr;
+};
+
+template <class T>
+void flash_backward(const AttnBwdArgs<T>& a, cudaStream_t stream);
+template <class T>
+LaunchPlan flash_backward_plan(const AttnBwdArgs<T>& a);  // the main kernel
+
 }  // namespace sol::kernels::attention

@@ -1,0 +1,258 @@
+// v01_flash_bwd: FlashAttention-2's backward (lecture §11.6: recomputation) on mma.sync.
+// 1. D = rowsum(dO∘O) per query row (one warp per row), which also zeroes the fp32 dQ accumulator.
+// 2. A CTA owns 64 keys of one K/V head (its 4 warps 16 keys each) and keeps K, V in shared memory
+//    and dK, dV in registers while every query tile of every query head of its group streams
+//    past: Sᵀ = K·Qᵀ, Pᵀ = exp(Sᵀ·scale − L) (recomputed from the saved logsumexp, no online
+//    softmax), dV += Pᵀ·dO, dPᵀ = V·dOᵀ, dSᵀ = Pᵀ∘(dPᵀ − D), dK += dSᵀ·Q; dS goes through shared
+//    memory (transposed) so that each warp can form dQ = dS·K for 16 query rows, added with fp32
+//    atomics into the accumulator. P and dS reach the tensor cores straight from the accumulator
+//    registers (the forward's trick). Causal: query tiles wholly before the key tile are skipped.
+// 3. dQ accumulator → bf16/fp16.
+// Expected bottleneck: tensor cores (five GEMMs, 2.5× the forward's FLOPs) plus the dQ atomics
+// (b·h·n·d·nk/64 fp32 adds: 2.1 G at the headline shape, through L2). Not deterministic: the
+// atomics' order varies between runs.
+// measured: pending H200 run
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/attention/forward.cuh"
+#include "kernels/attention/mma.cuh"
+
+namespace sol::kernels::attention {
+namespace {
+
+constexpr int kBlock = 64;  // keys per CTA and query rows per streamed tile
+constexpr int kWarps = 4;   // each owns 16 keys
+constexpr int kThreads = 32 * kWarps;
+constexpr float kLog2e = 1.4426950408889634f;
+
+template <int kD>
+constexpr int smem_bytes() {
+  return 4 * kBlock * kD * 2 + kBlock * kBlock * 2 + 2 * kBlock * 4;  // K, V, Q, dO; dS; L, D
+}
+
+template <class T>
+__device__ __forceinline__ float to_f32(T x) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(x);
+  else return __half2float(x);
+}
+template <class T>
+__device__ __forceinline__ T from_f32(float x) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(x);
+  else return __float2half_rn(x);
+}
+
+// One warp per query row r = (bi·n + i)·h + hi: D = Σ dO∘O, and the row's dQ accumulator = 0.
+template <class T>
+__global__ void delta_kernel(AttnBwdArgs<T> a, int64_t rows) {
+  const int64_t r = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  if (r >= rows) return;
+  const int64_t d = a.f.d;
+  float sum = 0.f;
+  for (int64_t c = lane; c < d; c += 32) {
+    sum += to_f32(a.dout[r * d + c]) * to_f32(a.f.o[r * d + c]);
+    a.dq_accum[r * d + c] = 0.f;
+  }
+  for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  const int64_t hi = r % a.f.h, i = (r / a.f.h) % a.f.n, bi = r / (a.f.h * a.f.n);
+  if (lane == 0) a.delta[(bi * a.f.h + hi) * a.f.n + i] = sum;
+}
+
+template <class T>
+__global__ void convert_kernel(const float* gIn, T* gOut, int64_t count) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < count; e += stride) gOut[e] = from_f32<T>(gIn[e]);
+}
+
+// Fragments as kernels/attention/mma.cuh describes; in the Sᵀ accumulators rows are keys
+// (warp·16 + g, + 8) and columns query rows of the tile (8·nb + 2t, + 1).
+template <class T, int kD>
+__global__ void __launch_bounds__(kThreads, 2) flash_backward_kernel(AttnBwdArgs<T> a) {
+  constexpr int kDSteps = kD / 16;
+  constexpr int kQBlocks = kBlock / 8;  // 8-query column blocks of Sᵀ
+  constexpr int kOBlocks = kD / 8;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  T* sK = reinterpret_cast<T*>(smem_raw);
+  T* sV = sK + kBlock * kD;
+  T* sQ = sV + kBlock * kD;
+  T* sdO = sQ + kBlock * kD;
+  T* sdS = sdO + kBlock * kD;  // [query][key], a [64 × 64] swizzled tile
+  float* sL = reinterpret_cast<float*>(sdS + kBlock * kBlock);
+  float* sD = sL + kBlock;
+
+  const AttnArgs<T>& f = a.f;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int64_t n0 = int64_t(blockIdx.x) * kBlock, hk = blockIdx.y, bi = blockIdx.z;
+  const int64_t group = f.h / f.hkv, ldq = f.h * kD, ldk = f.hkv * kD;
+  const int64_t shift = f.nk - f.n;  // query i sees keys j ≤ i + shift when causal
+  const float scale_log2 = f.scale * kLog2e;
+
+  load_tile<kBlock, kD, kThreads>(sK, f.k + ((bi * f.nk + n0) * f.hkv + hk) * kD, ldk, f.nk - n0);
+  load_tile<kBlock, kD, kThreads>(sV, f.v + ((bi * f.nk + n0) * f.hkv + hk) * kD, ldk, f.nk - n0);
+  cp_async_commit();
+
+  // Causal: the first query that sees key n0 is n0 − shift; earlier query tiles are skipped.
+  int64_t m_begin = 0;
+  if (f.causal && n0 - shift > 0) m_begin = (n0 - shift) / kBlock * kBlock;
+
+  float rdK[kOBlocks][4] = {}, rdV[kOBlocks][4] = {};
+  for (int64_t hq = hk * group; hq < (hk + 1) * group; ++hq) {
+    for (int64_t m0 = m_begin; m0 < f.n; m0 += kBlock) {
+      const int64_t q_off = ((bi * f.n + m0) * f.h + hq) * kD;
+      load_tile<kBlock, kD, kThreads>(sQ, f.q + q_off, ldq, f.n - m0);
+      load_tile<kBlock, kD, kThreads>(sdO, a.dout + q_off, ldq, f.n - m0);
+      cp_async_commit();
+      if (threadIdx.x < kBlock) {  // rows past the end: L = +∞ makes their P exactly 0
+        const int64_t i = m0 + threadIdx.x, at = (bi * f.h + hq) * f.n + i;
+        sL[threadIdx.x] = i < f.n ? f.lse[at] * kLog2e : INFINITY;
+        sD[threadIdx.x] = i < f.n ? a.delta[at] : 0.f;
+      }
+      cp_async_wait_all();
+      __syncthreads();
+
+      // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for this warp's 16 keys × 64 queries.
+      float rS[kQBlocks][4] = {}, rdP[kQBlocks][4] = {};
+      for (int kk = 0; kk < kDSteps; ++kk) {
+        uint32_t ka[4], va[4];
+        load_a<kD>(ka, sK, warp * 16, kk, lane);
+        load_a<kD>(va, sV, warp * 16, kk, lane);
+        for (int np = 0; np < kQBlocks / 2; ++np) {
+          uint32_t b[4];
+          load_b_nk<kD>(b, sQ, np * 16, kk, lane);
+          mma_16816<T>(rS[2 * np], ka, b[0], b[1]);
+          mma_16816<T>(rS[2 * np + 1], ka, b[2], b[3]);
+          load_b_nk<kD>(b, sdO, np * 16, kk, lane);
+          mma_16816<T>(rdP[2 * np], va, b[0], b[1]);
+          mma_16816<T>(rdP[2 * np + 1], va, b[2], b[3]);
+        }
+      }
+
+      // Pᵀ = exp2(Sᵀ·scale·log2e − L·log2e), 0 where hidden; dSᵀ = Pᵀ∘(dPᵀ − D).
+      const bool edge = m0 + kBlock > f.n || n0 + kBlock > f.nk || (f.causal && n0 + kBlock - 1 > m0 + shift);
+      for (int nb = 0; nb < kQBlocks; ++nb)
+        for (int e = 0; e < 4; ++e) {
+          const int qi = nb * 8 + 2 * t + (e & 1);
+          const int64_t i = m0 + qi, j = n0 + warp * 16 + g + 8 * (e >> 1);
+          const bool hide = edge && (i >= f.n || j >= f.nk || (f.causal && j > i + shift));
+          const float p = hide ? 0.f : exp2f(fmaf(rS[nb][e], scale_log2, -sL[qi]));
+          rS[nb][e] = p;
+          rdP[nb][e] = p * (rdP[nb][e] - sD[qi]);
+        }
+
+      // dV += Pᵀ·dO and dK += dSᵀ·Q (scale applied at the end), A operands from registers.
+      for (int kk = 0; kk < kQBlocks / 2; ++kk) {
+        uint32_t pa[4], da[4];
+        pack_a<T>(pa, rS, kk);
+        pack_a<T>(da, rdP, kk);
+        for (int dp = 0; dp < kD / 16; ++dp) {
+          uint32_t b[4];
+          load_b_kn<kD>(b, sdO, kk * 16, dp, lane);
+          mma_16816<T>(rdV[2 * dp], pa, b[0], b[1]);
+          mma_16816<T>(rdV[2 * dp + 1], pa, b[2], b[3]);
+          load_b_kn<kD>(b, sQ, kk * 16, dp, lane);
+          mma_16816<T>(rdK[2 * dp], da, b[0], b[1]);
+          mma_16816<T>(rdK[2 * dp + 1], da, b[2], b[3]);
+        }
+      }
+
+      // dS to shared memory as [query][key] for dQ = dS·K.
+      for (int nb = 0; nb < kQBlocks; ++nb)
+        for (int e = 0; e < 4; ++e) {
+          const int qi = nb * 8 + 2 * t + (e & 1), kj = warp * 16 + g + 8 * (e >> 1);
+          sdS[swizzled<kBlock>(qi, kj / 8) + kj % 8] = from_f32<T>(rdP[nb][e]);
+        }
+      __syncthreads();
+
+      // dQ rows warp·16 … +15 of this tile, 64 columns at a time, added into the accumulator.
+      for (int half = 0; half < kD / 64; ++half) {
+        float rdQ[8][4] = {};
+        for (int kk = 0; kk < kBlock / 16; ++kk) {
+          uint32_t da[4];
+          load_a<kBlock>(da, sdS, warp * 16, kk, lane);
+          for (int np = 0; np < 4; ++np) {
+            uint32_t b[4];
+            load_b_kn<kD>(b, sK, kk * 16, half * 4 + np, lane);
+            mma_16816<T>(rdQ[2 * np], da, b[0], b[1]);
+            mma_16816<T>(rdQ[2 * np + 1], da, b[2], b[3]);
+          }
+        }
+        for (int e2 = 0; e2 < 2; ++e2) {
+          const int64_t i = m0 + warp * 16 + g + 8 * e2;
+          if (i >= f.n) continue;
+          float* gdQ = a.dq_accum + ((bi * f.n + i) * f.h + hq) * kD + half * 64;
+          for (int nb = 0; nb < 8; ++nb) {
+            atomicAdd(gdQ + nb * 8 + 2 * t, rdQ[nb][2 * e2] * f.scale);
+            atomicAdd(gdQ + nb * 8 + 2 * t + 1, rdQ[nb][2 * e2 + 1] * f.scale);
+          }
+        }
+      }
+      __syncthreads();  // the next tile overwrites sQ, sdO, sdS, sL, sD
+    }
+  }
+  cp_async_wait_all();  // K/V copies of a CTA with no query tile must land before it exits
+
+  for (int e2 = 0; e2 < 2; ++e2) {
+    const int64_t j = n0 + warp * 16 + g + 8 * e2;
+    if (j >= f.nk) continue;
+    const int64_t off = ((bi * f.nk + j) * f.hkv + hk) * kD;
+    for (int ob = 0; ob < kOBlocks; ++ob) {
+      *reinterpret_cast<uint32_t*>(a.dk + off + ob * 8 + 2 * t) =
+          pack2<T>(rdK[ob][2 * e2] * f.scale, rdK[ob][2 * e2 + 1] * f.scale);
+      *reinterpret_cast<uint32_t*>(a.dv + off + ob * 8 + 2 * t) = pack2<T>(rdV[ob][2 * e2], rdV[ob][2 * e2 + 1]);
+    }
+  }
+}
+
+template <class T, int kD>
+void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
+  const auto kernel = &flash_backward_kernel<T, kD>;
+  static bool opted_in = false;  // > 48 KiB of dynamic shared memory needs the opt-in once
+  if (!opted_in) {
+    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes<kD>()));
+    opted_in = true;
+  }
+  const dim3 grid(unsigned(blocks_for(a.f.nk, kBlock)), unsigned(a.f.hkv), unsigned(a.f.b));
+  kernel<<<grid, kThreads, smem_bytes<kD>(), stream>>>(a);
+  SOL_LAUNCH_CHECK();
+}
+
+constexpr int kRowThreads = 256;
+
+}  // namespace
+
+template <class T>
+void flash_backward(const AttnBwdArgs<T>& a, cudaStream_t stream) {
+  if (a.f.d != 64 && a.f.d != 128)
+    bad_input("flash attention backward: head dimension " + std::to_string(a.f.d) + " is not built", "use d=64 or d=128");
+  const int64_t rows = a.f.b * a.f.n * a.f.h;
+  delta_kernel<T><<<unsigned(blocks_for(rows, kRowThreads / 32)), kRowThreads, 0, stream>>>(a, rows);
+  SOL_LAUNCH_CHECK();
+  if (a.f.d == 64) launch<T, 64>(a, stream);
+  else launch<T, 128>(a, stream);
+  const int64_t count = rows * a.f.d;
+  convert_kernel<T><<<unsigned(std::min<int64_t>(blocks_for(count, 256), 65536)), 256, 0, stream>>>(a.dq_accum, a.dq, count);
+  SOL_LAUNCH_CHECK();
+}
+
+template <class T>
+LaunchPlan flash_backward_plan(const AttnBwdArgs<T>& a) {
+  LaunchPlan p;
+  p.func = a.f.d == 64 ? reinterpret_cast<const void*>(&flash_backward_kernel<T, 64>)
+                       : reinterpret_cast<const void*>(&flash_backward_kernel<T, 128>);
+  p.grid = blocks_for(a.f.nk, kBlock) * a.f.hkv * a.f.b;
+  p.block = kThreads;
+  p.smem = a.f.d == 64 ? smem_bytes<64>() : smem_bytes<128>();
+  return p;
+}
+
+template void flash_backward<__nv_bfloat16>(const AttnBwdArgs<__nv_bfloat16>&, cudaStream_t);
+template void flash_backward<__half>(const AttnBwdArgs<__half>&, cudaStream_t);
+template LaunchPlan flash_backward_plan<__nv_bfloat16>(const AttnBwdArgs<__nv_bfloat16>&);
+template LaunchPlan flash_backward_plan<__half>(const AttnBwdArgs<__half>&);
+
+}  // namespace sol::kernels::attention
