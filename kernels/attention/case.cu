@@ -461,6 +461,7 @@ std::string unsupported(Version v, const Shape& s) {
       product_or_minus1({x.b, x.hkv, x.nk, x.d, 2}, int64_t(1) << 40) < 0)
     return "Q, K or V would exceed 1 TiB";
   if (v == Version::v01_standard) {
+    if (x.n > (int64_t(1) << 20)) return "n > 2^20: the standard kernels' grid.y (n/16) would exceed 65535";
     const int64_t ws = product_or_minus1({x.b, x.h, x.n, x.nk, 6}, int64_t(1) << 62);
     if (ws < 0 || ws > kMaxStandardWorkspace)
       return "standard attention materializes S and P (6 bytes per score): b·h·n·nk·6 exceeds 64 GiB";
