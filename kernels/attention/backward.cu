@@ -124,11 +124,9 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_kernel(AttnBwdArgs
         for (int np = 0; np < kQBlocks / 2; ++np) {
           uint32_t b[4];
           load_b_nk<kD>(b, sQ, np * 16, kk, lane);
-          mma_16816<T>(rS[2 * np], ka, b[0], b[1]);
-          mma_16816<T>(rS[2 * np + 1], ka, b[2], b[3]);
+          mma_pair<T>(rS[2 * np], rS[2 * np + 1], ka, b);
           load_b_nk<kD>(b, sdO, np * 16, kk, lane);
-          mma_16816<T>(rdP[2 * np], va, b[0], b[1]);
-          mma_16816<T>(rdP[2 * np + 1], va, b[2], b[3]);
+          mma_pair<T>(rdP[2 * np], rdP[2 * np + 1], va, b);
         }
       }
 
@@ -152,11 +150,9 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_kernel(AttnBwdArgs
         for (int dp = 0; dp < kD / 16; ++dp) {
           uint32_t b[4];
           load_b_kn<kD>(b, sdO, kk * 16, dp, lane);
-          mma_16816<T>(rdV[2 * dp], pa, b[0], b[1]);
-          mma_16816<T>(rdV[2 * dp + 1], pa, b[2], b[3]);
+          mma_pair<T>(rdV[2 * dp], rdV[2 * dp + 1], pa, b);
           load_b_kn<kD>(b, sQ, kk * 16, dp, lane);
-          mma_16816<T>(rdK[2 * dp], da, b[0], b[1]);
-          mma_16816<T>(rdK[2 * dp + 1], da, b[2], b[3]);
+          mma_pair<T>(rdK[2 * dp], rdK[2 * dp + 1], da, b);
         }
       }
 
@@ -177,8 +173,7 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_kernel(AttnBwdArgs
           for (int np = 0; np < 4; ++np) {
             uint32_t b[4];
             load_b_kn<kD>(b, sK, kk * 16, half * 4 + np, lane);
-            mma_16816<T>(rdQ[2 * np], da, b[0], b[1]);
-            mma_16816<T>(rdQ[2 * np + 1], da, b[2], b[3]);
+            mma_pair<T>(rdQ[2 * np], rdQ[2 * np + 1], da, b);
           }
         }
         for (int e2 = 0; e2 < 2; ++e2) {

@@ -127,19 +127,57 @@ void merge(CheckResult& a, const CheckResult& b, const char* what) {
   if (!b.ok) a.detail += (a.detail.empty() ? "" : "; ") + std::string(what) + ": " + b.detail;
 }
 
+// Q, K, V (hashed inputs) and O, L (the forward's outputs) of every rotating set; both Cases hold one.
+template <class T>
+struct ForwardSets {
+  Dims x;
+  std::vector<DeviceBuffer<T>> q, k, v, o;
+  std::vector<DeviceBuffer<float>> lse;
+
+  ForwardSets(const Dims& dims, int sets) : x(dims) {
+    for (int i = 0; i < sets; ++i) {
+      q.emplace_back(x.b * x.n * x.h * x.d);
+      k.emplace_back(x.b * x.nk * x.hkv * x.d);
+      v.emplace_back(x.b * x.nk * x.hkv * x.d);
+      o.emplace_back(x.b * x.n * x.h * x.d);
+      lse.emplace_back(x.b * x.h * x.n);
+    }
+  }
+  // Set i's Q, K, V: element seeds hash64(set seed, 'Q' | 'K' | 'V').
+  void fill(int i, uint64_t set_seed) const {
+    Half<T>::fill(q[size_t(i)].get(), q[size_t(i)].count(), hash64(set_seed, 'Q'));
+    Half<T>::fill(k[size_t(i)].get(), k[size_t(i)].count(), hash64(set_seed, 'K'));
+    Half<T>::fill(v[size_t(i)].get(), v[size_t(i)].count(), hash64(set_seed, 'V'));
+  }
+  AttnArgs<T> args(int set) const {
+    AttnArgs<T> a;
+    a.q = q.at(size_t(set)).get();
+    a.k = k.at(size_t(set)).get();
+    a.v = v.at(size_t(set)).get();
+    a.o = o.at(size_t(set)).get();
+    a.lse = lse.at(size_t(set)).get();
+    a.b = x.b;
+    a.h = x.h;
+    a.hkv = x.hkv;
+    a.n = x.n;
+    a.nk = x.nk;
+    a.d = int(x.d);
+    a.causal = x.causal;
+    a.scale = float(1.0 / std::sqrt(double(x.d)));
+    return a;
+  }
+};
+
+// Bytes of Q-shaped and K-shaped tensors per set, for rotating_sets.
+double set_bytes(const Dims& x, int q_like, int k_like, int elem) {
+  return (double(q_like) * double(x.b * x.n * x.h * x.d) + double(k_like) * double(x.b * x.nk * x.hkv * x.d)) * elem;
+}
+
 template <class T>
 class AttentionCase final : public Case {
  public:
-  AttentionCase(Version v, const Shape& s) : v_(v), x_(dims(s)) {
-    const int64_t nq = x_.b * x_.n * x_.h * x_.d, nkv = x_.b * x_.nk * x_.hkv * x_.d;
-    sets_ = rotating_sets(double(2 * nq + 2 * nkv) * sizeof(T));
-    for (int i = 0; i < sets_; ++i) {
-      q_.emplace_back(nq);
-      k_.emplace_back(nkv);
-      v_buf_.emplace_back(nkv);
-      o_.emplace_back(nq);
-      lse_.emplace_back(x_.b * x_.h * x_.n);
-    }
+  AttentionCase(Version v, const Shape& s)
+      : v_(v), x_(dims(s)), sets_(rotating_sets(set_bytes(x_, 2, 2, sizeof(T)))), io_(x_, sets_) {
     if (v_ == Version::v01_standard) {  // one workspace for every set: S and P are scratch
       s_ = DeviceBuffer<float>(x_.b * x_.h * x_.n * x_.nk);
       p_ = DeviceBuffer<T>(x_.b * x_.h * x_.n * x_.nk);
@@ -149,20 +187,15 @@ class AttentionCase final : public Case {
   int sets() const override { return sets_; }
 
   void randomize(uint64_t seed) override {
-    for (int i = 0; i < sets_; ++i) {
-      const uint64_t ss = set_seed(seed, i);
-      Half<T>::fill(q_[size_t(i)].get(), q_[size_t(i)].count(), hash64(ss, 'Q'));
-      Half<T>::fill(k_[size_t(i)].get(), k_[size_t(i)].count(), hash64(ss, 'K'));
-      Half<T>::fill(v_buf_[size_t(i)].get(), v_buf_[size_t(i)].count(), hash64(ss, 'V'));
-    }
+    for (int i = 0; i < sets_; ++i) io_.fill(i, set_seed(seed, i));
     seed0_ = set_seed(seed, 0);
     SOL_CUDA_CHECK(cudaDeviceSynchronize());
     randomized_ = true;
   }
 
   void poison(int set) override {
-    o_.at(size_t(set)).poison();
-    lse_.at(size_t(set)).poison();
+    io_.o.at(size_t(set)).poison();
+    io_.lse.at(size_t(set)).poison();
   }
 
   void run(int set, void* stream) override {
@@ -180,9 +213,8 @@ class AttentionCase final : public Case {
   CheckResult check() override {
     if (!randomized_) failure("check() called before randomize()", "randomize the inputs first");
     const double tol = tolerance(v_).rel_l2;
-    const int64_t no = o_[0].count(), nl = lse_[0].count();
-    const std::vector<uint16_t> gotO = o_[0].template to_host<uint16_t>(0, no);
-    const std::vector<uint32_t> gotL = lse_[0].template to_host<uint32_t>(0, nl);
+    const std::vector<uint16_t> gotO = io_.o[0].template to_host<uint16_t>(0, io_.o[0].count());
+    const std::vector<uint32_t> gotL = io_.lse[0].template to_host<uint32_t>(0, io_.lse[0].count());
 
     // Reference rows: (head index bi·h + hi, row i) pairs; per head K and V decoded once.
     struct Row {
@@ -237,29 +269,12 @@ class AttentionCase final : public Case {
   }
 
  private:
-  AttnArgs<T> args(int set) const {
-    AttnArgs<T> a;
-    a.q = q_.at(size_t(set)).get();
-    a.k = k_.at(size_t(set)).get();
-    a.v = v_buf_.at(size_t(set)).get();
-    a.o = o_.at(size_t(set)).get();
-    a.lse = lse_.at(size_t(set)).get();
-    a.b = x_.b;
-    a.h = x_.h;
-    a.hkv = x_.hkv;
-    a.n = x_.n;
-    a.nk = x_.nk;
-    a.d = int(x_.d);
-    a.causal = x_.causal;
-    a.scale = float(1.0 / std::sqrt(double(x_.d)));
-    return a;
-  }
+  AttnArgs<T> args(int set) const { return io_.args(set); }
 
   Version v_;
   Dims x_;
   int sets_ = 1;
-  std::vector<DeviceBuffer<T>> q_, k_, v_buf_, o_;
-  std::vector<DeviceBuffer<float>> lse_;
+  ForwardSets<T> io_;
   DeviceBuffer<float> s_;
   DeviceBuffer<T> p_;
   uint64_t seed0_ = 0;
@@ -273,13 +288,14 @@ class AttentionCase final : public Case {
 template <class T>
 class AttentionBwdCase final : public Case {
  public:
-  explicit AttentionBwdCase(const Shape& s) : x_(dims(s)) {
+  explicit AttentionBwdCase(const Shape& s)
+      : x_(dims(s)), sets_(rotating_sets(set_bytes(x_, 5, 4, sizeof(T)))), fwd_(x_, sets_) {
     const int64_t nq = x_.b * x_.n * x_.h * x_.d, nkv = x_.b * x_.nk * x_.hkv * x_.d;
-    sets_ = rotating_sets(double(5 * nq + 4 * nkv) * sizeof(T));
     for (int i = 0; i < sets_; ++i) {
-      for (auto* v : {&q_, &dout_, &o_, &dq_}) v->emplace_back(nq);
-      for (auto* v : {&k_, &v_, &dk_, &dv_}) v->emplace_back(nkv);
-      lse_.emplace_back(x_.b * x_.h * x_.n);
+      dout_.emplace_back(nq);
+      dq_.emplace_back(nq);
+      dk_.emplace_back(nkv);
+      dv_.emplace_back(nkv);
     }
     dq_accum_ = DeviceBuffer<float>(nq);
     delta_ = DeviceBuffer<float>(x_.b * x_.h * x_.n);
@@ -289,12 +305,9 @@ class AttentionBwdCase final : public Case {
 
   void randomize(uint64_t seed) override {
     for (int i = 0; i < sets_; ++i) {
-      const uint64_t ss = set_seed(seed, i);
-      Half<T>::fill(q_[size_t(i)].get(), q_[size_t(i)].count(), hash64(ss, 'Q'));
-      Half<T>::fill(k_[size_t(i)].get(), k_[size_t(i)].count(), hash64(ss, 'K'));
-      Half<T>::fill(v_[size_t(i)].get(), v_[size_t(i)].count(), hash64(ss, 'V'));
-      Half<T>::fill(dout_[size_t(i)].get(), dout_[size_t(i)].count(), hash64(ss, 'G'));
-      flash_forward(args(i).f, nullptr);
+      fwd_.fill(i, set_seed(seed, i));
+      Half<T>::fill(dout_[size_t(i)].get(), dout_[size_t(i)].count(), hash64(set_seed(seed, i), 'G'));
+      flash_forward(fwd_.args(i), nullptr);
     }
     seed0_ = set_seed(seed, 0);
     SOL_CUDA_CHECK(cudaDeviceSynchronize());
@@ -314,8 +327,8 @@ class AttentionBwdCase final : public Case {
   CheckResult check() override {
     if (!randomized_) failure("check() called before randomize()", "randomize the inputs first");
     const double tol = tolerance(BwdVersion::v01_flash_bwd).rel_l2;
-    const std::vector<uint16_t> gotO = o_[0].template to_host<uint16_t>(0, o_[0].count());
-    const std::vector<uint32_t> lbits = lse_[0].template to_host<uint32_t>(0, lse_[0].count());
+    const std::vector<uint16_t> gotO = fwd_.o[0].template to_host<uint16_t>(0, fwd_.o[0].count());
+    const std::vector<uint32_t> lbits = fwd_.lse[0].template to_host<uint32_t>(0, fwd_.lse[0].count());
     const std::vector<uint16_t> gotDQ = dq_[0].template to_host<uint16_t>(0, dq_[0].count());
     const std::vector<uint16_t> gotDK = dk_[0].template to_host<uint16_t>(0, dk_[0].count());
     const std::vector<uint16_t> gotDV = dv_[0].template to_host<uint16_t>(0, dv_[0].count());
@@ -412,19 +425,7 @@ class AttentionBwdCase final : public Case {
  private:
   AttnBwdArgs<T> args(int set) const {
     AttnBwdArgs<T> a;
-    a.f.q = q_.at(size_t(set)).get();
-    a.f.k = k_.at(size_t(set)).get();
-    a.f.v = v_.at(size_t(set)).get();
-    a.f.o = o_.at(size_t(set)).get();
-    a.f.lse = lse_.at(size_t(set)).get();
-    a.f.b = x_.b;
-    a.f.h = x_.h;
-    a.f.hkv = x_.hkv;
-    a.f.n = x_.n;
-    a.f.nk = x_.nk;
-    a.f.d = int(x_.d);
-    a.f.causal = x_.causal;
-    a.f.scale = float(1.0 / std::sqrt(double(x_.d)));
+    a.f = fwd_.args(set);
     a.dout = dout_.at(size_t(set)).get();
     a.dq = dq_.at(size_t(set)).get();
     a.dk = dk_.at(size_t(set)).get();
@@ -436,8 +437,8 @@ class AttentionBwdCase final : public Case {
 
   Dims x_;
   int sets_ = 1;
-  std::vector<DeviceBuffer<T>> q_, k_, v_, dout_, o_, dq_, dk_, dv_;
-  std::vector<DeviceBuffer<float>> lse_;
+  ForwardSets<T> fwd_;
+  std::vector<DeviceBuffer<T>> dout_, dq_, dk_, dv_;
   DeviceBuffer<float> dq_accum_, delta_;
   uint64_t seed0_ = 0;
   bool randomized_ = false;

@@ -155,8 +155,7 @@ __global__ void __launch_bounds__(kThreads, 2) flash_forward_kernel(AttnArgs<T> 
       for (int dp = 0; dp < kD / 16; ++dp) {
         uint32_t b[4];
         load_b_kn<kD>(b, sVt, kk * 16, dp, lane);
-        mma_16816<T>(rO[2 * dp], rP, b[0], b[1]);
-        mma_16816<T>(rO[2 * dp + 1], rP, b[2], b[3]);
+        mma_pair<T>(rO[2 * dp], rO[2 * dp + 1], rP, b);
       }
     }
   }

@@ -62,6 +62,13 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
   }
 }
 
+// Two 8-wide n blocks from one ldmatrix.x4 B load: c0 += a·(b[0], b[1]), c1 += a·(b[2], b[3]).
+template <class T>
+__device__ __forceinline__ void mma_pair(float (&c0)[4], float (&c1)[4], const uint32_t (&a)[4], const uint32_t (&b)[4]) {
+  mma_16816<T>(c0, a, b[0], b[1]);
+  mma_16816<T>(c1, a, b[2], b[3]);
+}
+
 // Two floats → one register of two T, the lower column in the low half.
 template <class T>
 __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
