@@ -75,10 +75,16 @@ void add_attention(std::vector<Variant>& all) {
                       "FA2 forward: 64-row Q tile per CTA, 16 rows per warp, mma.sync + ldmatrix, K/V cp.async "
                       "double-buffered, online softmax in registers, P kept in registers",
                       kAttentionBench, kAttentionTest));
-  all.push_back(entry("attention_bwd", kernels::attention::BwdVersion::v01_flash_bwd, "v01_flash_bwd", 1, 80,
-                      "FA2 backward: D pre-pass; a CTA per 64-key tile keeps dK, dV in registers while Q tiles stream, "
-                      "recomputes P from L, dQ by fp32 atomics then a convert",
-                      kAttentionBench, kAttentionTest));
+  Variant bwd = entry("attention_bwd", kernels::attention::BwdVersion::v01_flash_bwd, "v01_flash_bwd", 1, 80,
+                       "FA2 backward: D pre-pass; a CTA per 64-key tile keeps dK, dV in registers while Q tiles stream, "
+                       "recomputes P from L, dQ by fp32 atomics then a convert (det=1: a dQ kernel per query tile)",
+                       kAttentionBench, kAttentionTest);
+  for (const char* t : {"b=4,h=16,n=4096,d=128,det=1", "b=4,h=16,n=4096,d=128,causal=1,det=1"})
+    bwd.bench_shapes.push_back(Shape::parse(t));
+  for (const char* t : {"b=2,h=4,n=333,nk=100,d=64,causal=1,det=1", "b=2,h=8,hkv=2,n=257,d=128,causal=1,det=1",
+                        "b=1,h=2,n=1000,d=128,fp16=1,det=1", "b=1,h=1,n=17,nk=1,d=64,causal=1,det=1"})
+    bwd.test_shapes.push_back(Shape::parse(t));
+  all.push_back(std::move(bwd));
 }
 
 // ---- copy: n fp32 elements ------------------------------------------------------------------------

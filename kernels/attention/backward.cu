@@ -8,9 +8,11 @@
 //    atomics into the accumulator. P and dS reach the tensor cores straight from the accumulator
 //    registers (the forward's trick). Causal: query tiles wholly before the key tile are skipped.
 // 3. dQ accumulator → bf16/fp16.
+// Deterministic mode (det=1): step 2 skips dQ and a separate kernel per query tile forms dQ by
+// walking the key tiles in order (dq_kernel), so every run gives the same bits.
 // Expected bottleneck: tensor cores (five GEMMs, 2.5× the forward's FLOPs) plus the dQ atomics
-// (b·h·n·d·nk/64 fp32 adds: 2.1 G at the headline shape, through L2). Not deterministic: the
-// atomics' order varies between runs.
+// (b·h·n·d·nk/64 fp32 adds: 2.1 G at the headline shape, through L2), whose order varies
+// between runs.
 // measured: pending H200 run
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -156,6 +158,11 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_kernel(AttnBwdArgs
         }
       }
 
+      if (a.deterministic) {  // dQ comes from dq_kernel; uniform across the CTA
+        __syncthreads();      // the next tile overwrites sQ, sdO, sL, sD
+        continue;
+      }
+
       // dS to shared memory as [query][key] for dQ = dS·K.
       for (int nb = 0; nb < kQBlocks; ++nb)
         for (int e = 0; e < 4; ++e) {
@@ -203,6 +210,99 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_kernel(AttnBwdArgs
   }
 }
 
+// Deterministic dQ: a CTA owns 64 query rows of one head (4 warps × 16 rows) and walks the key
+// tiles in order, as the forward does: S = Q·Kᵀ, dP = dO·Vᵀ, P = exp(S·scale − L),
+// dS = P∘(dP − D), dQ += dS·K — no atomics, the same sum order every run; S and dP are
+// recomputed (2 of the backward's 5 GEMMs again).
+template <int kD>
+constexpr int dq_smem_bytes() {
+  return 4 * kBlock * kD * 2;  // Q, dO, K, V
+}
+
+template <class T, int kD>
+__global__ void __launch_bounds__(kThreads, 2) dq_kernel(AttnBwdArgs<T> a) {
+  constexpr int kDSteps = kD / 16;
+  constexpr int kNBlocks = kBlock / 8;
+  constexpr int kOBlocks = kD / 8;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  T* sQ = reinterpret_cast<T*>(smem_raw);
+  T* sdO = sQ + kBlock * kD;
+  T* sK = sdO + kBlock * kD;
+  T* sV = sK + kBlock * kD;
+
+  const AttnArgs<T>& f = a.f;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int64_t m0 = int64_t(gridDim.x - 1 - blockIdx.x) * kBlock, hq = blockIdx.y, bi = blockIdx.z;
+  const int64_t hk = hq / (f.h / f.hkv), ldq = f.h * kD, ldk = f.hkv * kD, shift = f.nk - f.n;
+  const float scale_log2 = f.scale * kLog2e;
+  const int64_t q_off = ((bi * f.n + m0) * f.h + hq) * kD;
+  load_tile<kBlock, kD, kThreads>(sQ, f.q + q_off, ldq, f.n - m0);
+  load_tile<kBlock, kD, kThreads>(sdO, a.dout + q_off, ldq, f.n - m0);
+
+  const int64_t row0 = m0 + warp * 16 + g;  // this thread's rows: row0, row0 + 8
+  float rL[2], rD[2];
+  for (int e2 = 0; e2 < 2; ++e2) {
+    const int64_t i = row0 + 8 * e2, at = (bi * f.h + hq) * f.n + i;
+    rL[e2] = i < f.n ? f.lse[at] * kLog2e : INFINITY;
+    rD[e2] = i < f.n ? a.delta[at] : 0.f;
+  }
+  const int64_t last_row = (m0 + kBlock < f.n ? m0 + kBlock : f.n) - 1;
+  int64_t kv_end = f.nk;
+  if (f.causal && last_row + shift + 1 < kv_end) kv_end = last_row + shift + 1;
+
+  float rdQ[kOBlocks][4] = {};
+  for (int64_t n0 = 0; n0 < kv_end; n0 += kBlock) {
+    const int64_t k_off = ((bi * f.nk + n0) * f.hkv + hk) * kD;
+    load_tile<kBlock, kD, kThreads>(sK, f.k + k_off, ldk, f.nk - n0);
+    load_tile<kBlock, kD, kThreads>(sV, f.v + k_off, ldk, f.nk - n0);
+    cp_async_commit();
+    cp_async_wait_all();
+    __syncthreads();
+
+    float rS[kNBlocks][4] = {}, rdP[kNBlocks][4] = {};
+    for (int kk = 0; kk < kDSteps; ++kk) {
+      uint32_t qa[4], oa[4];
+      load_a<kD>(qa, sQ, warp * 16, kk, lane);
+      load_a<kD>(oa, sdO, warp * 16, kk, lane);
+      for (int np = 0; np < kNBlocks / 2; ++np) {
+        uint32_t b[4];
+        load_b_nk<kD>(b, sK, np * 16, kk, lane);
+        mma_pair<T>(rS[2 * np], rS[2 * np + 1], qa, b);
+        load_b_nk<kD>(b, sV, np * 16, kk, lane);
+        mma_pair<T>(rdP[2 * np], rdP[2 * np + 1], oa, b);
+      }
+    }
+    const bool edge = m0 + kBlock > f.n || n0 + kBlock > f.nk || (f.causal && n0 + kBlock - 1 > m0 + shift);
+    for (int nb = 0; nb < kNBlocks; ++nb)
+      for (int e = 0; e < 4; ++e) {
+        const int64_t i = row0 + 8 * (e >> 1), j = n0 + nb * 8 + 2 * t + (e & 1);
+        const bool hide = edge && (i >= f.n || j >= f.nk || (f.causal && j > i + shift));
+        const float p = hide ? 0.f : exp2f(fmaf(rS[nb][e], scale_log2, -rL[e >> 1]));
+        rdP[nb][e] = p * (rdP[nb][e] - rD[e >> 1]);
+      }
+    for (int kk = 0; kk < kBlock / 16; ++kk) {
+      uint32_t da[4];
+      pack_a<T>(da, rdP, kk);
+      for (int dp = 0; dp < kD / 16; ++dp) {
+        uint32_t b[4];
+        load_b_kn<kD>(b, sK, kk * 16, dp, lane);
+        mma_pair<T>(rdQ[2 * dp], rdQ[2 * dp + 1], da, b);
+      }
+    }
+    __syncthreads();  // the next key tile overwrites sK, sV
+  }
+  cp_async_wait_all();  // Q/dO copies of a CTA with no key tile must land before it exits
+
+  for (int e2 = 0; e2 < 2; ++e2) {
+    const int64_t i = row0 + 8 * e2;
+    if (i >= f.n) continue;
+    T* gdQ = a.dq + ((bi * f.n + i) * f.h + hq) * kD;
+    for (int ob = 0; ob < kOBlocks; ++ob)
+      *reinterpret_cast<uint32_t*>(gdQ + ob * 8 + 2 * t) = pack2<T>(rdQ[ob][2 * e2] * f.scale, rdQ[ob][2 * e2 + 1] * f.scale);
+  }
+}
+
 template <class T, int kD>
 void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   const auto kernel = &flash_backward_kernel<T, kD>;
@@ -213,6 +313,16 @@ void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   }
   const dim3 grid(unsigned(blocks_for(a.f.nk, kBlock)), unsigned(a.f.hkv), unsigned(a.f.b));
   kernel<<<grid, kThreads, smem_bytes<kD>(), stream>>>(a);
+  SOL_LAUNCH_CHECK();
+  if (!a.deterministic) return;
+  const auto dq = &dq_kernel<T, kD>;
+  static bool dq_opted_in = false;
+  if (!dq_opted_in) {
+    SOL_CUDA_CHECK(cudaFuncSetAttribute(dq, cudaFuncAttributeMaxDynamicSharedMemorySize, dq_smem_bytes<kD>()));
+    dq_opted_in = true;
+  }
+  const dim3 dq_grid(unsigned(blocks_for(a.f.n, kBlock)), unsigned(a.f.h), unsigned(a.f.b));
+  dq<<<dq_grid, kThreads, dq_smem_bytes<kD>(), stream>>>(a);
   SOL_LAUNCH_CHECK();
 }
 
@@ -229,6 +339,7 @@ void flash_backward(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   SOL_LAUNCH_CHECK();
   if (a.f.d == 64) launch<T, 64>(a, stream);
   else launch<T, 128>(a, stream);
+  if (a.deterministic) return;
   const int64_t count = rows * a.f.d;
   convert_kernel<T><<<unsigned(std::min<int64_t>(blocks_for(count, 256), 65536)), 256, 0, stream>>>(a.dq_accum, a.dq, count);
   SOL_LAUNCH_CHECK();

@@ -289,7 +289,7 @@ template <class T>
 class AttentionBwdCase final : public Case {
  public:
   explicit AttentionBwdCase(const Shape& s)
-      : x_(dims(s)), sets_(rotating_sets(set_bytes(x_, 5, 4, sizeof(T)))), fwd_(x_, sets_) {
+      : x_(dims(s)), det_(s.get("det", 0) != 0), sets_(rotating_sets(set_bytes(x_, 5, 4, sizeof(T)))), fwd_(x_, sets_) {
     const int64_t nq = x_.b * x_.n * x_.h * x_.d, nkv = x_.b * x_.nk * x_.hkv * x_.d;
     for (int i = 0; i < sets_; ++i) {
       dout_.emplace_back(nq);
@@ -432,10 +432,12 @@ class AttentionBwdCase final : public Case {
     a.dv = dv_.at(size_t(set)).get();
     a.dq_accum = dq_accum_.get();
     a.delta = delta_.get();
+    a.deterministic = det_;
     return a;
   }
 
   Dims x_;
+  bool det_;
   int sets_ = 1;
   ForwardSets<T> fwd_;
   std::vector<DeviceBuffer<T>> dout_, dq_, dk_, dv_;
@@ -449,11 +451,21 @@ constexpr int64_t kMaxStandardWorkspace = int64_t(64) << 30;
 
 }  // namespace
 
+namespace {
+
+// Shape rules of both families; attention_bwd also takes det (0/1).
+std::string shape_problem(const Shape& s, bool backward) {
+  std::vector<DimRule> rules = {{"b", 1, 65535},        {"h", 1, 65535},         {"hkv", 1, 65535, false},
+                                {"n", 1, int64_t(1) << 24}, {"nk", 1, int64_t(1) << 24, false},
+                                {"d", 64, 128},         {"causal", 0, 1, false}, {"fp16", 0, 1, false}};
+  if (backward) rules.push_back({"det", 0, 1, false});
+  return check_dims(s, rules);
+}
+
+}  // namespace
+
 std::string unsupported(Version v, const Shape& s) {
-  const std::vector<DimRule> rules = {{"b", 1, 65535},        {"h", 1, 65535},         {"hkv", 1, 65535, false},
-                                      {"n", 1, int64_t(1) << 24}, {"nk", 1, int64_t(1) << 24, false},
-                                      {"d", 64, 128},         {"causal", 0, 1, false}, {"fp16", 0, 1, false}};
-  if (std::string why = check_dims(s, rules); !why.empty()) return why;
+  if (std::string why = shape_problem(s, false); !why.empty()) return why;
   const Dims x = dims(s);
   if (x.d != 64 && x.d != 128) return "d=" + std::to_string(x.d) + " is not built: use d=64 or d=128";
   if (x.h % x.hkv != 0) return "hkv=" + std::to_string(x.hkv) + " must divide h=" + std::to_string(x.h);
@@ -504,7 +516,12 @@ std::unique_ptr<Case> make(Version v, const Shape& s) {
   return std::make_unique<AttentionCase<__nv_bfloat16>>(v, s);
 }
 
-std::string unsupported(BwdVersion, const Shape& s) { return unsupported(Version::v02_flash_mma, s); }
+std::string unsupported(BwdVersion, const Shape& s) {
+  if (std::string why = shape_problem(s, true); !why.empty()) return why;
+  Shape forward = s;  // the forward's own rules for the rest
+  std::erase_if(forward.dims, [](const auto& kv) { return kv.first == "det"; });
+  return unsupported(Version::v02_flash_mma, forward);
+}
 
 model::Cost cost(BwdVersion, const Shape& s) {
   const Dims x = dims(s);
@@ -524,6 +541,9 @@ model::Cost cost(BwdVersion, const Shape& s) {
     c.notes.push_back("nk ≠ n: FLOPs scaled by nk/n; bytes counted as for nk = n");
   }
   if (x.hkv != x.h) c.notes.push_back("grouped-query attention: K, V, dK, dV bytes counted as if hkv = h (an upper bound)");
+  if (s.get("det", 0))
+    c.notes.push_back("det=1: a separate dQ kernel recomputes S and dP (≈ 1.4× the counted FLOPs run); FLOPs "
+                      "counted by the convention, 2.5 × forward, so that rates compare");
   return c;
 }
 

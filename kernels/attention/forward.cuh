@@ -52,6 +52,9 @@ struct AttnBwdArgs {
   T* dv = nullptr;
   float* dq_accum = nullptr;
   float* delta = nullptr;
+  // Deterministic: dQ by a separate kernel per query tile that loops over the key tiles in order
+  // (recomputing S and dP), instead of atomics from the key-tile kernel.
+  bool deterministic = false;
 };
 
 template <class T>
