@@ -26,9 +26,9 @@ class Tensors(tuple):
 
 def _dims(dims, family, fail):
     d = dict(dims)
-    allowed = {"b", "h", "n", "d", "hkv", "nk", "causal", "fp16"}
+    allowed = {"b", "h", "n", "d", "hkv", "nk", "causal", "fp16", "det"}
     if any(k not in d for k in ("b", "h", "n", "d")) or any(k not in allowed for k in d):
-        fail(2, f"shape does not fit {family}: give b, h, n, d [hkv, nk, causal, fp16]")
+        fail(2, f"shape does not fit {family}: give b, h, n, d [hkv, nk, causal, fp16, det]")
     d.setdefault("hkv", d["h"])
     d.setdefault("nk", d["n"])
     d.setdefault("causal", 0)
@@ -65,6 +65,8 @@ def peers(torch, timer, device, dims, run_peer, fail, backward=False):
     b, h, hkv, n, nk, d, causal = x["b"], x["h"], x["hkv"], x["n"], x["nk"], x["d"], bool(x["causal"])
     if causal and n != nk:
         return  # torch's causal mask is top-left aligned: no like-for-like peer
+    if x.get("det"):
+        return  # det=1 is sol's deterministic dQ; the peers are measured once, at det=0
     F = torch.nn.functional
     from torch.nn.attention import SDPBackend, sdpa_kernel
     dtype, size = (torch.float16, 2) if x["fp16"] else (torch.bfloat16, 2)
