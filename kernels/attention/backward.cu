@@ -239,6 +239,7 @@ __global__ void __launch_bounds__(kThreads, 2) dq_kernel(AttnBwdArgs<T> a) {
   const int64_t q_off = ((bi * f.n + m0) * f.h + hq) * kD;
   load_tile<kBlock, kD, kThreads>(sQ, f.q + q_off, ldq, f.n - m0);
   load_tile<kBlock, kD, kThreads>(sdO, a.dout + q_off, ldq, f.n - m0);
+  cp_async_commit();
 
   const int64_t row0 = m0 + warp * 16 + g;  // this thread's rows: row0, row0 + 8
   float rL[2], rD[2];

@@ -110,8 +110,7 @@ __global__ void __launch_bounds__(kThreads, 2) flash_forward_kernel(AttnArgs<T> 
       for (int np = 0; np < kNBlocks / 2; ++np) {
         uint32_t b[4];
         load_b_nk<kD>(b, sKt, np * 16, kk, lane);
-        mma_16816<T>(rS[2 * np], rQ[kk], b[0], b[1]);
-        mma_16816<T>(rS[2 * np + 1], rQ[kk], b[2], b[3]);
+        mma_pair<T>(rS[2 * np], rS[2 * np + 1], rQ[kk], b);
       }
     }
 
