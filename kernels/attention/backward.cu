@@ -70,11 +70,30 @@ __global__ void convert_kernel(const float* gIn, T* gOut, int64_t count) {
   for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < count; e += stride) gOut[e] = from_f32<T>(gIn[e]);
 }
 
+// acc1 = A1·B1ᵀ and acc2 = A2·B2ᵀ for rows row0 … row0+15 of the [64 × kD] tiles A1, A2 against
+// all 64 rows of B1, B2 (contraction over kD): Sᵀ = K·Qᵀ with dPᵀ = V·dOᵀ in the key-tile kernel,
+// S = Q·Kᵀ with dP = dO·Vᵀ in the dQ kernel.
+template <class T, int kD>
+__device__ __forceinline__ void two_products(float (&acc1)[kBlock / 8][4], float (&acc2)[kBlock / 8][4], const T* sA1,
+                                             const T* sB1, const T* sA2, const T* sB2, int row0, int lane) {
+  for (int kk = 0; kk < kD / 16; ++kk) {
+    uint32_t a1[4], a2[4];
+    load_a<kD>(a1, sA1, row0, kk, lane);
+    load_a<kD>(a2, sA2, row0, kk, lane);
+    for (int np = 0; np < kBlock / 16; ++np) {
+      uint32_t b[4];
+      load_b_nk<kD>(b, sB1, np * 16, kk, lane);
+      mma_pair<T>(acc1[2 * np], acc1[2 * np + 1], a1, b);
+      load_b_nk<kD>(b, sB2, np * 16, kk, lane);
+      mma_pair<T>(acc2[2 * np], acc2[2 * np + 1], a2, b);
+    }
+  }
+}
+
 // Fragments as kernels/attention/mma.cuh describes; in the Sᵀ accumulators rows are keys
 // (warp·16 + g, + 8) and columns query rows of the tile (8·nb + 2t, + 1).
 template <class T, int kD>
 __global__ void __launch_bounds__(kThreads, 2) flash_backward_kernel(AttnBwdArgs<T> a) {
-  constexpr int kDSteps = kD / 16;
   constexpr int kQBlocks = kBlock / 8;  // 8-query column blocks of Sᵀ
   constexpr int kOBlocks = kD / 8;
   extern __shared__ __align__(128) unsigned char smem_raw[];
@@ -119,18 +138,7 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_kernel(AttnBwdArgs
 
       // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for this warp's 16 keys × 64 queries.
       float rS[kQBlocks][4] = {}, rdP[kQBlocks][4] = {};
-      for (int kk = 0; kk < kDSteps; ++kk) {
-        uint32_t ka[4], va[4];
-        load_a<kD>(ka, sK, warp * 16, kk, lane);
-        load_a<kD>(va, sV, warp * 16, kk, lane);
-        for (int np = 0; np < kQBlocks / 2; ++np) {
-          uint32_t b[4];
-          load_b_nk<kD>(b, sQ, np * 16, kk, lane);
-          mma_pair<T>(rS[2 * np], rS[2 * np + 1], ka, b);
-          load_b_nk<kD>(b, sdO, np * 16, kk, lane);
-          mma_pair<T>(rdP[2 * np], rdP[2 * np + 1], va, b);
-        }
-      }
+      two_products<T, kD>(rS, rdP, sK, sQ, sV, sdO, warp * 16, lane);
 
       // Pᵀ = exp2(Sᵀ·scale·log2e − L·log2e), 0 where hidden; dSᵀ = Pᵀ∘(dPᵀ − D).
       const bool edge = m0 + kBlock > f.n || n0 + kBlock > f.nk || (f.causal && n0 + kBlock - 1 > m0 + shift);
@@ -221,7 +229,6 @@ constexpr int dq_smem_bytes() {
 
 template <class T, int kD>
 __global__ void __launch_bounds__(kThreads, 2) dq_kernel(AttnBwdArgs<T> a) {
-  constexpr int kDSteps = kD / 16;
   constexpr int kNBlocks = kBlock / 8;
   constexpr int kOBlocks = kD / 8;
   extern __shared__ __align__(128) unsigned char smem_raw[];
@@ -262,18 +269,7 @@ __global__ void __launch_bounds__(kThreads, 2) dq_kernel(AttnBwdArgs<T> a) {
     __syncthreads();
 
     float rS[kNBlocks][4] = {}, rdP[kNBlocks][4] = {};
-    for (int kk = 0; kk < kDSteps; ++kk) {
-      uint32_t qa[4], oa[4];
-      load_a<kD>(qa, sQ, warp * 16, kk, lane);
-      load_a<kD>(oa, sdO, warp * 16, kk, lane);
-      for (int np = 0; np < kNBlocks / 2; ++np) {
-        uint32_t b[4];
-        load_b_nk<kD>(b, sK, np * 16, kk, lane);
-        mma_pair<T>(rS[2 * np], rS[2 * np + 1], qa, b);
-        load_b_nk<kD>(b, sV, np * 16, kk, lane);
-        mma_pair<T>(rdP[2 * np], rdP[2 * np + 1], oa, b);
-      }
-    }
+    two_products<T, kD>(rS, rdP, sQ, sK, sdO, sV, warp * 16, lane);
     const bool edge = m0 + kBlock > f.n || n0 + kBlock > f.nk || (f.causal && n0 + kBlock - 1 > m0 + shift);
     for (int nb = 0; nb < kNBlocks; ++nb)
       for (int e = 0; e < 4; ++e) {

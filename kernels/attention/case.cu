@@ -482,25 +482,34 @@ std::string unsupported(Version v, const Shape& s) {
   return {};
 }
 
-model::Cost cost(Version v, const Shape& s) {
+namespace {
+
+// model::attention for the shape (n × n scores), FLOPs rescaled to n × nk, with notes on what the
+// model does not see (nk ≠ n bytes, GQA's smaller K/V).
+model::Cost attention_cost(const Shape& s, bool flash, bool backward) {
   const Dims x = dims(s);
   model::AttentionOp op;
   op.batch = x.b;
   op.heads = x.h;
   op.seq = x.n;
   op.head_dim = x.d;
-  op.flash = v != Version::v01_standard;
+  op.flash = flash;
   op.block_q = 64;
   op.causal = x.causal;
+  op.backward = backward;
   op.dtype = s.get("fp16", 0) ? DType::f16 : DType::bf16;
   model::Cost c = model::attention(op);
   if (x.nk != x.n) {
     c.flops *= double(x.nk) / double(x.n);
     c.notes.push_back("nk ≠ n: FLOPs scaled by nk/n (4·b·h·n·nk·d, halved when causal); bytes counted as for nk = n");
   }
-  if (x.hkv != x.h) c.notes.push_back("grouped-query attention: K and V bytes counted as if hkv = h (an upper bound)");
+  if (x.hkv != x.h) c.notes.push_back("grouped-query attention: K/V-sized tensors counted as if hkv = h (an upper bound)");
   return c;
 }
+
+}  // namespace
+
+model::Cost cost(Version v, const Shape& s) { return attention_cost(s, v != Version::v01_standard, false); }
 
 Tolerance tolerance(Version v) {
   if (v == Version::v01_standard)
@@ -524,23 +533,7 @@ std::string unsupported(BwdVersion, const Shape& s) {
 }
 
 model::Cost cost(BwdVersion, const Shape& s) {
-  const Dims x = dims(s);
-  model::AttentionOp op;
-  op.batch = x.b;
-  op.heads = x.h;
-  op.seq = x.n;
-  op.head_dim = x.d;
-  op.flash = true;
-  op.block_q = 64;
-  op.causal = x.causal;
-  op.backward = true;
-  op.dtype = s.get("fp16", 0) ? DType::f16 : DType::bf16;
-  model::Cost c = model::attention(op);
-  if (x.nk != x.n) {
-    c.flops *= double(x.nk) / double(x.n);
-    c.notes.push_back("nk ≠ n: FLOPs scaled by nk/n; bytes counted as for nk = n");
-  }
-  if (x.hkv != x.h) c.notes.push_back("grouped-query attention: K, V, dK, dV bytes counted as if hkv = h (an upper bound)");
+  model::Cost c = attention_cost(s, true, true);
   if (s.get("det", 0))
     c.notes.push_back("det=1: a separate dQ kernel recomputes S and dP (≈ 1.4× the counted FLOPs run); FLOPs "
                       "counted by the convention, 2.5 × forward, so that rates compare");
