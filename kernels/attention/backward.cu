@@ -70,24 +70,29 @@ __global__ void convert_kernel(const float* gIn, T* gOut, int64_t count) {
   for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < count; e += stride) gOut[e] = from_f32<T>(gIn[e]);
 }
 
-// acc1 = A1·B1ᵀ and acc2 = A2·B2ᵀ for rows row0 … row0+15 of the [64 × kD] tiles A1, A2 against
-// all 64 rows of B1, B2 (contraction over kD): Sᵀ = K·Qᵀ with dPᵀ = V·dOᵀ in the key-tile kernel,
-// S = Q·Kᵀ with dP = dO·Vᵀ in the dQ kernel.
+// acc += A·Bᵀ for rows row0 … row0+15 of the [64 × kD] tile A against all 64 rows of B
+// (contraction over kD): Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ in the key-tile kernel, S = Q·Kᵀ and
+// dP = dO·Vᵀ in the dQ kernel.
 template <class T, int kD>
-__device__ __forceinline__ void two_products(float (&acc1)[kBlock / 8][4], float (&acc2)[kBlock / 8][4], const T* sA1,
-                                             const T* sB1, const T* sA2, const T* sB2, int row0, int lane) {
+__device__ __forceinline__ void product(float (&acc)[kBlock / 8][4], const T* sA, const T* sB, int row0, int lane) {
   for (int kk = 0; kk < kD / 16; ++kk) {
-    uint32_t a1[4], a2[4];
-    load_a<kD>(a1, sA1, row0, kk, lane);
-    load_a<kD>(a2, sA2, row0, kk, lane);
+    uint32_t ra[4];
+    load_a<kD>(ra, sA, row0, kk, lane);
     for (int np = 0; np < kBlock / 16; ++np) {
       uint32_t b[4];
-      load_b_nk<kD>(b, sB1, np * 16, kk, lane);
-      mma_pair<T>(acc1[2 * np], acc1[2 * np + 1], a1, b);
-      load_b_nk<kD>(b, sB2, np * 16, kk, lane);
-      mma_pair<T>(acc2[2 * np], acc2[2 * np + 1], a2, b);
+      load_b_nk<kD>(b, sB, np * 16, kk, lane);
+      mma_pair<T>(acc[2 * np], acc[2 * np + 1], ra, b);
     }
   }
+}
+
+// Element e (0…3) of accumulator block nb, read back from its packed A fragment (pack_a).
+template <class T>
+__device__ __forceinline__ float unpacked(const uint32_t (&a)[kBlock / 16][4], int nb, int e) {
+  const uint32_t r = a[nb / 2][(nb & 1) * 2 + (e >> 1)];
+  const uint16_t bits = uint16_t((e & 1) ? r >> 16 : r & 0xFFFFu);
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return __uint_as_float(uint32_t(bits) << 16);
+  else return __half2float(__ushort_as_half(bits));
 }
 
 // Fragments as kernels/attention/mma.cuh describes; in the Sᵀ accumulators rows are keys
@@ -136,31 +141,40 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_kernel(AttnBwdArgs
       cp_async_wait_all();
       __syncthreads();
 
-      // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for this warp's 16 keys × 64 queries.
-      float rS[kQBlocks][4] = {}, rdP[kQBlocks][4] = {};
-      two_products<T, kD>(rS, rdP, sK, sQ, sV, sdO, warp * 16, lane);
-
-      // Pᵀ = exp2(Sᵀ·scale·log2e − L·log2e), 0 where hidden; dSᵀ = Pᵀ∘(dPᵀ − D).
+      // Sᵀ = K·Qᵀ for this warp's 16 keys × 64 queries; Pᵀ = exp2(Sᵀ·scale·log2e − L·log2e), 0 where hidden.
+      float rS[kQBlocks][4] = {};
+      product<T, kD>(rS, sK, sQ, warp * 16, lane);
       const bool edge = m0 + kBlock > f.n || n0 + kBlock > f.nk || (f.causal && n0 + kBlock - 1 > m0 + shift);
       for (int nb = 0; nb < kQBlocks; ++nb)
         for (int e = 0; e < 4; ++e) {
           const int qi = nb * 8 + 2 * t + (e & 1);
           const int64_t i = m0 + qi, j = n0 + warp * 16 + g + 8 * (e >> 1);
           const bool hide = edge && (i >= f.n || j >= f.nk || (f.causal && j > i + shift));
-          const float p = hide ? 0.f : exp2f(fmaf(rS[nb][e], scale_log2, -sL[qi]));
-          rS[nb][e] = p;
-          rdP[nb][e] = p * (rdP[nb][e] - sD[qi]);
+          rS[nb][e] = hide ? 0.f : exp2f(fmaf(rS[nb][e], scale_log2, -sL[qi]));
         }
 
-      // dV += Pᵀ·dO and dK += dSᵀ·Q (scale applied at the end), A operands from registers.
+      // dV += Pᵀ·dO first, so that only the 16-bit Pᵀ (16 registers, not 32) stays live while
+      // dPᵀ is formed: dK, dV, Pᵀ and dPᵀ together would not fit 255 registers at d = 128.
+      uint32_t rP[kQBlocks / 2][4];
       for (int kk = 0; kk < kQBlocks / 2; ++kk) {
-        uint32_t pa[4], da[4];
-        pack_a<T>(pa, rS, kk);
-        pack_a<T>(da, rdP, kk);
+        pack_a<T>(rP[kk], rS, kk);
         for (int dp = 0; dp < kD / 16; ++dp) {
           uint32_t b[4];
           load_b_kn<kD>(b, sdO, kk * 16, dp, lane);
-          mma_pair<T>(rdV[2 * dp], rdV[2 * dp + 1], pa, b);
+          mma_pair<T>(rdV[2 * dp], rdV[2 * dp + 1], rP[kk], b);
+        }
+      }
+
+      // dPᵀ = V·dOᵀ; dSᵀ = Pᵀ∘(dPᵀ − D) (Pᵀ as rounded for its GEMM); dK += dSᵀ·Q (scale at the end).
+      float rdP[kQBlocks][4] = {};
+      product<T, kD>(rdP, sV, sdO, warp * 16, lane);
+      for (int nb = 0; nb < kQBlocks; ++nb)
+        for (int e = 0; e < 4; ++e) rdP[nb][e] = unpacked<T>(rP, nb, e) * (rdP[nb][e] - sD[nb * 8 + 2 * t + (e & 1)]);
+      for (int kk = 0; kk < kQBlocks / 2; ++kk) {
+        uint32_t da[4];
+        pack_a<T>(da, rdP, kk);
+        for (int dp = 0; dp < kD / 16; ++dp) {
+          uint32_t b[4];
           load_b_kn<kD>(b, sQ, kk * 16, dp, lane);
           mma_pair<T>(rdK[2 * dp], rdK[2 * dp + 1], da, b);
         }
@@ -179,23 +193,25 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_kernel(AttnBwdArgs
         }
       __syncthreads();
 
-      // dQ rows warp·16 … +15 of this tile, 64 columns at a time, added into the accumulator.
-      for (int half = 0; half < kD / 64; ++half) {
-        float rdQ[8][4] = {};
+      // dQ rows warp·16 … +15 of this tile, 32 columns at a time (16 accumulator registers beside
+      // dK and dV), added into the fp32 accumulator.
+      constexpr int kPart = 32;
+      for (int part = 0; part < kD / kPart; ++part) {
+        float rdQ[kPart / 8][4] = {};
         for (int kk = 0; kk < kBlock / 16; ++kk) {
           uint32_t da[4];
           load_a<kBlock>(da, sdS, warp * 16, kk, lane);
-          for (int np = 0; np < 4; ++np) {
+          for (int np = 0; np < kPart / 16; ++np) {
             uint32_t b[4];
-            load_b_kn<kD>(b, sK, kk * 16, half * 4 + np, lane);
+            load_b_kn<kD>(b, sK, kk * 16, part * (kPart / 16) + np, lane);
             mma_pair<T>(rdQ[2 * np], rdQ[2 * np + 1], da, b);
           }
         }
         for (int e2 = 0; e2 < 2; ++e2) {
           const int64_t i = m0 + warp * 16 + g + 8 * e2;
           if (i >= f.n) continue;
-          float* gdQ = a.dq_accum + ((bi * f.n + i) * f.h + hq) * kD + half * 64;
-          for (int nb = 0; nb < 8; ++nb) {
+          float* gdQ = a.dq_accum + ((bi * f.n + i) * f.h + hq) * kD + part * kPart;
+          for (int nb = 0; nb < kPart / 8; ++nb) {
             atomicAdd(gdQ + nb * 8 + 2 * t, rdQ[nb][2 * e2] * f.scale);
             atomicAdd(gdQ + nb * 8 + 2 * t + 1, rdQ[nb][2 * e2 + 1] * f.scale);
           }
@@ -269,7 +285,8 @@ __global__ void __launch_bounds__(kThreads, 2) dq_kernel(AttnBwdArgs<T> a) {
     __syncthreads();
 
     float rS[kNBlocks][4] = {}, rdP[kNBlocks][4] = {};
-    two_products<T, kD>(rS, rdP, sQ, sK, sdO, sV, warp * 16, lane);
+    product<T, kD>(rS, sQ, sK, warp * 16, lane);
+    product<T, kD>(rdP, sdO, sV, warp * 16, lane);
     const bool edge = m0 + kBlock > f.n || n0 + kBlock > f.nk || (f.causal && n0 + kBlock - 1 > m0 + shift);
     for (int nb = 0; nb < kNBlocks; ++nb)
       for (int e = 0; e < 4; ++e) {
