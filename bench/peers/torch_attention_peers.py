@@ -75,9 +75,11 @@ def peers(torch, timer, device, dims, run_peer, fail, backward=False):
     io = size * (2 * b * n * h * d + 2 * b * nk * hkv * d)  # Q, O, K, V
     tol = 1e-2
 
+    gqa = {"enable_gqa": True} if hkv != h else {}  # torch ≥ 2.5; older torch fails inside run_peer
+
     def sdpa(q, k, v):
         return F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=causal,
-                                              scale=scale, enable_gqa=hkv != h).transpose(1, 2)
+                                              scale=scale, **gqa).transpose(1, 2)
 
     def make():
         grad = backward
@@ -89,7 +91,10 @@ def peers(torch, timer, device, dims, run_peer, fail, backward=False):
         do = _signed(torch, (b, n, h, d), device, dtype)
         return Tensors((q, k, v, do))
 
-    for name, backend in (("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+    backends = [("flash", SDPBackend.FLASH_ATTENTION)]
+    if hasattr(SDPBackend, "CUDNN_ATTENTION"):  # torch ≥ 2.3
+        backends.append(("cudnn", SDPBackend.CUDNN_ATTENTION))
+    for name, backend in backends:
         if not backward:
             def fn(t, be=backend):
                 with sdpa_kernel(be):
