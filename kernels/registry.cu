@@ -75,6 +75,10 @@ void add_attention(std::vector<Variant>& all) {
                       "FA2 forward: 64-row Q tile per CTA, 16 rows per warp, mma.sync + ldmatrix, K/V cp.async "
                       "double-buffered, online softmax in registers, P kept in registers",
                       kAttentionBench, kAttentionTest));
+  all.push_back(entry("attention", V::v03_flash_mma_128, "v03_flash_mma_128", 3, 80,
+                      "v02 with 128-row Q tiles: each warp owns 32 rows (two 16-row slices), so every K and V "
+                      "fragment read from shared memory feeds two MMAs; Q re-read from shared memory",
+                      kAttentionBench, kAttentionTest));
   Variant bwd = entry("attention_bwd", kernels::attention::BwdVersion::v01_flash_bwd, "v01_flash_bwd", 1, 80,
                        "FA2 backward: D pre-pass; a CTA per 64-key tile keeps dK, dV in registers while Q tiles stream, "
                        "recomputes P from L, dQ by fp32 atomics then a convert (det=1: a dQ kernel per query tile)",

@@ -202,12 +202,12 @@ class AttentionCase final : public Case {
     const AttnArgs<T> a = args(set);
     const auto st = static_cast<cudaStream_t>(stream);
     if (v_ == Version::v01_standard) return standard_forward(a, s_.get(), p_.get(), st);
-    flash_forward(a, st);
+    flash_forward(a, st, slices());
   }
 
   LaunchInfo launch() const override {
     const AttnArgs<T> a = args(0);
-    return launch_info(v_ == Version::v01_standard ? standard_plan(a) : flash_plan(a));
+    return launch_info(v_ == Version::v01_standard ? standard_plan(a) : flash_plan(a, slices()));
   }
 
   CheckResult check() override {
@@ -270,6 +270,7 @@ class AttentionCase final : public Case {
 
  private:
   AttnArgs<T> args(int set) const { return io_.args(set); }
+  int slices() const { return v_ == Version::v03_flash_mma_128 ? 2 : 1; }  // 64-row slices per CTA
 
   Version v_;
   Dims x_;
@@ -486,7 +487,7 @@ namespace {
 
 // model::attention for the shape (n × n scores), FLOPs rescaled to n × nk, with notes on what the
 // model does not see (nk ≠ n bytes, GQA's smaller K/V).
-model::Cost attention_cost(const Shape& s, bool flash, bool backward) {
+model::Cost attention_cost(const Shape& s, bool flash, bool backward, int64_t block_q = 64) {
   const Dims x = dims(s);
   model::AttentionOp op;
   op.batch = x.b;
@@ -494,7 +495,7 @@ model::Cost attention_cost(const Shape& s, bool flash, bool backward) {
   op.seq = x.n;
   op.head_dim = x.d;
   op.flash = flash;
-  op.block_q = 64;
+  op.block_q = block_q;
   op.causal = x.causal;
   op.backward = backward;
   op.dtype = s.get("fp16", 0) ? DType::f16 : DType::bf16;
@@ -509,7 +510,9 @@ model::Cost attention_cost(const Shape& s, bool flash, bool backward) {
 
 }  // namespace
 
-model::Cost cost(Version v, const Shape& s) { return attention_cost(s, v != Version::v01_standard, false); }
+model::Cost cost(Version v, const Shape& s) {
+  return attention_cost(s, v != Version::v01_standard, false, v == Version::v03_flash_mma_128 ? 128 : 64);
+}
 
 Tolerance tolerance(Version v) {
   if (v == Version::v01_standard)

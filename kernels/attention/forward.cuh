@@ -34,11 +34,12 @@ void standard_forward(const AttnArgs<T>& a, float* gS, T* gP, cudaStream_t strea
 template <class T>
 LaunchPlan standard_plan(const AttnArgs<T>& a);  // the score kernel (the largest of the three)
 
-// v02: FlashAttention-2 forward with mma.sync (d = 64 or 128).
+// v02 (slices = 1) and v03 (slices = 2): FlashAttention-2 forward with mma.sync (d = 64 or 128);
+// a CTA owns slices × 64 query rows.
 template <class T>
-void flash_forward(const AttnArgs<T>& a, cudaStream_t stream);
+void flash_forward(const AttnArgs<T>& a, cudaStream_t stream, int slices = 1);
 template <class T>
-LaunchPlan flash_plan(const AttnArgs<T>& a);
+LaunchPlan flash_plan(const AttnArgs<T>& a, int slices = 1);
 
 // Backward (FlashAttention-2): inputs Q, K, V, O, L of the forward and dO (same layout as O);
 // outputs dQ, dK, dV (layouts of Q, K, V). Workspaces: dq_accum [b, n, h, d] fp32 (zeroed by the
