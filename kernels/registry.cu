@@ -5,6 +5,7 @@
 // a sweep. Test shapes: tiny, odd, prime, misaligned, and > 2^31 elements where the family allows.
 #include <initializer_list>
 
+#include "kernels/attention/case.hpp"
 #include "kernels/banks/case.hpp"
 #include "kernels/coalescing/case.hpp"
 #include "kernels/copy/case.hpp"
@@ -48,6 +49,50 @@ Variant entry(const char* family, V v, const char* name, int version, int min_cc
   x.tol = tolerance(v);
   x.make = [v](const Shape& s) { return make(v, s); };
   return x;
+}
+
+// ---- attention forward: b, h[, hkv], n[, nk], d[, causal, fp16] (BSHD layout) ------------------
+// The issue's grid: 16k tokens per batch, hidden 2048 (d=128 → h=16, d=64 → h=32), causal 0/1.
+const Texts kAttentionBench = {
+    "b=4,h=16,n=4096,d=128",           "b=4,h=16,n=4096,d=128,causal=1",  "b=16,h=16,n=1024,d=128",
+    "b=16,h=16,n=1024,d=128,causal=1", "b=1,h=16,n=16384,d=128",          "b=1,h=16,n=16384,d=128,causal=1",
+    "b=16,h=32,n=1024,d=64",           "b=16,h=32,n=1024,d=64,causal=1",  "b=4,h=32,n=4096,d=64",
+    "b=4,h=32,n=4096,d=64,causal=1",   "b=1,h=32,n=16384,d=64",           "b=1,h=32,n=16384,d=64,causal=1"};
+const Texts kAttentionTest = {
+    "b=1,h=1,n=1,d=64",                     "b=1,h=1,n=1,d=128,causal=1",
+    "b=2,h=3,n=17,d=64",                    "b=2,h=3,n=17,d=128,causal=1",
+    "b=1,h=2,n=1000,d=64,causal=1",         "b=1,h=2,n=4097,d=128",
+    "b=1,h=2,n=4097,d=64,causal=1,fp16=1",  "b=2,h=4,n=100,nk=333,d=128,causal=1",
+    "b=2,h=4,n=333,nk=100,d=64,causal=1",   "b=2,h=8,hkv=2,n=257,d=128,causal=1",
+    "b=1,h=4,hkv=1,n=129,nk=65,d=64,fp16=1", "b=3,h=2,n=77,d=128,fp16=1,causal=1",
+    "b=1,h=1,n=1,nk=4097,d=64,causal=1"};
+
+void add_attention(std::vector<Variant>& all) {
+  using V = kernels::attention::Version;
+  // The standard version is benched where its S and P (6 bytes per score) stay modest.
+  all.push_back(entry("attention", V::v01_standard, "v01_standard", 1, 70,
+                      "S = QKᵀ (fp32) and P (bf16) in HBM, three SIMT kernels: scores | softmax | P·V",
+                      {"b=4,h=16,n=4096,d=128", "b=4,h=16,n=4096,d=128,causal=1", "b=16,h=16,n=1024,d=128",
+                       "b=16,h=32,n=1024,d=64", "b=4,h=32,n=4096,d=64"},
+                      kAttentionTest));
+  all.push_back(entry("attention", V::v02_flash_mma, "v02_flash_mma", 2, 80,
+                      "FA2 forward: 64-row Q tile per CTA, 16 rows per warp, mma.sync + ldmatrix, K/V cp.async "
+                      "double-buffered, online softmax in registers, P kept in registers",
+                      kAttentionBench, kAttentionTest));
+  all.push_back(entry("attention", V::v03_flash_mma_128, "v03_flash_mma_128", 3, 80,
+                      "v02 with 128-row Q tiles: each warp owns 32 rows (two 16-row slices), so every K and V "
+                      "fragment read from shared memory feeds two MMAs; Q re-read from shared memory",
+                      kAttentionBench, kAttentionTest));
+  Variant bwd = entry("attention_bwd", kernels::attention::BwdVersion::v01_flash_bwd, "v01_flash_bwd", 1, 80,
+                       "FA2 backward: D pre-pass; a CTA per 64-key tile keeps dK, dV in registers while Q tiles stream, "
+                       "recomputes P from L, dQ by fp32 atomics then a convert (det=1: a dQ kernel per query tile)",
+                       kAttentionBench, kAttentionTest);
+  for (const char* t : {"b=4,h=16,n=4096,d=128,det=1", "b=4,h=16,n=4096,d=128,causal=1,det=1"})
+    bwd.bench_shapes.push_back(Shape::parse(t));
+  for (const char* t : {"b=2,h=4,n=333,nk=100,d=64,causal=1,det=1", "b=2,h=8,hkv=2,n=257,d=128,causal=1,det=1",
+                        "b=1,h=2,n=1000,d=128,fp16=1,det=1", "b=1,h=1,n=17,nk=1,d=64,causal=1,det=1"})
+    bwd.test_shapes.push_back(Shape::parse(t));
+  all.push_back(std::move(bwd));
 }
 
 // ---- copy: n fp32 elements ------------------------------------------------------------------------
@@ -404,6 +449,7 @@ const std::vector<Variant>& registry() {
     add_gemm_fp32(v);
     add_gemm_tc(v);
     add_rows_bwd(v);     // fusion block (backward)
+    add_attention(v);
     return v;
   }();
   return all;

@@ -206,8 +206,14 @@ def mx_peers(torch, timer, device, dims):
     yield from torch_mx_peers.peers(torch, timer, device, dims, run_peer)
 
 
+def attention_peers(backward):
+    import torch_attention_peers  # bench/peers/torch_attention_peers.py, beside this script (branch attn)
+    return lambda torch, timer, device, dims: torch_attention_peers.peers(torch, timer, device, dims, run_peer, fail,
+                                                                          backward)
+
+
 FAMILIES = {"copy": copy_peers, "precision": precision_peers, "coalescing": coalescing_peers, "banks": banks_peers,
-            "mx": mx_peers}
+            "mx": mx_peers, "attention": attention_peers(False), "attention_bwd": attention_peers(True)}
 
 
 # ---- fusion families (issue 5): bytes and FLOPs as kernels/elementwise and kernels/norms count them for the

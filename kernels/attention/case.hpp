@@ -1,0 +1,27 @@
+#pragma once
+// The registry's view of the attention family (no CUDA types).
+// Shape: b, h, n (query rows), d (64 or 128); optional hkv (K/V heads, divides h; default h),
+// nk (key rows; default n), causal (0/1, bottom-right aligned), fp16 (0/1; default bf16).
+// Layout BSHD: Q, O [b, n, h, d], K, V [b, nk, hkv, d], L [b, h, n] fp32 (kernels/attention/forward.cuh).
+#include <memory>
+#include <string>
+
+#include "sol/registry.hpp"
+
+namespace sol::kernels::attention {
+
+enum class Version { v01_standard, v02_flash_mma, v03_flash_mma_128 };
+// Family attention_bwd: the same shapes; dQ, dK, dV from Q, K, V, dO and the forward's O and L.
+enum class BwdVersion { v01_flash_bwd };
+
+std::string unsupported(Version v, const Shape& s);
+model::Cost cost(Version v, const Shape& s);
+Tolerance tolerance(Version v);
+std::unique_ptr<Case> make(Version v, const Shape& s);
+
+std::string unsupported(BwdVersion v, const Shape& s);
+model::Cost cost(BwdVersion v, const Shape& s);
+Tolerance tolerance(BwdVersion v);
+std::unique_ptr<Case> make(BwdVersion v, const Shape& s);
+
+}  // namespace sol::kernels::attention

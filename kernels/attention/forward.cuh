@@ -1,0 +1,66 @@
+#pragma once
+// The attention forward's device interface, shared by the Case and the kernels.
+// Layout "BSHD" (FlashAttention's and SDPA's inputs before the transpose):
+//   Q, O: [b, n, h, d]    K, V: [b, nk, hkv, d]    L: [b, h, n] fp32 (natural-log logsumexp of
+//   the scaled, masked scores of each query row; −∞ where a row sees no key).
+// Query head hi reads K/V head hi / (h / hkv) (grouped-query attention).
+// Causal: bottom-right aligned, query i sees key j iff j ≤ i + nk − n (FlashAttention ≥ 2.1);
+// a row that sees no key has O = 0 and L = −∞.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/common/launch.cuh"
+
+namespace sol::kernels::attention {
+
+template <class T>
+struct AttnArgs {
+  const T* q = nullptr;
+  const T* k = nullptr;
+  const T* v = nullptr;
+  T* o = nullptr;
+  float* lse = nullptr;
+  int64_t b = 1, h = 1, hkv = 1, n = 1, nk = 1;
+  int d = 64;
+  bool causal = false;
+  float scale = 0;  // 1/√d
+};
+
+// v01: S = QKᵀ·scale in fp32 (HBM), row softmax → P (T, HBM) and L, O = P·V; three SIMT kernels.
+// sS holds b·h·n·nk floats, sP as many T.
+template <class T>
+void standard_forward(const AttnArgs<T>& a, float* gS, T* gP, cudaStream_t stream);
+template <class T>
+LaunchPlan standard_plan(const AttnArgs<T>& a);  // the score kernel (the largest of the three)
+
+// v02 (slices = 1) and v03 (slices = 2): FlashAttention-2 forward with mma.sync (d = 64 or 128);
+// a CTA owns slices × 64 query rows.
+template <class T>
+void flash_forward(const AttnArgs<T>& a, cudaStream_t stream, int slices = 1);
+template <class T>
+LaunchPlan flash_plan(const AttnArgs<T>& a, int slices = 1);
+
+// Backward (FlashAttention-2): inputs Q, K, V, O, L of the forward and dO (same layout as O);
+// outputs dQ, dK, dV (layouts of Q, K, V). Workspaces: dq_accum [b, n, h, d] fp32 (zeroed by the
+// D pre-pass, accumulated with atomics, then converted) and delta [b, h, n] fp32 (D = rowsum(dO∘O)).
+template <class T>
+struct AttnBwdArgs {
+  AttnArgs<T> f;  // f.o and f.lse are inputs here
+  const T* dout = nullptr;
+  T* dq = nullptr;
+  T* dk = nullptr;
+  T* dv = nullptr;
+  float* dq_accum = nullptr;
+  float* delta = nullptr;
+  // Deterministic: dQ by a separate kernel per query tile that loops over the key tiles in order
+  // (recomputing S and dP), instead of atomics from the key-tile kernel.
+  bool deterministic = false;
+};
+
+template <class T>
+void flash_backward(const AttnBwdArgs<T>& a, cudaStream_t stream);
+template <class T>
+LaunchPlan flash_backward_plan(const AttnBwdArgs<T>& a);  // the main kernel
+
+}  // namespace sol::kernels::attention

@@ -1,0 +1,128 @@
+#pragma once
+// Warp-level tensor-core building blocks shared by the attention kernels (sm_80+): cp.async
+// 16-byte copies with zero fill, ldmatrix (.trans), mma.sync m16n8k16 with fp32 accumulation,
+// and an XOR-swizzled [rows × kD] shared-memory tile layout.
+// Fragment ownership (PTX m16n8k16): lane = 4·g + t. A (16×16, row-major): a[0] = (row g,
+// cols 2t..2t+1), a[1] = row g + 8, a[2] = row g at cols + 8, a[3] = row g + 8 at cols + 8.
+// B (16×8, k-major per column n): b0 = (k 2t..2t+1, n g), b1 = k + 8. C (16×8): c[0..1] =
+// (row g, cols 2t, 2t+1), c[2..3] = row g + 8.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace sol::kernels::attention {
+
+// Element offset of 16-byte chunk `chunk` of row `row` in a [rows × kD] tile. The chunk index
+// is XORed with row % 8 so that the 8 row addresses of one ldmatrix land in 8 different bank
+// groups (unswizzled, a 128- or 256-byte row pitch puts them all in the same 4 banks).
+template <int kD>
+__device__ __forceinline__ int swizzled(int row, int chunk) {
+  return row * kD + ((chunk ^ (row & 7)) << 3);
+}
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16 bytes global → shared, asynchronously; src_bytes = 0 writes 16 zero bytes (rows past the end).
+__device__ __forceinline__ void cp_async_16(void* sDst, const void* gSrc, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(sDst)), "l"(gSrc), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::); }
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* sP) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(sP)));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* sP) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(sP)));
+}
+
+// D = A·B + D, m16n8k16, fp32 accumulate.
+template <class T>
+__device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+// Two 8-wide n blocks from one ldmatrix.x4 B load: c0 += a·(b[0], b[1]), c1 += a·(b[2], b[3]).
+template <class T>
+__device__ __forceinline__ void mma_pair(float (&c0)[4], float (&c1)[4], const uint32_t (&a)[4], const uint32_t (&b)[4]) {
+  mma_16816<T>(c0, a, b[0], b[1]);
+  mma_16816<T>(c1, a, b[2], b[3]);
+}
+
+// Two floats → one register of two T, the lower column in the low half.
+template <class T>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&v);
+  } else {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&v);
+  }
+}
+
+// Rows [0, valid) of a [kRows × kD] tile from global (row pitch ld elements) into swizzled
+// shared memory; rows ≥ valid become zeros (a zero V row times a zero P is 0, never NaN).
+template <int kRows, int kD, int kThreads, class T>
+__device__ __forceinline__ void load_tile(T* sTile, const T* gTile, int64_t ld, int64_t valid) {
+  constexpr int kChunks = kD / 8;
+  for (int idx = threadIdx.x; idx < kRows * kChunks; idx += kThreads) {
+    const int row = idx / kChunks, chunk = idx % kChunks;
+    const bool inside = row < valid;
+    const T* src = inside ? gTile + row * ld + chunk * 8 : gTile;
+    cp_async_16(sTile + swizzled<kD>(row, chunk), src, inside ? 16 : 0);
+  }
+}
+
+// Operand loads from a swizzled [rows × kD] tile, one ldmatrix.x4 each (lane = threadIdx.x % 32).
+// A (16×16) at rows row0…row0+15, k columns 16·kk…16·kk+15 of a row-major tile.
+template <int kD, class T>
+__device__ __forceinline__ void load_a(uint32_t (&a)[4], const T* sTile, int row0, int kk, int lane) {
+  const int mat = lane / 8;
+  ldmatrix_x4(a, sTile + swizzled<kD>(row0 + (mat & 1) * 8 + lane % 8, 2 * kk + (mat >> 1)));
+}
+// B for two 8-wide n blocks (b[0..1]: n0…n0+7, b[2..3]: n0+8…n0+15) from a tile stored [n][k]
+// (K for Q·Kᵀ): k columns 16·kk…16·kk+15.
+template <int kD, class T>
+__device__ __forceinline__ void load_b_nk(uint32_t (&b)[4], const T* sTile, int n0, int kk, int lane) {
+  const int mat = lane / 8;
+  ldmatrix_x4(b, sTile + swizzled<kD>(n0 + (mat >> 1) * 8 + lane % 8, 2 * kk + (mat & 1)));
+}
+// B for two 8-wide n blocks (columns 16·np…16·np+15) from a tile stored [k][n] (V for P·V):
+// k rows k0…k0+15, transposed on the way by ldmatrix.trans.
+template <int kD, class T>
+__device__ __forceinline__ void load_b_kn(uint32_t (&b)[4], const T* sTile, int k0, int np, int lane) {
+  const int mat = lane / 8;
+  ldmatrix_x4_trans(b, sTile + swizzled<kD>(k0 + (mat & 1) * 8 + lane % 8, 2 * np + (mat >> 1)));
+}
+// The register trick: accumulators of n blocks 2·kk and 2·kk+1 (16 columns) are, packed to 16
+// bits, exactly the A fragment whose k columns are those 16.
+template <class T, int kBlocks>
+__device__ __forceinline__ void pack_a(uint32_t (&a)[4], const float (&acc)[kBlocks][4], int kk) {
+  a[0] = pack2<T>(acc[2 * kk][0], acc[2 * kk][1]);
+  a[1] = pack2<T>(acc[2 * kk][2], acc[2 * kk][3]);
+  a[2] = pack2<T>(acc[2 * kk + 1][0], acc[2 * kk + 1][1]);
+  a[3] = pack2<T>(acc[2 * kk + 1][2], acc[2 * kk + 1][3]);
+}
+
+}  // namespace sol::kernels::attention
