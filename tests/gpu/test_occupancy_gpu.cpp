@@ -2,6 +2,7 @@
 // kernels × block sizes × dynamic shared memory sizes. The kernels are PTX written here and loaded
 // through cudaLibraryLoadData, so the spread of register counts (ptxas allocates what the live values
 // need, capped by .maxnreg) and static shared sizes costs no nvcc time: the driver compiles them.
+// A second pass sets the preferred shared-memory carve-out on each kernel (0..100 %) and compares again.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -107,6 +108,65 @@ TEST(OccupancyGpu, ModelMatchesTheRuntimeExactly) {
   }
   EXPECT_GE(distinct_registers, 6) << "the kernels should span many register counts";
   EXPECT_GE(compared, 400);
+  EXPECT_EQ(cudaLibraryUnload(library), cudaSuccess);
+}
+
+// The carve-out rule (occupancy.hpp): with cudaFuncAttributePreferredSharedMemoryCarveout set to P %,
+// the runtime's answer must equal the model's for every kernel, block size and dynamic size. The
+// library is loaded afresh so the attributes set here do not leak into the test above.
+TEST(OccupancyGpu, CarveoutPreferenceMatchesTheRuntimeExactly) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  const sol::results::Device d = sol::bench::device_info();
+  if (d.database_row.empty()) GTEST_SKIP() << "this GPU matches no database row, so its SM limits are unknown";
+  const sol::hw::SmLimits& limits = sol::hw::find(d.database_row).limits;
+  int device = 0, optin = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), cudaSuccess);
+
+  const std::string ptx = ptx_of(kernels());
+  cudaLibrary_t library = nullptr;
+  ASSERT_EQ(cudaLibraryLoadData(&library, ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0), cudaSuccess)
+      << cudaGetErrorString(cudaGetLastError());
+  // Percentages that land on, just under and just over steps (28 % → 64 KiB, 29 % → 100 KiB on Hopper).
+  const int carveouts[] = {0, 1, 3, 7, 14, 28, 29, 43, 50, 57, 71, 72, 85, 86, 99, 100};
+  const int block_sizes[] = {32, 64, 128, 256, 512, 1024};
+  const int dynamic_sizes[] = {0, 1, 3000, 7000, 15000, 31000, 60000, 99000, 140000, 232448};
+  int compared = 0, differs_from_default = 0;
+  for (const PtxKernel& pk : kernels()) {
+    cudaKernel_t kernel = nullptr;
+    ASSERT_EQ(cudaLibraryGetKernel(&kernel, library, pk.name.c_str()), cudaSuccess) << pk.name;
+    const void* fn = reinterpret_cast<const void*>(kernel);
+    cudaFuncAttributes attr{};
+    ASSERT_EQ(cudaFuncGetAttributes(&attr, fn), cudaSuccess) << pk.name;
+    const int max_dynamic = optin - int(attr.sharedSizeBytes);
+    ASSERT_EQ(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, max_dynamic), cudaSuccess) << pk.name;
+    for (int carveout : carveouts) {
+      ASSERT_EQ(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, carveout), cudaSuccess)
+          << pk.name << " " << carveout << " %";
+      cudaFuncAttributes now{};
+      ASSERT_EQ(cudaFuncGetAttributes(&now, fn), cudaSuccess);
+      EXPECT_EQ(now.preferredShmemCarveout, carveout) << pk.name << ": the attribute did not stick";
+      for (int threads : block_sizes)
+        for (int dynamic : dynamic_sizes) {
+          if (dynamic > max_dynamic || threads > attr.maxThreadsPerBlock) continue;
+          const sol::model::KernelResources k{threads, attr.numRegs, int64_t(attr.sharedSizeBytes), dynamic, carveout};
+          const sol::model::Occupancy o = sol::model::occupancy(limits, k);
+          int runtime = -1;
+          ASSERT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&runtime, fn, threads, size_t(dynamic)), cudaSuccess);
+          EXPECT_EQ(o.blocks_per_sm, runtime)
+              << pk.name << ": " << attr.numRegs << " registers, " << threads << " threads, " << attr.sharedSizeBytes
+              << " + " << dynamic << " B shared, carve-out " << carveout << " % → model's SM capacity "
+              << o.carveout_bytes << " B";
+          sol::model::KernelResources by_default = k;
+          by_default.carveout_percent = -1;
+          if (sol::model::occupancy(limits, by_default).blocks_per_sm != o.blocks_per_sm) ++differs_from_default;
+          ++compared;
+        }
+    }
+  }
+  EXPECT_GE(compared, 1000);
+  // The comparison must be able to tell the rule from "ignore the carve-out": many cases must differ.
+  EXPECT_GE(differs_from_default, 100);
   EXPECT_EQ(cudaLibraryUnload(library), cudaSuccess);
 }
 #endif
