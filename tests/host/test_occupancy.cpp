@@ -240,6 +240,21 @@ TEST(OccupancyCarveout, OneConfigurationWhenTheRowHasNoSteps) {
   EXPECT_EQ(occupancy(s, {128, 32, 0, 30000, 10}).carveout_bytes, 228 * 1024);
 }
 
+TEST(OccupancyCarveout, StepsSurviveTheHwFileFormat) {
+  const hw::HwSpec& h = hw::find("h100");
+  std::string text = hw::to_json(h);
+  EXPECT_EQ(hw::from_json_text(text, "test").limits.carveout_steps, h.limits.carveout_steps);
+  // Steps that do not end at shared_bytes_per_sm, or do not ascend, are one clear error.
+  const std::string key = "\"carveout_steps\"";
+  const size_t at = text.find(key);
+  ASSERT_NE(at, std::string::npos);
+  const size_t open = text.find('[', at), close = text.find(']', at);
+  for (const char* bad : {"[0, 8192, 4096, 233472]", "[0, 8192, 65536]", "[0, \"x\"]"}) {
+    const std::string edited = text.substr(0, open) + bad + text.substr(close + 1);
+    EXPECT_THROW(hw::validate(hw::from_json_text(edited, "test"), "test"), Error) << bad;
+  }
+}
+
 TEST(OccupancyCarveout, BadPreference) {
   for (int p : {-2, 101, 1000})
     EXPECT_THROW(occupancy(hw::find("h100").limits, {128, 32, 0, 0, p}), Error) << p;
