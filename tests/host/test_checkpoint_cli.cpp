@@ -79,6 +79,22 @@ TEST(CheckpointCli, BadInputIsOneLineExit2) {
   }
 }
 
+TEST(CheckpointCli, SvgPicture) {
+  const std::string path = ::testing::TempDir() + "sol_checkpoint_test.svg";
+  std::remove(path.c_str());
+  const Ran r = run_sol(kExample + " --budget 40GiB --svg " + path);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const std::string svg = sol::test::slurp(path);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u) << svg.substr(0, 80);
+  for (const char* want : {">none<", ">every block<", ">optimal<", ">optimal + in-block selection<", "budget 40 GiB"})
+    EXPECT_NE(svg.find(want), std::string::npos) << want;
+  std::remove(path.c_str());
+  // An unwritable path is one line, exit 2.
+  const Ran bad = run_sol(kExample + " --budget 40GiB --svg /nonexistent-dir/x.svg");
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+  EXPECT_EQ(lines(bad.out), 1) << bad.out;
+}
+
 TEST(CheckpointCli, BudgetNothingFits) {
   const Ran r = run_sol(kExample + " --budget 1GiB");
   EXPECT_EQ(r.rc, 2) << r.out;
