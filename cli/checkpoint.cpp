@@ -139,6 +139,19 @@ int run(const Args& a) {
                si(layer.floor_s, "s")});
   std::printf("%s\n", ops.str().c_str());
 
+  std::printf("In-block choices (each the least re-run time for what a kept layer keeps; drop a tensor, re-run "
+              "its producers in backward):\n");
+  Table choices({"kept / layer", "dropped", "re-run in backward", "re-run floor"});
+  choices.align(1, Table::Align::Left);
+  choices.align(2, Table::Align::Left);
+  for (const model::InBlockChoice& c : model::in_block_frontier(layer)) {
+    model::Plan view;
+    view.in_block = c;
+    choices.add_row({bytes_iec(c.kept_bytes), joined(dropped_ops(layer, view)), joined(rerun_ops(layer, view)),
+                     si(c.rerun_s, "s")});
+  }
+  std::printf("%s\n", choices.str().c_str());
+
   std::printf("%lld layers, budget %s: peak = kept + largest recomputed segment re-materialized; "
               "step = forward + backward (2× forward) + recompute\n",
               (long long)a.layers, bytes_iec(budget).c_str());

@@ -34,7 +34,7 @@ TEST(CheckpointCli, TableAndChosenSchedule) {
   const Ran r = run_sol(kExample + " --budget 40GiB");
   ASSERT_EQ(r.rc, 0) << r.out;
   for (const char* want : {"QKV matmul", "attention (flash)", "GeLU", "none", "every block", "√L segments", "optimal",
-                           "chosen", "40 GiB"})
+                           "chosen", "40 GiB", "In-block choices", "optimal + in-block selection"})
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
 }
 
