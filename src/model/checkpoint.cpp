@@ -32,6 +32,16 @@ LayerOp op_from(const std::string& name, const Cost& c, double saved, std::strin
   return {name, saved, c.flops, roofline(c, hw).t_floor_s, std::move(what), std::move(reads), std::move(saves)};
 }
 
+void check_budget(double budget_bytes) {
+  if (!(budget_bytes > 0) || !std::isfinite(budget_bytes)) bad_input("the memory budget must be a positive size");
+}
+
+[[noreturn]] void nothing_fits(double least_peak, const std::string& even) {
+  bad_input("no checkpointing schedule fits the budget" + even + ": the least peak activation memory is " +
+                std::to_string(int64_t(std::ceil(least_peak / (1024.0 * 1024.0)))) + " MiB",
+            "raise --budget, or shrink --batch or --seq");
+}
+
 // Ops whose saved tensors the in-block choice may drop; more than this is not enumerated.
 constexpr size_t kMaxChoiceOps = 16;
 
@@ -240,7 +250,7 @@ Plan sqrt_l(const LayerModel& layer, int64_t layers) {
 // the smallest r that fits, then the smallest peak.
 Plan optimal(const LayerModel& layer, int64_t layers, double budget_bytes) {
   check_layers(layers);
-  if (!(budget_bytes > 0) || !std::isfinite(budget_bytes)) bad_input("the memory budget must be a positive size");
+  check_budget(budget_bytes);
   const int64_t L = layers;
   const double inf = std::numeric_limits<double>::infinity();
   const double x = layer.input_bytes, keep = layer.input_bytes + layer.internal_bytes;
@@ -283,10 +293,7 @@ Plan optimal(const LayerModel& layer, int64_t layers, double budget_bytes) {
       }
     }
   }
-  if (best_m < 0)
-    bad_input("no checkpointing schedule fits the budget: the least peak activation memory is " +
-                  std::to_string(int64_t(std::ceil(least_peak / (1024.0 * 1024.0)))) + " MiB",
-              "raise --budget, or shrink --batch or --seq");
+  if (best_m < 0) nothing_fits(least_peak, "");
   solve(best_m, best, how);
   std::vector<Segment> segs;
   for (int64_t i = L, r = best_r; i > 0;) {
@@ -313,7 +320,7 @@ Plan optimal(const LayerModel& layer, int64_t layers, double budget_bytes) {
 // fastest fitting (choice, r) wins; ties go to the smaller peak.
 Plan optimal_in_block(const LayerModel& layer, int64_t layers, double budget_bytes) {
   check_layers(layers);
-  if (!(budget_bytes > 0) || !std::isfinite(budget_bytes)) bad_input("the memory budget must be a positive size");
+  check_budget(budget_bytes);
   const int64_t L = layers;
   const double x = layer.input_bytes, F = layer.floor_s;
   const std::vector<InBlockChoice> frontier = in_block_frontier(layer);
@@ -340,10 +347,7 @@ Plan optimal_in_block(const LayerModel& layer, int64_t layers, double budget_byt
         }
       }
   }
-  if (best_r < 0)
-    bad_input("no checkpointing schedule fits the budget, even with in-block selection: the least peak is " +
-                  std::to_string(int64_t(std::ceil(least_peak / (1024.0 * 1024.0)))) + " MiB",
-              "raise --budget, or shrink --batch or --seq");
+  if (best_r < 0) nothing_fits(least_peak, ", even with in-block selection");
   std::vector<Segment> segs;
   for (int64_t first = 0; first < best_r; first += best_m) segs.push_back({first, std::min(best_m, best_r - first), true});
   if (best_r < L) segs.push_back({best_r, L - best_r, false});
