@@ -329,6 +329,22 @@ TEST(CheckpointInBlock, NeverSlowerThanBlockLevelNeverOverBudget) {
   }
 }
 
+TEST(CheckpointInBlock, WithNothingToChooseItIsTheBlockLevelOptimum) {
+  // A layer without ops has one in-block choice (keep all), so the closed-form search must land on
+  // the segment DP's answer exactly: same time, same peak.
+  const LayerModel l = synthetic(3, 11);
+  ASSERT_EQ(in_block_frontier(l).size(), 1u);
+  for (int64_t L : {1, 2, 7, 16, 33}) {
+    const double lo = min_peak_bytes(l, L), hi = no_checkpoints(l, L).peak_bytes;
+    for (int i = 0; i <= 30; ++i) {
+      const double budget = lo + (hi - lo) * i / 30.0;
+      const Plan a = optimal(l, L, budget), b = optimal_in_block(l, L, budget);
+      EXPECT_DOUBLE_EQ(b.step_s, a.step_s) << "L=" << L << " budget " << budget;
+      EXPECT_DOUBLE_EQ(b.peak_bytes, a.peak_bytes) << "L=" << L << " budget " << budget;
+    }
+  }
+}
+
 TEST(CheckpointInBlock, MatchesBruteForceOnAShortStack) {
   // A tiny layer (B=1, N=16, d=16, H=2) over 4 layers: every segmentation × recompute flags × every
   // one of the 256 in-block choices for the kept layers, evaluated one by one.

@@ -82,7 +82,7 @@ std::vector<InBlockChoice> in_block_frontier(const LayerModel& layer);
 InBlockChoice best_in_block(const LayerModel& layer, double budget_bytes);
 
 struct Plan {
-  std::string strategy;           // "none", "every block", "every 4th block", "√L segments", "optimal"
+  std::string strategy;           // "none", "every block", "every 4th block", "√L segments", "optimal", ...
   std::vector<Segment> segments;  // cover layers 0..L-1 in order
   int64_t checkpoints = 0;        // recomputed segments (each keeps its input)
   int64_t largest_segment = 0;    // layers of the largest recomputed segment (0: none)
