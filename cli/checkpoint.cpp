@@ -1,11 +1,14 @@
 // `sol checkpoint --layers L --batch B --seq N --d-model D --heads H --gpu NAME [--budget 40GiB]
-// [--attention flash|standard] [--mlp-ratio 4] [--json]`: what one transformer layer keeps for
-// backward, op by op, then each checkpointing strategy's peak activation memory, recompute and
-// step-time floor, and the fastest schedule under the budget (lecture §8.2).
+// [--attention flash|standard] [--mlp-ratio 4] [--svg FILE] [--json]`: what one transformer layer
+// keeps for backward, op by op, then each checkpointing strategy's peak activation memory, recompute
+// and step-time floor, and the fastest schedule under the budget, with whole layers recomputed and
+// with the in-block choice of which ops' tensors to keep (lecture §8.2); --svg draws the schedules.
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <fstream>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "sol/core/error.hpp"
@@ -20,7 +23,7 @@ using ojson = nlohmann::ordered_json;
 
 struct Args {
   int64_t layers = 0, batch = 0, seq = 0, d_model = 0, heads = 0, mlp_ratio = 4;
-  std::string gpu = "h200", budget, attention = "flash";
+  std::string gpu = "h200", budget, attention = "flash", svg;
   bool json = false;
 };
 
@@ -34,7 +37,26 @@ std::string picture(const model::Plan& p) {
   return s;
 }
 
-ojson plan_json(const model::Plan& p) {
+// The ops whose saved tensors the plan's kept layers drop, and the ops they re-run to rebuild them.
+std::vector<std::string> dropped_ops(const model::LayerModel& layer, const model::Plan& p) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < p.in_block.keep.size(); ++i)
+    if (!p.in_block.keep[i]) out.push_back(layer.ops[i].name);
+  return out;
+}
+std::vector<std::string> rerun_ops(const model::LayerModel& layer, const model::Plan& p) {
+  std::vector<std::string> out;
+  for (int i : p.in_block.rerun) out.push_back(layer.ops[size_t(i)].name);
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s.empty() ? "none" : s;
+}
+
+ojson plan_json(const model::LayerModel& layer, const model::Plan& p) {
   ojson j;
   j["strategy"] = p.strategy;
   j["peak_bytes"] = p.peak_bytes;
@@ -47,6 +69,8 @@ ojson plan_json(const model::Plan& p) {
   ojson segs = ojson::array();
   for (const auto& s : p.segments) segs.push_back({{"first", s.first}, {"length", s.length}, {"recompute", s.recompute}});
   j["segments"] = segs;
+  j["in_block"] = {{"dropped", dropped_ops(layer, p)}, {"rerun", rerun_ops(layer, p)},
+                   {"kept_bytes_per_layer", p.in_block.kept_bytes}, {"rerun_s_per_layer", p.in_block.rerun_s}};
   return j;
 }
 
@@ -64,8 +88,25 @@ int run(const Args& a) {
   for (int64_t k : {2, 4, 8})
     if (k < a.layers) plans.push_back(model::every_kth(layer, a.layers, k));
   plans.push_back(model::sqrt_l(layer, a.layers));
-  const model::Plan best = model::optimal(layer, a.layers, budget);  // throws (exit 2) if nothing fits
+  // The in-block optimum fits whenever the block-level one does (and sometimes when it does not).
+  std::optional<model::Plan> block_best;
+  try {
+    block_best = model::optimal(layer, a.layers, budget);
+  } catch (const Error& e) {
+    if (e.kind() != Error::Kind::BadInput) throw;
+  }
+  const model::Plan best = model::optimal_in_block(layer, a.layers, budget);  // throws (exit 2) if nothing fits
+  if (block_best) plans.push_back(*block_best);
   plans.push_back(best);
+  if (!a.svg.empty()) {
+    std::ofstream out(a.svg);
+    if (!out) bad_input("cannot write --svg " + a.svg, "give a path in a writable directory");
+    out << model::plans_svg(layer, a.layers, plans, budget,
+                            std::to_string(a.layers) + " layers, B=" + std::to_string(a.batch) + " N=" +
+                                std::to_string(a.seq) + " d=" + std::to_string(a.d_model) + ", " + a.attention +
+                                " attention on " + spec.name + ": what each schedule keeps");
+    if (!out.flush()) bad_input("cannot write --svg " + a.svg);
+  }
 
   if (a.json) {
     ojson j;
@@ -80,8 +121,8 @@ int run(const Args& a) {
     j["layer"] = {{"input_bytes", layer.input_bytes}, {"internal_bytes", layer.internal_bytes},
                   {"flops", layer.flops}, {"floor_s", layer.floor_s}, {"ops", ops}};
     j["strategies"] = ojson::array();
-    for (const auto& p : plans) j["strategies"].push_back(plan_json(p));
-    j["chosen"] = plan_json(best);
+    for (const auto& p : plans) j["strategies"].push_back(plan_json(layer, p));
+    j["chosen"] = plan_json(layer, best);
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
@@ -98,6 +139,19 @@ int run(const Args& a) {
                si(layer.floor_s, "s")});
   std::printf("%s\n", ops.str().c_str());
 
+  std::printf("In-block choices (each the least re-run time for what a kept layer keeps; drop a tensor, re-run "
+              "its producers in backward):\n");
+  Table choices({"kept / layer", "dropped", "re-run in backward", "re-run floor"});
+  choices.align(1, Table::Align::Left);
+  choices.align(2, Table::Align::Left);
+  for (const model::InBlockChoice& c : model::in_block_frontier(layer)) {
+    model::Plan view;
+    view.in_block = c;
+    choices.add_row({bytes_iec(c.kept_bytes), joined(dropped_ops(layer, view)), joined(rerun_ops(layer, view)),
+                     si(c.rerun_s, "s")});
+  }
+  std::printf("%s\n", choices.str().c_str());
+
   std::printf("%lld layers, budget %s: peak = kept + largest recomputed segment re-materialized; "
               "step = forward + backward (2× forward) + recompute\n",
               (long long)a.layers, bytes_iec(budget).c_str());
@@ -109,6 +163,9 @@ int run(const Args& a) {
   std::printf("activations only: weights, gradients and optimizer state come on top%s\n",
               a.budget.empty() ? "; the default budget is the whole HBM" : "");
   std::printf("chosen (K kept, R recomputed, | a checkpoint boundary):\n  %s\n", picture(best).c_str());
+  std::printf("kept layers drop: %s; their backward re-runs: %s (%s per layer)\n", joined(dropped_ops(layer, best)).c_str(),
+              joined(rerun_ops(layer, best)).c_str(), si(best.in_block.rerun_s, "s").c_str());
+  if (!a.svg.empty()) std::printf("picture: %s\n", a.svg.c_str());
   return 0;
 }
 
@@ -126,6 +183,7 @@ Command add_checkpoint(CLI::App& root, Global&) {
   app->add_option("--attention", args->attention, "flash (default) or standard");
   app->add_option("--gpu", args->gpu, "database name or a row from --hw-file (default h200)");
   app->add_option("--budget", args->budget, "activation memory budget, e.g. 40GiB (default: the GPU's HBM)");
+  app->add_option("--svg", args->svg, "also write a picture of the schedules to this SVG file");
   app->add_flag("--json", args->json, "print one JSON object");
   return {app, [args]() { return run(*args); }};
 }

@@ -1,6 +1,7 @@
-// `sol occupancy --gpu NAME --threads T --regs R [--smem BYTES] [--dynamic-smem BYTES] [--json]`:
-// the lecture's §12 step 2. Resident blocks and warps per SM, the occupancy, which resource
-// limits it, and one line of arithmetic per limit; a block that cannot be resident says so.
+// `sol occupancy --gpu NAME --threads T --regs R [--smem BYTES] [--dynamic-smem BYTES]
+// [--carveout PERCENT] [--json]`: the lecture's §12 step 2. Resident blocks and warps per SM, the
+// occupancy, which resource limits it, the shared-memory carve-out the driver would configure, and
+// one line of arithmetic per limit; a block that cannot be resident says so.
 #include <nlohmann/json.hpp>
 
 #include <climits>
@@ -19,12 +20,13 @@ struct Args {
   std::string gpu = "h100";
   int threads = 0, regs = 0;
   int64_t smem = 0, dynamic_smem = 0;
+  int carveout = -1;
   bool json = false;
 };
 
 int run(const Args& a) {
   const hw::HwSpec& spec = hw::find(a.gpu);
-  const model::KernelResources k{a.threads, a.regs, a.smem, a.dynamic_smem};
+  const model::KernelResources k{a.threads, a.regs, a.smem, a.dynamic_smem, a.carveout};
   const model::Occupancy o = model::occupancy(spec.limits, k);
   const bool fits = o.blocks_per_sm > 0;
   if (a.json) {
@@ -35,6 +37,7 @@ int run(const Args& a) {
     j["registers_per_thread"] = a.regs;
     j["static_shared_bytes"] = a.smem;
     j["dynamic_shared_bytes"] = a.dynamic_smem;
+    j["carveout_percent"] = a.carveout;
     j["fits"] = fits;
     j["active_blocks_per_sm"] = o.blocks_per_sm;
     j["active_warps_per_sm"] = o.warps_per_sm;
@@ -47,6 +50,9 @@ int run(const Args& a) {
                       {"shared_memory", limit(o.blocks_by_shared)}};
     j["registers_per_warp"] = o.registers_per_warp;
     j["shared_bytes_per_block"] = o.shared_per_block;
+    j["preferred_carveout_bytes"] = o.preferred_carveout_bytes;
+    j["carveout_bytes"] = o.carveout_bytes;
+    j["carveout_steps"] = spec.limits.carveout_steps;
     j["derivation"] = o.derivation;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
@@ -75,6 +81,9 @@ Command add_occupancy(CLI::App& root, Global&) {
   app->add_option("--regs", args->regs, "registers per thread (as ptxas -v or cudaFuncGetAttributes reports)")->required();
   app->add_option("--smem", args->smem, "static shared memory per block, bytes (default 0)");
   app->add_option("--dynamic-smem", args->dynamic_smem, "dynamic shared memory per block, bytes (default 0)");
+  app->add_option("--carveout", args->carveout,
+                  "preferred shared-memory carve-out, percent of the maximum (0..100) as "
+                  "cudaFuncAttributePreferredSharedMemoryCarveout takes; -1 (default): the driver's choice");
   app->add_flag("--json", args->json, "print one JSON object");
   return {app, [args]() { return run(*args); }};
 }

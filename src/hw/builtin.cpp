@@ -51,7 +51,13 @@ MemLevel level(const std::string& name, double capacity, double bytes_per_s, con
   return {name, capacity, bytes_per_s, derivation, source};
 }
 
-// Occupancy limits of sm_80, sm_90 and sm_100; they differ only in shared memory.
+const std::string kCarveoutSteps =
+    "carve-out steps: the CUDA 13 toolkit's cuda_occupancy.h (cudaOccAlignUpShmemSizeVoltaPlus: 0, 8, 16, 32, 64, "
+    "100, 132, 164 KB for sm_80; up to 196 and 228 KB for sm_90 and sm_100); NVIDIA Ampere tuning guide (\"A100 "
+    "supports shared memory capacity of 0, 8, 16, 32, 64, 100, 132 or 164 KB per SM\")";
+
+// Occupancy limits of sm_80, sm_90 and sm_100; they differ only in shared memory. The carve-out
+// steps are every shared capacity up to the SM's maximum: 0, 8, 16, 32, 64, 100, 132, 164, 196, 228 KiB.
 SmLimits nvidia_limits(int shared_per_sm, int shared_per_block) {
   SmLimits l;
   l.warp_size = 32;
@@ -65,6 +71,8 @@ SmLimits nvidia_limits(int shared_per_sm, int shared_per_block) {
   l.max_shared_bytes_per_block = shared_per_block;
   l.shared_alloc_unit = 128;
   l.reserved_shared_bytes_per_block = 1024;
+  for (int kib : {0, 8, 16, 32, 64, 100, 132, 164, 196, 228})
+    if (kib * 1024 <= shared_per_sm) l.carveout_steps.push_back(kib * 1024);
   return l;
 }
 
@@ -106,7 +114,7 @@ void gpu_levels(HwSpec& s, int fp32_lanes_per_sm, double l2_bytes_per_s, const s
 
 HwSpec a100_40gb() {
   HwSpec s = nvidia("a100", "NVIDIA A100 SXM4 40 GB", "ampere", 80, 108, 1.410 * kGHz, 1.095 * kGHz);
-  s.sources = {kA100Paper, kA100Sheet, kStas};
+  s.sources = {kA100Paper, kA100Sheet, kStas, kCarveoutSteps};
   const double clk = s.boost_clock_hz;  // A100 computes every peak at its 1410 MHz boost clock
   const std::string tc = "tensor cores";
   s.matrix_peaks["fp64"] = peak(432, tc, 32, clk, kA100Sheet, "datasheet: 19.5 TFLOP/s FP64 Tensor Core");
@@ -148,7 +156,7 @@ HwSpec a100_80gb() {
 
 HwSpec h100() {
   HwSpec s = nvidia("h100", "NVIDIA H100 SXM5 80 GB", "hopper", 90, 132, 1.980 * kGHz, 1.590 * kGHz);
-  s.sources = {kH100Paper, kH100Sheet, kStas};
+  s.sources = {kH100Paper, kH100Sheet, kStas, kCarveoutSteps};
   // NVIDIA computes the 16-bit, TF32 and 8-bit tensor peaks at 1830 MHz, not the 1980 MHz
   // maximum boost; multiplying by 1980 MHz gives 1070 TFLOP/s bf16 (pytorch/pytorch#172523).
   // FP64 and the vector peaks do use 1980 MHz.
@@ -186,7 +194,7 @@ HwSpec h200() {
   HwSpec s = h100();
   s.name = "h200";
   s.full_name = "NVIDIA H200 SXM 141 GB";
-  s.sources = {kH200Sheet, kH100Paper, kStas};
+  s.sources = {kH200Sheet, kH100Paper, kStas, kCarveoutSteps};
   s.hbm_bytes = 141 * kGiB;
   s.hbm_bytes_per_s = 4800 * kGB;
   s.hbm_source = kH200Sheet + ": 141 GB HBM3e at 4.8 TB/s; " + kStas + " (\"H200 is the same as H100 but ...\")";
@@ -200,7 +208,7 @@ HwSpec h200() {
 // peaks imply 1.855 GHz at 2048 dense bf16 FLOP/clk per tensor core (twice Hopper's).
 HwSpec b200() {
   HwSpec s = nvidia("b200", "NVIDIA B200 SXM 180 GB", "blackwell", 100, 148, 1.965 * kGHz, 0);
-  s.sources = {kB200Sheet, kStas, kAoQuery, kBwTuning};
+  s.sources = {kB200Sheet, kStas, kAoQuery, kBwTuning, kCarveoutSteps};
   const double tc_clk = 1.855 * kGHz, clk = s.boost_clock_hz;
   const std::string tc = "tensor cores",
                     implied = "; 1.855 GHz is the clock the 2250 TFLOP/s bf16 figure implies at 2048 FLOP/clk [derived]";

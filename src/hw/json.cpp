@@ -170,8 +170,17 @@ SmLimits read_limits(const Reader& row) {
   const Reader r = row.object("limits");
   std::vector<std::string> names;
   for (const auto& [name, field] : kLimitFields) names.push_back(name);
+  names.push_back("carveout_steps");
   r.only(names);
   for (const auto& [name, field] : kLimitFields) l.*field = r.integer(name, false, l.*field);
+  if (r.has("carveout_steps")) {
+    const json& steps = r.array("carveout_steps");
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const json& v = steps[i];
+      if (!v.is_number_integer()) r.fail("carveout_steps[" + std::to_string(i) + "]", "must be an integer (bytes)");
+      l.carveout_steps.push_back(v.get<int>());
+    }
+  }
   return l;
 }
 
@@ -317,6 +326,11 @@ void validate(const HwSpec& s, const std::string& origin) {
     if (m.*field < 0) fail(std::string("limits.") + name, "must be >= 0, got " + std::to_string(m.*field));
   if (m.max_shared_bytes_per_block > m.shared_bytes_per_sm)
     fail("limits.max_shared_bytes_per_block", "exceeds limits.shared_bytes_per_sm");
+  for (size_t i = 0; i < m.carveout_steps.size(); ++i)
+    if (m.carveout_steps[i] < 0 || (i > 0 && m.carveout_steps[i] <= m.carveout_steps[i - 1]))
+      fail("limits.carveout_steps", "must be ascending sizes ≥ 0");
+  if (!m.carveout_steps.empty() && m.carveout_steps.back() != m.shared_bytes_per_sm)
+    fail("limits.carveout_steps", "must end at limits.shared_bytes_per_sm");
   if (m.max_warps_per_sm > 0 && m.max_threads_per_block > m.max_warps_per_sm * m.warp_size)
     fail("limits.max_threads_per_block", "exceeds max_warps_per_sm × warp_size");
   if (s.sources.empty()) fail("sources", "is empty: every row needs a source");
@@ -358,6 +372,7 @@ std::string to_json(const HwSpec& s, int indent) {
   j["chip_link"] = link_json(s.chip_link);
   j["limits"] = ojson::object();
   for (const auto& [name, field] : kLimitFields) j["limits"][name] = s.limits.*field;
+  if (!s.limits.carveout_steps.empty()) j["limits"]["carveout_steps"] = s.limits.carveout_steps;
   j["sources"] = s.sources;
   j["measured"] = s.measured;
   return j.dump(indent);

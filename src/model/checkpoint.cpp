@@ -27,9 +27,23 @@ void check_layers(int64_t layers) {
     bad_input("--layers must be 1.." + std::to_string(kMaxLayers) + ", got " + std::to_string(layers));
 }
 
-LayerOp op_from(const std::string& name, const Cost& c, double saved, std::string what, const hw::HwSpec& hw) {
-  return {name, saved, c.flops, roofline(c, hw).t_floor_s, std::move(what)};
+LayerOp op_from(const std::string& name, const Cost& c, double saved, std::string what, const hw::HwSpec& hw,
+                std::vector<int> reads, std::vector<int> saves) {
+  return {name, saved, c.flops, roofline(c, hw).t_floor_s, std::move(what), std::move(reads), std::move(saves)};
 }
+
+void check_budget(double budget_bytes) {
+  if (!(budget_bytes > 0) || !std::isfinite(budget_bytes)) bad_input("the memory budget must be a positive size");
+}
+
+[[noreturn]] void nothing_fits(double least_peak, const std::string& even) {
+  bad_input("no checkpointing schedule fits the budget" + even + ": the least peak activation memory is " +
+                std::to_string(int64_t(std::ceil(least_peak / (1024.0 * 1024.0)))) + " MiB",
+            "raise --budget, or shrink --batch or --seq");
+}
+
+// Ops whose saved tensors the in-block choice may drop; more than this is not enumerated.
+constexpr size_t kMaxChoiceOps = 16;
 
 // Re-materializing a recomputed segment of `len` layers holds its internals and the inputs of its
 // inner layers (its own input is already kept as the checkpoint).
@@ -56,27 +70,37 @@ LayerModel layer_model(const StackShape& s, const hw::HwSpec& hw) {
 
   LayerModel m;
   m.input_bytes = td;
-  auto& ops = m.ops;
-  const RowOp ln{RowKind::LayerNorm, T, d, true, s.dtype};
-  // LN1's input is the layer input: counted once, as input_bytes; LN1 itself adds its row stats.
-  ops.push_back(op_from("LN1", row_op(ln), stats, "mean, 1/σ (fp32); its input is the layer input", hw));
-  ops.push_back(op_from("QKV matmul", matmul({T, 3 * d, d, s.dtype}), td, "LN1 output [T×d]", hw));
   const AttentionOp att{s.batch, s.heads, s.seq, d / s.heads, s.flash, 128, false, false, s.dtype};
   const Cost ca = attention(att);
   // Both kinds keep Q, K, V; standard adds P (N×N per head); flash adds the logsumexp (its O is the
   // out projection's input, counted there).
   const double att_extra = s.flash ? ca.saved_bytes - td : ca.saved_bytes;
+  // The dataflow, for the in-block choice: each tensor and the op (index below) that writes it.
+  enum Tensor { kX, kStats1, kA1, kQkv, kAttSaved, kO, kProj, kH, kStats2, kA2, kUp, kGelu, kDown, kY };
+  m.tensors = {{"layer input", td, -1},  {"LN1 stats", stats, 0}, {"LN1 output", td, 0},
+               {"Q, K, V", 3 * td, 1},   {s.flash ? "logsumexp" : "P", att_extra, 2},
+               {"O", td, 2},             {"out proj output", td, 3}, {"residual 1 output", td, 4},
+               {"LN2 stats", stats, 5},  {"LN2 output", td, 5},     {"MLP up output", tf, 6},
+               {"GeLU output", tf, 7},   {"MLP down output", td, 8}, {"layer output", td, 9}};
+  auto& ops = m.ops;
+  const RowOp ln{RowKind::LayerNorm, T, d, true, s.dtype};
+  // LN1's input is the layer input: counted once, as input_bytes; LN1 itself adds its row stats.
+  ops.push_back(op_from("LN1", row_op(ln), stats, "mean, 1/σ (fp32); its input is the layer input", hw, {kX},
+                        {kStats1}));
+  ops.push_back(op_from("QKV matmul", matmul({T, 3 * d, d, s.dtype}), td, "LN1 output [T×d]", hw, {kA1}, {kA1}));
   ops.push_back(op_from(s.flash ? "attention (flash)" : "attention (standard)", ca, 3 * td + att_extra,
-                        s.flash ? "Q, K, V, logsumexp (fp32)" : "Q, K, V, P [N×N per head]", hw));
-  ops.push_back(op_from("out proj", matmul({T, d, d, s.dtype}), td, "attention output O [T×d]", hw));
+                        s.flash ? "Q, K, V, logsumexp (fp32)" : "Q, K, V, P [N×N per head]", hw, {kQkv},
+                        {kQkv, kAttSaved}));
+  ops.push_back(op_from("out proj", matmul({T, d, d, s.dtype}), td, "attention output O [T×d]", hw, {kO}, {kO}));
   const ElementwiseOp add_d{T * d, 1, false, 1, s.dtype, 1};
-  ops.push_back(op_from("residual 1", elementwise(add_d), 0, "nothing (an add passes its gradient through)", hw));
-  ops.push_back(op_from("LN2", row_op(ln), td + stats, "its input [T×d], mean, 1/σ (fp32)", hw));
-  ops.push_back(op_from("MLP up", matmul({T, f, d, s.dtype}), td, "LN2 output [T×d]", hw));
+  ops.push_back(op_from("residual 1", elementwise(add_d), 0, "nothing (an add passes its gradient through)", hw,
+                        {kX, kProj}, {}));
+  ops.push_back(op_from("LN2", row_op(ln), td + stats, "its input [T×d], mean, 1/σ (fp32)", hw, {kH}, {kH, kStats2}));
+  ops.push_back(op_from("MLP up", matmul({T, f, d, s.dtype}), td, "LN2 output [T×d]", hw, {kA2}, {kA2}));
   // GeLU (tanh form): ~8 FLOPs per element.
-  ops.push_back(op_from("GeLU", elementwise({T * f, 1, false, 8, s.dtype, 0}), tf, "its input [T×f]", hw));
-  ops.push_back(op_from("MLP down", matmul({T, d, f, s.dtype}), tf, "GeLU output [T×f]", hw));
-  ops.push_back(op_from("residual 2", elementwise(add_d), 0, "nothing", hw));
+  ops.push_back(op_from("GeLU", elementwise({T * f, 1, false, 8, s.dtype, 0}), tf, "its input [T×f]", hw, {kUp}, {kUp}));
+  ops.push_back(op_from("MLP down", matmul({T, d, f, s.dtype}), tf, "GeLU output [T×f]", hw, {kGelu}, {kGelu}));
+  ops.push_back(op_from("residual 2", elementwise(add_d), 0, "nothing", hw, {kH, kDown}, {}));
   for (const auto& op : ops) {
     m.internal_bytes += op.saved_bytes;
     m.flops += op.flops;
@@ -85,11 +109,89 @@ LayerModel layer_model(const StackShape& s, const hw::HwSpec& hw) {
   return m;
 }
 
-Plan evaluate(const LayerModel& layer, int64_t layers, std::vector<Segment> segments, std::string strategy) {
+InBlockChoice in_block_choice(const LayerModel& layer, std::vector<bool> keep) {
+  const size_t n = layer.ops.size();
+  if (keep.empty()) keep.assign(n, true);
+  if (keep.size() != n) bad_input("an in-block choice names " + std::to_string(keep.size()) + " ops, the layer has " +
+                                  std::to_string(n));
+  InBlockChoice c;
+  c.kept_bytes = layer.internal_bytes;
+  // Tensors present in backward without re-running anything: the layer input and what kept ops saved.
+  std::vector<bool> present(layer.tensors.size(), false), rerun(n, false);
+  for (size_t t = 0; t < layer.tensors.size(); ++t) present[t] = layer.tensors[t].producer < 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (layer.ops[i].saved_bytes <= 0) keep[i] = true;
+    if (keep[i])
+      for (int t : layer.ops[i].saves) present[size_t(t)] = true;
+    else
+      c.kept_bytes -= layer.ops[i].saved_bytes;
+  }
+  // A missing tensor is rebuilt by re-running its producer, whose own missing inputs are rebuilt first.
+  std::vector<int> missing;
+  for (size_t i = 0; i < n; ++i)
+    if (!keep[i])
+      for (int t : layer.ops[i].saves) missing.push_back(t);
+  while (!missing.empty()) {
+    const int t = missing.back();
+    missing.pop_back();
+    if (present[size_t(t)]) continue;
+    const int op = layer.tensors[size_t(t)].producer;
+    rerun[size_t(op)] = true;
+    for (int out = 0; out < int(layer.tensors.size()); ++out)
+      if (layer.tensors[size_t(out)].producer == op) present[size_t(out)] = true;
+    for (int in : layer.ops[size_t(op)].reads) missing.push_back(in);
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (rerun[i]) {
+      c.rerun.push_back(int(i));
+      c.rerun_flops += layer.ops[i].flops;
+      c.rerun_s += layer.ops[i].floor_s;
+    }
+  c.dropped_bytes = layer.internal_bytes - c.kept_bytes;
+  c.keep = std::move(keep);
+  return c;
+}
+
+std::vector<InBlockChoice> in_block_frontier(const LayerModel& layer) {
+  std::vector<size_t> droppable;
+  for (size_t i = 0; i < layer.ops.size(); ++i)
+    if (layer.ops[i].saved_bytes > 0) droppable.push_back(i);
+  if (droppable.size() > kMaxChoiceOps)
+    bad_input("a layer of " + std::to_string(droppable.size()) + " ops that save tensors is too many to enumerate",
+              "the in-block choice enumerates up to " + std::to_string(kMaxChoiceOps));
+  std::vector<InBlockChoice> all;
+  for (uint32_t mask = 0; mask < (1u << droppable.size()); ++mask) {
+    std::vector<bool> keep(layer.ops.size(), true);
+    for (size_t b = 0; b < droppable.size(); ++b) keep[droppable[b]] = (mask >> b) & 1u;
+    all.push_back(in_block_choice(layer, std::move(keep)));
+  }
+  std::stable_sort(all.begin(), all.end(), [](const InBlockChoice& a, const InBlockChoice& b) {
+    return a.kept_bytes != b.kept_bytes ? a.kept_bytes < b.kept_bytes : a.rerun_s < b.rerun_s;
+  });
+  std::vector<InBlockChoice> frontier;
+  for (auto& c : all)
+    if (frontier.empty() || c.rerun_s < frontier.back().rerun_s) frontier.push_back(std::move(c));
+  return frontier;
+}
+
+InBlockChoice best_in_block(const LayerModel& layer, double budget_bytes) {
+  const std::vector<InBlockChoice> frontier = in_block_frontier(layer);
+  if (frontier.front().kept_bytes > budget_bytes)
+    bad_input("no in-block choice keeps at most " + std::to_string(int64_t(budget_bytes)) + " bytes",
+              "the least a layer can keep is " + std::to_string(int64_t(frontier.front().kept_bytes)) + " bytes");
+  for (size_t i = frontier.size(); i-- > 0;)
+    if (frontier[i].kept_bytes <= budget_bytes) return frontier[i];
+  return frontier.front();
+}
+
+Plan evaluate(const LayerModel& layer, int64_t layers, std::vector<Segment> segments, std::string strategy,
+              const InBlockChoice* choice) {
   check_layers(layers);
   Plan p;
   p.strategy = std::move(strategy);
-  int64_t next = 0;
+  p.in_block = choice ? *choice : in_block_choice(layer, {});
+  const InBlockChoice& c = p.in_block;
+  int64_t next = 0, kept_layers = 0;
   double kept = 0;
   for (const auto& seg : segments) {
     if (seg.first != next || seg.length < 1) bad_input("segments must cover the layers in order without gaps");
@@ -100,14 +202,17 @@ Plan evaluate(const LayerModel& layer, int64_t layers, std::vector<Segment> segm
       p.recomputed_layers += seg.length;
       p.largest_segment = std::max(p.largest_segment, seg.length);
     } else {
-      kept += double(seg.length) * (layer.input_bytes + layer.internal_bytes);
+      kept += double(seg.length) * (layer.input_bytes + c.kept_bytes);
+      kept_layers += seg.length;
     }
   }
   if (next != layers) bad_input("segments cover " + std::to_string(next) + " layers, not " + std::to_string(layers));
   p.segments = std::move(segments);
-  p.peak_bytes = kept + rematerialized(layer, p.largest_segment);
-  p.extra_flops = double(p.recomputed_layers) * layer.flops;
-  p.extra_s = double(p.recomputed_layers) * layer.floor_s;
+  // A kept layer re-materializes what it dropped during its own backward, one layer at a time.
+  const double transient = std::max(rematerialized(layer, p.largest_segment), kept_layers > 0 ? c.dropped_bytes : 0);
+  p.peak_bytes = kept + transient;
+  p.extra_flops = double(p.recomputed_layers) * layer.flops + double(kept_layers) * c.rerun_flops;
+  p.extra_s = double(p.recomputed_layers) * layer.floor_s + double(kept_layers) * c.rerun_s;
   p.step_s = 3 * double(layers) * layer.floor_s + p.extra_s;
   return p;
 }
@@ -145,7 +250,7 @@ Plan sqrt_l(const LayerModel& layer, int64_t layers) {
 // the smallest r that fits, then the smallest peak.
 Plan optimal(const LayerModel& layer, int64_t layers, double budget_bytes) {
   check_layers(layers);
-  if (!(budget_bytes > 0) || !std::isfinite(budget_bytes)) bad_input("the memory budget must be a positive size");
+  check_budget(budget_bytes);
   const int64_t L = layers;
   const double inf = std::numeric_limits<double>::infinity();
   const double x = layer.input_bytes, keep = layer.input_bytes + layer.internal_bytes;
@@ -188,10 +293,7 @@ Plan optimal(const LayerModel& layer, int64_t layers, double budget_bytes) {
       }
     }
   }
-  if (best_m < 0)
-    bad_input("no checkpointing schedule fits the budget: the least peak activation memory is " +
-                  std::to_string(int64_t(std::ceil(least_peak / (1024.0 * 1024.0)))) + " MiB",
-              "raise --budget, or shrink --batch or --seq");
+  if (best_m < 0) nothing_fits(least_peak, "");
   solve(best_m, best, how);
   std::vector<Segment> segs;
   for (int64_t i = L, r = best_r; i > 0;) {
@@ -210,6 +312,46 @@ Plan optimal(const LayerModel& layer, int64_t layers, double budget_bytes) {
       merged.push_back(s);
   }
   return evaluate(layer, layers, std::move(merged), "optimal");
+}
+
+// Layers are identical, so a schedule is r recomputed layers in segments of at most m (storing
+// ⌈r/m⌉ inputs) and L − r kept layers that all use one frontier choice; the search is over
+// (choice, r, m), each evaluated in closed form. Time falls with r only through recompute, so the
+// fastest fitting (choice, r) wins; ties go to the smaller peak.
+Plan optimal_in_block(const LayerModel& layer, int64_t layers, double budget_bytes) {
+  check_layers(layers);
+  check_budget(budget_bytes);
+  const int64_t L = layers;
+  const double x = layer.input_bytes, F = layer.floor_s;
+  const std::vector<InBlockChoice> frontier = in_block_frontier(layer);
+  const double inf = std::numeric_limits<double>::infinity();
+  double best_time = inf, best_peak = inf, least_peak = inf;
+  int64_t best_r = -1, best_m = 0;
+  size_t best_c = 0;
+  for (size_t ci = 0; ci < frontier.size(); ++ci) {
+    const InBlockChoice& c = frontier[ci];
+    for (int64_t r = 0; r <= L; ++r)
+      for (int64_t m = (r == 0 ? 0 : 1); m <= r; ++m) {
+        const int64_t segments = m == 0 ? 0 : (r + m - 1) / m;
+        const double stored = double(L - r) * (x + c.kept_bytes) + double(segments) * x;
+        const double peak = stored + std::max(rematerialized(layer, m), r < L ? c.dropped_bytes : 0);
+        const double time = 3 * double(L) * F + double(r) * F + double(L - r) * c.rerun_s;
+        least_peak = std::min(least_peak, peak);
+        if (peak > budget_bytes) continue;
+        if (time < best_time || (time == best_time && peak < best_peak)) {
+          best_time = time;
+          best_peak = peak;
+          best_r = r;
+          best_m = m;
+          best_c = ci;
+        }
+      }
+  }
+  if (best_r < 0) nothing_fits(least_peak, ", even with in-block selection");
+  std::vector<Segment> segs;
+  for (int64_t first = 0; first < best_r; first += best_m) segs.push_back({first, std::min(best_m, best_r - first), true});
+  if (best_r < L) segs.push_back({best_r, L - best_r, false});
+  return evaluate(layer, layers, std::move(segs), "optimal + in-block selection", &frontier[best_c]);
 }
 
 double min_peak_bytes(const LayerModel& layer, int64_t layers) {

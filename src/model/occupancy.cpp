@@ -26,6 +26,38 @@ int blocks_by_registers(const hw::SmLimits& sm, int warps_per_block, int regs_pe
   int warps_per_scheduler = (sm.registers_per_sm / kSchedulersPerSm) / *regs_per_warp;
   return warps_per_scheduler * kSchedulersPerSm / warps_per_block;
 }
+std::string kib(int64_t bytes) { return bytes % 1024 == 0 ? str(bytes / 1024) + " KiB" : str(bytes) + " B"; }
+
+}  // namespace
+
+int64_t carveout_bytes(const hw::SmLimits& sm, int carveout_percent, int64_t block_allocation, int64_t* preferred) {
+  if (carveout_percent < -1 || carveout_percent > 100)
+    bad_input("shared-memory carve-out of " + str(carveout_percent) + " %",
+              "give 0..100 (percent of the maximum shared capacity) or -1 for the driver's default");
+  std::vector<int64_t> steps(sm.carveout_steps.begin(), sm.carveout_steps.end());
+  if (steps.empty()) steps.push_back(sm.shared_bytes_per_sm);  // a single configuration
+  // The smallest step holding `bytes`; the largest when none does (then not one block fits anyway).
+  auto step_at_least = [&](int64_t bytes) {
+    for (int64_t s : steps)
+      if (s >= bytes) return s;
+    return steps.back();
+  };
+  const int64_t asked = carveout_percent < 0 ? steps.back()
+                                             : step_at_least(int64_t(carveout_percent) * sm.shared_bytes_per_sm / 100);
+  if (preferred) *preferred = asked;
+  return asked >= block_allocation ? asked : step_at_least(block_allocation);
+}
+
+namespace {
+std::string carveout_text(const hw::SmLimits& sm, int percent, const Occupancy& o) {
+  std::string t = percent < 0 ? "default: the occupancy API assumes the largest step, " + kib(o.carveout_bytes)
+                              : "preferred " + str(percent) + " % of " + kib(sm.shared_bytes_per_sm) + " = " +
+                                    str(int64_t(percent) * sm.shared_bytes_per_sm / 100) + " B → step " +
+                                    kib(o.preferred_carveout_bytes);
+  if (o.carveout_bytes != o.preferred_carveout_bytes)
+    t += "; one block needs " + str(o.shared_per_block) + " B, so the driver takes " + kib(o.carveout_bytes);
+  return t;
+}
 }  // namespace
 
 std::string limiter_name(OccupancyLimiter l) {
@@ -59,7 +91,8 @@ Occupancy occupancy(const hw::SmLimits& sm, const KernelResources& k) {
   o.blocks_by_blocks = sm.max_blocks_per_sm;
   o.blocks_by_registers = blocks_by_registers(sm, o.warps_per_block, k.registers_per_thread, &o.registers_per_warp);
   o.shared_per_block = round_up(asked + sm.reserved_shared_bytes_per_block, sm.shared_alloc_unit);
-  o.blocks_by_shared = o.shared_per_block > 0 ? int(sm.shared_bytes_per_sm / o.shared_per_block) : INT_MAX;
+  o.carveout_bytes = carveout_bytes(sm, k.carveout_percent, o.shared_per_block, &o.preferred_carveout_bytes);
+  o.blocks_by_shared = o.shared_per_block > 0 ? int(o.carveout_bytes / o.shared_per_block) : INT_MAX;
 
   // Ties go to the first in this order: a full SM is "limited by warps", not by a tied resource.
   const std::pair<OccupancyLimiter, int> limits[] = {{OccupancyLimiter::Warps, o.blocks_by_warps},
@@ -88,8 +121,9 @@ Occupancy occupancy(const hw::SmLimits& sm, const KernelResources& k) {
                 str(o.blocks_by_registers == INT_MAX ? 0 : o.blocks_by_registers * o.warps_per_block) +
                 " warps → " + blocks_text(o.blocks_by_registers),
       "shared memory: " + str(asked) + " + " + str(sm.reserved_shared_bytes_per_block) + " reserved rounded to " +
-          str(sm.shared_alloc_unit) + " = " + str(o.shared_per_block) + " B per block of " +
-          str(sm.shared_bytes_per_sm) + " B → " + blocks_text(o.blocks_by_shared),
+          str(sm.shared_alloc_unit) + " = " + str(o.shared_per_block) + " B per block of " + str(o.carveout_bytes) +
+          " B → " + blocks_text(o.blocks_by_shared),
+      "carve-out: " + carveout_text(sm, k.carveout_percent, o),
   };
   return o;
 }

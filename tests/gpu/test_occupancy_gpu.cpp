@@ -2,6 +2,7 @@
 // kernels × block sizes × dynamic shared memory sizes. The kernels are PTX written here and loaded
 // through cudaLibraryLoadData, so the spread of register counts (ptxas allocates what the live values
 // need, capped by .maxnreg) and static shared sizes costs no nvcc time: the driver compiles them.
+// A second pass sets the preferred shared-memory carve-out on each kernel (0..100 %) and compares again.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -60,53 +61,118 @@ struct PtxKernel {
 
 #include "sol/hw/spec.hpp"
 
-TEST(OccupancyGpu, ModelMatchesTheRuntimeExactly) {
-  SOL_REQUIRE_GPU_OR_SKIP();
-  const sol::results::Device d = sol::bench::device_info();
-  if (d.database_row.empty()) GTEST_SKIP() << "this GPU matches no database row, so its SM limits are unknown";
-  const sol::hw::SmLimits& limits = sol::hw::find(d.database_row).limits;
-  int device = 0, optin = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), cudaSuccess);
-  EXPECT_EQ(optin, limits.max_shared_bytes_per_block) << "the database's per-block shared memory limit";
+// Each test loads the kernels afresh, so the attributes one sets do not leak into the other.
+class OccupancyGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SOL_REQUIRE_GPU_OR_SKIP();
+    const sol::results::Device d = sol::bench::device_info();
+    if (d.database_row.empty()) GTEST_SKIP() << "this GPU matches no database row, so its SM limits are unknown";
+    limits_ = &sol::hw::find(d.database_row).limits;
+    int device = 0;
+    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&optin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), cudaSuccess);
+    const std::string ptx = ptx_of(kernels());
+    ASSERT_EQ(cudaLibraryLoadData(&library_, ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0), cudaSuccess)
+        << cudaGetErrorString(cudaGetLastError());
+  }
+  void TearDown() override {
+    if (library_) {
+      EXPECT_EQ(cudaLibraryUnload(library_), cudaSuccess);
+    }
+  }
+  // The kernel, its attributes, and the largest dynamic shared memory it may then ask for (set).
+  void prepare(const PtxKernel& pk, const void** fn, cudaFuncAttributes* attr, int* max_dynamic) {
+    cudaKernel_t kernel = nullptr;
+    ASSERT_EQ(cudaLibraryGetKernel(&kernel, library_, pk.name.c_str()), cudaSuccess) << pk.name;
+    *fn = reinterpret_cast<const void*>(kernel);
+    ASSERT_EQ(cudaFuncGetAttributes(attr, *fn), cudaSuccess) << pk.name;
+    *max_dynamic = optin_ - int(attr->sharedSizeBytes);
+    ASSERT_EQ(cudaFuncSetAttribute(*fn, cudaFuncAttributeMaxDynamicSharedMemorySize, *max_dynamic), cudaSuccess)
+        << pk.name;
+  }
+  // The runtime's answer and the model's for one launch, which must agree; the model's in model_blocks.
+  void compare(const void* fn, const cudaFuncAttributes& attr, const std::string& name, int threads, int dynamic,
+               int carveout, int* model_blocks) {
+    const sol::model::Occupancy o = sol::model::occupancy(
+        *limits_, {threads, attr.numRegs, int64_t(attr.sharedSizeBytes), dynamic, carveout});
+    *model_blocks = o.blocks_per_sm;
+    int runtime = -1;
+    ASSERT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&runtime, fn, threads, size_t(dynamic)), cudaSuccess);
+    EXPECT_EQ(o.blocks_per_sm, runtime) << name << ": " << attr.numRegs << " registers, " << threads << " threads, "
+                                        << attr.sharedSizeBytes << " + " << dynamic << " B shared, carve-out "
+                                        << carveout << " % → model's SM capacity " << o.carveout_bytes << " B";
+  }
 
-  const std::string ptx = ptx_of(kernels());
-  cudaLibrary_t library = nullptr;
-  ASSERT_EQ(cudaLibraryLoadData(&library, ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0), cudaSuccess)
-      << cudaGetErrorString(cudaGetLastError());
+  const sol::hw::SmLimits* limits_ = nullptr;
+  int optin_ = 0;
+  cudaLibrary_t library_ = nullptr;
+};
+
+TEST_F(OccupancyGpu, ModelMatchesTheRuntimeExactly) {
+  EXPECT_EQ(optin_, limits_->max_shared_bytes_per_block) << "the database's per-block shared memory limit";
   const int block_sizes[] = {32, 64, 96, 128, 160, 192, 256, 288, 384, 512, 640, 768, 1024};
   const int dynamic_sizes[] = {0, 1, 2000, 8192, 30000, 65536, 100000, 150000, 200000, 232448};
   int compared = 0, distinct_registers = 0, last_registers = -1;
   for (const PtxKernel& pk : kernels()) {
-    cudaKernel_t kernel = nullptr;
-    ASSERT_EQ(cudaLibraryGetKernel(&kernel, library, pk.name.c_str()), cudaSuccess) << pk.name;
-    const void* fn = reinterpret_cast<const void*>(kernel);
+    const void* fn = nullptr;
     cudaFuncAttributes attr{};
-    ASSERT_EQ(cudaFuncGetAttributes(&attr, fn), cudaSuccess) << pk.name;
+    int max_dynamic = 0;
+    ASSERT_NO_FATAL_FAILURE(prepare(pk, &fn, &attr, &max_dynamic));
     EXPECT_EQ(int(attr.sharedSizeBytes), pk.static_smem) << pk.name;
     if (attr.numRegs != last_registers) ++distinct_registers;
     last_registers = attr.numRegs;
-    const int max_dynamic = optin - int(attr.sharedSizeBytes);
-    ASSERT_EQ(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, max_dynamic), cudaSuccess) << pk.name;
     for (int threads : block_sizes)
       for (int dynamic : dynamic_sizes) {
         if (dynamic > max_dynamic) continue;
-        const sol::model::Occupancy o =
-            sol::model::occupancy(limits, {threads, attr.numRegs, int64_t(attr.sharedSizeBytes), dynamic});
+        int model_blocks = -1;
         if (threads > attr.maxThreadsPerBlock) {
           // The runtime will not launch it; the model must say that no block fits.
+          const sol::model::Occupancy o =
+              sol::model::occupancy(*limits_, {threads, attr.numRegs, int64_t(attr.sharedSizeBytes), dynamic});
           EXPECT_EQ(o.blocks_per_sm, 0) << pk.name << ": " << attr.numRegs << " registers, " << threads << " threads";
           continue;
         }
-        int runtime = -1;
-        ASSERT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&runtime, fn, threads, size_t(dynamic)), cudaSuccess);
-        EXPECT_EQ(o.blocks_per_sm, runtime) << pk.name << ": " << attr.numRegs << " registers, " << threads
-                                            << " threads, " << attr.sharedSizeBytes << " + " << dynamic << " B shared";
+        ASSERT_NO_FATAL_FAILURE(compare(fn, attr, pk.name, threads, dynamic, -1, &model_blocks));
         ++compared;
       }
   }
   EXPECT_GE(distinct_registers, 6) << "the kernels should span many register counts";
   EXPECT_GE(compared, 400);
-  EXPECT_EQ(cudaLibraryUnload(library), cudaSuccess);
+}
+
+// The carve-out rule (occupancy.hpp): with cudaFuncAttributePreferredSharedMemoryCarveout set to P %,
+// the runtime's answer must equal the model's for every kernel, block size and dynamic size.
+TEST_F(OccupancyGpu, CarveoutPreferenceMatchesTheRuntimeExactly) {
+  // Percentages that land on, just under and just over steps (28 % → 64 KiB, 29 % → 100 KiB on Hopper).
+  const int carveouts[] = {0, 1, 3, 7, 14, 28, 29, 43, 50, 57, 71, 72, 85, 86, 99, 100};
+  const int block_sizes[] = {32, 64, 128, 256, 512, 1024};
+  const int dynamic_sizes[] = {0, 1, 3000, 7000, 15000, 31000, 60000, 99000, 140000, 232448};
+  int compared = 0, differs_from_default = 0;
+  for (const PtxKernel& pk : kernels()) {
+    const void* fn = nullptr;
+    cudaFuncAttributes attr{};
+    int max_dynamic = 0;
+    ASSERT_NO_FATAL_FAILURE(prepare(pk, &fn, &attr, &max_dynamic));
+    for (int carveout : carveouts) {
+      ASSERT_EQ(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, carveout), cudaSuccess)
+          << pk.name << " " << carveout << " %";
+      cudaFuncAttributes now{};
+      ASSERT_EQ(cudaFuncGetAttributes(&now, fn), cudaSuccess);
+      EXPECT_EQ(now.preferredShmemCarveout, carveout) << pk.name << ": the attribute did not stick";
+      for (int threads : block_sizes)
+        for (int dynamic : dynamic_sizes) {
+          if (dynamic > max_dynamic || threads > attr.maxThreadsPerBlock) continue;
+          int model_blocks = -1;
+          ASSERT_NO_FATAL_FAILURE(compare(fn, attr, pk.name, threads, dynamic, carveout, &model_blocks));
+          const sol::model::KernelResources by_default{threads, attr.numRegs, int64_t(attr.sharedSizeBytes), dynamic};
+          if (sol::model::occupancy(*limits_, by_default).blocks_per_sm != model_blocks) ++differs_from_default;
+          ++compared;
+        }
+    }
+  }
+  EXPECT_GE(compared, 1000);
+  // The comparison must be able to tell the rule from "ignore the carve-out": many cases must differ.
+  EXPECT_GE(differs_from_default, 100);
 }
 #endif

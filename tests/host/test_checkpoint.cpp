@@ -1,11 +1,15 @@
 // The checkpointing planner against the lecture's accounting (§8.2): per-block checkpoints turn
 // O(L·k) into O(L + k), Chen's √L segments give O(√L), each costs one extra forward pass; a layer's
 // saved bytes counted by hand; and the optimum under a budget, checked against every fixed
-// strategy over a sweep of budgets and against brute force over all schedules of a short stack.
+// strategy over a sweep of budgets and against brute force over all schedules of a short stack;
+// then the in-block choice (below).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "sol/core/error.hpp"
 #include "sol/hw/spec.hpp"
@@ -39,6 +43,41 @@ bool throws_bad_input(const std::function<void()>& f) {
     return e.kind() == sol::Error::Kind::BadInput;
   }
   return false;
+}
+
+
+// Every schedule of L layers: each gap between layers is a boundary or not, each segment kept or
+// recomputed.
+std::vector<std::vector<Segment>> all_schedules(int64_t L) {
+  std::vector<std::vector<Segment>> out;
+  for (uint32_t cuts = 0; cuts < (1u << (L - 1)); ++cuts) {
+    std::vector<std::pair<int64_t, int64_t>> runs;
+    int64_t first = 0;
+    for (int64_t i = 1; i <= L; ++i)
+      if (i == L || (cuts >> (i - 1)) & 1u) {
+        runs.push_back({first, i - first});
+        first = i;
+      }
+    for (uint32_t rec = 0; rec < (1u << runs.size()); ++rec) {
+      std::vector<Segment> segs;
+      for (size_t j = 0; j < runs.size(); ++j) segs.push_back({runs[j].first, runs[j].second, bool((rec >> j) & 1u)});
+      out.push_back(segs);
+    }
+  }
+  return out;
+}
+
+// Op indices of layer_model's transformer layer.
+enum { kLN1, kQKV, kAttn, kProj, kRes1, kLN2, kUp, kGelu, kDown, kRes2, kOps };
+
+std::vector<bool> keep_all_but(std::initializer_list<int> dropped) {
+  std::vector<bool> keep(kOps, true);
+  for (int i : dropped) keep[size_t(i)] = false;
+  return keep;
+}
+
+std::vector<int> rerun_of(const LayerModel& l, std::initializer_list<int> dropped) {
+  return in_block_choice(l, keep_all_but(dropped)).rerun;
 }
 
 }  // namespace
@@ -158,8 +197,11 @@ TEST(CheckpointOptimal, NeverWorseThanFixedNeverOverBudget) {
       EXPECT_LE(best.peak_bytes, budget) << i;
       // Its numbers are those of evaluating its own segments.
       EXPECT_DOUBLE_EQ(evaluate(l, L, best.segments, "x").peak_bytes, best.peak_bytes);
-      for (const Plan& p : fixed)
-        if (p.peak_bytes <= budget) EXPECT_LE(best.step_s, p.step_s * (1 + 1e-12)) << p.strategy << " at " << budget;
+      for (const Plan& p : fixed) {
+        if (p.peak_bytes <= budget) {
+          EXPECT_LE(best.step_s, p.step_s * (1 + 1e-12)) << p.strategy << " at " << budget;
+        }
+      }
     }
     // With room for everything, nothing is recomputed; below the least peak nothing fits.
     EXPECT_EQ(optimal(l, L, hi).recomputed_layers, 0);
@@ -169,25 +211,11 @@ TEST(CheckpointOptimal, NeverWorseThanFixedNeverOverBudget) {
 }
 
 TEST(CheckpointOptimal, MatchesBruteForceOnShortStacks) {
-  // Every schedule of L layers: each gap between layers is a boundary or not, each segment kept or
-  // recomputed. The planner's choice must be as fast as the fastest that fits, and fit.
+  // Every schedule of L layers: the planner's choice must be as fast as the fastest that fits, and fit.
   const LayerModel l = synthetic(2, 7);
   for (int64_t L : {1, 3, 5, 7}) {
     std::vector<Plan> all;
-    for (uint32_t cuts = 0; cuts < (1u << (L - 1)); ++cuts) {
-      std::vector<std::pair<int64_t, int64_t>> runs;
-      int64_t first = 0;
-      for (int64_t i = 1; i <= L; ++i)
-        if (i == L || (cuts >> (i - 1)) & 1u) {
-          runs.push_back({first, i - first});
-          first = i;
-        }
-      for (uint32_t rec = 0; rec < (1u << runs.size()); ++rec) {
-        std::vector<Segment> segs;
-        for (size_t j = 0; j < runs.size(); ++j) segs.push_back({runs[j].first, runs[j].second, bool((rec >> j) & 1u)});
-        all.push_back(evaluate(l, L, segs, "brute"));
-      }
-    }
+    for (const auto& segs : all_schedules(L)) all.push_back(evaluate(l, L, segs, "brute"));
     double least = all[0].peak_bytes;
     for (const auto& p : all) least = std::min(least, p.peak_bytes);
     EXPECT_DOUBLE_EQ(min_peak_bytes(l, L), least) << L;
@@ -210,4 +238,166 @@ TEST(CheckpointBytes, ParsesSizes) {
   EXPECT_DOUBLE_EQ(parse_bytes("1.5kib"), 1536);
   for (const char* bad : {"", "GiB", "40XB", "-1GiB", "0", "nan", "inf"})
     EXPECT_TRUE(throws_bad_input([&] { parse_bytes(bad); })) << bad;
+}
+
+// The in-block choice (which ops of a kept layer keep their saved tensors) and its combination with
+// the segment search: re-run sets worked out by hand from the layer's dataflow, the classic answers
+// (drop the GeLU output and re-run GeLU; drop the LayerNorm outputs and re-run the norms), never
+// slower than the block-level optimum, never over budget, and brute force over every schedule ×
+// every choice on a short stack. Also the picture: one row per plan, cells as the plans say.
+TEST(CheckpointInBlock, RerunSetsFollowTheDataflow) {
+  const LayerModel l = gpt_layer(true);
+  ASSERT_EQ(l.ops.size(), size_t(kOps));
+  EXPECT_EQ(rerun_of(l, {}), std::vector<int>{});
+  // GeLU output (MLP down's input) from the kept MLP up output: GeLU alone.
+  EXPECT_EQ(rerun_of(l, {kDown}), std::vector<int>{kGelu});
+  // ... and if MLP up's output is dropped too, GeLU needs it: MLP up as well.
+  EXPECT_EQ(rerun_of(l, {kDown, kGelu}), (std::vector<int>{kUp, kGelu}));
+  // LN1 output from the layer input: LN1. Dropping LN1's stats alone re-runs LN1 as well.
+  EXPECT_EQ(rerun_of(l, {kQKV}), std::vector<int>{kLN1});
+  EXPECT_EQ(rerun_of(l, {kLN1}), std::vector<int>{kLN1});
+  // Q, K, V and the logsumexp: the QKV matmul (from the kept LN1 output) and attention itself.
+  EXPECT_EQ(rerun_of(l, {kAttn}), (std::vector<int>{kQKV, kAttn}));
+  // LN2's input is the first residual: out proj (from the kept O), the add, and LN2 for its stats.
+  EXPECT_EQ(rerun_of(l, {kLN2}), (std::vector<int>{kProj, kRes1, kLN2}));
+  // O and everything before it dropped: the whole first half again, from the layer input.
+  EXPECT_EQ(rerun_of(l, {kLN1, kQKV, kAttn, kProj}), (std::vector<int>{kLN1, kQKV, kAttn}));
+  // Bytes: what is dropped is what those ops saved.
+  const InBlockChoice c = in_block_choice(l, keep_all_but({kDown, kQKV}));
+  EXPECT_DOUBLE_EQ(c.dropped_bytes, l.ops[kDown].saved_bytes + l.ops[kQKV].saved_bytes);
+  EXPECT_DOUBLE_EQ(c.kept_bytes + c.dropped_bytes, l.internal_bytes);
+  EXPECT_DOUBLE_EQ(c.rerun_s, l.ops[kGelu].floor_s + l.ops[kLN1].floor_s);
+  EXPECT_TRUE(throws_bad_input([&] { in_block_choice(l, std::vector<bool>(3, true)); }));
+}
+
+TEST(CheckpointInBlock, CheapOpsAreTheOnesRecomputed) {
+  const LayerModel l = gpt_layer(true);
+  const double td = l.input_bytes, tf = l.ops[kDown].saved_bytes;  // [T×d] and [T×4d]
+  // Freeing one [T×4d] tensor: the GeLU output (re-run the elementwise GeLU), not the MLP up
+  // output (that would re-run a matmul).
+  EXPECT_EQ(best_in_block(l, l.internal_bytes - tf).rerun, std::vector<int>{kGelu});
+  // Freeing two [T×d] tensors: both LayerNorm outputs, re-running the two norms.
+  EXPECT_EQ(best_in_block(l, l.internal_bytes - 2 * td).rerun, (std::vector<int>{kLN1, kLN2}));
+  // A budget that holds everything re-runs nothing.
+  EXPECT_TRUE(best_in_block(l, l.internal_bytes).rerun.empty());
+}
+
+TEST(CheckpointInBlock, FrontierIsExactAgainstEverySubset) {
+  for (bool flash : {true, false}) {
+    const LayerModel l = gpt_layer(flash);
+    const std::vector<InBlockChoice> frontier = in_block_frontier(l);
+    ASSERT_GE(frontier.size(), 3u);
+    EXPECT_TRUE(frontier.back().rerun.empty());
+    for (size_t i = 1; i < frontier.size(); ++i) {
+      EXPECT_GT(frontier[i].kept_bytes, frontier[i - 1].kept_bytes);
+      EXPECT_LT(frontier[i].rerun_s, frontier[i - 1].rerun_s);
+    }
+    // For every one of the 2^8 subsets, the frontier holds a choice keeping no more bytes that is as fast.
+    const int droppable[] = {kLN1, kQKV, kAttn, kProj, kLN2, kUp, kGelu, kDown};
+    for (uint32_t mask = 0; mask < 256; ++mask) {
+      std::vector<bool> keep(kOps, true);
+      for (int b = 0; b < 8; ++b) keep[size_t(droppable[b])] = (mask >> b) & 1u;
+      const InBlockChoice c = in_block_choice(l, keep);
+      const InBlockChoice best = best_in_block(l, c.kept_bytes);
+      EXPECT_LE(best.kept_bytes, c.kept_bytes);
+      EXPECT_LE(best.rerun_s, c.rerun_s) << mask;
+    }
+  }
+}
+
+TEST(CheckpointInBlock, NeverSlowerThanBlockLevelNeverOverBudget) {
+  for (bool flash : {true, false}) {
+    const LayerModel l = gpt_layer(flash);
+    const int64_t L = 32;
+    const double lo = min_peak_bytes(l, L), hi = no_checkpoints(l, L).peak_bytes * 1.1;
+    int strictly_faster = 0;
+    for (int i = 0; i <= 40; ++i) {
+      const double budget = lo * std::pow(hi / lo, i / 40.0);
+      const Plan block = optimal(l, L, budget), sel = optimal_in_block(l, L, budget);
+      EXPECT_LE(sel.peak_bytes, budget) << i;
+      EXPECT_LE(sel.step_s, block.step_s * (1 + 1e-12)) << i;
+      if (sel.step_s < block.step_s * (1 - 1e-9)) ++strictly_faster;
+      // Its numbers are those of evaluating its own segments and choice.
+      const Plan again = evaluate(l, L, sel.segments, "x", &sel.in_block);
+      EXPECT_DOUBLE_EQ(again.peak_bytes, sel.peak_bytes);
+      EXPECT_DOUBLE_EQ(again.step_s, sel.step_s);
+    }
+    EXPECT_GT(strictly_faster, 5) << "the in-block choice should beat whole-layer recompute for many budgets";
+    // Dropping everything in-block is the "every block" schedule, so the least peaks agree; at the
+    // least peak the in-block plan still fits.
+    EXPECT_LE(optimal_in_block(l, L, lo).peak_bytes, lo);
+  }
+}
+
+TEST(CheckpointInBlock, WithNothingToChooseItIsTheBlockLevelOptimum) {
+  // A layer without ops has one in-block choice (keep all), so the closed-form search must land on
+  // the segment DP's answer exactly: same time, same peak.
+  const LayerModel l = synthetic(3, 11);
+  ASSERT_EQ(in_block_frontier(l).size(), 1u);
+  for (int64_t L : {1, 2, 7, 16, 33}) {
+    const double lo = min_peak_bytes(l, L), hi = no_checkpoints(l, L).peak_bytes;
+    for (int i = 0; i <= 30; ++i) {
+      const double budget = lo + (hi - lo) * i / 30.0;
+      const Plan a = optimal(l, L, budget), b = optimal_in_block(l, L, budget);
+      EXPECT_DOUBLE_EQ(b.step_s, a.step_s) << "L=" << L << " budget " << budget;
+      EXPECT_DOUBLE_EQ(b.peak_bytes, a.peak_bytes) << "L=" << L << " budget " << budget;
+    }
+  }
+}
+
+TEST(CheckpointInBlock, MatchesBruteForceOnAShortStack) {
+  // A tiny layer (B=1, N=16, d=16, H=2) over 4 layers: every segmentation × recompute flags × every
+  // one of the 256 in-block choices for the kept layers, evaluated one by one.
+  const LayerModel l = layer_model({4, 1, 16, 16, 2, 4, false}, h200());
+  const int64_t L = 4;
+  const std::vector<std::vector<Segment>> schedules = all_schedules(L);
+  const int droppable[] = {kLN1, kQKV, kAttn, kProj, kLN2, kUp, kGelu, kDown};
+  std::vector<std::pair<double, double>> all;  // (peak, step)
+  for (uint32_t mask = 0; mask < 256; ++mask) {
+    std::vector<bool> keep(kOps, true);
+    for (int b = 0; b < 8; ++b) keep[size_t(droppable[b])] = (mask >> b) & 1u;
+    const InBlockChoice c = in_block_choice(l, keep);
+    for (const auto& segs : schedules) {
+      const Plan p = evaluate(l, L, segs, "brute", &c);
+      all.push_back({p.peak_bytes, p.step_s});
+    }
+  }
+  double least = all[0].first, most = all[0].first;
+  for (const auto& [peak, step] : all) least = std::min(least, peak), most = std::max(most, peak);
+  EXPECT_TRUE(throws_bad_input([&] { optimal_in_block(l, L, least * 0.999); }));
+  int checked = 0;
+  for (int i = 0; i <= 200; ++i) {
+    const double budget = least + (most - least) * i / 200.0;
+    double fastest = 1e30;
+    for (const auto& [peak, step] : all)
+      if (peak <= budget) fastest = std::min(fastest, step);
+    const Plan best = optimal_in_block(l, L, budget);
+    EXPECT_LE(best.peak_bytes, budget);
+    EXPECT_NEAR(best.step_s, fastest, 1e-12 * fastest) << "budget " << budget;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 201);
+}
+
+TEST(CheckpointInBlock, PictureHasARowPerPlanAndTheRightCells) {
+  const LayerModel l = gpt_layer(true);
+  const int64_t L = 8;
+  const double budget = 40.0 * (1ull << 30);
+  const std::vector<Plan> plans = {no_checkpoints(l, L), every_kth(l, L, 2), optimal_in_block(l, L, budget)};
+  const std::string svg = plans_svg(l, L, plans, budget, "test <title>");
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  EXPECT_NE(svg.find("test &lt;title&gt;"), std::string::npos);
+  for (const auto& p : plans) EXPECT_NE(svg.find(">" + p.strategy + "<"), std::string::npos) << p.strategy;
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1)) ++n;
+    return n;
+  };
+  // Cells: 3 plans × 8 layers × (input + 8 saving ops); the key adds 9 and the legend 5 swatches.
+  // "none" keeps all 8·8 activations; "every 2nd block" rebuilds every activation and the inputs of
+  // layers 1, 3, 5, 7; the key draws one kept input and 8 kept activations.
+  const size_t kept_cells_none = 8 * 8;
+  EXPECT_EQ(count("fill=\"#e4e4e4\""), 8u * 8 + 4 + 1 + (plans[2].recomputed_layers * 9 - plans[2].checkpoints));
+  EXPECT_GE(count("fill=\"#4a86c5\""), kept_cells_none + 8);
 }

@@ -34,7 +34,7 @@ TEST(CheckpointCli, TableAndChosenSchedule) {
   const Ran r = run_sol(kExample + " --budget 40GiB");
   ASSERT_EQ(r.rc, 0) << r.out;
   for (const char* want : {"QKV matmul", "attention (flash)", "GeLU", "none", "every block", "√L segments", "optimal",
-                           "chosen", "40 GiB"})
+                           "chosen", "40 GiB", "In-block choices", "optimal + in-block selection"})
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
 }
 
@@ -56,7 +56,16 @@ TEST(CheckpointCli, JsonChosenFitsAndIsFastest) {
     }
   // Standard attention keeps P: 8·32·4096² bf16 = 8 GiB per layer, so keeping all 32 does not fit.
   EXPECT_GT(j["strategies"][0]["peak_bytes"].get<double>(), budget);
-  EXPECT_GT(chosen["recomputed_layers"].get<int64_t>(), 0);
+  // The block-level optimum recomputes whole layers; the chosen plan (in-block selection) drops what
+  // is cheapest to rebuild instead, and is at least as fast.
+  const json* block = nullptr;
+  for (const auto& p : j["strategies"])
+    if (p["strategy"] == "optimal") block = &p;
+  ASSERT_NE(block, nullptr);
+  EXPECT_GT((*block)["recomputed_layers"].get<int64_t>(), 0);
+  EXPECT_EQ(chosen["strategy"], "optimal + in-block selection");
+  EXPECT_GT(chosen["extra_s"].get<double>(), 0);
+  EXPECT_LE(chosen["step_s"].get<double>(), (*block)["step_s"].get<double>());
 }
 
 TEST(CheckpointCli, BadInputIsOneLineExit2) {
@@ -68,6 +77,22 @@ TEST(CheckpointCli, BadInputIsOneLineExit2) {
     EXPECT_EQ(r.rc, 2) << args << "\n" << r.out;
     EXPECT_EQ(lines(r.out), 1) << args << "\n" << r.out;
   }
+}
+
+TEST(CheckpointCli, SvgPicture) {
+  const std::string path = ::testing::TempDir() + "sol_checkpoint_test.svg";
+  std::remove(path.c_str());
+  const Ran r = run_sol(kExample + " --budget 40GiB --svg " + path);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const std::string svg = sol::test::slurp(path);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u) << svg.substr(0, 80);
+  for (const char* want : {">none<", ">every block<", ">optimal<", ">optimal + in-block selection<", "budget 40 GiB"})
+    EXPECT_NE(svg.find(want), std::string::npos) << want;
+  std::remove(path.c_str());
+  // An unwritable path is one line, exit 2.
+  const Ran bad = run_sol(kExample + " --budget 40GiB --svg /nonexistent-dir/x.svg");
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+  EXPECT_EQ(lines(bad.out), 1) << bad.out;
 }
 
 TEST(CheckpointCli, BudgetNothingFits) {

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <vector>
 
 #include "sol/core/error.hpp"
+#include "sol/hw/spec.hpp"
 #include "sol/model/occupancy.hpp"
 
 using namespace sol;
@@ -121,7 +123,7 @@ TEST(Occupancy, NoRegistersNoLimit) {
   Occupancy o = occupancy(a100_limits(), {256, 0, 0, 0});
   EXPECT_EQ(o.blocks_by_registers, INT_MAX);
   EXPECT_EQ(o.blocks_per_sm, 8);
-  EXPECT_EQ(o.derivation.size(), 4u);
+  EXPECT_EQ(o.derivation.size(), 5u);  // one line per limit, and the carve-out
 }
 
 TEST(Occupancy, BadInputs) {
@@ -153,6 +155,109 @@ TEST(Occupancy, RegistersNeededForMoreBlocks) {
   EXPECT_EQ(max_registers_for_blocks(a100_limits(), 1024, 3), 16);
   // Even one register (256 per warp → 256 warps) cannot hold 9 blocks of 32 warps.
   EXPECT_EQ(max_registers_for_blocks(a100_limits(), 1024, 9), 0);
+}
+
+// The carve-out rule, worked by hand on the h100 row (steps 0, 8, 16, 32, 64, 100, 132, 164, 196,
+// 228 KiB; max 228 KiB = 233472 B; 1 KiB reserved per block, 128 B granule).
+TEST(OccupancyCarveout, DatabaseSteps) {
+  const std::vector<int> hopper = {0, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 100 << 10, 132 << 10, 164 << 10,
+                                   196 << 10, 228 << 10};
+  for (const char* gpu : {"h100", "h200", "b200"}) EXPECT_EQ(hw::find(gpu).limits.carveout_steps, hopper) << gpu;
+  const std::vector<int> a100(hopper.begin(), hopper.begin() + 8);  // up to 164 KiB
+  EXPECT_EQ(hw::find("a100").limits.carveout_steps, a100);
+  for (const hw::HwSpec* s : hw::all_specs()) {
+    if (!s->limits.carveout_steps.empty()) {
+      EXPECT_EQ(s->limits.carveout_steps.back(), s->limits.shared_bytes_per_sm) << s->name;
+    }
+  }
+}
+
+TEST(OccupancyCarveout, DefaultIsTheLargestStep) {
+  // 30000 + 1024 = 31024 → 31104 B per block; 233472 / 31104 = 7.5 → 7 blocks, as without a carve-out.
+  const Occupancy o = occupancy(hw::find("h100").limits, {128, 32, 0, 30000});
+  EXPECT_EQ(o.carveout_bytes, 228 * 1024);
+  EXPECT_EQ(o.preferred_carveout_bytes, 228 * 1024);
+  EXPECT_EQ(o.blocks_by_shared, 7);
+}
+
+TEST(OccupancyCarveout, PreferenceRoundsUpToTheNextStep) {
+  const hw::SmLimits& h = hw::find("h100").limits;
+  // 50 %: 116736 B → the 132 KiB step (135168 B); 31104 B per block → 4 blocks (7 by default).
+  Occupancy o = occupancy(h, {128, 32, 0, 30000, 50});
+  EXPECT_EQ(o.preferred_carveout_bytes, 132 * 1024);
+  EXPECT_EQ(o.carveout_bytes, 132 * 1024);
+  EXPECT_EQ(o.blocks_by_shared, 4);
+  EXPECT_EQ(o.blocks_per_sm, 4);
+  EXPECT_EQ(o.limiter, OccupancyLimiter::SharedMemory);
+  // 100 %: the maximum; 1 %: 2334 B → the 8 KiB step.
+  EXPECT_EQ(occupancy(h, {128, 32, 0, 30000, 100}).carveout_bytes, 228 * 1024);
+  EXPECT_EQ(carveout_bytes(h, 1, 1024), 8 * 1024);
+  // 28 % of 233472 B = 65372 B (floored), under 64 KiB = 65536 B → the 64 KiB step.
+  EXPECT_EQ(carveout_bytes(h, 28, 1024), 64 * 1024);
+  // 29 %: 67706 B > 64 KiB → the 100 KiB step.
+  EXPECT_EQ(carveout_bytes(h, 29, 1024), 100 * 1024);
+}
+
+TEST(OccupancyCarveout, TooSmallAPreferenceGivesWayToOneBlock) {
+  const hw::SmLimits& h = hw::find("h100").limits;
+  // 10 %: 23347 B → the 32 KiB step; a block of 40000 B + 1 KiB rounds to 41088 B, which 32 KiB cannot
+  // hold, so the driver takes the smallest step that can: 64 KiB → 1 block.
+  Occupancy o = occupancy(h, {128, 32, 0, 40000, 10});
+  EXPECT_EQ(o.preferred_carveout_bytes, 32 * 1024);
+  EXPECT_EQ(o.carveout_bytes, 64 * 1024);
+  EXPECT_EQ(o.blocks_by_shared, 1);
+  // 0 % and no shared memory at all: the 1 KiB reservation still needs the 8 KiB step → 8 blocks,
+  // so 128-thread blocks reach only 32 of 64 warps.
+  Occupancy zero = occupancy(h, {128, 32, 0, 0, 0});
+  EXPECT_EQ(zero.preferred_carveout_bytes, 0);
+  EXPECT_EQ(zero.carveout_bytes, 8 * 1024);
+  EXPECT_EQ(zero.blocks_per_sm, 8);
+  EXPECT_EQ(zero.limiter, OccupancyLimiter::SharedMemory);
+  EXPECT_DOUBLE_EQ(zero.occupancy, 0.5);
+  // The largest block (227 KiB + 1 KiB) needs the largest step whatever the preference.
+  for (int p : {0, 30, 99}) EXPECT_EQ(occupancy(h, {128, 32, 0, 227 * 1024, p}).blocks_per_sm, 1) << p;
+}
+
+TEST(OccupancyCarveout, MoreCarveoutNeverFewerBlocks) {
+  // Monotone in the preference, and never above the default (the largest step).
+  const hw::SmLimits& h = hw::find("h100").limits;
+  for (int64_t dyn : {0, 1, 5000, 20000, 50000, 100000, 200000}) {
+    const int by_default = occupancy(h, {64, 16, 0, dyn}).blocks_by_shared;
+    int last = 0;
+    for (int p = 0; p <= 100; ++p) {
+      const Occupancy o = occupancy(h, {64, 16, 0, dyn, p});
+      EXPECT_GE(o.blocks_by_shared, last) << dyn << " B at " << p << " %";
+      EXPECT_LE(o.blocks_by_shared, by_default) << dyn << " B at " << p << " %";
+      EXPECT_GE(o.carveout_bytes, o.shared_per_block) << dyn << " B at " << p << " %";
+      last = o.blocks_by_shared;
+    }
+    EXPECT_EQ(last, by_default) << "100 % is the largest step";
+  }
+}
+
+TEST(OccupancyCarveout, OneConfigurationWhenTheRowHasNoSteps) {
+  hw::SmLimits s = h100_limits();  // no carveout_steps: a row from a file that does not list them
+  EXPECT_EQ(occupancy(s, {128, 32, 0, 30000, 10}).carveout_bytes, 228 * 1024);
+}
+
+TEST(OccupancyCarveout, StepsSurviveTheHwFileFormat) {
+  const hw::HwSpec& h = hw::find("h100");
+  std::string text = hw::to_json(h);
+  EXPECT_EQ(hw::from_json_text(text, "test").limits.carveout_steps, h.limits.carveout_steps);
+  // Steps that do not end at shared_bytes_per_sm, or do not ascend, are one clear error.
+  const std::string key = "\"carveout_steps\"";
+  const size_t at = text.find(key);
+  ASSERT_NE(at, std::string::npos);
+  const size_t open = text.find('[', at), close = text.find(']', at);
+  for (const char* bad : {"[0, 8192, 4096, 233472]", "[0, 8192, 65536]", "[0, \"x\"]"}) {
+    const std::string edited = text.substr(0, open) + bad + text.substr(close + 1);
+    EXPECT_THROW(hw::validate(hw::from_json_text(edited, "test"), "test"), Error) << bad;
+  }
+}
+
+TEST(OccupancyCarveout, BadPreference) {
+  for (int p : {-2, 101, 1000})
+    EXPECT_THROW(occupancy(hw::find("h100").limits, {128, 32, 0, 0, p}), Error) << p;
 }
 
 TEST(Waves, Quantization) {

@@ -68,6 +68,28 @@ TEST(OccupancyCli, LectureAndCannotFit) {
   }
 }
 
+TEST(OccupancyCli, Carveout) {
+  // 30000 B dynamic + 1 KiB → 31104 B per block: 7 blocks in 228 KiB by default; 50 % asks for
+  // 116736 B, which rounds up to the 132 KiB step → 4 blocks.
+  json j = sol_json("occupancy --gpu h200 --threads 128 --regs 32 --dynamic-smem 30000");
+  EXPECT_EQ(j["carveout_percent"], -1);
+  EXPECT_EQ(j["carveout_bytes"], 228 * 1024);
+  EXPECT_EQ(j["active_blocks_per_sm"], 7);
+  j = sol_json("occupancy --gpu h200 --threads 128 --regs 32 --dynamic-smem 30000 --carveout 50");
+  EXPECT_EQ(j["carveout_percent"], 50);
+  EXPECT_EQ(j["preferred_carveout_bytes"], 132 * 1024);
+  EXPECT_EQ(j["carveout_bytes"], 132 * 1024);
+  EXPECT_EQ(j["active_blocks_per_sm"], 4);
+  EXPECT_EQ(j["carveout_steps"].size(), 10u);
+  const Ran text = run_cli("occupancy --gpu h200 --threads 128 --regs 32 --carveout 0");
+  EXPECT_NE(text.out.find("the driver takes 8 KiB"), std::string::npos) << text.out;
+  for (const char* bad : {"--carveout 101", "--carveout -2", "--carveout half"}) {
+    const Ran r = run_cli(std::string("occupancy --gpu h200 --threads 128 --regs 32 ") + bad);
+    EXPECT_EQ(r.rc, 2) << bad << "\n" << r.out;
+    EXPECT_EQ(sol::test::count_lines(r.out), 1) << bad << "\n" << r.out;
+  }
+}
+
 TEST(ShapesCli, GemmAndSweep) {
   json j = sol_json("shapes gemm --m 1793 --n 1793 --k 1793 --dtype bf16 --gpu h200");
   EXPECT_EQ(j["tiles"], 120);

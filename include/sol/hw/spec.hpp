@@ -58,6 +58,9 @@ struct SmLimits {
   int max_shared_bytes_per_block = 0;
   int shared_alloc_unit = 0;          // bytes
   int reserved_shared_bytes_per_block = 0;  // taken by the system per resident block
+  // The shared-memory capacities (bytes) the SM's L1/shared split can be configured to, ascending;
+  // the last equals shared_bytes_per_sm. Empty: a single configuration (shared_bytes_per_sm).
+  std::vector<int> carveout_steps;
 };
 
 struct HwSpec {

@@ -5,6 +5,9 @@
 // stores only its input and re-runs its forward just before its backward. Peak activation memory =
 // what the schedule stores + the largest recomputed segment re-materialized; extra time = the
 // recomputed forward. The optimum under a budget comes from a dynamic program over boundaries.
+// Inside a kept layer a schedule may also keep only some ops' saved tensors and rebuild the rest in
+// backward from what is kept (AOTAutograd's partitioner idea): keep the matmul inputs, re-run the
+// cheap LayerNorm / GeLU. The choice is an exhaustive search over the layer's ops (2^8 subsets).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +24,13 @@ struct StackShape {
   DType dtype = DType::bf16;
 };
 
+// A tensor of a layer's forward, as the in-block choice sees it.
+struct LayerTensor {
+  std::string name;
+  double bytes = 0;
+  int producer = -1;  // index of the op whose forward writes it; -1: the layer input
+};
+
 // One op of a layer's forward: what it keeps for backward and what its forward costs.
 struct LayerOp {
   std::string name;          // "LN1", "QKV matmul", ...
@@ -28,6 +38,8 @@ struct LayerOp {
   double flops = 0;          // forward
   double floor_s = 0;        // forward roofline floor on the chosen GPU
   std::string saved_what;    // which tensors, in words
+  std::vector<int> reads;    // tensors its forward reads (indices into LayerModel::tensors)
+  std::vector<int> saves;    // tensors its backward needs beyond the layer input; bytes sum to saved_bytes
 };
 
 struct LayerModel {
@@ -36,6 +48,7 @@ struct LayerModel {
   double internal_bytes = 0;  // everything else the layer saves for backward
   double flops = 0;           // one layer's forward
   double floor_s = 0;         // one layer's forward floor
+  std::vector<LayerTensor> tensors;  // the dataflow; tensors[0] is the layer input
 };
 // Throws sol::Error (BadInput) for non-positive sizes or heads not dividing d_model.
 LayerModel layer_model(const StackShape& s, const hw::HwSpec& hw);
@@ -46,8 +59,30 @@ struct Segment {
   bool recompute = false;  // false: all its activations are kept through the forward
 };
 
+// Which ops of a kept layer keep their saved tensors; the others' are rebuilt in backward by
+// re-running the forward ops that produce them, back to a kept tensor or the layer input.
+struct InBlockChoice {
+  std::vector<bool> keep;        // per op (ops that save nothing count as kept); empty: keep all
+  double kept_bytes = 0;         // Σ saved_bytes of kept ops
+  double dropped_bytes = 0;      // the rest, re-materialized during the layer's backward
+  std::vector<int> rerun;        // ops re-run in backward, ascending
+  double rerun_flops = 0;
+  double rerun_s = 0;            // Σ their forward floors
+};
+// Evaluates one choice. Throws sol::Error (BadInput) if keep has the wrong size.
+InBlockChoice in_block_choice(const LayerModel& layer, std::vector<bool> keep);
+// Every choice that is best for some per-layer byte budget: ascending kept bytes, strictly falling
+// re-run time; the first keeps least, the last re-runs nothing. Exhaustive over the 2^n subsets of
+// the ops that save something (n ≤ 16; a transformer layer has 8, so 256 subsets). Why not a
+// min-cut: a cut minimizes re-run time plus a price per kept byte, which finds only the convex hull
+// of this frontier; under a hard byte budget the best choice can lie inside the hull. Enumeration
+// is exact for any budget and costs microseconds.
+std::vector<InBlockChoice> in_block_frontier(const LayerModel& layer);
+// The least re-run time whose kept bytes are ≤ budget_bytes; throws sol::Error (BadInput) if none.
+InBlockChoice best_in_block(const LayerModel& layer, double budget_bytes);
+
 struct Plan {
-  std::string strategy;           // "none", "every block", "every 4th block", "√L segments", "optimal"
+  std::string strategy;           // "none", "every block", "every 4th block", "√L segments", "optimal", ...
   std::vector<Segment> segments;  // cover layers 0..L-1 in order
   int64_t checkpoints = 0;        // recomputed segments (each keeps its input)
   int64_t largest_segment = 0;    // layers of the largest recomputed segment (0: none)
@@ -56,11 +91,15 @@ struct Plan {
   double extra_flops = 0;         // recomputed forward
   double extra_s = 0;
   double step_s = 0;              // forward + backward (2× forward) + recompute, floors
+  InBlockChoice in_block;         // what the kept layers keep (keep empty: everything)
 };
 
 // Peak memory, recompute and step time of a schedule over L identical layers.
 // Throws sol::Error (BadInput) if the segments do not cover 0..L-1 in order.
-Plan evaluate(const LayerModel& layer, int64_t layers, std::vector<Segment> segments, std::string strategy);
+// With a choice, every kept layer keeps only choice.kept_bytes of its internals, re-runs choice.rerun
+// in its backward (extra time) and re-materializes the dropped bytes then (peak).
+Plan evaluate(const LayerModel& layer, int64_t layers, std::vector<Segment> segments, std::string strategy,
+              const InBlockChoice* choice = nullptr);
 
 // Fixed strategies. every_kth(k): a checkpoint at every k-th layer input, each segment of k layers
 // recomputed (the last one shorter); k = 1 is "every block"; sqrt_l: k = round(√L) (Chen et al. 2016).
@@ -72,8 +111,22 @@ Plan sqrt_l(const LayerModel& layer, int64_t layers);
 // (BadInput) when no schedule fits, naming the smallest peak any schedule reaches.
 Plan optimal(const LayerModel& layer, int64_t layers, double budget_bytes);
 
+// "optimal + in-block selection": the fastest schedule under the budget when every kept layer uses
+// one in-block choice from the frontier (the same one for all kept layers) and the others sit in
+// recomputed segments. For each frontier choice the best segmentation is exact (layers are
+// identical, so r recomputed layers in segments of at most m store ⌈r/m⌉ inputs); the answer is the
+// fastest over choices, so it is never slower than optimal() (whose layers keep everything).
+// Throws sol::Error (BadInput) when nothing fits.
+Plan optimal_in_block(const LayerModel& layer, int64_t layers, double budget_bytes);
+
 // The smallest peak any schedule reaches (what optimal() needs at least).
 double min_peak_bytes(const LayerModel& layer, int64_t layers);
+
+// The schedules as a picture (SVG text): one row per plan, one column per layer × (its input and
+// each op that saves something); a filled cell where the plan keeps that tensor through the forward,
+// a pale one where it is rebuilt; each plan's peak as a bar beside it, with the budget marked.
+std::string plans_svg(const LayerModel& layer, int64_t layers, const std::vector<Plan>& plans, double budget_bytes,
+                      const std::string& title);
 
 // "40GiB", "40 GB", "512MiB", "1e9" (bytes) → bytes. Throws sol::Error (BadInput).
 double parse_bytes(const std::string& text);

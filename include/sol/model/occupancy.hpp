@@ -5,8 +5,22 @@
 //   blocks     the SM's cap on resident blocks
 //   registers  registers are allocated per warp in units of register_alloc_unit, and each of the
 //              SM's 4 schedulers owns a quarter of the register file (a warp lives in one quarter)
-//   shared     (static + dynamic + the per-block reservation) rounded up to shared_alloc_unit
+//   shared     (static + dynamic + the per-block reservation) rounded up to shared_alloc_unit, against
+//              the SM's shared capacity under the carve-out (the L1/shared split, see below)
 // Occupancy = resident warps / max warps. Also wave quantization: blocks against SMs × blocks/SM.
+//
+// The carve-out rule (what cudaFuncAttributePreferredSharedMemoryCarveout does, and what
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor assumes; the CUDA toolkit's cuda_occupancy.h spells
+// the same rule out): the SM's shared capacity is one of the carve-out steps (Hopper: 0, 8, 16, 32,
+// 64, 100, 132, 164, 196, 228 KiB).
+//   default (−1)   the maximum step: the occupancy API assumes the largest shared configuration;
+//   P in 0..100    the preferred capacity is ⌊P · max / 100⌋ bytes, rounded up to the next step
+//                  (the guide: "if the exact percentage is not a supported capacity, the next larger
+//                  one is used"); a preference is a hint, so when one block's allocation does not
+//                  fit in it the driver takes the smallest step that holds one block instead.
+// Resident blocks by shared memory = that capacity / the per-block allocation.
+// A consequence worth knowing: P = 0 with a kernel using no shared memory still allocates the 1 KiB
+// reservation per block, so the SM is configured to 8 KiB and at most 8 blocks are resident.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +35,7 @@ struct KernelResources {
   int registers_per_thread = 0;
   int64_t static_shared_bytes = 0;
   int64_t dynamic_shared_bytes = 0;
+  int carveout_percent = -1;  // cudaFuncAttributePreferredSharedMemoryCarveout: −1 default, or 0..100
 };
 
 enum class OccupancyLimiter { Warps, Blocks, Registers, SharedMemory };
@@ -30,6 +45,8 @@ struct Occupancy {
   int warps_per_block = 0;
   int registers_per_warp = 0;       // after the allocation granularity
   int64_t shared_per_block = 0;     // static + dynamic + reservation, rounded to the granularity
+  int64_t preferred_carveout_bytes = 0;  // the step the preference asks for (the maximum by default)
+  int64_t carveout_bytes = 0;       // the SM's shared capacity the driver configures (a carve-out step)
   // Resident blocks per SM each limit alone would allow (INT32 max when a resource is unused).
   int blocks_by_warps = 0, blocks_by_blocks = 0, blocks_by_registers = 0, blocks_by_shared = 0;
   int blocks_per_sm = 0;            // the smallest of the four; 0: the block cannot run at all
@@ -41,8 +58,14 @@ struct Occupancy {
 
 // Throws sol::Error (BadInput) if the limits are empty (a TPU row) or the kernel asks for what no
 // block may have (threads outside 1..max_threads_per_block, registers above the per-thread cap,
-// negative shared memory, more shared memory than one block may use).
+// negative shared memory, more shared memory than one block may use, a carve-out outside −1..100).
 Occupancy occupancy(const hw::SmLimits& sm, const KernelResources& k);
+
+// The carve-out rule alone: the SM's shared capacity (bytes) for a preference (−1 or 0..100) when
+// each block allocates `block_allocation` bytes (reservation included, rounded). `preferred` gets the
+// step the preference alone asks for. Throws sol::Error (BadInput) for a preference outside −1..100.
+int64_t carveout_bytes(const hw::SmLimits& sm, int carveout_percent, int64_t block_allocation,
+                       int64_t* preferred = nullptr);
 
 // The largest registers-per-thread at which `blocks` blocks fit by the register limit alone;
 // 0 if no register count achieves that (other limits are not considered).
