@@ -119,7 +119,7 @@ Cells family_cells(const FamilySweep& s, const hw::HwSpec& hw, bool cubes) {
     }
     std::string limit = p.limit.empty() ? "-" : p.limit;
     if (!cubes) {
-      limit = std::to_string(p.shape_model.tiles) + " tiles, " + num(p.shape_model.waves, 3) + " waves";
+      limit = std::to_string(p.shape_model.tiles) + " tiles, waves " + num(p.shape_model.waves, 3);
       if (!p.limit.empty()) limit += ": " + p.limit;
     }
     row.push_back(limit);
@@ -226,7 +226,7 @@ std::string text_table(const Cells& c) {
 
 std::string family_title(const FamilySweep& s) {
   return s.family->name + " (" + dtype_name(s.family->dtype) + "; model: tile " + model::tile_str(s.family->tile) +
-         ", " + std::to_string(s.family->blocks_per_sm) + " per SM)";
+         ", " + std::to_string(s.family->blocks_per_sm) + (s.family->blocks_per_sm == 1 ? " tile" : " tiles") + " per SM)";
 }
 
 const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
