@@ -26,9 +26,8 @@ const std::vector<GemmFamily>& gemm_families() {
     std::vector<GemmFamily> v;
     // fp32: v07_warptile_cp_async, 128×128 tiles with BK = 8, two blocks per SM.
     v.push_back({"gemm_fp32", DType::f32, {128, 128, 8}, 2, false, 8193,
-                 "fp32 runs on the vector unit (67 TFLOP/s datasheet): one 16384³ run takes over 130 ms, "
-                 "and past 8192 every cube fills more than 8 waves of tiles, so the larger cubes cost the most "
-                 "time and show no cliff the smaller ones do not"});
+                 "the larger cubes would cost the fp32 sweep most of its time and show no cliff the smaller ones "
+                 "do not"});
     v.push_back({"gemm_bf16", DType::bf16, hopper, 1, true, 16384, ""});
     v.push_back({"gemm_fp16", DType::f16, hopper, 1, true, 16384, ""});
     // a stage is 128 bytes of k per row: 64 bf16/fp16 elements, 128 fp8
@@ -178,7 +177,16 @@ std::string plan_text(const std::vector<std::string>& families, const hw::HwSpec
       t.add_row(row);
     }
     o << t.str();
-    if (!f.max_cube_why.empty()) o << "cubes stop at " << f.max_cube << ": " << f.max_cube_why << ".\n";
+    if (f.max_cube < cube_sizes().back()) {
+      // the reason in numbers: the time of the largest cube left out, and how full the waves already are
+      const int64_t big = cube_sizes().back(), edge = f.max_cube - 1;
+      const auto eb = model::gemm_estimate({big, big, big, f.dtype, f.tile, f.blocks_per_sm}, hw);
+      const auto ee = model::gemm_estimate({edge, edge, edge, f.dtype, f.tile, f.blocks_per_sm}, hw);
+      o << "cubes stop at " << f.max_cube << ": one " << big << "³ run takes at least " << si(eb.floor_s, "s")
+        << " (the roofline floor), and from " << edge << "³ on the cubes fill " << num(ee.waves, 3)
+        << " waves or more (wave efficiency " << fixed(100 * ee.wave_efficiency, 1) << " % or better); "
+        << f.max_cube_why << ".\n";
+    }
     o << "\n";
   }
   return o.str();
