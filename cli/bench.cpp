@@ -72,6 +72,12 @@ bench::ProbeResult probe_once(const Opts& o) {
   return bench::probe(po);
 }
 
+// A record's progress line: its median, or why it has none.
+std::string outcome(const results::Record& r) {
+  if (!r.skipped.empty()) return "skipped";
+  return r.verified ? si(r.median_s, "s", 3) : "FAILED verification";
+}
+
 bench::RunOptions run_options(const Opts& o) {
   bench::RunOptions ro;
   ro.timing.cold_l2 = o.cold_l2;
@@ -93,9 +99,7 @@ int run_bench(const Opts& o) {
   ro.shapes = shapes;
   ro.headline_only = o.headline;
   ro.on_record = [](const results::Record& r) {
-    std::string what = r.skipped.empty() ? (r.verified ? si(r.median_s, "s", 3) : "FAILED verification")
-                                         : "skipped";
-    std::fprintf(stderr, "sol:   %s %s: %s\n", r.variant.c_str(), r.shape.c_str(), what.c_str());
+    std::fprintf(stderr, "sol:   %s %s: %s\n", r.variant.c_str(), r.shape.c_str(), outcome(r).c_str());
   };
   std::vector<results::File> files;
   for (const auto& [family, members] : bench::by_family(variants)) {
@@ -144,8 +148,7 @@ int run_sweep(const Opts& o, const std::vector<std::string>& names) {
     bench::RunOptions ro = run_options(o);
     for (const auto& p : sweep::points(*family, sms)) ro.shapes.push_back(p.shape());
     ro.on_record = [](const results::Record& r) {
-      std::fprintf(stderr, "sol:   %s %s %s: %s\n", r.family.c_str(), r.variant.c_str(), r.shape.c_str(),
-                   !r.skipped.empty() ? "skipped" : r.verified ? si(r.median_s, "s", 3).c_str() : "FAILED verification");
+      std::fprintf(stderr, "sol:   %s %s %s: %s\n", r.family.c_str(), r.variant.c_str(), r.shape.c_str(), outcome(r).c_str());
     };
     std::fprintf(stderr, "sol: %s: %zu variants × %zu shapes\n", family->name.c_str(), variants.size(), ro.shapes.size());
     results::File f = bench::run_family(family->name, variants, ro, probed, row);
