@@ -44,6 +44,8 @@ std::vector<std::string> sweep_families(const Opts& o) {
   }
   if (!o.shapes.empty()) bad_input("--sweep runs its own shapes: drop --shape", "see them with: sol bench gemm --sweep --plan");
   if (o.headline) bad_input("--sweep and --headline cannot be combined", "the sweep has no headline shape");
+  if (o.plan && (!o.json.empty() || !o.out_dir.empty()))
+    bad_input("--plan measures nothing, so it writes no results file", "drop --json/--out-dir, or drop --plan to measure");
   return sweep::resolve(o.pattern.empty() ? "gemm" : o.pattern);
 }
 

@@ -220,6 +220,7 @@ std::string html_table(const Cells& c) {
 
 std::string text_table(const Cells& c) {
   Table t(c.header);
+  t.align(c.header.size() - 1, Table::Align::Left);  // "limited by": prose
   for (const auto& r : c.rows) t.add_row(r);
   return t.str();
 }

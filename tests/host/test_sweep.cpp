@@ -267,7 +267,7 @@ class SweepCli : public ::testing::Test {
 TEST_F(SweepCli, BadInputIsOneLineAndExitTwo) {
   for (const std::string args : {"bench gemm_int4 --sweep", "bench softmax --sweep --plan", "bench gemm --plan",
                                  "bench gemm --sweep --shape m=1,n=1,k=1", "bench gemm --sweep --headline",
-                                 "bench gemm --sweep --plan --gpu nosuchgpu"}) {
+                                 "bench gemm --sweep --plan --gpu nosuchgpu", "bench gemm --sweep --plan --json x.json"}) {
     const auto r = sol::test::run_sol(args);
     EXPECT_EQ(r.rc, 2) << args << "\n" << r.all();
     EXPECT_EQ(sol::test::count_lines(r.err), 1) << args << "\n" << r.err;
