@@ -2,6 +2,9 @@
 // the time, achieved FLOP/s and B/s, the model's floor and the fraction of it reached (against the
 // datasheet and against the ceilings measured in this run), the bound, and the speed-ups over
 // the previous version and over the peer. JSON: one results file per family.
+// `sol bench gemm --sweep` (or one GEMM family): sol's best rung and the peers over the size sweep
+// of include/sol/sweep.hpp, into one results file, family gemm_sweep; `--plan` prints the sweep's
+// shapes and the shape model's predictions without measuring (no GPU needed).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +13,9 @@
 #include "cli/commands.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/hw/spec.hpp"
+#include "sol/report.hpp"
+#include "sol/sweep.hpp"
 #ifdef SOL_WITH_CUDA
 #include "bench/harness.hpp"
 #endif
@@ -22,38 +28,80 @@ struct Opts {
   std::vector<std::string> shapes;
   std::string json, out_dir, gpu;
   bool cold_l2 = false, graph = false, no_peers = false, headline = false, full_probe = false;
+  bool sweep = false, plan = false;
   double budget_s = 0.5;
 };
 
+// The sweep samples each point briefly: one run at 16384³ bf16 is ~12 ms, so 0.1 s still gives the
+// harness's 3+ samples there and hundreds at 256³, and the whole sweep stays within minutes.
+constexpr double kSweepBudget = 0.1;
+
+// The sweep's flags, checked before any GPU is needed; returns its families (empty: no --sweep).
+std::vector<std::string> sweep_families(const Opts& o) {
+  if (!o.sweep) {
+    if (o.plan) bad_input("--plan goes with --sweep", "sol bench gemm --sweep --plan");
+    return {};
+  }
+  if (!o.shapes.empty()) bad_input("--sweep runs its own shapes: drop --shape", "see them with: sol bench gemm --sweep --plan");
+  if (o.headline) bad_input("--sweep and --headline cannot be combined", "the sweep has no headline shape");
+  if (o.plan && (!o.json.empty() || !o.out_dir.empty()))
+    bad_input("--plan measures nothing, so it writes no results file", "drop --json/--out-dir, or drop --plan to measure");
+  return sweep::resolve(o.pattern.empty() ? "gemm" : o.pattern);
+}
+
 #ifdef SOL_WITH_CUDA
-int run_bench(const Opts& o) {
-  std::vector<Shape> shapes;
-  for (const auto& s : o.shapes) shapes.push_back(Shape::parse(s));
+void check_timing(const Opts& o) {
   if (o.budget_s <= 0) bad_input("--budget must be positive");
   if (o.cold_l2 && o.graph)
     bad_input("--cold-l2 and --graph cannot be combined",
               "cold L2 flushes before every sample; a graph replays runs back to back without a flush");
-  const auto variants = bench::select_variants(o.pattern);
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out) failure("cannot write " + path, "check that the folder exists and is writable");
+  out << text;
+  if (!out) failure("error while writing " + path);
+}
+
+bench::ProbeResult probe_once(const Opts& o) {
   bench::require_gpu();
   bench::ProbeOptions po;
   po.quick = !o.full_probe;
   po.save = false;
   po.gpu = o.gpu;
   std::fprintf(stderr, "sol: probing ceilings (%s)...\n", po.quick ? "copy bandwidth, launch overhead" : "full");
-  const bench::ProbeResult probed = bench::probe(po);
-  const hw::HwSpec& row = bench::datasheet_for(probed.device, o.gpu);
+  return bench::probe(po);
+}
 
+// A record's progress line: its median, or why it has none.
+std::string outcome(const results::Record& r) {
+  if (!r.skipped.empty()) return "skipped";
+  return r.verified ? si(r.median_s, "s", 3) : "FAILED verification";
+}
+
+bench::RunOptions run_options(const Opts& o) {
   bench::RunOptions ro;
   ro.timing.cold_l2 = o.cold_l2;
   ro.timing.graph = o.graph;
   ro.timing.budget_s = o.budget_s;
+  ro.peers = !o.no_peers;
+  return ro;
+}
+
+int run_bench(const Opts& o) {
+  std::vector<Shape> shapes;
+  for (const auto& s : o.shapes) shapes.push_back(Shape::parse(s));
+  check_timing(o);
+  const auto variants = bench::select_variants(o.pattern);
+  const bench::ProbeResult probed = probe_once(o);
+  const hw::HwSpec& row = bench::datasheet_for(probed.device, o.gpu);
+
+  bench::RunOptions ro = run_options(o);
   ro.shapes = shapes;
   ro.headline_only = o.headline;
-  ro.peers = !o.no_peers;
   ro.on_record = [](const results::Record& r) {
-    std::string what = r.skipped.empty() ? (r.verified ? si(r.median_s, "s", 3) : "FAILED verification")
-                                         : "skipped";
-    std::fprintf(stderr, "sol:   %s %s: %s\n", r.variant.c_str(), r.shape.c_str(), what.c_str());
+    std::fprintf(stderr, "sol:   %s %s: %s\n", r.variant.c_str(), r.shape.c_str(), outcome(r).c_str());
   };
   std::vector<results::File> files;
   for (const auto& [family, members] : bench::by_family(variants)) {
@@ -72,11 +120,47 @@ int run_bench(const Opts& o) {
       for (size_t i = 0; i < files.size(); ++i) text += (i ? ",\n" : "") + results::to_json(files[i]);
       text += "]\n";
     }
-    std::ofstream out(o.json);
-    if (!out) failure("cannot write " + o.json, "check that the folder exists and is writable");
-    out << text;
-    if (!out) failure("error while writing " + o.json);
+    write_text(o.json, text);
   }
+  return 0;
+}
+
+// Every chosen family over its sweep points, into one gemm_sweep results file.
+int run_sweep(const Opts& o, const std::vector<std::string>& names) {
+  check_timing(o);
+  std::vector<std::pair<const sweep::GemmFamily*, std::vector<const Variant*>>> plan;
+  for (const auto& name : names) {
+    std::vector<const Variant*> members;
+    for (const Variant& v : registry())
+      if (v.family == name) members.push_back(&v);
+    if (members.empty()) {
+      if (names.size() == 1) bad_input(name + " is not in this build's registry", "see `sol list`");
+      std::fprintf(stderr, "sol: %s is not in this build's registry; the sweep leaves it out\n", name.c_str());
+      continue;
+    }
+    plan.push_back({&sweep::gemm_family(name), sweep::choose_variants(members)});
+  }
+  if (plan.empty()) bad_input("none of the GEMM families is in this build's registry", "see `sol list`");
+  const bench::ProbeResult probed = probe_once(o);
+  const hw::HwSpec& row = bench::datasheet_for(probed.device, o.gpu);
+  const int sms = probed.device.sms > 0 ? probed.device.sms : row.compute_units;
+
+  results::File out;
+  for (const auto& [family, variants] : plan) {
+    bench::RunOptions ro = run_options(o);
+    for (const auto& p : sweep::points(*family, sms)) ro.shapes.push_back(p.shape());
+    ro.on_record = [](const results::Record& r) {
+      std::fprintf(stderr, "sol:   %s %s %s: %s\n", r.family.c_str(), r.variant.c_str(), r.shape.c_str(), outcome(r).c_str());
+    };
+    std::fprintf(stderr, "sol: %s: %zu variants × %zu shapes\n", family->name.c_str(), variants.size(), ro.shapes.size());
+    results::File f = bench::run_family(family->name, variants, ro, probed, row);
+    if (out.records.empty()) out = f;  // device, ceilings, time and version of the first family's run
+    else out.records.insert(out.records.end(), f.records.begin(), f.records.end());
+  }
+  out.family = sweep::kFamily;
+  std::cout << report::sweep_text(out, row);
+  if (!o.out_dir.empty()) results::write(out, (std::filesystem::path(o.out_dir) / (out.family + ".json")).string());
+  if (!o.json.empty()) write_text(o.json, results::to_json(out));
   return 0;
 }
 #endif
@@ -95,10 +179,23 @@ Command add_bench(CLI::App& root, Global&) {
   app->add_flag("--no-peers", o->no_peers, "skip the PyTorch peers");
   app->add_flag("--headline", o->headline, "only the first (headline) bench shape of each variant");
   app->add_flag("--full-probe", o->full_probe, "measure matrix, FMA and L2 ceilings too (else copy and launch only)");
-  app->add_option("--budget", o->budget_s, "seconds of sampling per variant and shape, at most")->capture_default_str();
-  return {app, [o]() -> int {
+  auto* budget =
+      app->add_option("--budget", o->budget_s, "seconds of sampling per variant and shape, at most (--sweep: 0.1)")
+          ->capture_default_str();
+  app->add_flag("--sweep", o->sweep,
+                "GEMM size sweep: pattern gemm (every GEMM family) or one family; peers and the best rung over "
+                "cubes 256…16384 and whole-wave shapes, into one gemm_sweep results file");
+  app->add_flag("--plan", o->plan, "with --sweep: print the shapes and the shape model's predictions, measure nothing");
+  return {app, [o, budget]() -> int {
+            const auto families = sweep_families(*o);
+            if (o->plan) {
+              const hw::HwSpec& spec = hw::find(o->gpu.empty() ? "h200" : o->gpu);
+              std::cout << sweep::plan_text(families, spec);
+              return 0;
+            }
+            if (o->sweep && budget->count() == 0) o->budget_s = kSweepBudget;
 #ifdef SOL_WITH_CUDA
-            return run_bench(*o);
+            return o->sweep ? run_sweep(*o, families) : run_bench(*o);
 #else
             (void)o;
             failure("this sol was built without CUDA, so it has no kernels to bench", "install the CUDA toolkit and rebuild");

@@ -31,14 +31,16 @@ Command add_docs(CLI::App& root, Global&) {
             // A family page may hold prose around its numbers: only the block between the
             // "results" markers is generated; a page without them gets the block appended.
             for (const auto& f : files) {
-              fs::path p = fs::path(o->out) / (f.family + ".md");
+              // The GEMM sweep is many families at many shapes: its own page, docs/gemm-sweep.md.
+              const bool sweep = report::is_sweep(f);
+              fs::path p = fs::path(o->out) / (sweep ? std::string("gemm-sweep.md") : f.family + ".md");
               std::string page;
               if (std::ifstream in(p); in) {
                 std::stringstream ss;
                 ss << in.rdbuf();
                 page = ss.str();
               }
-              const std::string block = report::family_markdown(f, spec);
+              const std::string block = sweep ? report::sweep_markdown(f, spec) : report::family_markdown(f, spec);
               if (page.find("<!-- sol:BEGIN results -->") == std::string::npos)
                 page += (page.empty() ? "" : "\n") + std::string("<!-- sol:BEGIN results -->\n<!-- sol:END results -->\n");
               std::ofstream(p) << report::replace_block(page, "results", block);

@@ -18,6 +18,8 @@ def t(s):
 heads = {}  # (family, variant) -> first valid record (the headline shape)
 for path in glob.glob(f"{root}/bench/results/{gpu}/*.json"):
     d = json.load(open(path))
+    if d.get("family") == "gemm_sweep":
+        continue  # the size sweep (many shapes per variant, no headline): not a kernel's measured line
     for r in d["records"]:
         key = (r["family"], r["variant"])
         if key not in heads and not r.get("skipped") and r["median_s"] > 0 and r["verified"]:

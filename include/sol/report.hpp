@@ -42,4 +42,13 @@ std::string headline_markdown(const std::vector<results::File>& files);
 // throws sol::Error if the markers are missing.
 std::string replace_block(const std::string& doc, const std::string& name, const std::string& body);
 
+// The GEMM size sweep (family "gemm_sweep", include/sol/sweep.hpp): per GEMM family TFLOP/s against
+// N for each variant with the shape model's prediction, the model's error for sol's rung and the
+// cliffs named with the model's terms. is_sweep files are drawn by these, not as a ladder.
+bool is_sweep(const results::File& f);
+std::string sweep_chart(const results::File& f, const std::string& family, const hw::HwSpec& hw);  // "" if no points
+std::string sweep_html(const results::File& f, const hw::HwSpec& hw);
+std::string sweep_markdown(const results::File& f, const hw::HwSpec& hw);  // the body of docs/gemm-sweep.md's block
+std::string sweep_text(const results::File& f, const hw::HwSpec& hw);
+
 }  // namespace sol::report

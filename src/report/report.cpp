@@ -80,6 +80,7 @@ struct Ladder {
 std::vector<Ladder> ladders(const std::vector<results::File>& files) {
   std::vector<Ladder> out;
   for (const auto& f : files) {
+    if (is_sweep(f)) continue;  // drawn by sweep_html: its records are many families at many shapes
     Ladder l;
     l.file = &f;
     l.family = f.family;
@@ -153,6 +154,8 @@ std::string text(const Input& in) {
     }
     o << "[" << l.family << "]\n" << m.str() << "\n";
   }
+  for (const auto& f : in.measured)
+    if (is_sweep(f)) o << sweep_text(f, hw);
   return o.str();
 }
 
@@ -386,6 +389,8 @@ std::string html(const Input& in) {
       << si(r.est.attainable_flops_per_s, "FLOP/s") << "</td><td>" << pct(r.est.fraction_of_peak) << "</td></tr>\n";
   o << "</table>\n";
   for (const auto& l : ladders(in.measured)) o << family_section(l);
+  for (const auto& f : in.measured)
+    if (is_sweep(f)) o << sweep_html(f, hw);
   o << "</body></html>\n";
   return o.str();
 }

@@ -134,7 +134,7 @@ TEST(AccessCli, ThreeModels) {
 
 TEST(GeneratedDocs, BlocksMatchTheCommandsThatMakeThem) {
   const bool update = std::getenv("SOL_UPDATE_DOCS") && std::string(std::getenv("SOL_UPDATE_DOCS")) == "1";
-  for (const char* page : {"docs/shapes.md", "docs/access.md"}) {
+  for (const char* page : {"docs/shapes.md", "docs/access.md", "docs/gemm-sweep.md"}) {
     const std::string path = std::string(SOL_SOURCE_DIR) + "/" + page;
     std::ifstream in(path);
     ASSERT_TRUE(in) << path;
