@@ -58,7 +58,6 @@ struct LtGemm::State {
   cublasLtMatmulAlgo_t algo{};
   DeviceBuffer<uint8_t> workspace;
   DeviceBuffer<__half> scratch;  // fp16 D when cuBLASLt has no fp16 → bf16 kernel (m × n)
-  DeviceBuffer<float> scales;  // fp8: {scale of our B (cuBLASLt's A), scale of our A}
   float alpha = 1.f;
   ~State() {
     for (auto l : {lay_b, lay_a, lay_c})
@@ -97,17 +96,10 @@ LtGemm::LtGemm(const Problem& p, float scale_a, float scale_b) : s_(std::make_un
   SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lay_b, in, uint64_t(p.k), uint64_t(p.n), p.ldb));
   SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lay_a, in, uint64_t(p.k), uint64_t(p.m), p.lda));
   SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lay_c, CUDA_R_16BF, uint64_t(p.n), uint64_t(p.m), p.ldc));
-  s.alpha = p.alpha;
-  if (p.in == InType::fp8_e4m3) {
-    s.alpha = 1.f;
-    s.scales = DeviceBuffer<float>(2);
-    const float host[2] = {scale_b, scale_a};
-    SOL_CUDA_CHECK(cudaMemcpy(s.scales.get(), host, sizeof host, cudaMemcpyHostToDevice));
-    const float* dev_b = s.scales.get();
-    const float* dev_a = s.scales.get() + 1;
-    SOL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &dev_b, sizeof dev_b));
-    SOL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &dev_a, sizeof dev_a));
-  }
+  // fp8: per-tensor scales fold into alpha (exact: powers of two). cuBLASLt's A/B scale-pointer
+  // attributes with a bf16 D were refused at run time on the H200 (cuBLAS 13:
+  // CUBLAS_STATUS_NOT_SUPPORTED from cublasLtMatmul though the heuristic offered an algorithm).
+  s.alpha = p.in == InType::fp8_e4m3 ? scale_a * scale_b : p.alpha;
   s.workspace = DeviceBuffer<uint8_t>(int64_t(kWorkspaceBytes));
   cublasStatus_t st = best_algo(s);
   if (st != CUBLAS_STATUS_SUCCESS && p.in == InType::fp16) {  // fall back to fp16 D + conversion
