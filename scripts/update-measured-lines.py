@@ -8,7 +8,11 @@ gpu = sys.argv[1] if len(sys.argv) > 1 else "h200"
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILE_FAMILIES = {"layernorm.cu": ["layernorm"], "rmsnorm.cu": ["rmsnorm"], "softmax.cu": ["softmax"],
                  "sincos.cu": ["elementwise"], "layernorm_bwd.cu": ["layernorm_bwd"],
-                 "rmsnorm_bwd.cu": ["rmsnorm_bwd"], "softmax_bwd.cu": ["softmax_bwd"]}
+                 "rmsnorm_bwd.cu": ["rmsnorm_bwd"], "softmax_bwd.cu": ["softmax_bwd"],
+                 "flash.cu": ["attention"], "standard.cu": ["attention"], "backward.cu": ["attention_bwd"]}
+# A folder whose vNN files serve families named otherwise (the first family's record is shown;
+# the tensor-core rungs serve bf16, fp16 and fp8 alike: bf16 and fp8 are shown).
+DIR_FAMILIES = {"gemm/fp32": ["gemm_fp32"], "gemm/tc": ["gemm_bf16", "gemm_fp8"]}
 
 
 def t(s):
@@ -29,14 +33,21 @@ for path in glob.glob(f"{root}/bench/results/{gpu}/*.json"):
 def line(r):
     floor = r.get("floor_measured_s") or r.get("floor_s") or 0
     pct = f", {100 * floor / r['median_s']:.0f} % of the model's floor" if floor else ""
-    return f"{r['variant']} {r['shape']}: {t(r['median_s'])}, {r['achieved_bytes_per_s'] / 1e12:.2f} TB/s{pct}"
+    # Compute-bound work reads best in FLOP/s, memory-bound in B/s: whichever the floor is.
+    if r.get("bound") == "compute" and r.get("achieved_flops_per_s"):
+        rate = f"{r['achieved_flops_per_s'] / 1e12:.0f} TFLOP/s ({r['family']})"
+    else:
+        rate = f"{r['achieved_bytes_per_s'] / 1e12:.2f} TB/s"
+    return f"{r['variant']} {r['shape']}: {t(r['median_s'])}, {rate}{pct}"
 
 
-for path in sorted(glob.glob(f"{root}/kernels/*/*.cu")):
-    name, fam_dir = os.path.basename(path), os.path.basename(os.path.dirname(path))
+for path in sorted(glob.glob(f"{root}/kernels/**/*.cu", recursive=True)):
+    name = os.path.basename(path)
+    rel_dir = os.path.relpath(os.path.dirname(path), f"{root}/kernels")
+    families = DIR_FAMILIES.get(rel_dir, [os.path.basename(rel_dir)])
     m = re.match(r"(v\d\d_\w+)\.cu$", name)
     if m:
-        recs = [heads[k] for k in heads if k[1] == m.group(1) and k[0] == fam_dir]
+        recs = [heads[(f, m.group(1))] for f in families if (f, m.group(1)) in heads]
     elif name in FILE_FAMILIES:
         recs = sorted((heads[k] for k in heads if k[0] in FILE_FAMILIES[name] and not k[1].startswith("peer:")),
                       key=lambda r: r["version"])
