@@ -271,10 +271,10 @@ const Texts kGemmBench = {"m=4096,n=4096,k=4096", "m=8192,n=8192,k=8192", "m=327
                           "m=4095,n=4095,k=4095", "m=4097,n=4097,k=4097", "m=8193,n=8193,k=8193"};
 const Texts kGemmTest = {"m=1,n=1,k=1",       "m=1,n=1,k=17",        "m=17,n=13,k=9",
                          "m=31,n=37,k=41",    "m=127,n=129,k=131",   "m=4097,n=65,k=33",
-                         "m=1793,n=1793,k=1793", "m=64,n=64,k=64,lda=72", "m=256,n=256,k=256"};
+                         "m=1793,n=1793,k=1793", "m=64,n=64,k=64,lda=72", "m=256,n=256,k=256",
+                         "m=700,n=1300,k=300"};  // v08 takes 128×128 tiles here, 128×256 at 1793³
 
-// The Hopper rungs (v03_wgmma_tma, v04_warp_specialized, v05_persistent) are registered by the
-// lead beside these, one entry each: entry(f.family, V{f.in, R::v03_wgmma_tma}, ...).
+// Every rung serves the three input types; v03 onwards need sm_90a (wgmma, TMA).
 void add_gemm_tc(std::vector<Variant>& all) {
   using kernels::gemm_tc::InType;
   using R = kernels::gemm_tc::Rung;
@@ -285,8 +285,12 @@ void add_gemm_tc(std::vector<Variant>& all) {
     int min_cc;  // e4m3 mma.sync and cuBLASLt fp8: sm_89
   } families[] = {{"gemm_bf16", InType::bf16, 80}, {"gemm_fp16", InType::fp16, 80}, {"gemm_fp8", InType::fp8_e4m3, 89}};
   for (const auto& f : families) {
-    all.push_back(entry(f.family, V{f.in, R::peer_cublaslt}, "peer:cublasLt", 0, f.min_cc,
-                        "cublasLtMatmul, TN, fp32 compute, bf16 out, heuristic's best algorithm", kGemmBench, kGemmTest));
+    Variant peer = entry(f.family, V{f.in, R::peer_cublaslt}, "peer:cublasLt", 0, f.min_cc,
+                         "cublasLtMatmul, TN, fp32 compute, bf16 out, heuristic's best algorithm", kGemmBench, kGemmTest);
+    // cuBLASLt's fp8 kernels need k % 16 == 0 and 16-byte pitches: bench and test it where it runs.
+    for (auto* shapes : {&peer.bench_shapes, &peer.test_shapes})
+      std::erase_if(*shapes, [&](const Shape& s) { return !peer.unsupported(s).empty(); });
+    all.push_back(std::move(peer));
     all.push_back(entry(f.family, V{f.in, R::v01_mma_sync}, "v01_mma_sync", 1, f.min_cc,
                         "mma.sync (m16n8k16; e4m3 m16n8k32) fed by ldmatrix, 128×128 tile, one padded shared buffer",
                         kGemmBench, kGemmTest));
@@ -307,6 +311,9 @@ void add_gemm_tc(std::vector<Variant>& all) {
                         kGemmTest));
     all.push_back(entry(f.family, V{f.in, R::v07_tma_store}, "v07_tma_store", 7, 90,
                         "epilogue through swizzled smem and TMA stores, overlapping the next tile's wgmmas",
+                        kGemmBench, kGemmTest));
+    all.push_back(entry(f.family, V{f.in, R::v08_tile_choice}, "v08_tile_choice", 8, 90,
+                        "v07 with a 128×256 or 128×128 tile (6 stages), whichever the wave count favours",
                         kGemmBench, kGemmTest));
   }
 }

@@ -61,10 +61,14 @@ struct Frame {
 std::vector<double> ticks(const Axis& a) {
   std::vector<double> t;
   if (a.log) {
-    for (double e = std::floor(std::log10(a.lo)); e <= std::ceil(std::log10(a.hi)) + 1e-9; e += 1) {
-      double v = std::pow(10.0, e);
-      if (v >= a.lo * 0.999 && v <= a.hi * 1.001) t.push_back(v);
-    }
+    // Decades; on an axis of three decades or fewer also 2× and 5× (256 … 16k reads 1k, 2k, 5k, 10k).
+    const bool fine = std::log10(a.hi) - std::log10(a.lo) <= 3;
+    for (double e = std::floor(std::log10(a.lo)); e <= std::ceil(std::log10(a.hi)) + 1e-9; e += 1)
+      for (double m : {1.0, 2.0, 5.0}) {
+        if (m != 1.0 && !fine) continue;
+        const double v = m * std::pow(10.0, e);
+        if (v >= a.lo * 0.999 && v <= a.hi * 1.001) t.push_back(v);
+      }
     return t;
   }
   double span = a.hi - a.lo;

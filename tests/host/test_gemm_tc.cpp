@@ -60,14 +60,20 @@ TEST(GemmTcRegistry, FamiliesRungsAndPeers) {
     EXPECT_EQ(peer->bench_shapes.front().str(), "m=4096,n=4096,k=4096");
   }
   for (const char* f : {"gemm_bf16", "gemm_fp16", "gemm_fp8"})
-    for (const char* r : {"v01_mma_sync", "v02_multistage"}) {
+    for (const char* r : {"v01_mma_sync", "v02_multistage", "v03_wgmma_tma", "v04_warp_specialized", "v05_persistent",
+                          "v06_cluster_multicast", "v07_tma_store", "v08_tile_choice"}) {
       const sol::Variant* v = find(f, r);
       ASSERT_NE(v, nullptr) << f << "/" << r;
+      // Every rung takes every shape: edges by zero fill, awkward pitches by packing.
       for (const auto& s : v->test_shapes) EXPECT_EQ(v->unsupported(s), "") << f << "/" << r << " " << s.str();
       for (const auto& s : v->bench_shapes) EXPECT_EQ(v->unsupported(s), "") << f << "/" << r << " " << s.str();
+      // wgmma and TMA are sm_90a: the Hopper rungs say so, the mma.sync rungs run from sm_80/89.
+      const bool hopper = std::string(r) >= "v03";
+      EXPECT_EQ(v->min_cc >= 90, hopper) << f << "/" << r;
     }
-  // The Hopper rungs are the lead's to register.
-  EXPECT_EQ(find("gemm_bf16", "v03_wgmma_tma"), nullptr);
+  // cuBLASLt's fp8 refuses k % 16 != 0: its peer is benched only where it runs.
+  for (const auto& s : find("gemm_fp8", "peer:cublasLt")->bench_shapes)
+    EXPECT_EQ(find("gemm_fp8", "peer:cublasLt")->unsupported(s), "") << s.str();
 }
 
 TEST(GemmTcRegistry, ShapeRules) {

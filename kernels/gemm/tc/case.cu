@@ -52,6 +52,7 @@ Launch launcher(Rung r) {
     case Rung::v05_persistent: return launch_v05_persistent;
     case Rung::v06_cluster_multicast: return launch_v06_cluster_multicast;
     case Rung::v07_tma_store: return launch_v07_tma_store;
+    case Rung::v08_tile_choice: return launch_v08_tile_choice;
     case Rung::peer_cublaslt: return nullptr;
   }
   return nullptr;

@@ -22,6 +22,7 @@ enum class Rung {
   v05_persistent,
   v06_cluster_multicast,
   v07_tma_store,
+  v08_tile_choice,
 };
 
 struct Version {

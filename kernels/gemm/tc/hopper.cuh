@@ -1,9 +1,11 @@
 #pragma once
 // The Hopper path (§3: only wgmma fed by TMA reaches the H200's tensor-core peak), shared by the
-// rungs v03 (TMA + wgmma), v04 (+ a producer warpgroup) and v05 (+ persistent tiles):
+// rungs v03 (TMA + wgmma), v04 (+ a producer warpgroup), v05 (+ persistent tiles), v06 (+ B
+// multicast in clusters of two), v07 (+ TMA-store epilogue) and v08 (+ a tile shape per problem):
 //   gA, gB --TMA, 128B swizzle--> sA[stage], sB[stage] --wgmma--> rAcc (fp32) --> gC (bf16)
-// One CTA tile is 128×256 outputs, computed by two consumer warpgroups of 64×256 each; k moves
-// in steps of 128 bytes per row (64 bf16/fp16 or 128 fp8), kStages deep in shared memory.
+// One CTA tile is 128×256 outputs (v08: or 128×128), computed by two consumer warpgroups of
+// 64×256 (64×128) each; k moves in steps of 128 bytes per row (64 bf16/fp16 or 128 fp8),
+// kStages deep in shared memory.
 // Each stage has a "full" mbarrier (TMA's bytes arrived) and an "empty" one (both consumers
 // finished reading it), so loads run kStages − 1 tiles ahead of the tensor cores.
 // Edges: TMA fills out-of-bounds rows and columns with zeros, so any m, n, k works; a row
@@ -24,15 +26,25 @@
 namespace sol::kernels::gemm_tc::hopper {
 
 constexpr int kBlockM = 128;        // two consumer warpgroups of 64 rows
-constexpr int kBlockN = 256;        // one wgmma n = 256
 constexpr int kRowBytes = 128;      // k extent of a stage, in bytes: one 128B swizzle row
 constexpr int kStepBytes = 32;      // k extent of one wgmma (16 × 2 B or 32 × 1 B)
-constexpr int kStages = 4;
 constexpr int kStageA = kBlockM * kRowBytes;   // 16 KiB
-constexpr int kStageB = kBlockN * kRowBytes;   // 32 KiB
-constexpr int kStageC = 64 * 128 * 2;           // one consumer's half tile of C, bf16: 16 KiB
-constexpr int kSmemBytes = kStages * (kStageA + kStageB) + 2 * kStageC + 1024 /* alignment */ + 256 /* barriers */;
+constexpr int kStageC = 64 * 128 * 2;           // one consumer's staging buffer for C, bf16: 16 KiB
 constexpr int kGroupM = 16;         // tile order: 16 row-tiles share each column of B tiles in L2
+
+// The CTA tile's n extent and what follows from it: 256 (one wgmma n = 256; every rung) or 128
+// (v08 picks it where it gives fewer or fuller waves). As many stages as fit in 227 KiB beside
+// the C staging buffers: 4 × 48 KiB or 6 × 32 KiB.
+template <int kN>
+struct TileN {
+  static_assert(kN == 128 || kN == 256, "wgmma n of 128 or 256");
+  static constexpr int kBlockN = kN;
+  static constexpr int kAcc = kN / 2;           // fp32 accumulators per consumer thread (64 × kN / 128)
+  static constexpr int kStageB = kN * kRowBytes;
+  static constexpr int kStages = kN == 256 ? 4 : 6;
+  static constexpr int kSmemBytes = kStages * (kStageA + kStageB) + 2 * kStageC + 1024 /* alignment */ +
+                                    256 /* barriers */;
+};
 
 // ---- the instructions, as the PTX manual names them ------------------------------------------
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
@@ -76,8 +88,8 @@ __device__ __forceinline__ uint64_t smem_desc(const void* tile) {
   return ((addr & 0x3FFFF) >> 4) | (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
 }
 
-template <InType kIn>
-__device__ __forceinline__ void wgmma_step(float (&rAcc)[128], uint64_t desc_a, uint64_t desc_b) {
+template <InType kIn, int kAcc>
+__device__ __forceinline__ void wgmma_step(float (&rAcc)[kAcc], uint64_t desc_a, uint64_t desc_b) {
   if constexpr (kIn == InType::bf16)
     wgmma_bf16(rAcc, desc_a, desc_b);
   else if constexpr (kIn == InType::fp16)
@@ -136,13 +148,14 @@ __device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap*
 // ---- epilogue: rAcc (the wgmma D fragment) → gC, bf16, alpha applied ----------------------------
 // Fragment layout (PTX "wgmma D, m64nNk*"): warp w of the warpgroup owns rows 16w … 16w+15; in
 // each 8-column chunk j a lane holds (row l/4, cols 2(l%4)+{0,1}) and the same columns 8 rows down.
-__device__ __forceinline__ void store_tile(const float (&rAcc)[128], __nv_bfloat16* gC, int64_t ldc, int64_t m,
+template <int kAcc>
+__device__ __forceinline__ void store_tile(const float (&rAcc)[kAcc], __nv_bfloat16* gC, int64_t ldc, int64_t m,
                                            int64_t n, int64_t row0, int64_t col0, float alpha) {
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const int64_t r_top = row0 + warp * 16 + lane / 4;
   const bool pairs = (ldc % 2) == 0;  // bf16x2 stores need 4-byte alignment
 #pragma unroll
-  for (int j = 0; j < 32; ++j) {
+  for (int j = 0; j < kAcc / 4; ++j) {
     const int64_t c = col0 + j * 8 + (lane % 4) * 2;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
@@ -178,12 +191,13 @@ __device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* sr
 __device__ __forceinline__ void consumer_sync(int consumer) {
   asm volatile("bar.sync %0, 128;" ::"r"(consumer + 1) : "memory");
 }
-__device__ __forceinline__ void store_tile_tma(const float (&rAcc)[128], uint8_t* sC, const CUtensorMap* mapC,
+template <int kAcc>
+__device__ __forceinline__ void store_tile_tma(const float (&rAcc)[kAcc], uint8_t* sC, const CUtensorMap* mapC,
                                                int consumer, int64_t row0, int64_t col0, float alpha) {
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const bool issuer = threadIdx.x % 128 == 0;
 #pragma unroll
-  for (int half = 0; half < 2; ++half) {
+  for (int half = 0; half < kAcc / 64; ++half) {  // 64×128 per half: two halves of 64×256, one of 64×128
     if (issuer) bulk_wait_read();  // the previous stores have finished reading sC
     consumer_sync(consumer);
 #pragma unroll
@@ -214,16 +228,18 @@ __device__ __forceinline__ void store_tile_tma(const float (&rAcc)[128], uint8_t
 // after everyone has finished with it). kPersistent: one CTA per SM walks work units (else one
 // CTA per unit). kCluster = 2: two CTAs stacked along m each load half of the shared B tile and
 // multicast it to both, so each CTA pulls 32 KiB per k-tile from L2 instead of 48.
-template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaStore>
+template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaStore, int kN>
 __global__ void __launch_bounds__(kProducer ? 384 : 256, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,
                 const __grid_constant__ CUtensorMap mapC, bool c_by_tma, __nv_bfloat16* gC, int64_t m, int64_t n,
                 int64_t ldc, int k_tiles, TileGrid grid, float alpha) {
   static_assert(kCluster == 1 || (kCluster == 2 && kProducer && kPersistent), "clusters need the producer schedule");
+  using T = TileN<kN>;
+  constexpr int kStages = T::kStages, kStageB = T::kStageB, kBlockN = kN;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
   uint8_t* sA = smem;                              // [kStages][128 rows][128 B], swizzled
-  uint8_t* sB = smem + kStages * kStageA;          // [kStages][256 rows][128 B], swizzled
+  uint8_t* sB = smem + kStages * kStageA;          // [kStages][kN rows][128 B], swizzled
   uint8_t* sC = sB + kStages * kStageB;           // [2 consumers][2 boxes][64 rows][128 B], swizzled
   uint64_t* full = reinterpret_cast<uint64_t*>(sC + 2 * kStageC);
   uint64_t* empty = full + kStages;
@@ -288,7 +304,7 @@ __global__ void __launch_bounds__(kProducer ? 384 : 256, 1)
     }
   };
 
-  float rAcc[128];
+  float rAcc[T::kAcc];
   int it = 0;  // k-tiles consumed by this CTA so far, over all its tiles: picks stage and parity
   for (int u = first_unit; u < grid.count(); u += unit_step) {
     int um, tn;
@@ -300,7 +316,7 @@ __global__ void __launch_bounds__(kProducer ? 384 : 256, 1)
         for (int kt = 0; kt < min(k_tiles, kStages - 1); ++kt) load_stage(it + kt, tm, tn, kt);
     }
 #pragma unroll
-    for (int i = 0; i < 128; ++i) rAcc[i] = 0.f;
+    for (int i = 0; i < T::kAcc; ++i) rAcc[i] = 0.f;
     for (int kt = 0; kt < k_tiles; ++kt, ++it) {
       const int s = it % kStages;
       mbar_wait(&full[s], (it / kStages) & 1);
@@ -309,7 +325,7 @@ __global__ void __launch_bounds__(kProducer ? 384 : 256, 1)
       wgmma_fence();
 #pragma unroll
       for (int step = 0; step < kRowBytes / kStepBytes; ++step)
-        wgmma_step<kIn>(rAcc, smem_desc(sA_mine + step * kStepBytes), smem_desc(sB_stage + step * kStepBytes));
+        wgmma_step<kIn, T::kAcc>(rAcc, smem_desc(sA_mine + step * kStepBytes), smem_desc(sB_stage + step * kStepBytes));
       wgmma_commit();
       if constexpr (kProducer) {
         // Keep one group in flight; the one before it is done, so its stage can be refilled.
@@ -364,16 +380,16 @@ inline bool reads_in_place(const void* p, int64_t pitch, InType in) {
 }
 
 // Sets up maps (packing first where needed) and launches gemm_kernel<...>.
-template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaStore>
+template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaStore, int kN>
 void launch(const Problem& p, Workspace& ws, cudaStream_t stream);
 
 // The one dispatch every rung shares: picks the instantiation for p.in.
-template <bool kProducer, bool kPersistent, int kCluster = 1, bool kTmaStore = false>
+template <bool kProducer, bool kPersistent, int kCluster = 1, bool kTmaStore = false, int kN = 256>
 void launch_any(const Problem& p, Workspace& ws, cudaStream_t stream) {
   switch (p.in) {
-    case InType::bf16: return launch<InType::bf16, kProducer, kPersistent, kCluster, kTmaStore>(p, ws, stream);
-    case InType::fp16: return launch<InType::fp16, kProducer, kPersistent, kCluster, kTmaStore>(p, ws, stream);
-    case InType::fp8_e4m3: return launch<InType::fp8_e4m3, kProducer, kPersistent, kCluster, kTmaStore>(p, ws, stream);
+    case InType::bf16: return launch<InType::bf16, kProducer, kPersistent, kCluster, kTmaStore, kN>(p, ws, stream);
+    case InType::fp16: return launch<InType::fp16, kProducer, kPersistent, kCluster, kTmaStore, kN>(p, ws, stream);
+    case InType::fp8_e4m3: return launch<InType::fp8_e4m3, kProducer, kPersistent, kCluster, kTmaStore, kN>(p, ws, stream);
   }
 }
 
@@ -381,7 +397,7 @@ int sm_count();
 // How many CTAs of `kernel` (clusters of `cluster` CTAs, `smem` bytes each) fit on the GPU at once.
 int resident_ctas(const void* kernel, int threads, int smem, int cluster);
 
-template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaStore>
+template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaStore, int kN>
 void launch(const Problem& p, Workspace& ws, cudaStream_t stream) {
   const int eb = in_bytes(kIn);
   const void* A = p.A;
@@ -410,26 +426,27 @@ void launch(const Problem& p, Workspace& ws, cudaStream_t stream) {
     pack_rows(jobs[0], jobs[1], eb, stream);
   }
   const CUtensorMap mapA = cached_map(A, kIn, p.m, p.k, lda, kBlockM);
-  const CUtensorMap mapB = cached_map(B, kIn, p.n, p.k, ldb, kBlockN / kCluster);
+  using T = TileN<kN>;
+  const CUtensorMap mapB = cached_map(B, kIn, p.n, p.k, ldb, kN / kCluster);
   const int tiles_m = int((p.m + kBlockM - 1) / kBlockM);
-  const TileGrid grid{(tiles_m + kCluster - 1) / kCluster, int((p.n + kBlockN - 1) / kBlockN)};
+  const TileGrid grid{(tiles_m + kCluster - 1) / kCluster, int((p.n + kN - 1) / kN)};
   const int k_tiles = int((p.k * eb + kRowBytes - 1) / kRowBytes);
   // C through TMA needs what TMA needs: a 16-byte aligned base and pitch (else direct stores).
   const bool c_by_tma = kTmaStore && reinterpret_cast<uintptr_t>(p.C) % 16 == 0 && (p.ldc * 2) % 16 == 0;
   const CUtensorMap mapC = c_by_tma ? cached_map(p.C, InType::bf16, p.m, p.n, p.ldc, 64) : CUtensorMap{};
-  auto kernel = gemm_kernel<kIn, kProducer, kPersistent, kCluster, kTmaStore>;
+  auto kernel = gemm_kernel<kIn, kProducer, kPersistent, kCluster, kTmaStore, kN>;
   const int threads = kProducer ? 384 : 256;
   static int resident = 0;  // one attribute call and occupancy query per instantiation
   if (!resident) {
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
     if (kCluster > 1) SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    resident = resident_ctas(reinterpret_cast<const void*>(kernel), threads, kSmemBytes, kCluster);
+    resident = resident_ctas(reinterpret_cast<const void*>(kernel), threads, T::kSmemBytes, kCluster);
   }
   const int blocks = kPersistent ? std::min(grid.count() * kCluster, resident) : grid.count() * kCluster;
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(unsigned(blocks));
   config.blockDim = dim3(unsigned(threads));
-  config.dynamicSmemBytes = kSmemBytes;
+  config.dynamicSmemBytes = T::kSmemBytes;
   config.stream = stream;
   cudaLaunchAttribute cluster{};
   cluster.id = cudaLaunchAttributeClusterDimension;

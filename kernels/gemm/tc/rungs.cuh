@@ -8,6 +8,7 @@
 //   v05_persistent        persistent tile scheduler
 //   v06_cluster_multicast clusters of two CTAs multicast the shared B tile
 //   v07_tma_store         epilogue through shared memory and TMA stores
+//   v08_tile_choice       v07 with a 128×256 or 128×128 tile, whichever quantizes better
 // A new rung: define its launcher, return it from launcher() in case.cu, register it in
 // kernels/registry.cu's add_gemm_tc; optionally a KernelPlan for the doctor.
 #include "kernels/gemm/tc/problem.cuh"
@@ -21,6 +22,9 @@ void launch_v04_warp_specialized(const Problem& p, Workspace& ws, cudaStream_t s
 void launch_v05_persistent(const Problem& p, Workspace& ws, cudaStream_t stream);
 void launch_v06_cluster_multicast(const Problem& p, Workspace& ws, cudaStream_t stream);
 void launch_v07_tma_store(const Problem& p, Workspace& ws, cudaStream_t stream);
+void launch_v08_tile_choice(const Problem& p, Workspace& ws, cudaStream_t stream);
+// Whether v08 runs p on 128×128 tiles (else 128×256): the shape model's rounds × tile work.
+bool v08_takes_narrow_tile(const Problem& p);
 
 // The main kernel a rung launches for p and its geometry, for the doctor (occupancy, waves).
 // Optional per rung: the Case reports no kernel (a library peer's view) where a rung has none.
