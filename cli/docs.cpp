@@ -27,6 +27,7 @@ Command add_docs(CLI::App& root, Global&) {
             std::string gpu = o->gpu.empty() ? files.front().device.database_row : o->gpu;
             if (gpu.empty()) bad_input("results do not name a database row", "pass --gpu NAME");
             const auto& spec = hw::find(gpu);
+            const std::optional<hw::HwSpec> probed = report::measured_profile_beside(o->results);
             fs::create_directories(o->out);
             // A family page may hold prose around its numbers: only the block between the
             // "results" markers is generated; a page without them gets the block appended.
@@ -40,7 +41,7 @@ Command add_docs(CLI::App& root, Global&) {
                 ss << in.rdbuf();
                 page = ss.str();
               }
-              const std::string block = sweep ? report::sweep_markdown(f, spec) : report::family_markdown(f, spec);
+              const std::string block = sweep ? report::sweep_markdown(f, spec, probed ? &*probed : nullptr) : report::family_markdown(f, spec);
               if (page.find("<!-- sol:BEGIN results -->") == std::string::npos)
                 page += (page.empty() ? "" : "\n") + std::string("<!-- sol:BEGIN results -->\n<!-- sol:END results -->\n");
               std::ofstream(p) << report::replace_block(page, "results", block);

@@ -59,6 +59,7 @@ Command add_report(CLI::App& root, Global&) {
             bool measure = !o->model_only && o->results_dir.empty() && gpu_present(&why_not);
             if (!o->results_dir.empty()) {
               in.measured = results::read_dir(o->results_dir);
+              in.measured_profile = report::measured_profile_beside(o->results_dir);
               if (in.measured.empty()) bad_input("no results files (*.json) in " + o->results_dir);
               in.measured_note = "Rendered from the results in " + o->results_dir + ".";
             } else if (measure) {

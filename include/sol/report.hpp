@@ -3,6 +3,7 @@
 // every kernel on the roofline, each family's ladder and sweeps. Rendered as a terminal table, a
 // JSON document and one self-contained HTML page with SVG charts. Host-only: it renders the
 // committed bench/results on any machine.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct Input {
   std::vector<results::File> measured;  // empty: a model-only report
   std::string measured_note;            // why nothing was measured, or where results came from
   std::string created;                  // ISO-8601 UTC
+  // The ceilings `sol probe` measured on the results' GPU (matrix rates), when known: the GEMM
+  // sweep predicts on them as well as on the datasheet.
+  std::optional<hw::HwSpec> measured_profile;
 };
 
 std::string text(const Input& in);   // terminal tables
@@ -45,10 +49,16 @@ std::string replace_block(const std::string& doc, const std::string& name, const
 // The GEMM size sweep (family "gemm_sweep", include/sol/sweep.hpp): per GEMM family TFLOP/s against
 // N for each variant with the shape model's prediction, the model's error for sol's rung and the
 // cliffs named with the model's terms. is_sweep files are drawn by these, not as a ladder.
+// `measured` (optional): a profile `sol probe` saved on that GPU; the model is then also evaluated
+// on its measured matrix rate plus the run's launch overhead, and its error reported.
 bool is_sweep(const results::File& f);
-std::string sweep_chart(const results::File& f, const std::string& family, const hw::HwSpec& hw);  // "" if no points
-std::string sweep_html(const results::File& f, const hw::HwSpec& hw);
-std::string sweep_markdown(const results::File& f, const hw::HwSpec& hw);  // the body of docs/gemm-sweep.md's block
-std::string sweep_text(const results::File& f, const hw::HwSpec& hw);
+std::string sweep_chart(const results::File& f, const std::string& family, const hw::HwSpec& hw,
+                        const hw::HwSpec* measured = nullptr);  // "" if no points
+std::string sweep_html(const results::File& f, const hw::HwSpec& hw, const hw::HwSpec* measured = nullptr);
+// The body of docs/gemm-sweep.md's block.
+std::string sweep_markdown(const results::File& f, const hw::HwSpec& hw, const hw::HwSpec* measured = nullptr);
+std::string sweep_text(const results::File& f, const hw::HwSpec& hw, const hw::HwSpec* measured = nullptr);
+// The profile `sol probe` saved beside a results folder (<dir>/probe/measured-profile.json), if any.
+std::optional<hw::HwSpec> measured_profile_beside(const std::string& results_dir);
 
 }  // namespace sol::report

@@ -155,7 +155,7 @@ std::string text(const Input& in) {
     o << "[" << l.family << "]\n" << m.str() << "\n";
   }
   for (const auto& f : in.measured)
-    if (is_sweep(f)) o << sweep_text(f, hw);
+    if (is_sweep(f)) o << sweep_text(f, hw, in.measured_profile ? &*in.measured_profile : nullptr);
   return o.str();
 }
 
@@ -390,7 +390,7 @@ std::string html(const Input& in) {
   o << "</table>\n";
   for (const auto& l : ladders(in.measured)) o << family_section(l);
   for (const auto& f : in.measured)
-    if (is_sweep(f)) o << sweep_html(f, hw);
+    if (is_sweep(f)) o << sweep_html(f, hw, in.measured_profile ? &*in.measured_profile : nullptr);
   o << "</body></html>\n";
   return o.str();
 }

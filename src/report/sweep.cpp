@@ -3,6 +3,8 @@
 // the rung, and each cliff named with the model's terms. One table of cells feeds the terminal,
 // Markdown and HTML renderings, so the three never disagree.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -75,6 +77,14 @@ std::vector<FamilySweep> by_family(const results::File& f) {
 // Measured FLOP/s of a valid record, else 0.
 double flops_per_s(const results::Record* r) {
   return r && results::valid(*r) && r->flops > 0 ? r->flops / r->median_s : 0;
+}
+
+// The rung model's prediction on the ceilings sol probe measured: the measured matrix rate in
+// place of the datasheet's, plus the launch overhead the run measured (a GEMM of a few µs pays it).
+double measured_prediction(const FamilySweep& s, const Mnk& key, const hw::HwSpec& measured, double launch_s) {
+  const auto [m, n, k] = key;
+  const sweep::Prediction p = sweep::predict(*s.family, m, n, k, measured);
+  return p.rung_s > 0 ? p.shape_model.flops / (p.rung_s + launch_s) : 0;
 }
 
 std::string tflops(double v) { return v > 0 ? fixed(v / 1e12, 1) : "-"; }
@@ -169,7 +179,7 @@ std::pair<std::string, std::vector<double>> calibrated_errors(const FamilySweep&
   return {label, errors};
 }
 
-std::string error_summary(const FamilySweep& s, const hw::HwSpec& hw) {
+std::string error_summary(const FamilySweep& s, const hw::HwSpec& hw, const hw::HwSpec* measured, double launch_s) {
   if (s.rung.empty()) return "No sol rung ran in this sweep, so the model's error is not measured.";
   const auto [plain, rung] = rung_errors(s, hw);
   if (plain.empty()) return s.rung + " did not verify at any shape, so the model's error is not measured.";
@@ -183,6 +193,21 @@ std::string error_summary(const FamilySweep& s, const hw::HwSpec& hw) {
          std::string(s.family->packs_unaligned ? "model with packing" : "shape model") + " is off by a median " +
          pct(sweep::median(calibrated)) + " over the other " + std::to_string(calibrated.size()) +
          " shapes: the error of its tile, wave and alignment terms.";
+  if (measured) {
+    std::vector<double> errors;
+    for (const auto& [key, r] : s.at.at(s.rung))
+      if (const double got = flops_per_s(r); got > 0)
+        errors.push_back(sweep::model_error(got, measured_prediction(s, key, *measured, launch_s)));
+    // The rate the floor takes at the family's largest cube, where it is compute-bound.
+    const int64_t big = 8192;
+    const model::GemmEstimate e = sweep::predict(*s.family, big, big, big, *measured).shape_model;
+    const std::string rate = fixed(e.flops / e.floor_s / 1e12, 0) + " TFLOP/s " + dtype_name(s.family->dtype);
+    if (!errors.empty())
+      t += " On the ceilings `sol probe` measured (" + rate + ", plus this run's launch overhead of " +
+           fixed(launch_s * 1e6, 1) + " µs) instead of the datasheet, the " +
+           std::string(s.family->packs_unaligned ? "model with packing" : "shape model") + " is off by a median " +
+           pct(sweep::median(errors)) + " over all " + std::to_string(errors.size()) + " shapes.";
+  }
   return t;
 }
 
@@ -269,7 +294,8 @@ const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", 
 
 bool is_sweep(const results::File& f) { return f.family == sweep::kFamily; }
 
-std::string sweep_chart(const results::File& f, const std::string& family, const hw::HwSpec& hw) {
+std::string sweep_chart(const results::File& f, const std::string& family, const hw::HwSpec& hw,
+                        const hw::HwSpec* measured) {
   for (const FamilySweep& s : by_family(f)) {
     if (s.family->name != family) continue;
     std::vector<svg::Series> series;
@@ -287,16 +313,20 @@ std::string sweep_chart(const results::File& f, const std::string& family, const
     }
     auto model = svg::series("shape model (" + model::tile_str(s.family->tile) + ")", "#444");
     auto packed = svg::series("model with packing", "#d62728");
-    for (auto* x : {&model, &packed}) x->dashed = true, x->markers = false;
+    auto probed = svg::series("model on measured ceilings", "#2ca02c");
+    for (auto* x : {&model, &packed, &probed}) x->dashed = true, x->markers = false;
     for (const auto& key : s.shapes)
       if (is_cube(key)) {
         const int64_t n = std::get<0>(key);
         const sweep::Prediction p = sweep::predict(*s.family, n, n, n, hw);
         model.points.push_back({double(n), p.shape_model.predicted_flops_per_s / 1e12});
         packed.points.push_back({double(n), p.rung_flops_per_s / 1e12});
+        if (measured)
+          probed.points.push_back({double(n), measured_prediction(s, key, *measured, f.ceilings.launch_overhead_s) / 1e12});
       }
     add(model);
     if (s.family->packs_unaligned) add(packed);
+    add(probed);
     for (auto& x : series) std::sort(x.points.begin(), x.points.end());
     if (series.empty() || hi <= lo) return "";
     svg::Axis x{"N (M = N = K)", true, lo / 1.15, hi * 1.15};
@@ -306,15 +336,15 @@ std::string sweep_chart(const results::File& f, const std::string& family, const
   return "";
 }
 
-std::string sweep_html(const results::File& f, const hw::HwSpec& hw) {
+std::string sweep_html(const results::File& f, const hw::HwSpec& hw, const hw::HwSpec* measured) {
   std::ostringstream o;
   o << "<h2 id='gemm_sweep'>GEMM size sweep</h2>\n<p class='note'>Measured " << svg::escape(f.created) << " on "
     << svg::escape(f.device.name) << ". Dashed: the shape model's prediction (floor ÷ tile × wave × alignment "
     << "efficiency on the datasheet peak); for rungs that pack unaligned operands, the model with the packing copy "
     << "instead of the alignment term.</p>\n";
   for (const FamilySweep& s : by_family(f)) {
-    o << "<h3>" << svg::escape(family_title(s)) << "</h3>\n" << sweep_chart(f, s.family->name, hw);
-    o << "<p>" << svg::escape(error_summary(s, hw)) << "</p>\n";
+    o << "<h3>" << svg::escape(family_title(s)) << "</h3>\n" << sweep_chart(f, s.family->name, hw, measured);
+    o << "<p>" << svg::escape(error_summary(s, hw, measured, f.ceilings.launch_overhead_s)) << "</p>\n";
     o << html_table(family_cells(s, hw, true)) << html_table(family_cells(s, hw, false));
     const auto c = cliffs(s, hw);
     if (!c.empty()) {
@@ -326,7 +356,7 @@ std::string sweep_html(const results::File& f, const hw::HwSpec& hw) {
   return o.str();
 }
 
-std::string sweep_markdown(const results::File& f, const hw::HwSpec& hw) {
+std::string sweep_markdown(const results::File& f, const hw::HwSpec& hw, const hw::HwSpec* measured) {
   std::ostringstream o;
   o << "<!-- generated by `sol docs` from bench/results/" << (f.device.database_row.empty() ? "?" : f.device.database_row)
     << "/" << f.family << ".json; edit the prose around this block, not the block -->\n";
@@ -334,7 +364,7 @@ std::string sweep_markdown(const results::File& f, const hw::HwSpec& hw) {
     << ". Cells are TFLOP/s (the model's FLOPs ÷ the median time); \"model\" is the shape model on the " << hw.name
     << " datasheet peak; \"model + packing\" charges the packing copy instead of the alignment term.\n\n";
   for (const FamilySweep& s : by_family(f)) {
-    o << "### " << family_title(s) << "\n\n" << error_summary(s, hw) << "\n\n";
+    o << "### " << family_title(s) << "\n\n" << error_summary(s, hw, measured, f.ceilings.launch_overhead_s) << "\n\n";
     o << md_table(family_cells(s, hw, true)) << "\n" << md_table(family_cells(s, hw, false)) << "\n";
     const auto c = cliffs(s, hw);
     if (!c.empty()) {
@@ -346,15 +376,26 @@ std::string sweep_markdown(const results::File& f, const hw::HwSpec& hw) {
   return o.str();
 }
 
-std::string sweep_text(const results::File& f, const hw::HwSpec& hw) {
+std::string sweep_text(const results::File& f, const hw::HwSpec& hw, const hw::HwSpec* measured) {
   std::ostringstream o;
   for (const FamilySweep& s : by_family(f)) {
     o << "[sweep: " << family_title(s) << "]\n" << text_table(family_cells(s, hw, true)) << "\n"
-      << text_table(family_cells(s, hw, false)) << error_summary(s, hw) << "\n";
+      << text_table(family_cells(s, hw, false)) << error_summary(s, hw, measured, f.ceilings.launch_overhead_s) << "\n";
     for (const auto& line : cliffs(s, hw)) o << "  cliff: " << line << "\n";
     o << "\n";
   }
   return o.str();
+}
+
+std::optional<hw::HwSpec> measured_profile_beside(const std::string& results_dir) {
+  const std::filesystem::path p = std::filesystem::path(results_dir) / "probe" / "measured-profile.json";
+  std::ifstream in(p);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  hw::HwSpec spec = hw::from_json_text(text.str(), p.string());
+  if (!spec.measured) return std::nullopt;
+  return spec;
 }
 
 }  // namespace sol::report

@@ -243,6 +243,36 @@ TEST(SweepReport, MarkdownHasTheNumbersTheErrorsAndTheCliff) {
   EXPECT_NE(md.find("132 tiles, waves 1 |"), std::string::npos) << md;
 }
 
+TEST(SweepReport, MeasuredCeilingsReplaceTheDatasheetLevel) {
+  const auto& datasheet = sol::hw::find("h200");
+  sol::hw::HwSpec probed = datasheet;  // a probe that measured 500 TFLOP/s bf16
+  probed.measured = true;
+  auto& bf16 = probed.matrix_peaks.at(sol::dtype_peak_key(sol::DType::bf16));
+  bf16.clock_hz *= 500e12 / bf16.flops_per_s;
+  bf16.flops_per_s = 500e12;
+  const double launch_s = 4e-6;
+  // A rung running exactly at the model's prediction on those ceilings, launch overhead included:
+  // the error on measured ceilings is 0, the datasheet model's is not.
+  sol::results::File f;
+  f.family = sol::sweep::kFamily;
+  f.device.name = "NVIDIA H200";
+  f.device.sms = 132;
+  f.ceilings.launch_overhead_s = launch_s;
+  const auto& fam = sol::sweep::gemm_family("gemm_bf16");
+  for (int64_t n : {1024, 1793, 4096}) {
+    const auto p = sol::sweep::predict(fam, n, n, n, probed);
+    f.records.push_back(rec("v07_tma_store", 7, n, n, n, p.shape_model.flops / (p.rung_s + launch_s) / 1e12));
+  }
+  const std::string with = sol::report::sweep_markdown(f, datasheet, &probed);
+  EXPECT_NE(with.find("On the ceilings `sol probe` measured (500 TFLOP/s bf16, plus this run's launch overhead of 4.0 µs)"),
+            std::string::npos) << with;
+  EXPECT_NE(with.find("is off by a median 0.0 % over all 3 shapes"), std::string::npos) << with;
+  const std::string without = sol::report::sweep_markdown(f, datasheet);
+  EXPECT_EQ(without.find("On the ceilings"), std::string::npos);
+  EXPECT_NE(sol::report::sweep_chart(f, "gemm_bf16", datasheet, &probed).find("model on measured ceilings"),
+            std::string::npos);
+}
+
 TEST(SweepReport, HtmlDrawsTheSweepOnceAndNotAsALadder) {
   const auto& hw = sol::hw::find("h200");
   sol::report::Input in;
