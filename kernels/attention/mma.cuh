@@ -1,7 +1,7 @@
 #pragma once
-// Warp-level tensor-core building blocks shared by the attention kernels (sm_80+): cp.async
-// 16-byte copies with zero fill, ldmatrix (.trans), mma.sync m16n8k16 with fp32 accumulation,
-// and an XOR-swizzled [rows × kD] shared-memory tile layout.
+// Warp-level tensor-core building blocks shared by the attention kernels (sm_80+), on top of the
+// PTX wrappers in kernels/common/ptx.cuh (cp.async, ldmatrix, mma.sync): an XOR-swizzled
+// [rows × kD] shared-memory tile layout, tile loads, and the fragment moves of S and P.
 // Fragment ownership (PTX m16n8k16): lane = 4·g + t. A (16×16, row-major): a[0] = (row g,
 // cols 2t..2t+1), a[1] = row g + 8, a[2] = row g at cols + 8, a[3] = row g + 8 at cols + 8.
 // B (16×8, k-major per column n): b0 = (k 2t..2t+1, n g), b1 = k + 8. C (16×8): c[0..1] =
@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <type_traits>
+
+#include "kernels/common/ptx.cuh"
 
 namespace sol::kernels::attention {
 
@@ -22,63 +24,11 @@ __device__ __forceinline__ int swizzled(int row, int chunk) {
   return row * kD + ((chunk ^ (row & 7)) << 3);
 }
 
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// 16 bytes global → shared, asynchronously; src_bytes = 0 writes 16 zero bytes (rows past the end).
-__device__ __forceinline__ void cp_async_16(void* sDst, const void* gSrc, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(sDst)), "l"(gSrc), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::); }
-
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* sP) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(sP)));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* sP) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(sP)));
-}
-
-// D = A·B + D, m16n8k16, fp32 accumulate.
-template <class T>
-__device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-}
-
 // Two 8-wide n blocks from one ldmatrix.x4 B load: c0 += a·(b[0], b[1]), c1 += a·(b[2], b[3]).
 template <class T>
 __device__ __forceinline__ void mma_pair(float (&c0)[4], float (&c1)[4], const uint32_t (&a)[4], const uint32_t (&b)[4]) {
-  mma_16816<T>(c0, a, b[0], b[1]);
-  mma_16816<T>(c1, a, b[2], b[3]);
-}
-
-// Two floats → one register of two T, the lower column in the low half.
-template <class T>
-__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<const uint32_t*>(&v);
-  } else {
-    const __half2 v = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<const uint32_t*>(&v);
-  }
+  mma_k32bytes<T>(c0, a, b[0], b[1]);
+  mma_k32bytes<T>(c1, a, b[2], b[3]);
 }
 
 // Rows [0, valid) of a [kRows × kD] tile from global (row pitch ld elements) into swizzled

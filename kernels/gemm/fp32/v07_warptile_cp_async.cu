@@ -26,6 +26,7 @@
 // measured (H200, bench/results/h200/): v07_warptile_cp_async m=4096,n=4096,k=4096: 3.23 ms, 42 TFLOP/s (gemm_fp32), 64 % of the model's floor
 #include <cstdint>
 
+#include "kernels/common/ptx.cuh"
 #include "kernels/gemm/fp32/gemm.cuh"
 
 namespace sol::kernels::gemm_fp32 {
@@ -44,12 +45,6 @@ static_assert(kCopiesA == 1 && kTileK == 8, "the swizzle assumes a warp stores 1
 // Column of sA[k] where element m of A's tile lives (see 3. above).
 __device__ __forceinline__ int swizzle(int k, int m) { return m ^ ((k >> 2) << 4); }
 
-__device__ __forceinline__ void cp_async16(float* sDst, const float* gSrc) {
-  const unsigned dst = unsigned(__cvta_generic_to_shared(sDst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(gSrc) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
 
 struct Tiles {
   float a[2][kTileK][kTileM];  // transposed and swizzled: a[k][swizzle(k, m)]
@@ -71,7 +66,7 @@ __global__ void __launch_bounds__(kThreads, 2) warptile_kernel(GemmArgs g) {
     for (int j = 0; j < kCopiesB; ++j) {
       const int idx = tid + j * kThreads, r = idx / (kTileN / 4), c = idx % (kTileN / 4) * 4;
       float* dst = &s.b[buf][r][c];
-      if (b_vec && k0 + r < g.k && col0 + c + 3 < g.n) cp_async16(dst, g.b + int64_t(k0 + r) * g.n + col0 + c);
+      if (b_vec && k0 + r < g.k && col0 + c + 3 < g.n) cp_async_16(dst, g.b + int64_t(k0 + r) * g.n + col0 + c);
       else *reinterpret_cast<float4*>(dst) = load4(g.b, g.k, g.n, k0 + r, col0 + c);
     }
     cp_async_commit();

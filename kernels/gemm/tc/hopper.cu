@@ -1,8 +1,7 @@
-// Host half of the Hopper GEMM (kernels/gemm/tc/hopper.cuh): tensor maps, the operand packer for
-// pitches TMA cannot address, and the SM count the persistent rung launches one CTA per.
+// Host half of the Hopper GEMM (kernels/gemm/tc/hopper.cuh): tensor maps, the SM count the
+// persistent rungs launch one CTA per, and how many CTAs (clusters) fit at once.
 #include <algorithm>
 #include <string>
-#include <type_traits>
 
 #include "kernels/gemm/tc/hopper.cuh"
 #include "sol/core/error.hpp"
@@ -20,39 +19,6 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
   }();
   return fn;
-}
-
-// Operand z of the launch (A, then B when both need it), one 16-byte chunk of a packed row per
-// thread: the source row is not 16-byte aligned, so it is read element by element (coalesced
-// across the warp), and the chunk is written with one 16-byte store. Columns past `cols` in the
-// last chunk get zeros; TMA never reads them anyway (they lie outside the tensor map).
-template <class E>
-struct PackJob {
-  const E* gSrc;
-  int64_t src_pitch;
-  E* gDst;
-  int64_t dst_pitch, rows, cols;
-};
-template <class E>
-__global__ void pack_kernel(PackJob<E> a, PackJob<E> b) {
-  const PackJob<E>& job = blockIdx.z == 0 ? a : b;
-  constexpr int kPerChunk = 16 / sizeof(E);
-  const int64_t chunks = job.dst_pitch / kPerChunk;
-  for (int64_t r = blockIdx.y; r < job.rows; r += gridDim.y) {
-    const E* src = job.gSrc + r * job.src_pitch;
-    for (int64_t ch = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; ch < chunks; ch += int64_t(gridDim.x) * blockDim.x) {
-      union {
-        uint4 v;
-        E e[kPerChunk];
-      } rChunk;
-#pragma unroll
-      for (int i = 0; i < kPerChunk; ++i) {
-        const int64_t c = ch * kPerChunk + i;
-        rChunk.e[i] = c < job.cols ? src[c] : E(0);
-      }
-      reinterpret_cast<uint4*>(job.gDst + r * job.dst_pitch)[ch] = rChunk.v;
-    }
-  }
 }
 
 }  // namespace
@@ -94,22 +60,6 @@ CUtensorMap cached_map(const void* base, InType in, int64_t rows, int64_t cols, 
   next = (next + 1) % kEntries;
   e = Entry{base, in, rows, cols, pitch, box_rows, make_map(base, in, rows, cols, pitch, box_rows)};
   return e.map;
-}
-
-void pack_rows(const PackRows& a, const PackRows& b, int elem_bytes, cudaStream_t stream) {
-  const int64_t rows = std::max(a.rows, b.rows), chunks = std::max(a.dst_pitch, b.dst_pitch) * elem_bytes / 16;
-  const int threads = 128;
-  const dim3 grid(unsigned(std::min<int64_t>((chunks + threads - 1) / threads, 16)),
-                  unsigned(std::min<int64_t>((rows + 3) / 4, 16384)), b.rows > 0 ? 2u : 1u);
-  auto job = [](const PackRows& p, auto* type) {
-    using E = std::remove_pointer_t<decltype(type)>;
-    return PackJob<E>{static_cast<const E*>(p.src), p.src_pitch, static_cast<E*>(p.dst), p.dst_pitch, p.rows, p.cols};
-  };
-  if (elem_bytes == 2)
-    pack_kernel<<<grid, threads, 0, stream>>>(job(a, static_cast<uint16_t*>(nullptr)), job(b, static_cast<uint16_t*>(nullptr)));
-  else
-    pack_kernel<<<grid, threads, 0, stream>>>(job(a, static_cast<uint8_t*>(nullptr)), job(b, static_cast<uint8_t*>(nullptr)));
-  SOL_LAUNCH_CHECK();
 }
 
 int sm_count() {

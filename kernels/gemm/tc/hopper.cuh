@@ -9,9 +9,7 @@
 // Each stage has a "full" mbarrier (TMA's bytes arrived) and an "empty" one (both consumers
 // finished reading it), so loads run kStages − 1 tiles ahead of the tensor cores.
 // Edges: TMA fills out-of-bounds rows and columns with zeros, so any m, n, k works; an operand
-// whose row pitch is not a multiple of 128 bytes (TMA needs 16; full speed needs whole 128-byte
-// lines, see reads_in_place) is first packed into the workspace — one read and one write of the
-// operand, ~14 µs for both at 1793³, against the ~6× slower path cuBLAS takes there.
+// whose base or row pitch is not a multiple of 128 bytes is first packed (kernels/gemm/tc/pack.cuh).
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -20,6 +18,8 @@
 #include <cstdint>
 
 #include "kernels/common/check.cuh"
+#include "kernels/common/ptx.cuh"
+#include "kernels/gemm/tc/pack.cuh"
 #include "kernels/gemm/tc/problem.cuh"
 #include "kernels/gemm/tc/wgmma_ops.cuh"
 
@@ -47,9 +47,6 @@ struct TileN {
 };
 
 // ---- the instructions, as the PTX manual names them ------------------------------------------
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
 __device__ __forceinline__ void mbar_init(uint64_t* bar, int count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
 }
@@ -361,24 +358,6 @@ CUtensorMap make_map(const void* base, InType in, int64_t rows, int64_t cols, in
 // operands come back call after call (a training step, the harness's rotating input sets).
 CUtensorMap cached_map(const void* base, InType in, int64_t rows, int64_t cols, int64_t pitch, int box_rows);
 
-// One operand to pack: a rows × cols matrix with an unaddressable pitch, copied to `dst` whose
-// pitch is a multiple of 16 bytes. pack_rows packs one or two (rows = 0: none) in one launch.
-struct PackRows {
-  const void* src = nullptr;
-  int64_t src_pitch = 0;
-  void* dst = nullptr;
-  int64_t dst_pitch = 0, rows = 0, cols = 0;
-};
-void pack_rows(const PackRows& a, const PackRows& b, int elem_bytes, cudaStream_t stream);
-
-// Whether the kernel reads this operand in place. TMA needs a 16-byte aligned base and pitch, and
-// runs at full speed only when each 128-byte box row is one 128-byte line: at 1793³ the kernel
-// took 48 µs on rows packed to a 3600-byte pitch and 28 µs at 1792³ (H200, ncu). So anything
-// short of a 128-byte aligned base and pitch is packed first.
-inline bool reads_in_place(const void* p, int64_t pitch, InType in) {
-  return reinterpret_cast<uintptr_t>(p) % kRowBytes == 0 && (pitch * in_bytes(in)) % kRowBytes == 0;
-}
-
 // Sets up maps (packing first where needed) and launches gemm_kernel<...>.
 template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaStore, int kN>
 void launch(const Problem& p, Workspace& ws, cudaStream_t stream);
@@ -400,34 +379,11 @@ int resident_ctas(const void* kernel, int threads, int smem, int cluster);
 template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaStore, int kN>
 void launch(const Problem& p, Workspace& ws, cudaStream_t stream) {
   const int eb = in_bytes(kIn);
-  const void* A = p.A;
-  const void* B = p.B;
-  int64_t lda = p.lda, ldb = p.ldb;
-  // Pack what reads_in_place refuses into the workspace, at a pitch rounded up to 128 bytes.
-  const int64_t align = kRowBytes / eb;
-  const int64_t k_pitch = (p.k + align - 1) / align * align;
-  const bool pack_a = !reads_in_place(A, lda, kIn), pack_b = !reads_in_place(B, ldb, kIn);
-  if (pack_a || pack_b) {
-    const size_t a_bytes = pack_a ? size_t(p.m * k_pitch * eb + 255) / 256 * 256 : 0;
-    const size_t b_bytes = pack_b ? size_t(p.n * k_pitch * eb) : 0;
-    uint8_t* w = static_cast<uint8_t*>(ws.reserve(a_bytes + b_bytes));
-    PackRows jobs[2];
-    int count = 0;
-    if (pack_a) {
-      jobs[count++] = PackRows{A, lda, w, k_pitch, p.m, p.k};
-      A = w;
-      lda = k_pitch;
-    }
-    if (pack_b) {
-      jobs[count++] = PackRows{B, ldb, w + a_bytes, k_pitch, p.n, p.k};
-      B = w + a_bytes;
-      ldb = k_pitch;
-    }
-    pack_rows(jobs[0], jobs[1], eb, stream);
-  }
-  const CUtensorMap mapA = cached_map(A, kIn, p.m, p.k, lda, kBlockM);
+  // TMA at full speed wants 128-byte lines (kernels/gemm/tc/pack.cuh): anything else is packed.
+  const Problem q = pack_operands(p, ws, kRowBytes, stream);
+  const CUtensorMap mapA = cached_map(q.A, kIn, p.m, p.k, q.lda, kBlockM);
   using T = TileN<kN>;
-  const CUtensorMap mapB = cached_map(B, kIn, p.n, p.k, ldb, kN / kCluster);
+  const CUtensorMap mapB = cached_map(q.B, kIn, p.n, p.k, q.ldb, kN / kCluster);
   const int tiles_m = int((p.m + kBlockM - 1) / kBlockM);
   const TileGrid grid{(tiles_m + kCluster - 1) / kCluster, int((p.n + kN - 1) / kN)};
   const int k_tiles = int((p.k * eb + kRowBytes - 1) / kRowBytes);

@@ -6,11 +6,16 @@
 #include <cuda_bf16.h>
 
 #include <cstdint>
+#include <type_traits>
 
-#include "kernels/gemm/tc/mma.cuh"
+#include "kernels/common/ptx.cuh"
 #include "kernels/gemm/tc/problem.cuh"
 
 namespace sol::kernels::gemm_tc {
+
+// The storage word of an element type (loads and copies move bits only).
+template <class T>
+using Bits = std::conditional_t<sizeof(T) == 1, uint8_t, uint16_t>;
 
 constexpr int kBlockM = 128, kBlockN = 128;
 constexpr int kRowBytes = 64;                    // k depth of a tile in bytes: 32 bf16/fp16, 64 e4m3
@@ -85,7 +90,7 @@ __device__ __forceinline__ void store_pairs(const Problem& p, const float (&acc)
     if (r >= p.m) return;
     __nv_bfloat16* dst = gC + r * p.ldc + c;
     if (pairs && c + 1 < p.n) {
-      *reinterpret_cast<uint32_t*>(dst) = pack_bf16x2(v0, v1);
+      *reinterpret_cast<uint32_t*>(dst) = pack2<__nv_bfloat16>(v0, v1);
     } else {
       if (c < p.n) dst[0] = __float2bfloat16_rn(v0);
       if (c + 1 < p.n) dst[1] = __float2bfloat16_rn(v1);

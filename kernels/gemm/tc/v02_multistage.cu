@@ -7,8 +7,8 @@
 // the 8 rows an ldmatrix phase reads then cover all 8 16-byte bank groups (unswizzled, rows r
 // and r+2 would collide: 4-way conflicts).
 // cp.async needs 16-byte aligned sources: an operand whose pitch is not a multiple of 16 bytes
-// (1793) is first packed into an aligned copy in the Workspace (one read + one write
-// of the operand, ~2·(m+n)·k·2 bytes: 26 MB at 1793³, ≈ 8 µs against ≈ 30 µs of math).
+// (1793) is first packed into an aligned copy in the Workspace (kernels/gemm/tc/pack.cuh: one
+// read + one write of the operand, 26 MB at 1793³).
 // Epilogue: the 128×128 tile goes through shared memory so each row leaves as 16-byte stores
 // (when ldc % 8 == 0), else guarded element stores.
 // Expected bottleneck: mma.sync issue rate. Hopper runs HMMA at a fraction of wgmma's rate, so
@@ -21,6 +21,7 @@
 #include <algorithm>
 
 #include "kernels/common/check.cuh"
+#include "kernels/gemm/tc/pack.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 #include "kernels/gemm/tc/tile.cuh"
 
@@ -91,7 +92,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>) multistage_kernel(Pro
 
   auto* sC = reinterpret_cast<uint32_t*>(smem);  // bf16 pairs, row pitch kCPitch / 2 words
   for_each_pair(acc, p.alpha, w, lane,
-                [&](int r, int c, float v0, float v1) { sC[(r * kCPitch + c) / 2] = pack_bf16x2(v0, v1); });
+                [&](int r, int c, float v0, float v1) { sC[(r * kCPitch + c) / 2] = pack2<__nv_bfloat16>(v0, v1); });
   __syncthreads();
   auto* gC = static_cast<uint16_t*>(p.C);
   const auto* sC16 = reinterpret_cast<const uint16_t*>(smem);
@@ -111,19 +112,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>) multistage_kernel(Pro
   }
 }
 
-// dst[r·pitch + c] = src[r·ld + c] for c < k: an operand repacked with a 16-byte aligned pitch.
-template <class E>
-__global__ void pack_kernel(const E* __restrict__ gSrc, int64_t ld, E* __restrict__ gDst, int64_t pitch, int64_t rows,
-                            int64_t k) {
-  const int64_t n = rows * k, stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    gDst[(i / k) * pitch + i % k] = gSrc[(i / k) * ld + i % k];
-}
-
-bool aligned16(const void* ptr, int64_t pitch_bytes) {
-  return pitch_bytes % 16 == 0 && reinterpret_cast<uintptr_t>(ptr) % 16 == 0;
-}
-
 // 64 KiB of dynamic shared memory is over the default 48 KiB: opt in once per instantiation.
 template <class T>
 const void* configured_kernel() {
@@ -138,24 +126,7 @@ const void* configured_kernel() {
 // Packs the operands whose pitch cp.async cannot read into the Workspace, then runs the kernel.
 template <class T>
 void run(Problem p, Workspace& ws, cudaStream_t stream) {
-  using E = Bits<T>;
-  const int64_t eb = int64_t(sizeof(E));
-  const bool packA = !aligned16(p.A, p.lda * eb), packB = !aligned16(p.B, p.ldb * eb);
-  if (packA || packB) {
-    const int64_t pitch = (p.k + kChunkElems<T> - 1) / kChunkElems<T> * kChunkElems<T>;
-    const int64_t bytesA = packA ? (p.m * pitch * eb + 255) / 256 * 256 : 0;
-    auto* base = static_cast<unsigned char*>(ws.reserve(size_t(bytesA + (packB ? p.n * pitch * eb : 0))));
-    const auto pack = [&](const void*& src, int64_t& ld, int64_t rows, unsigned char* dst) {
-      const int64_t blocks = std::min<int64_t>((rows * p.k + 255) / 256, 4096);
-      pack_kernel<E><<<unsigned(blocks), 256, 0, stream>>>(static_cast<const E*>(src), ld, reinterpret_cast<E*>(dst),
-                                                           pitch, rows, p.k);
-      SOL_LAUNCH_CHECK();
-      src = dst;
-      ld = pitch;
-    };
-    if (packA) pack(p.A, p.lda, p.m, base);
-    if (packB) pack(p.B, p.ldb, p.n, base + bytesA);
-  }
+  p = pack_operands(p, ws, 16, stream);  // cp.async reads 16-byte aligned chunks
   (void)configured_kernel<T>();
   const dim3 grid(unsigned((p.n + kBlockN - 1) / kBlockN), unsigned((p.m + kBlockM - 1) / kBlockM));
   multistage_kernel<T><<<grid, kThreads, kSmemBytes, stream>>>(p);
