@@ -38,7 +38,6 @@ constexpr int kGroupM = 16;         // tile order: 16 row-tiles share each colum
 template <int kN>
 struct TileN {
   static_assert(kN == 128 || kN == 256, "wgmma n of 128 or 256");
-  static constexpr int kBlockN = kN;
   static constexpr int kAcc = kN / 2;           // fp32 accumulators per consumer thread (64 × kN / 128)
   static constexpr int kStageB = kN * kRowBytes;
   static constexpr int kStages = kN == 256 ? 4 : 6;

@@ -23,8 +23,6 @@ void launch_v05_persistent(const Problem& p, Workspace& ws, cudaStream_t stream)
 void launch_v06_cluster_multicast(const Problem& p, Workspace& ws, cudaStream_t stream);
 void launch_v07_tma_store(const Problem& p, Workspace& ws, cudaStream_t stream);
 void launch_v08_tile_choice(const Problem& p, Workspace& ws, cudaStream_t stream);
-// Whether v08 runs p on 128×128 tiles (else 128×256): the shape model's rounds × tile work.
-bool v08_takes_narrow_tile(const Problem& p);
 
 // The main kernel a rung launches for p and its geometry, for the doctor (occupancy, waves).
 // Optional per rung: the Case reports no kernel (a library peer's view) where a rung has none.
