@@ -54,6 +54,7 @@ struct Options {
   int max_samples = 2000;
   double settle = 0.005;     // stop once the median moves less than this between rounds
   uint64_t seed = 0x5eed5eedull;
+  bool memory = false;       // also measure the peak device memory of one call (one input set)
 };
 
 // ---- sol probe: this card's ceilings ----------------------------------------------------------

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "bench/gpu.cuh"
+#include "kernels/common/buffer.cuh"
 #include "sol/core/format.hpp"
 
 namespace sol::bench {
@@ -90,6 +91,27 @@ void append_unique(std::vector<Shape>& shapes, const Shape& s) {
   shapes.push_back(s);
 }
 
+// The memory probe: a fresh Case holding one input set (as a caller would), filled and run once.
+// The most that device_alloc held at once meanwhile is what one call needs: inputs, outputs and
+// workspace (S and P for standard attention). Allocations outside device_alloc (a library's own
+// workspace) are not seen.
+double peak_device_bytes(const Variant& v, const Shape& s, uint64_t seed, cudaStream_t stream) {
+  struct SingleSet {
+    SingleSet() { kernels::set_single_input_set(true); }
+    ~SingleSet() { kernels::set_single_input_set(false); }
+  } single;
+  const int64_t before = kernels::alloc_stats().live;
+  kernels::reset_alloc_peak();
+  {
+    auto c = v.make(s);
+    if (!c) failure("make() returned no Case");
+    c->randomize(seed);
+    c->run(0, stream);
+    SOL_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  return double(kernels::alloc_stats().peak - before);
+}
+
 }  // namespace
 
 CheckResult verify(const Variant& v, const Shape& s, uint64_t seed) {
@@ -136,6 +158,12 @@ results::Record measure(const Variant& v, const Shape& s, const Options& opts, c
     add_note(r, std::to_string(sets) + (sets == 1 ? " input set" : " input sets rotated"));
     for (const auto& n : t.notes) add_note(r, n);
     add_note(r, t.clocks.note());
+    if (opts.memory) {
+      c.reset();  // the timed Case's rotated sets are not part of one call
+      r.peak_device_bytes = peak_device_bytes(v, s, fresh_seed(opts.seed), st.get());
+      add_note(r, "peak device memory of one call (inputs, outputs, workspace; one input set): " +
+                      bytes_iec(r.peak_device_bytes));
+    }
   } catch (const Error& e) {
     r.skipped = "error: " + e.line();
     r.verified = false;

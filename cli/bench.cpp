@@ -27,7 +27,7 @@ struct Opts {
   std::string pattern;
   std::vector<std::string> shapes;
   std::string json, out_dir, gpu;
-  bool cold_l2 = false, graph = false, no_peers = false, headline = false, full_probe = false;
+  bool cold_l2 = false, graph = false, no_peers = false, headline = false, full_probe = false, memory = false;
   bool sweep = false, plan = false;
   double budget_s = 0.5;
 };
@@ -83,6 +83,7 @@ std::string outcome(const results::Record& r) {
 bench::RunOptions run_options(const Opts& o) {
   bench::RunOptions ro;
   ro.timing.cold_l2 = o.cold_l2;
+  ro.timing.memory = o.memory;
   ro.timing.graph = o.graph;
   ro.timing.budget_s = o.budget_s;
   ro.peers = !o.no_peers;
@@ -175,6 +176,8 @@ Command add_bench(CLI::App& root, Global&) {
   app->add_option("--out-dir", o->out_dir, "write DIR/<family>.json for every family (as bench/results/h200/)");
   app->add_option("--gpu", o->gpu, "database row for the datasheet floor (default: the row this GPU matches)");
   app->add_flag("--cold-l2", o->cold_l2, "flush L2 before every sample");
+  app->add_flag("--memory", o->memory,
+                "also measure each variant's peak device memory for one call (inputs, outputs, workspace; one input set)");
   app->add_flag("--graph", o->graph, "replay runs from a CUDA graph (no launch gaps)");
   app->add_flag("--no-peers", o->no_peers, "skip the PyTorch peers");
   app->add_flag("--headline", o->headline, "only the first (headline) bench shape of each variant");

@@ -57,6 +57,7 @@ json to_j(const Record& r) {
             {"graph", r.graph},
             {"throttled", r.throttled},
             {"throttle_reasons", r.throttle_reasons},
+            {"peak_device_bytes", r.peak_device_bytes},
             {"skipped", r.skipped},
             {"note", r.note}};
   return j;
@@ -108,6 +109,7 @@ Record record_from(const json& j, const std::string& where) {
   get(j, "graph", r.graph, where);
   get(j, "throttled", r.throttled, where);
   get(j, "throttle_reasons", r.throttle_reasons, where);
+  get(j, "peak_device_bytes", r.peak_device_bytes, where);
   get(j, "skipped", r.skipped, where);
   get(j, "note", r.note, where);
   if (r.median_s < 0 || r.flops < 0 || r.bytes < 0) bad_input(where + ": negative time, flops or bytes");

@@ -434,6 +434,11 @@ def row_bwd_peers(family):
             yield run_peer(torch, timer, family, f"peer:torch.{name}_bwd_bf16", f"backward of {name} on bf16 (eager autograd)",
                            dims, lambda f=fwd: make_input(f), backward, reference, flops, nbytes, 1e-2, note)
         naive = [k for k in fwds if k.startswith("naive")][0]
+        # The timing replays one saved graph (retain_graph=True); AOTAutograd's donated buffers forbid that
+        # once a second shape recompiles ("compiled with non-empty donated buffers"): keep them undonated.
+        functorch_config = getattr(getattr(torch, "_functorch", None), "config", None)
+        if functorch_config is not None and hasattr(functorch_config, "donated_buffer"):
+            functorch_config.donated_buffer = False
         compiled = torch.compile(fwds[naive])
         yield run_peer(torch, timer, family, f"peer:torch.compile_{naive}_bwd_bf16",
                        f"backward of torch.compile({naive}) on bf16 (the compiled backward graph)", dims,

@@ -47,6 +47,7 @@ struct Record {
   bool graph = false;
   bool throttled = false;
   std::string throttle_reasons;
+  double peak_device_bytes = 0;  // `sol bench --memory`: most device memory one call held (0: not measured)
   std::string skipped;         // non-empty: not run, and why
   std::string note;
 };

@@ -22,6 +22,16 @@ void* device_alloc(int64_t bytes);
 // Frees with a check (throws sol::Error on failure).
 void device_free(void* p);
 
+// What device_alloc holds: bytes live now, and the most held at once since reset_alloc_peak()
+// (the memory probe of `sol bench --memory`: inputs, outputs and workspace of one call).
+struct AllocStats {
+  int64_t live = 0, peak = 0;
+};
+AllocStats alloc_stats();
+void reset_alloc_peak();
+// While true, rotating_sets() answers 1: a Case made then holds one input set, as a caller would.
+void set_single_input_set(bool on);
+
 template <class T>
 class DeviceBuffer {
  public:

@@ -1,10 +1,13 @@
 // Host-side pieces of kernels/common: allocation with clear errors, rotation count, decoders,
 // and the parallel comparison.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
 
 #include "kernels/common/buffer.cuh"
 #include "kernels/common/compare.cuh"
@@ -21,9 +24,35 @@ std::string gib(double bytes) {
 }
 }  // namespace
 
+namespace {
+// Allocation bookkeeping for the memory probe (sizes by pointer; cudaFree does not say).
+struct Tracker {
+  std::mutex mutex;
+  std::unordered_map<void*, int64_t> sizes;
+  AllocStats stats;
+};
+Tracker& tracker() {
+  static Tracker t;
+  return t;
+}
+std::atomic<bool> g_single_set{false};
+}  // namespace
+
+AllocStats alloc_stats() {
+  std::lock_guard<std::mutex> lock(tracker().mutex);
+  return tracker().stats;
+}
+
+void reset_alloc_peak() {
+  std::lock_guard<std::mutex> lock(tracker().mutex);
+  tracker().stats.peak = tracker().stats.live;
+}
+
+void set_single_input_set(bool on) { g_single_set = on; }
+
 void* device_alloc(int64_t bytes) {
-  if (bytes <= 0) return nullptr;
   void* p = nullptr;
+  if (bytes <= 0) return p;
   const cudaError_t err = cudaMalloc(&p, size_t(bytes));
   if (err == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();  // not sticky: clear it so that the next launch check does not report it
@@ -34,16 +63,31 @@ void* device_alloc(int64_t bytes) {
               "choose a smaller shape");
   }
   SOL_CUDA_CHECK(err);
+  std::lock_guard<std::mutex> lock(tracker().mutex);
+  Tracker& t = tracker();
+  t.sizes[p] = bytes;
+  t.stats.live += bytes;
+  t.stats.peak = std::max(t.stats.peak, t.stats.live);
   return p;
 }
 
 void device_free(void* p) {
-  if (p) SOL_CUDA_CHECK(cudaFree(p));
+  if (!p) return;
+  {
+    std::lock_guard<std::mutex> lock(tracker().mutex);
+    Tracker& t = tracker();
+    if (auto it = t.sizes.find(p); it != t.sizes.end()) {
+      t.stats.live -= it->second;
+      t.sizes.erase(it);
+    }
+  }
+  SOL_CUDA_CHECK(cudaFree(p));
 }
 
 int rotating_sets(double bytes_per_set) {
   constexpr double kRotateBytes = 256.0 * (1 << 20);
   constexpr int kMaxSets = 16;
+  if (g_single_set) return 1;
   if (!(bytes_per_set > 0)) return kMaxSets;
   const double need = std::floor(kRotateBytes / bytes_per_set) + 1;  // strictly more than 256 MiB
   return int(std::min<double>(need, kMaxSets));

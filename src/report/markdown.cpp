@@ -28,6 +28,28 @@ std::string sep(size_t n) {
   return s + "\n";
 }
 
+// Per shape where two or more of sol's variants had their memory measured: the largest peak over
+// the smallest (standard attention's S and P against FlashAttention's O(N) state, for instance).
+std::string memory_ratios(const results::File& f) {
+  std::vector<std::string> shapes;
+  for (const auto& r : f.records)
+    if (r.peak_device_bytes > 0 && !is_peer(r.variant) && std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end())
+      shapes.push_back(r.shape);
+  std::string out;
+  for (const auto& s : shapes) {
+    const results::Record *lo = nullptr, *hi = nullptr;
+    for (const auto& r : f.records) {
+      if (r.shape != s || r.peak_device_bytes <= 0 || is_peer(r.variant)) continue;
+      if (!lo || r.peak_device_bytes < lo->peak_device_bytes) lo = &r;
+      if (!hi || r.peak_device_bytes > hi->peak_device_bytes) hi = &r;
+    }
+    if (lo == hi) continue;
+    out += "- `" + s + "`: " + hi->variant + " " + bytes_iec(hi->peak_device_bytes) + " ÷ " + lo->variant + " " +
+           bytes_iec(lo->peak_device_bytes) + " = " + fixed(hi->peak_device_bytes / lo->peak_device_bytes, 1) + "×\n";
+  }
+  return out.empty() ? "" : "Peak device memory of one call, largest ÷ smallest variant at the same shape:\n\n" + out;
+}
+
 }  // namespace
 
 std::string family_markdown(const results::File& f, const hw::HwSpec& hw) {
@@ -41,19 +63,25 @@ std::string family_markdown(const results::File& f, const hw::HwSpec& hw) {
     << ")";
   if (f.ceilings.fp32_fma_flops_per_s > 0) o << ", fp32 FMA " << si(f.ceilings.fp32_fma_flops_per_s, "FLOP/s");
   o << ". \"of floor\" = the model's floor on those measured ceilings ÷ the measured median.\n\n";
+  const bool memory = std::any_of(f.records.begin(), f.records.end(), [](const auto& r) { return r.peak_device_bytes > 0; });
   std::vector<std::string> cols = {"variant", "technique", "shape", "median", "GB/s", "of floor", "vs peer", "check"};
+  if (memory) cols.push_back("peak memory");
   o << row(cols) << sep(cols.size());
   for (const auto& r : f.records) {
+    std::vector<std::string> cells;
     if (!r.skipped.empty()) {
-      o << row({r.variant, r.technique, r.shape, "skipped: " + r.skipped, "", "", "", ""});
-      continue;
+      cells = {r.variant, r.technique, r.shape, "skipped: " + r.skipped, "", "", "", ""};
+    } else {
+      std::string vs_peer;
+      if (const auto* p = results::best_peer(f, r)) vs_peer = fixed(p->median_s / r.median_s, 2) + "× " + p->variant.substr(5);
+      cells = {r.variant, r.technique, "`" + r.shape + "`", si(r.median_s, "s"), fixed(r.achieved_bytes_per_s / 1e9, 0),
+               floor_of(r) > 0 ? pct(floor_of(r) / r.median_s) : "-", vs_peer,
+               r.verified ? "ok (" + sci(r.rel_l2) + ")" : "**failed**"};
     }
-    std::string vs_peer;
-    if (const auto* p = results::best_peer(f, r)) vs_peer = fixed(p->median_s / r.median_s, 2) + "× " + p->variant.substr(5);
-    o << row({r.variant, r.technique, "`" + r.shape + "`", si(r.median_s, "s"), fixed(r.achieved_bytes_per_s / 1e9, 0),
-              floor_of(r) > 0 ? pct(floor_of(r) / r.median_s) : "-", vs_peer,
-              r.verified ? "ok (" + sci(r.rel_l2) + ")" : "**failed**"});
+    if (memory) cells.push_back(r.peak_device_bytes > 0 ? bytes_iec(r.peak_device_bytes) : "");
+    o << row(cells);
   }
+  if (memory) o << "\n" << memory_ratios(f);
   return o.str();
 }
 

@@ -90,3 +90,17 @@ TEST(Report, ReplaceBlockNeedsItsMarkers) {
   EXPECT_EQ(report::replace_block(out, "headline", "new\n"), out);  // idempotent
   EXPECT_THROW(report::replace_block("no markers", "headline", "x"), Error);
 }
+
+TEST(Report, MemoryColumnAndRatiosOnlyWhenMeasured) {
+  const hw::HwSpec& hw = hw::find("h200");
+  results::File f = measured();
+  EXPECT_EQ(report::family_markdown(f, hw).find("peak memory"), std::string::npos);  // none measured: no column
+  f.records[0].peak_device_bytes = 63.0 * (1 << 20);  // v01_fp32 at n=1024
+  f.records[1].peak_device_bytes = 1.0 * (1 << 20);   // v02_bf16 at n=1024
+  f.records[2].peak_device_bytes = 5.0 * (1 << 20);   // v01_fp32 at n=2048: alone at its shape, no ratio
+  const std::string md = report::family_markdown(f, hw);
+  EXPECT_NE(md.find("peak memory"), std::string::npos);
+  EXPECT_NE(md.find("63 MiB"), std::string::npos);
+  EXPECT_NE(md.find("`n=1024`: v01_fp32 63 MiB ÷ v02_bf16 1 MiB = 63.0×"), std::string::npos) << md;
+  EXPECT_EQ(md.find("`n=2048`: "), std::string::npos);
+}
