@@ -148,31 +148,40 @@ __global__ void __launch_bounds__(kThreads, 1) multistage_kernel(GemmArgs g) {
   float rAcc[8][16] = {};  // [i·4 + r][j·4 + c]: row m0 + i·kSubM + r, column n0 + j·kSubN + c
   const int k_tiles = (g.k + C::kTileK - 1) / C::kTileK;
   // Prologue: tiles 0 … kStages−2 in flight, one commit group each (empty past the last tile, so
-  // that group t always holds tile t and the wait below counts right).
+  // that group t always holds tile t and the waits below count right).
 #pragma unroll
   for (int s = 0; s < C::kStages - 1; ++s) {
     if (s < k_tiles) copy_tile(s * C::kTileK, s);
     cp_async_commit();
   }
+  // Tile t+1's first fragments are read before tile t's last k-step is multiplied, so the
+  // barrier that publishes tile t+1 sits before those 128 FFMA and their latency hides the reads'.
   int read_stage = 0, write_stage = C::kStages - 1;
+  float rA[2][8], rB[2][16];  // fragments double-buffered across k-steps
+  cp_async_wait<C::kStages - 2>();  // kStages−1 groups committed, group 0 (tile 0) landed
+  __syncthreads();
+  read_fragments(smem, 0, rA[0], rB[0]);
   for (int t = 0; t < k_tiles; ++t) {
-    // kStages−1+t groups committed; at most kStages−2 pending ⇒ groups 0 … t (tile t) have landed.
-    cp_async_wait<C::kStages - 2>();
-    // Tile t visible to all; and everyone has finished computing tile t−1, whose stage
-    // (write_stage) the copy below overwrites.
-    __syncthreads();
+    // Stage write_stage held tile t−1, which every thread finished reading before the last
+    // barrier (t = 0: a stage not yet used).
     if (t + C::kStages - 1 < k_tiles) copy_tile((t + C::kStages - 1) * C::kTileK, write_stage);
     cp_async_commit();
     const float* sStage = smem + read_stage * C::kStageFloats;
-    float rA[2][8], rB[2][16];  // fragments double-buffered across k-steps
-    read_fragments(sStage, 0, rA[0], rB[0]);
 #pragma unroll
     for (int d = 0; d < C::kTileK; ++d) {
-      if (d + 1 < C::kTileK) read_fragments(sStage, d + 1, rA[(d + 1) & 1], rB[(d + 1) & 1]);
+      if (d + 1 < C::kTileK) {
+        read_fragments(sStage, d + 1, rA[(d + 1) & 1], rB[(d + 1) & 1]);
+      } else if (t + 1 < k_tiles) {
+        // kStages+t groups committed; at most kStages−2 pending ⇒ groups 0 … t+1 (tile t+1) have
+        // landed. The barrier publishes them, and it follows every thread's last read of tile t.
+        cp_async_wait<C::kStages - 2>();
+        __syncthreads();
+        write_stage = read_stage;
+        read_stage = read_stage + 1 == C::kStages ? 0 : read_stage + 1;
+        read_fragments(smem + read_stage * C::kStageFloats, 0, rA[(d + 1) & 1], rB[(d + 1) & 1]);
+      }
       outer_product_8x16(rAcc, rA[d & 1], rB[d & 1]);
     }
-    write_stage = read_stage;
-    read_stage = read_stage + 1 == C::kStages ? 0 : read_stage + 1;
   }
   cp_async_wait_all();  // only empty groups remain; leave none behind at exit
 #pragma unroll
