@@ -32,7 +32,7 @@ __device__ __forceinline__ void cp_async_16(void* sDst, const void* gSrc, int sr
 }
 // 4 bytes global → shared through L1 (.ca: the only form below 16 bytes), zero-filled when
 // src_bytes is 0: for copies that scatter as they land (a transpose) or whose source is only
-// 4-byte aligned. Same contract for src as cp_async_16.
+// 4-byte aligned. src must be 4-byte aligned and valid even when src_bytes is 0.
 __device__ __forceinline__ void cp_async_4(void* sDst, const void* gSrc, int src_bytes = 4) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(sDst)), "l"(gSrc), "r"(src_bytes)
                : "memory");
