@@ -77,8 +77,8 @@ __global__ void __launch_bounds__(kThreads, 1) multistage_kernel(GemmArgs g) {
   const int m0 = (warp / C::kWarpsN) * kWarpM + (lane / kLanesN) * 4;  // this lane's first row in the tile
   const int n0 = (warp % C::kWarpsN) * kWarpN + (lane % kLanesN) * 4;  // and first column
 
-  // A copy j: tile row a_m + 32·(j % kRoundsA), k = 8·(j / kRoundsA) + a_k — a warp copies 4 rows ×
-  // 8 consecutive k (4 whole sectors). gA walks along k; rows kRowsPerCopy apart are a_stride away.
+  // A copy (jj, kg): tile row a_m + 32·jj, k = 8·kg + a_k — a warp copies 4 rows × 8 consecutive k
+  // (4 whole sectors). gA walks along k; rows kRowsPerCopy apart are a_stride away.
   const int a_k = tid % 8, a_m = tid / 8;
   const float* gA = g.a + int64_t(row0 + a_m) * g.k + a_k;  // dereferenced only where the row is inside
   const int64_t a_stride = int64_t(kRowsPerCopy) * g.k;
