@@ -407,7 +407,9 @@ const Texts kSgemmTest = {"m=1,n=1,k=1",         "m=1,n=4097,k=3",          "m=1
                           "m=31,n=37,k=41",      "m=127,n=129,k=131",       "m=4097,n=65,k=33",
                           "m=1000,n=1000,k=1000", "m=256,n=256,k=256",      "m=200,n=300,k=1023",
                           "m=130,n=1021,k=64",   "m=1,n=1,k=1,beta=1",      "m=31,n=37,k=41,beta=1",
-                          "m=127,n=129,k=131,beta=1", "m=1000,n=1000,k=1000,beta=1"};
+                          "m=127,n=129,k=131,beta=1", "m=1000,n=1000,k=1000,beta=1",
+                          // v08's tiles (256×128, 128×256; BK 8, 16) plus one, and whole tiles with a short k
+                          "m=257,n=129,k=17",    "m=129,n=260,k=47,beta=1", "m=512,n=512,k=40"};
 
 void add_gemm_fp32(std::vector<Variant>& all) {
   using V = kernels::gemm_fp32::Version;
@@ -436,6 +438,12 @@ void add_gemm_fp32(std::vector<Variant>& all) {
                       kSgemmBench, kSgemmTest));
   all.push_back(entry(f, V::v07_warptile_cp_async, "v07_warptile_cp_async", 7, 80,
                       "64×32 warp tiles (conflict-free), double-buffered cp.async for B, swizzled transposed A, BK=8",
+                      kSgemmBench, kSgemmTest));
+  all.push_back(entry(f, V::v08_warptile_256x128, "v08_warptile_256x128", 8, 80,
+                      "256×128 tile, 64×64 warp tiles, 8×16 per thread, 4-stage cp.async (A transposed by 4-byte copies), BK=8",
+                      kSgemmBench, kSgemmTest));
+  all.push_back(entry(f, V::v08_warptile_128x256, "v08_warptile_128x256", 8, 80,
+                      "128×256 tile, 64×64 warp tiles, 8×16 per thread, 3-stage cp.async (A transposed by 4-byte copies), BK=16",
                       kSgemmBench, kSgemmTest));
 }
 // ==== end gemm_fp32 ================================================================================

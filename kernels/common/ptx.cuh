@@ -1,6 +1,7 @@
 #pragma once
 // The warp-level PTX the cp.async and tensor-core kernels share (sm_80+; e4m3 mma.sync sm_89+):
 //   cp.async.cg   16 bytes global → shared without registers, zero-filled past src_bytes
+//   cp.async.ca   4 bytes, the same through L1 (element-wise copies: transposes, unaligned rows)
 //   ldmatrix.x4   four 8×8 b16 matrices from shared memory, one 16-byte row address per lane
 //   mma.sync      m16n8k16 bf16 / fp16, or m16n8k32 e4m3: one warp-wide MMA over 32 bytes of k
 // Fragment layouts (PTX ISA, "mma.m16n8k16"): lane = 4·g + t (g = lane/4, t = lane%4);
@@ -28,6 +29,13 @@ __device__ __forceinline__ void cp_async_16(uint32_t sDst, const void* gSrc, int
 }
 __device__ __forceinline__ void cp_async_16(void* sDst, const void* gSrc, int src_bytes = 16) {
   cp_async_16(smem_addr(sDst), gSrc, src_bytes);
+}
+// 4 bytes global → shared through L1 (.ca: the only form below 16 bytes), zero-filled when
+// src_bytes is 0: for copies that scatter as they land (a transpose) or whose source is only
+// 4-byte aligned. src must be 4-byte aligned and valid even when src_bytes is 0.
+__device__ __forceinline__ void cp_async_4(void* sDst, const void* gSrc, int src_bytes = 4) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(sDst)), "l"(gSrc), "r"(src_bytes)
+               : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 // Waits until at most N groups are still in flight.

@@ -52,6 +52,8 @@ LaunchPlan plan(Version v, const GemmArgs& g) {
     case Version::v05_regblock_2d: return v05_regblock_2d_plan(g);
     case Version::v06_vectorized: return v06_vectorized_plan(g);
     case Version::v07_warptile_cp_async: return v07_warptile_cp_async_plan(g);
+    case Version::v08_warptile_256x128: return v08_warptile_256x128_plan(g);
+    case Version::v08_warptile_128x256: return v08_warptile_128x256_plan(g);
     default: return {};
   }
 }
@@ -207,7 +209,7 @@ class GemmCase final : public Case {
 };
 
 // The traffic model that describes how a rung moves data: untiled (v01, v02) or square tiles of
-// side T (the block tile; v04's is 64, v05–v07's 128); 0 for the peers (their tiling is unknown).
+// side T (the block tile; v04's is 64, v05–v07's 128, v08 below); 0 for the peers (their tiling is unknown).
 model::MatmulOp traffic_model(Version v, int64_t m, int64_t n, int64_t k) {
   model::MatmulOp op{.m = m, .n = n, .k = k, .dtype = DType::f32, .impl = model::MatmulImpl::Tiled, .tile = 0};
   switch (v) {
@@ -218,6 +220,10 @@ model::MatmulOp traffic_model(Version v, int64_t m, int64_t n, int64_t k) {
     case Version::v05_regblock_2d:
     case Version::v06_vectorized:
     case Version::v07_warptile_cp_async: op.tile = 128; break;
+    // v08's tiles are 256×128 / 128×256; the model's square tile takes the short side, an upper
+    // bound (the long side halves one operand's re-reads: 3.3 GB at 4096³ against T = 128's 4.4).
+    case Version::v08_warptile_256x128:
+    case Version::v08_warptile_128x256: op.tile = 128; break;
     default: op.impl = model::MatmulImpl::Minimal; break;
   }
   return op;

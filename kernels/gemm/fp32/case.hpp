@@ -20,6 +20,8 @@ enum class Version {
   v05_regblock_2d,
   v06_vectorized,
   v07_warptile_cp_async,
+  v08_warptile_256x128,  // one kernel (v08_warptile.cuh), two tiles
+  v08_warptile_128x256,
 };
 
 std::string unsupported(Version v, const Shape& s);

@@ -1,5 +1,5 @@
 #pragma once
-// The fp32 GEMM ladder's contract, shared by every rung (v01…v07), the Case and the cuBLAS peers:
+// The fp32 GEMM ladder's contract, shared by every rung (v01…v08), the Case and the cuBLAS peers:
 //   C[m×n] = alpha · A[m×k] · B[k×n] + beta · C[m×n]
 // all row-major and contiguous (lda = k, ldb = n, ldc = n), fp32 in, fp32 accumulate, fp32 out.
 // beta = 0 means C is not read (BLAS semantics: NaN poison in C must not leak into the result).
@@ -117,5 +117,7 @@ LaunchPlan v04_regblock_1d_plan(const GemmArgs& g);
 LaunchPlan v05_regblock_2d_plan(const GemmArgs& g);
 LaunchPlan v06_vectorized_plan(const GemmArgs& g);
 LaunchPlan v07_warptile_cp_async_plan(const GemmArgs& g);
+LaunchPlan v08_warptile_256x128_plan(const GemmArgs& g);  // v08_warptile_*.cu, one kernel (v08_warptile.cuh)
+LaunchPlan v08_warptile_128x256_plan(const GemmArgs& g);
 
 }  // namespace sol::kernels::gemm_fp32
