@@ -6,8 +6,8 @@
 //   softmax    (a = y)                      dx = y·(dy − Σ dy·y)
 // One-read kernel: a row group holds its row's a and dy vectors in registers (16-byte loads),
 // reduces both sums over the registers in one sweep (the saved μ, rstd make them independent),
-// and writes dx, while the loads of its next row are already in flight (a two-row software
-// pipeline); γ stays in registers across rows. Rows too long for one block are split over a thread-block cluster (sm_90):
+// and writes dx; where it pays (plan_backward) the loads of its next row are already in flight
+// meanwhile (a two-row software pipeline) and γ stays in registers across rows. Rows too long for one block are split over a thread-block cluster (sm_90):
 // each CTA holds a column slice and the two block sums are exchanged through distributed shared
 // memory, added in rank order so that every CTA of the cluster gets the same bits.
 // dγ/dβ without atomics: the grid is persistent (a few blocks per SM, each walking rows); every
@@ -136,7 +136,7 @@ __device__ inline const float* cluster_peer(float* p, int rank) {
 // CTA rank s holds packs [s·per, min(npack, (s+1)·per)); thread t of a group holds packs
 // start + k·kThreads + t, k < kVecs. Cluster c's groups walk rows (c·kGroups + g) + i·parts·kGroups.
 // Shared memory: kParams slots per held element per thread, [g][q][k][j][t] (conflict-free).
-template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups>
+template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups, bool kPipelined>
 __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a, int per) {
   extern __shared__ float sAcc[];
   __shared__ float sRed[32];
@@ -150,14 +150,24 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
   const int start = rank * per, end = min(npack, start + per);
   float* sMine = sAcc + g * Op::kParams * kSlots;
   for (int i = 0; i < Op::kParams * kVecs * kPerVec; ++i) sMine[i * kThreads + t] = 0.f;
-  // γ is the same for every row this thread walks: held in registers (kVecs packs), not re-read.
+  // γ is the same for every row this thread walks. Pipelined: held in registers (kVecs packs);
+  // otherwise re-read (L1/L2 hits) in each sweep, sparing the registers.
   const bool hasG = a.gamma != nullptr;
+  const P* gG = reinterpret_cast<const P*>(a.gamma);
   P rG[kVecs]{};
+  if constexpr (kPipelined) {
 #pragma unroll
-  for (int k = 0; k < kVecs; ++k) {
-    const int v = start + k * kThreads + t;
-    if (hasG && v < end) rG[k] = reinterpret_cast<const P*>(a.gamma)[v];
+    for (int k = 0; k < kVecs; ++k) {
+      const int v = start + k * kThreads + t;
+      if (hasG && v < end) rG[k] = gG[v];
+    }
   }
+  auto gamma = [&](int k, int v) {
+    if constexpr (kPipelined) return fresh(rG[k]);
+    P p{};
+    if (hasG) p = gG[v];
+    return p;
+  };
   // Loads of a row's a and dy packs into registers (nothing for rows past the end).
   auto load_row = [&](int64_t row, P* rA, P* rDy) {
     if (row >= a.rows) return;
@@ -180,17 +190,18 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
   // a group's loads stopped during every reduction (ncu: 56 % of DRAM bandwidth at 4096 bf16 columns).
   const int64_t step = parts * kGroups;
   P rA[kVecs], rDy[kVecs];
-  load_row(part * kGroups + g, rA, rDy);
+  if constexpr (kPipelined) load_row(part * kGroups + g, rA, rDy);
   for (int64_t row = part * kGroups + g; row < a.rows; row += step) {
     P nA[kVecs], nDy[kVecs];
-    load_row(row + step, nA, nDy);
+    if constexpr (kPipelined) load_row(row + step, nA, nDy);
+    else load_row(row, rA, rDy);
     const float2 st = Op::row_stats(a.mean, a.rstd, row);
     float s0 = 0.f, s1 = 0.f;
 #pragma unroll
     for (int k = 0; k < kVecs; ++k) {
       const int v = start + k * kThreads + t;
       if (v < end) {
-        const P pA = fresh(rA[k]), pDy = fresh(rDy[k]), pG = fresh(rG[k]);
+        const P pA = fresh(rA[k]), pDy = fresh(rDy[k]), pG = gamma(k, v);
 #pragma unroll
         for (int j = 0; j < kPerVec; ++j)
           Op::terms(to_f32(pA.e[j]), to_f32(pDy.e[j]), hasG ? to_f32(pG.e[j]) : 1.f, st, s0, s1);
@@ -221,7 +232,7 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
       const int v = start + k * kThreads + t;
       if (v < end) {
         P rO;
-        const P pA = fresh(rA[k]), pDy = fresh(rDy[k]), pG = fresh(rG[k]);
+        const P pA = fresh(rA[k]), pDy = fresh(rDy[k]), pG = gamma(k, v);
 #pragma unroll
         for (int j = 0; j < kPerVec; ++j) {
           const float x = to_f32(pA.e[j]), dy = to_f32(pDy.e[j]);
@@ -234,10 +245,12 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
         gDx[v] = rO;
       }
     }
+    if constexpr (kPipelined) {
 #pragma unroll
-    for (int k = 0; k < kVecs; ++k) {
-      rA[k] = nA[k];
-      rDy[k] = nDy[k];
+      for (int k = 0; k < kVecs; ++k) {
+        rA[k] = nA[k];
+        rDy[k] = nDy[k];
+      }
     }
   }
   if constexpr (Op::kParams > 0) {
@@ -384,9 +397,9 @@ inline cudaLaunchConfig_t cluster_launch(int slices, int64_t grid, const LaunchP
 
 // The plan of one configuration: persistent grid of as many parts (CTAs, or clusters of
 // `slices` CTAs) as fit on the device at once, at most one per row group.
-template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups>
+template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups, bool kPipelined = false>
 BwdPlan plan_config(const BwdArgs<T>& a, int slices) {
-  auto* kernel = row_bwd_kernel<Op, T, kPerVec, kThreads, kVecs, kGroups>;
+  auto* kernel = row_bwd_kernel<Op, T, kPerVec, kThreads, kVecs, kGroups, kPipelined>;
   BwdPlan p;
   const int64_t npack = a.cols / kPerVec;
   p.slices = slices;
@@ -417,16 +430,24 @@ BwdPlan plan_config(const BwdArgs<T>& a, int slices) {
 // 16-byte packs when every row is 16-byte aligned, single elements otherwise. Warp rows (eight
 // per block) to 128 packs; then a block per row, or per row slice of ≤ kThreads·kVecs packs in a
 // cluster of ≤ 8 (portable size). Every cols ≤ 65536 fits.
+// Pipelined (the next row's loads in flight, γ in registers: 128 registers instead of ~72) where
+// the H200 measured it faster (session 3, same harness): bf16 warp rows and 128-thread rows
+// (LayerNorm 65536×1024: 128 → 119 µs, 32768×4096: 314 → 262 µs) and the fp32 256-thread rows
+// (32768×4096: 416 → 408 µs). Not in clusters, where each row already waits on a cluster barrier
+// and the halved occupancy lost (softmax 4096×65536: 431 → 509 µs), nor fp32 128-thread rows
+// (LayerNorm 65536×1024: 219 → 262 µs).
 template <class Op, class T>
 BwdPlan plan_backward(const BwdArgs<T>& a, bool aligned) {
   constexpr int kVec = 16 / int(sizeof(T));
+  constexpr bool kBf16 = sizeof(T) == 2;
   const auto slices = [](int64_t npack, int64_t cap) { return int((npack + cap - 1) / cap); };
   if (aligned && a.cols % kVec == 0) {
     const int64_t npack = a.cols / kVec;
-    if (npack <= 32 * 4) return plan_config<Op, T, kVec, 32, 4, 8>(a, 1);
-    if (npack <= 128 * 4) return plan_config<Op, T, kVec, 128, 4, 1>(a, 1);
-    if (sizeof(T) == 2 || npack <= 8 * 256 * 4) return plan_config<Op, T, kVec, 256, 4, 1>(a, slices(npack, 256 * 4));
-    if constexpr (sizeof(T) == 4) return plan_config<Op, T, kVec, 512, 4, 1>(a, slices(npack, 512 * 4));
+    if (npack <= 32 * 4) return plan_config<Op, T, kVec, 32, 4, 8, kBf16>(a, 1);
+    if (npack <= 128 * 4) return plan_config<Op, T, kVec, 128, 4, 1, kBf16>(a, 1);
+    if (!kBf16 && npack <= 256 * 4) return plan_config<Op, T, kVec, 256, 4, 1, true>(a, 1);
+    if (kBf16 || npack <= 8 * 256 * 4) return plan_config<Op, T, kVec, 256, 4, 1>(a, slices(npack, 256 * 4));
+    if constexpr (!kBf16) return plan_config<Op, T, kVec, 512, 4, 1>(a, slices(npack, 512 * 4));
   }
   if (a.cols <= 32 * 4) return plan_config<Op, T, 1, 32, 4, 8>(a, 1);
   return plan_config<Op, T, 1, 512, 16, 1>(a, slices(a.cols, 512 * 16));

@@ -12,29 +12,14 @@ inline constexpr float kNormEps = 1e-5f;  // PyTorch's default for layer_norm
 
 struct LayerNormOp {
   static constexpr Reduce kFirst = Reduce::Sum;
+  static constexpr bool kSecond = true;
   static constexpr bool kShift = true;
-  // Register kernel: a thread's exact two-pass (count, mean, M2) over its registers, merged
-  // pairwise (Chan, Golub & LeVeque 1979): as stable as a two-pass over the whole row.
-  __device__ static Partial empty() { return {}; }
-  template <class Each>
-  __device__ static Partial local(Each&& each) {
-    float n = 0.f, sum = 0.f;
-    each([&](float x) {
-      n += 1.f;
-      sum += x;
-    });
-    const float mean = n > 0.f ? sum / n : 0.f;
-    float m2 = 0.f;
-    each([&](float x) { m2 = fmaf(x - mean, x - mean, m2); });
-    return {n, mean, m2};
+  __device__ static float first(float x) { return x; }
+  __device__ static float center(float sum, int64_t cols) { return sum / float(cols); }
+  __device__ static float second(float x, float mean) { return (x - mean) * (x - mean); }
+  __device__ static Stats stats(float sum, float m2, int64_t cols) {
+    return {sum / float(cols), rsqrtf(m2 / float(cols) + kNormEps)};
   }
-  __device__ static Partial merge(const Partial& p, const Partial& q) {
-    const float n = p.n + q.n;
-    if (n == 0.f) return p;
-    const float delta = q.a - p.a, wq = q.n / n;
-    return {n, fmaf(delta, wq, p.a), p.b + q.b + delta * delta * p.n * wq};
-  }
-  __device__ static Stats stats(const Partial& p, int64_t cols) { return {p.a, rsqrtf(p.b / float(cols) + kNormEps)}; }
   // Shifted sums: d = x − shift, acc0 = Σd, acc1 = Σd²; var = Σd²/n − (Σd/n)².
   template <int N>
   __device__ static void push(float& acc0, float& acc1, const float (&d)[N]) {
@@ -55,23 +40,19 @@ struct LayerNormOp {
 
 struct RMSNormOp {
   static constexpr Reduce kFirst = Reduce::Sum;
+  static constexpr bool kSecond = false;
   static constexpr bool kShift = false;
-  __device__ static Partial empty() { return {}; }
-  template <class Each>
-  __device__ static Partial local(Each&& each) {
-    float sumsq = 0.f;
-    each([&](float x) { sumsq = fmaf(x, x, sumsq); });
-    return {0.f, sumsq, 0.f};
-  }
-  __device__ static Partial merge(const Partial& p, const Partial& q) { return {0.f, p.a + q.a, 0.f}; }
-  __device__ static Stats stats(const Partial& p, int64_t cols) { return {0.f, rsqrtf(p.a / float(cols) + kNormEps)}; }
+  __device__ static float first(float x) { return x * x; }
+  __device__ static float center(float, int64_t) { return 0.f; }
+  __device__ static float second(float, float) { return 0.f; }
+  __device__ static Stats stats(float sumsq, float, int64_t cols) { return {0.f, rsqrtf(sumsq / float(cols) + kNormEps)}; }
   template <int N>
   __device__ static void push(float& acc0, float&, const float (&x)[N]) {
 #pragma unroll
     for (int j = 0; j < N; ++j) acc0 = fmaf(x[j], x[j], acc0);
   }
   __device__ static float rescale(float acc1, float, float) { return acc1; }
-  __device__ static Stats stats_shifted(float sumsq, float, int64_t cols, float) { return {0.f, rsqrtf(sumsq / float(cols) + kNormEps)}; }
+  __device__ static Stats stats_shifted(float sumsq, float, int64_t cols, float) { return stats(sumsq, 0.f, cols); }
   __device__ static float out(float x, const Stats& s, float g, float) { return x * s.b * g; }
 };
 
@@ -96,25 +77,12 @@ __device__ inline float exp_shifted(float x, float max) { return exp_diff(x, fin
 
 struct SoftmaxOp {
   static constexpr Reduce kFirst = Reduce::Max;
+  static constexpr bool kSecond = true;
   static constexpr bool kShift = false;
-  // Register kernel: a thread's max and Σexp(x − max) over its registers (two sweeps), merged by
-  // rescaling the smaller max's sum (the online softmax, applied once per merge).
-  __device__ static Partial empty() { return {0.f, -INFINITY, 0.f}; }
-  template <class Each>
-  __device__ static Partial local(Each&& each) {
-    float max = -INFINITY;
-    each([&](float x) { max = fmaxf(max, x); });
-    const float m = finite_max(max);
-    float sum = 0.f;
-    each([&](float x) { sum += exp_diff(x, m); });
-    return {0.f, max, sum};
-  }
-  __device__ static Partial merge(const Partial& p, const Partial& q) {
-    const float max = fmaxf(p.a, q.a);
-    return {0.f, max, p.b * exp_shifted(p.a, max) + q.b * exp_shifted(q.a, max)};
-  }
-  __device__ static Stats stats(const Partial& p, int64_t) { return stats_of(p.a, p.b); }
-  __device__ static Stats stats_of(float max, float sum) { return {max, sum > 0.f ? 1.f / sum : 0.f}; }
+  __device__ static float first(float x) { return x; }
+  __device__ static float center(float max, int64_t) { return finite_max(max); }
+  __device__ static float second(float x, float max) { return exp_diff(x, max); }
+  __device__ static Stats stats(float max, float sum, int64_t) { return {max, sum > 0.f ? 1.f / sum : 0.f}; }
   // Online softmax: a running max and the sum of exp(x − running max), rescaled when the max grows.
   // N elements at a time: one max over them and at most one rescale, then N independent exps —
   // no per-element branch and no exp on the max's dependency chain.
@@ -132,7 +100,7 @@ struct SoftmaxOp {
     for (int j = 0; j < N; ++j) sum += exp_diff(x[j], max);
   }
   __device__ static float rescale(float sum, float local_max, float row_max) { return sum * exp_shifted(local_max, row_max); }
-  __device__ static Stats stats_shifted(float max, float sum, int64_t, float) { return stats_of(max, sum); }
+  __device__ static Stats stats_shifted(float max, float sum, int64_t cols, float) { return stats(max, sum, cols); }
   __device__ static float out(float x, const Stats& s, float, float) { return exp_shifted(x, s.a) * s.b; }
 };
 

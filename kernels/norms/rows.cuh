@@ -4,10 +4,8 @@
 // which two reductions it needs and how an element is produced from the row's statistics.
 //   register kernel: one read per row. A row group (one warp for short rows, one block with a
 //     two-level reduction — warp shuffles, then one value per warp through shared memory — for
-//     long ones) loads its row with 16-byte loads into registers, builds each thread's partial
-//     statistics over its registers (exact two-pass within the thread), merges them in one group
-//     reduction (Chan's update for the variance, the online-softmax rescale for softmax) and
-//     writes the outputs. Needs cols·sizeof(T) to be
+//     long ones) loads its row with 16-byte loads into registers, reduces twice over the
+//     registers (exact two-pass statistics) and writes the outputs. Needs cols·sizeof(T) to be
 //     a multiple of 16 and the row to fit the group's registers.
 //   looped kernel: any cols, scalar coalesced loads; the first pass keeps mergeable per-thread
 //     accumulators (shifted sums, or the online softmax's running max and sum), the second pass
@@ -58,40 +56,6 @@ __device__ inline float group_reduce(float v, float* sRed) {
     __syncthreads();  // sRed is free for the next reduction
   }
   return v;
-}
-
-// A thread's (then a group's) partial row statistics, merged by the Op (kernels/norms/ops.cuh):
-// LayerNorm (count, mean, Σ(x − mean)²) by Chan et al.'s pairwise update, RMSNorm (Σx²),
-// softmax (max, Σexp(x − max)) by the online-softmax rescale.
-struct Partial {
-  float n = 0, a = 0, b = 0;
-};
-
-// Merge over a row group of kThreads threads (as group_reduce); every thread gets the same bits:
-// each butterfly step merges (lower lane, upper lane) in that order on both lanes, so a merge
-// that is not bitwise commutative (Chan's) cannot make the lanes disagree.
-template <class Op, int kThreads>
-__device__ inline Partial group_merge(Partial p, Partial* sRed) {
-  constexpr int kWidth = kThreads < 32 ? kThreads : 32;
-  const int lane = threadIdx.x % 32;
-  auto butterfly = [&](int width) {
-#pragma unroll
-    for (int o = width / 2; o > 0; o /= 2) {
-      const Partial q{__shfl_xor_sync(0xffffffffu, p.n, o), __shfl_xor_sync(0xffffffffu, p.a, o),
-                      __shfl_xor_sync(0xffffffffu, p.b, o)};
-      p = (lane & o) ? Op::merge(q, p) : Op::merge(p, q);
-    }
-  };
-  butterfly(kWidth);
-  if constexpr (kThreads > 32) {
-    const int warp = threadIdx.x / 32;
-    if (lane == 0) sRed[warp] = p;
-    __syncthreads();
-    p = lane < kThreads / 32 ? sRed[lane] : Op::empty();
-    butterfly(32);
-    __syncthreads();  // sRed is free for the next row
-  }
-  return p;
 }
 
 // What a kernel needs to know about one launch.
@@ -171,7 +135,7 @@ template <class Op, class T, int kThreads, int kVecs>
 __global__ void __launch_bounds__(kBlockThreads<kThreads>)
     row_registers_kernel(RowArgs<T> a) {
   constexpr int kPerVec = 16 / int(sizeof(T));
-  __shared__ Partial sRed[32];
+  __shared__ float sRed[32];
   const int t = threadIdx.x % kThreads;
   const int64_t row = group_row<kThreads>();
   if (row >= a.rows) return;  // only when kThreads ≤ 32: whole warps leave together
@@ -195,12 +159,16 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>)
       }
     }
   };
-  // One sweep (two for LayerNorm and softmax, over registers only) builds this thread's partial
-  // statistics; one group reduction merges them. Two sequential reductions (sum, then Σ(x−μ)²;
-  // max, then Σexp) cost a second round of shuffles and block barriers per row, during which
-  // the SM had no loads of this row group in flight (ncu at 65536 columns).
-  const Partial s_part = group_merge<Op, kThreads>(Op::local(each), sRed);
-  const Stats s = Op::stats(s_part, a.cols);
+  float r1 = identity<Op::kFirst>();
+  each([&](float x) { r1 = combine<Op::kFirst>(r1, Op::first(x)); });
+  r1 = group_reduce<Op::kFirst, kThreads>(r1, sRed);
+  const float c1 = Op::center(r1, a.cols);
+  float r2 = 0.f;
+  if constexpr (Op::kSecond) {
+    each([&](float x) { r2 += Op::second(x, c1); });
+    r2 = group_reduce<Reduce::Sum, kThreads>(r2, sRed);
+  }
+  const Stats s = Op::stats(r1, r2, a.cols);
   if (t == 0) save_stats<Op>(a, row, s);
 #pragma unroll
   for (int k = 0; k < kVecs; ++k) {
