@@ -41,6 +41,13 @@ void flash_forward(const AttnArgs<T>& a, cudaStream_t stream, int slices = 1);
 template <class T>
 LaunchPlan flash_plan(const AttnArgs<T>& a, int slices = 1);
 
+// v04: the same forward on Hopper (sm_90a): TMA loads of K/V by a producer warpgroup, wgmma in two
+// consumer warpgroups of 64 query rows each (kernels/attention/flash_wgmma.cu); d = 64 or 128.
+template <class T>
+void flash_wgmma_forward(const AttnArgs<T>& a, cudaStream_t stream);
+template <class T>
+LaunchPlan flash_wgmma_plan(const AttnArgs<T>& a);
+
 // Backward (FlashAttention-2): inputs Q, K, V, O, L of the forward and dO (same layout as O);
 // outputs dQ, dK, dV (layouts of Q, K, V). Workspaces: dq_accum [b, n, h, d] fp32 (zeroed by the
 // D pre-pass, accumulated with atomics, then converted) and delta [b, h, n] fp32 (D = rowsum(dO∘O)).

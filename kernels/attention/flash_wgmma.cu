@@ -1,0 +1,424 @@
+// v04_flash_wgmma: the FlashAttention forward on Hopper's own path (lecture §11 on §3's
+// hardware: only wgmma fed by TMA reaches the tensor-core peak; mma.sync stops near a third).
+// A CTA owns 128 query rows of one (batch, head) and has three warpgroups:
+//   producer (warpgroup 0, one thread): TMA loads Q once, then K and V tiles of 128 keys into a
+//     ring of kStages stages; per stage a "K full" and a "V full" mbarrier (bytes arrived) and an
+//     "empty" one (both consumers done with the stage), so loads run ahead of the math;
+//   consumers (warpgroups 1, 2), 64 query rows each: S = Q·Kᵀ with wgmma m64n128k16 (Q and K
+//     from 128B-swizzled shared memory, both K-major, as the TN GEMM's A and B); online softmax
+//     on the fp32 accumulator fragment (a row lives in one quad, as for mma.sync); P packed to
+//     16 bits in registers is the A operand of O += P·V, wgmma's register-A form with V from
+//     shared memory through a transposed (MN-major) descriptor. The K wait and the V wait are
+//     separate, so Q·Kᵀ starts before V lands.
+// setmaxnreg moves registers from the producer (24) to the consumers (240).
+// Not yet: overlap of one warpgroup's softmax with its own next Q·Kᵀ (FA3's intra-warpgroup
+// pipelining); the two consumers overlap each other only by running independently.
+// Causal (bottom-right aligned): key tiles past the tile's last diagonal are never loaded; only
+// edge tiles are masked. Keys past nk arrive as TMA's zero fill and are masked to −∞; query rows
+// past n compute on zero-filled Q and are not stored.
+// Expected bottleneck: the tensor cores and the softmax between the two GEMMs. At b=4,h=16,
+// n=4096,d=128: 275 GFLOP → 0.28 ms at the 989 TFLOP/s dense peak; FA3 reaches 60–75 % of it.
+// measured: pending H200 run
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "kernels/attention/forward.cuh"
+#include "kernels/attention/wgmma_rs.cuh"
+#include "kernels/gemm/tc/hopper.cuh"
+
+namespace sol::kernels::attention {
+namespace {
+
+namespace hw = gemm_tc::hopper;
+
+constexpr int kBlockM = 128;    // query rows per CTA: two consumer warpgroups of 64
+constexpr int kBlockN = 128;    // keys per streamed tile (the n of Q·Kᵀ's wgmma)
+constexpr int kThreads = 384;   // producer warpgroup + two consumers
+constexpr int kSwizzleRow = 128;  // bytes: one 128B-swizzle row = 64 elements of 16 bits
+constexpr int kBoxCols = kSwizzleRow / 2;
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+
+// Shared memory of one CTA. Every tile is stored as kD/64 column blocks of [rows × 128 B]
+// (one TMA box each, 128B-swizzled), the layout wgmma's swizzled descriptors read.
+template <int kD>
+struct Smem {
+  static constexpr int kColBlocks = kD / kBoxCols;
+  static constexpr int kQ = kBlockM * kD * 2;   // 32 KiB at d=128
+  static constexpr int kKV = kBlockN * kD * 2;  // one K or one V tile: 32 KiB at d=128
+  static constexpr int kStages = kD == 128 ? 2 : 3;
+  static constexpr int kBarriers = 1 + 3 * kStages;  // Q full; K full, V full, empty per stage
+  static constexpr int kBytes = kQ + 2 * kStages * kKV + kBarriers * 8 + 1024 /* 1024-byte alignment */;
+  static_assert(kBytes <= 227 * 1024, "fits one SM's shared memory");
+};
+
+// ---- PTX this kernel adds to hopper.cuh's --------------------------------------------------------
+// One box of a 3-D tensor map ({column, row, batch}) into shared memory, counted on `bar`.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar, int col, int row,
+                                            int batch) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(
+          smem_addr(dst)),
+      "l"(map), "r"(smem_addr(bar)), "r"(col), "r"(row), "r"(batch)
+      : "memory");
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+// Descriptor of an MN-major B operand (V for P·V: [keys = k][d = n], n contiguous) in the 128B
+// swizzle: 8 k-rows of 128 bytes form one 1024-byte swizzle atom, the stride byte offset (8-row
+// groups along k) is 1024; the leading byte offset is the distance between 64-element blocks
+// along n, i.e. one column block of the tile (kBlockN rows × 128 B).
+// hopper.cuh's mbar_wait with a bound: a barrier that never completes (a wrong byte count)
+// traps after ~2^30 polls (seconds) instead of hanging the GPU. Used for Q's barrier only: in the
+// tile loop the poll counter is one register too many (d=128 spilled 20 bytes with it).
+__device__ __forceinline__ void mbar_wait_bounded(uint64_t* bar, uint32_t parity) {
+  for (uint32_t polls = 0;; ++polls) {
+    uint32_t done;
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(smem_addr(bar)), "r"(parity)
+        : "memory");
+    if (done) return;
+    if (polls == (1u << 30)) __trap();
+  }
+}
+__host__ __device__ constexpr uint64_t mn_major_desc_fields(uint32_t smem_byte_addr) {
+  return ((uint64_t(smem_byte_addr) & 0x3FFFF) >> 4) | (uint64_t((kBlockN * kSwizzleRow) >> 4) << 16) |
+         (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
+}
+static_assert(((kBlockN * kSwizzleRow) >> 4) < (1 << 14), "leading byte offset fits its 14-bit field");
+// The encoding spelled out for one address: start 0x400 >> 4, LBO 16384 >> 4, SBO 1024 >> 4, 128B
+// swizzle (2-bit mode 1 at bit 62) — the SBO and mode bits of hopper.cuh's K-major smem_desc,
+// which the GEMM rungs run with.
+static_assert(mn_major_desc_fields(0x400) ==
+                  (uint64_t(0x40) | (uint64_t(1024) << 16) | (uint64_t(64) << 32) | (uint64_t(1) << 62)),
+              "MN-major descriptor fields");
+
+// Pins registers an async wgmma reads or writes: no ordinary instruction touching them is moved
+// across this point (after a wgmma.wait_group, before a wgmma.fence).
+template <int kN>
+__device__ __forceinline__ void fence_operands(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+
+template <class T>
+__device__ __forceinline__ void qk_step(float (&rS)[kBlockN / 2], uint64_t desc_q, uint64_t desc_k) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    hw::wgmma_bf16(rS, desc_q, desc_k);
+  else
+    hw::wgmma_fp16(rS, desc_q, desc_k);
+}
+template <class T, int kAcc>
+__device__ __forceinline__ void pv_step(float (&rO)[kAcc], const uint32_t (&rP)[4], uint64_t desc_v) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    wgmma::rs_bf16(rO, rP, desc_v);
+  else
+    wgmma::rs_fp16(rO, rP, desc_v);
+}
+
+__device__ __forceinline__ float quad_max(float x) {
+  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+__device__ __forceinline__ float quad_sum(float x) {
+  x += __shfl_xor_sync(0xffffffffu, x, 1);
+  return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+// Accumulator fragments (wgmma D, m64nN): warp w of a consumer owns rows 16w…16w+15; in 8-column
+// chunk c a lane (g = lane/4, t = lane%4) holds acc[4c + 0..1] = (row g, cols 8c + 2t, +1) and
+// acc[4c + 2..3] = row g + 8 — per warp the layout of mma.sync's C, so chunks 2kk and 2kk+1 of S,
+// packed to 16 bits, are exactly the register A fragment of P·V's k-step kk.
+template <class T, int kD>
+__global__ void __launch_bounds__(kThreads, 1)
+    flash_wgmma_kernel(const __grid_constant__ CUtensorMap mapQ, const __grid_constant__ CUtensorMap mapK,
+                       const __grid_constant__ CUtensorMap mapV, AttnArgs<T> a) {
+  using S = Smem<kD>;
+  constexpr int kStages = S::kStages;
+  constexpr int kSAcc = kBlockN / 2;  // S accumulators per consumer thread: 64 × 128 / 128
+  constexpr int kOAcc = kD / 2;       // O accumulators per consumer thread
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  uint8_t* sQ = smem;                       // [kD/64][128 rows][128 B]
+  uint8_t* sK = sQ + S::kQ;                 // [kStages][kD/64][128 keys][128 B]
+  uint8_t* sV = sK + kStages * S::kKV;      // same
+  uint64_t* q_full = reinterpret_cast<uint64_t*>(sV + kStages * S::kKV);
+  uint64_t* k_full = q_full + 1;
+  uint64_t* v_full = k_full + kStages;
+  uint64_t* empty = v_full + kStages;
+
+  const int64_t m0 = int64_t(gridDim.x - 1 - blockIdx.x) * kBlockM;  // long causal tiles first
+  const int hi = int(blockIdx.y), bi = int(blockIdx.z);
+  const int hk = int(hi / (a.h / a.hkv));
+  const int64_t shift = a.nk - a.n;  // query i sees keys j ≤ i + shift when causal
+  const int64_t last_row = (m0 + kBlockM < a.n ? m0 + kBlockM : a.n) - 1;
+  int64_t kv_end = a.nk;
+  if (a.causal && last_row + shift + 1 < kv_end) kv_end = last_row + shift + 1;
+  const int tiles = kv_end > 0 ? int((kv_end + kBlockN - 1) / kBlockN) : 0;
+
+  if (threadIdx.x == 0) {
+    hw::mbar_init(q_full, 1);
+    for (int s = 0; s < kStages; ++s) {
+      hw::mbar_init(&k_full[s], 1);
+      hw::mbar_init(&v_full[s], 1);
+      hw::mbar_init(&empty[s], 2);  // one arrive per consumer warpgroup
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();  // the last block-wide barrier: the producer's threads leave early
+
+  const int wg = int(threadIdx.x / 128);
+  if (wg == 0) {
+    setmaxnreg_dec<24>();
+    if (threadIdx.x == 0) {
+      hw::mbar_expect_bytes(q_full, S::kQ);
+      for (int cb = 0; cb < S::kColBlocks; ++cb)
+        tma_load_3d(sQ + cb * kBlockM * kSwizzleRow, &mapQ, q_full, hi * kD + cb * kBoxCols, int(m0), bi);
+      for (int j = 0; j < tiles; ++j) {
+        const int s = j % kStages;
+        hw::mbar_wait(&empty[s], ((j / kStages) & 1) ^ 1);  // the first round passes on fresh barriers
+        hw::mbar_expect_bytes(&k_full[s], S::kKV);
+        for (int cb = 0; cb < S::kColBlocks; ++cb)
+          tma_load_3d(sK + s * S::kKV + cb * kBlockN * kSwizzleRow, &mapK, &k_full[s], hk * kD + cb * kBoxCols,
+                      j * kBlockN, bi);
+        hw::mbar_expect_bytes(&v_full[s], S::kKV);
+        for (int cb = 0; cb < S::kColBlocks; ++cb)
+          tma_load_3d(sV + s * S::kKV + cb * kBlockN * kSwizzleRow, &mapV, &v_full[s], hk * kD + cb * kBoxCols,
+                      j * kBlockN, bi);
+      }
+    }
+    return;  // every load issued is waited for by the consumers, so the CTA outlives it
+  }
+  setmaxnreg_inc<240>();
+
+  const int consumer = wg - 1;
+  const int warp = int(threadIdx.x / 32) % 4, lane = int(threadIdx.x % 32);
+  const int g = lane / 4, t = lane % 4;
+  const int64_t c0 = m0 + consumer * 64;            // this consumer's first query row
+  const int64_t row0 = c0 + warp * 16 + g;          // this thread's rows: row0, row0 + 8
+  const uint8_t* sQmine = sQ + consumer * 64 * kSwizzleRow;
+  const float scale_log2 = a.scale * kLog2e;
+
+  float rO[kOAcc];
+#pragma unroll
+  for (int i = 0; i < kOAcc; ++i) rO[i] = 0.f;
+  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.f, 0.f};  // log2 units; this thread's part of the sum
+
+  mbar_wait_bounded(q_full, 0);
+  for (int j = 0; j < tiles; ++j) {
+    const int s = j % kStages;
+    const uint32_t phase = (j / kStages) & 1;
+    const uint8_t* sKs = sK + s * S::kKV;
+    const uint8_t* sVs = sV + s * S::kKV;
+
+    // S = Q·Kᵀ: d/16 k-steps of 32 bytes; four per 128-byte column block.
+    float rS[kSAcc];
+#pragma unroll
+    for (int i = 0; i < kSAcc; ++i) rS[i] = 0.f;
+    hw::mbar_wait(&k_full[s], phase);
+    fence_operands(rS);
+    hw::wgmma_fence();
+#pragma unroll
+    for (int step = 0; step < kD / 16; ++step) {
+      const int cb = step / 4, off = (step % 4) * 32;
+      qk_step<T>(rS, hw::smem_desc(sQmine + cb * kBlockM * kSwizzleRow + off),
+                 hw::smem_desc(sKs + cb * kBlockN * kSwizzleRow + off));
+    }
+    hw::wgmma_commit();
+    hw::wgmma_wait<0>();
+    fence_operands(rS);
+
+    // Mask keys past nk and (causal) above the diagonal; only edge tiles need it.
+    const int64_t n0 = int64_t(j) * kBlockN;
+    const bool edge = n0 + kBlockN > a.nk || (a.causal && n0 + kBlockN - 1 > c0 + shift);
+    if (edge) {
+#pragma unroll
+      for (int c = 0; c < kSAcc / 4; ++c)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int64_t key = n0 + c * 8 + 2 * t + (e & 1);
+          const int64_t row = row0 + (e >> 1) * 8;
+          if (key >= a.nk || (a.causal && key > row + shift)) rS[4 * c + e] = -INFINITY;
+        }
+    }
+    // Online softmax: new running max, the old state rescaled by exp2(m_old − m_new).
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      float mx = -INFINITY;
+#pragma unroll
+      for (int c = 0; c < kSAcc / 4; ++c) mx = fmaxf(mx, fmaxf(rS[4 * c + 2 * half], rS[4 * c + 2 * half + 1]));
+      mx = quad_max(mx) * scale_log2;
+      const float m_new = fmaxf(row_max[half], mx);
+      const float m_use = m_new == -INFINITY ? 0.f : m_new;  // everything masked so far: keep exp2 finite
+      const float alpha = exp2f(row_max[half] - m_use);
+      row_max[half] = m_new;
+      float sum = 0.f;
+#pragma unroll
+      for (int c = 0; c < kSAcc / 4; ++c)
+#pragma unroll
+        for (int e = 2 * half; e < 2 * half + 2; ++e) {
+          rS[4 * c + e] = exp2f(fmaf(rS[4 * c + e], scale_log2, -m_use));
+          sum += rS[4 * c + e];
+        }
+      row_sum[half] = row_sum[half] * alpha + sum;
+#pragma unroll
+      for (int c = 0; c < kOAcc / 4; ++c) {
+        rO[4 * c + 2 * half] *= alpha;
+        rO[4 * c + 2 * half + 1] *= alpha;
+      }
+    }
+    // P in 16 bits, as the A fragments of P·V's kBlockN/16 k-steps.
+    uint32_t rP[kBlockN / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < kBlockN / 16; ++kk) {
+      rP[kk][0] = pack2<T>(rS[8 * kk + 0], rS[8 * kk + 1]);
+      rP[kk][1] = pack2<T>(rS[8 * kk + 2], rS[8 * kk + 3]);
+      rP[kk][2] = pack2<T>(rS[8 * kk + 4], rS[8 * kk + 5]);
+      rP[kk][3] = pack2<T>(rS[8 * kk + 6], rS[8 * kk + 7]);
+    }
+
+    // O += P·V: k-step kk reads V's keys 16kk…16kk+15, i.e. two 8-row swizzle atoms (2 KiB) on.
+    hw::mbar_wait(&v_full[s], phase);
+    fence_operands(rO);
+    hw::wgmma_fence();  // rO (rescaled) and rP were written by ordinary instructions
+#pragma unroll
+    for (int kk = 0; kk < kBlockN / 16; ++kk)
+      pv_step<T>(rO, rP[kk], mn_major_desc_fields(smem_addr(sVs + kk * 16 * kSwizzleRow)));
+    hw::wgmma_commit();
+    hw::wgmma_wait<0>();
+    fence_operands(rO);
+    if (threadIdx.x % 128 == 0) hw::mbar_arrive(&empty[s]);  // this consumer is done with K and V of stage s
+  }
+
+  // The one rescale: O /= l; L = m·ln2 + ln l (natural log); no visible key → O = 0, L = −∞.
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int64_t i = row0 + half * 8;
+    const float l = quad_sum(row_sum[half]);
+    const float inv = l > 0.f ? 1.f / l : 0.f;
+    if (i >= a.n) continue;
+    T* gO = a.o + ((int64_t(bi) * a.n + i) * a.h + hi) * kD;
+#pragma unroll
+    for (int c = 0; c < kOAcc / 4; ++c)
+      *reinterpret_cast<uint32_t*>(gO + c * 8 + 2 * t) = pack2<T>(rO[4 * c + 2 * half] * inv, rO[4 * c + 2 * half + 1] * inv);
+    if (t == 0) a.lse[(int64_t(bi) * a.h + hi) * a.n + i] = l > 0.f ? row_max[half] * kLn2 + logf(l) : -INFINITY;
+  }
+}
+
+// ---- host side ----------------------------------------------------------------------------------
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    SOL_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || !p) failure("the CUDA driver has no cuTensorMapEncodeTiled (TMA needs driver ≥ 12.0)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+// A [b, rows, heads·d] tensor (BSHD) as a 3-D map {heads·d, rows, b}, read in boxes of 64
+// elements (128 B, the swizzle span) × box_rows × 1 batch. Rows past `rows` of a batch are OOB
+// (zero-filled), never the next batch's.
+template <class T>
+CUtensorMap make_map(const T* base, int64_t b, int64_t rows, int64_t cols, int box_rows) {
+  const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(b)};
+  const cuuint64_t strides[2] = {cuuint64_t(cols * 2), cuuint64_t(rows * cols * 2)};
+  const cuuint32_t box[3] = {cuuint32_t(kBoxCols), cuuint32_t(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  CUtensorMap map{};
+  const CUresult r = encode_fn()(
+      &map, std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3,
+      const_cast<T*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    failure("flash attention (wgmma): cuTensorMapEncodeTiled failed (error " + std::to_string(int(r)) + ") for b=" +
+            std::to_string(b) + ", rows=" + std::to_string(rows) + ", columns=" + std::to_string(cols));
+  return map;
+}
+
+// make_map through a small per-thread cache (encoding is a driver call of several µs; the
+// harness's rotating input sets come back call after call).
+template <class T>
+CUtensorMap cached_map(const T* base, int64_t b, int64_t rows, int64_t cols, int box_rows) {
+  struct Entry {
+    const void* base = nullptr;
+    int64_t b = 0, rows = 0, cols = 0;
+    int box_rows = 0;
+    CUtensorMap map{};
+  };
+  constexpr int kEntries = 64;  // 3 tensors × the harness's 16 rotating sets, with room
+  thread_local Entry entries[kEntries];
+  thread_local int next = 0;
+  for (const Entry& e : entries)
+    if (e.base == base && e.b == b && e.rows == rows && e.cols == cols && e.box_rows == box_rows) return e.map;
+  Entry& e = entries[next];
+  next = (next + 1) % kEntries;
+  e = Entry{base, b, rows, cols, box_rows, make_map(base, b, rows, cols, box_rows)};
+  return e.map;
+}
+
+template <class T, int kD>
+LaunchPlan plan_for(const AttnArgs<T>& a) {
+  LaunchPlan p;
+  p.func = reinterpret_cast<const void*>(&flash_wgmma_kernel<T, kD>);
+  p.grid = blocks_for(a.n, kBlockM) * a.h * a.b;
+  p.block = kThreads;
+  p.smem = Smem<kD>::kBytes;
+  return p;
+}
+
+template <class T, int kD>
+void launch(const AttnArgs<T>& a, cudaStream_t stream) {
+  for (const void* p : {static_cast<const void*>(a.q), static_cast<const void*>(a.k), static_cast<const void*>(a.v)})
+    if (reinterpret_cast<uintptr_t>(p) % 16 != 0)
+      bad_input("flash attention (wgmma): Q, K and V must start on 16-byte boundaries (TMA)", "use v02_flash_mma");
+  const CUtensorMap mapQ = cached_map(a.q, a.b, a.n, a.h * kD, kBlockM);
+  const CUtensorMap mapK = cached_map(a.k, a.b, a.nk, a.hkv * kD, kBlockN);
+  const CUtensorMap mapV = cached_map(a.v, a.b, a.nk, a.hkv * kD, kBlockN);
+  const auto kernel = &flash_wgmma_kernel<T, kD>;
+  static bool opted_in = false;  // > 48 KiB of dynamic shared memory needs the opt-in once
+  if (!opted_in) {
+    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Smem<kD>::kBytes));
+    opted_in = true;
+  }
+  const dim3 grid(unsigned(blocks_for(a.n, kBlockM)), unsigned(a.h), unsigned(a.b));
+  kernel<<<grid, kThreads, Smem<kD>::kBytes, stream>>>(mapQ, mapK, mapV, a);
+  SOL_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+template <class T>
+void flash_wgmma_forward(const AttnArgs<T>& a, cudaStream_t stream) {
+  if (a.d != 64 && a.d != 128)
+    bad_input("flash attention (wgmma): head dimension " + std::to_string(a.d) + " is not built", "use d=64 or d=128");
+  return a.d == 64 ? launch<T, 64>(a, stream) : launch<T, 128>(a, stream);
+}
+
+template <class T>
+LaunchPlan flash_wgmma_plan(const AttnArgs<T>& a) {
+  return a.d == 64 ? plan_for<T, 64>(a) : plan_for<T, 128>(a);
+}
+
+template void flash_wgmma_forward<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&, cudaStream_t);
+template void flash_wgmma_forward<__half>(const AttnArgs<__half>&, cudaStream_t);
+template LaunchPlan flash_wgmma_plan<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&);
+template LaunchPlan flash_wgmma_plan<__half>(const AttnArgs<__half>&);
+
+}  // namespace sol::kernels::attention
