@@ -30,6 +30,7 @@
 #include <type_traits>
 
 #include "kernels/attention/forward.cuh"
+#include "kernels/attention/mma.cuh"
 #include "kernels/attention/wgmma_rs.cuh"
 #include "kernels/gemm/tc/hopper.cuh"
 
@@ -129,15 +130,6 @@ __device__ __forceinline__ void pv_step(float (&rO)[kAcc], const uint32_t (&rP)[
     wgmma::rs_bf16(rO, rP, desc_v);
   else
     wgmma::rs_fp16(rO, rP, desc_v);
-}
-
-__device__ __forceinline__ float quad_max(float x) {
-  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
-  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
-}
-__device__ __forceinline__ float quad_sum(float x) {
-  x += __shfl_xor_sync(0xffffffffu, x, 1);
-  return x + __shfl_xor_sync(0xffffffffu, x, 2);
 }
 
 // Accumulator fragments (wgmma D, m64nN): warp w of a consumer owns rows 16w…16w+15; in 8-column
@@ -321,17 +313,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 // ---- host side ----------------------------------------------------------------------------------
-PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
-  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    SOL_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || !p) failure("the CUDA driver has no cuTensorMapEncodeTiled (TMA needs driver ≥ 12.0)");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-  }();
-  return fn;
-}
-
 // A [b, rows, heads·d] tensor (BSHD) as a 3-D map {heads·d, rows, b}, read in boxes of 64
 // elements (128 B, the swizzle span) × box_rows × 1 batch. Rows past `rows` of a batch are OOB
 // (zero-filled), never the next batch's.
@@ -342,7 +323,7 @@ CUtensorMap make_map(const T* base, int64_t b, int64_t rows, int64_t cols, int b
   const cuuint32_t box[3] = {cuuint32_t(kBoxCols), cuuint32_t(box_rows), 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
   CUtensorMap map{};
-  const CUresult r = encode_fn()(
+  const CUresult r = hw::encode_fn()(
       &map, std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3,
       const_cast<T*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
