@@ -97,17 +97,61 @@ __device__ __forceinline__ void mbar_wait_bounded(uint64_t* bar, uint32_t parity
     if (polls == (1u << 30)) __trap();
   }
 }
+constexpr int kSbo = 1024;                     // 8 rows × 128 B: one swizzle atom (K-major and MN-major)
+constexpr int kVLbo = kBlockN * kSwizzleRow;   // V: the next 64 columns of d, one column block on
 __host__ __device__ constexpr uint64_t mn_major_desc_fields(uint32_t smem_byte_addr) {
-  return ((uint64_t(smem_byte_addr) & 0x3FFFF) >> 4) | (uint64_t((kBlockN * kSwizzleRow) >> 4) << 16) |
-         (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
+  return ((uint64_t(smem_byte_addr) & 0x3FFFF) >> 4) | (uint64_t(kVLbo >> 4) << 16) | (uint64_t(kSbo >> 4) << 32) |
+         (uint64_t(1) << 62);
 }
-static_assert(((kBlockN * kSwizzleRow) >> 4) < (1 << 14), "leading byte offset fits its 14-bit field");
+static_assert((kVLbo >> 4) < (1 << 14), "leading byte offset fits its 14-bit field");
 // The encoding spelled out for one address: start 0x400 >> 4, LBO 16384 >> 4, SBO 1024 >> 4, 128B
 // swizzle (2-bit mode 1 at bit 62) — the SBO and mode bits of hopper.cuh's K-major smem_desc,
 // which the GEMM rungs run with.
 static_assert(mn_major_desc_fields(0x400) ==
                   (uint64_t(0x40) | (uint64_t(1024) << 16) | (uint64_t(64) << 32) | (uint64_t(1) << 62)),
               "MN-major descriptor fields");
+
+// Byte offsets of each wgmma's operand start inside its tile (the kernel uses exactly these):
+// Q·Kᵀ k-step `step` (16 elements of d) for the 64 rows from `row0`, in a tile of `rows` rows;
+// P·V k-step kk (keys 16kk…16kk+15) in a V tile.
+__host__ __device__ constexpr int qk_start(int rows, int row0, int step) {
+  return (step / 4) * rows * kSwizzleRow + row0 * kSwizzleRow + (step % 4) * 32;
+}
+__host__ __device__ constexpr int pv_start(int kk) { return kk * 16 * kSwizzleRow; }
+
+// Compile-time check of that addressing against the PTX ISA's canonical layouts (wgmma "Shared
+// Memory Matrix Layout", 16-bit elements, T = 8 elements per 16 bytes), before the swizzle, which
+// TMA and wgmma both apply to the absolute address (1024-byte aligned tiles):
+//   K-major, 128B:  ((8,m),(T,2k))   : ((8T,SBO),(1,T))
+//   MN-major, 128B: ((T,8,m),(8,k))  : ((1,T,LBO),(8T,SBO))
+// against where TMA put element (row, col) of a tile: column block col/64 of [rows × 128 B].
+constexpr int tile_byte(int rows, int row, int col) { return (col / 64) * rows * kSwizzleRow + row * kSwizzleRow + (col % 64) * 2; }
+constexpr int k_major_byte(int row, int k, int sbo) { return 2 * ((row % 8) * 64 + (k % 8) + (k / 8) * 8) + (row / 8) * sbo; }
+constexpr int mn_major_byte(int k, int n, int lbo, int sbo) {
+  return 2 * ((n % 8) + ((n / 8) % 8) * 8 + (k % 8) * 64) + (n / 64) * lbo + (k / 8) * sbo;
+}
+template <int kD>
+constexpr bool descriptors_address_the_tiles() {
+  for (int step = 0; step < kD / 16; ++step) {
+    for (int consumer = 0; consumer < 2; ++consumer)  // A = Q: 64 rows × 16 of d
+      for (int i = 0; i < 64; i += 7)
+        for (int k = 0; k < 16; ++k)
+          if (qk_start(kBlockM, consumer * 64, step) + k_major_byte(i, k, kSbo) !=
+              tile_byte(kBlockM, consumer * 64 + i, 16 * step + k))
+            return false;
+    for (int n = 0; n < kBlockN; n += 3)  // B = K: 128 keys × 16 of d
+      for (int k = 0; k < 16; ++k)
+        if (qk_start(kBlockN, 0, step) + k_major_byte(n, k, kSbo) != tile_byte(kBlockN, n, 16 * step + k)) return false;
+  }
+  for (int kk = 0; kk < kBlockN / 16; ++kk)  // B = V: 16 keys × d, MN-major
+    for (int k = 0; k < 16; ++k)
+      for (int n = 0; n < kD; ++n)
+        if (pv_start(kk) + mn_major_byte(k, n, kVLbo, kSbo) != tile_byte(kBlockN, 16 * kk + k, n))
+          return false;
+  return true;
+}
+static_assert(descriptors_address_the_tiles<64>() && descriptors_address_the_tiles<128>(),
+              "wgmma operand starts, LBO and SBO address the bytes TMA wrote");
 
 // Pins registers an async wgmma reads or writes: no ordinary instruction touching them is moved
 // across this point (after a wgmma.wait_group, before a wgmma.fence).
@@ -203,7 +247,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int g = lane / 4, t = lane % 4;
   const int64_t c0 = m0 + consumer * 64;            // this consumer's first query row
   const int64_t row0 = c0 + warp * 16 + g;          // this thread's rows: row0, row0 + 8
-  const uint8_t* sQmine = sQ + consumer * 64 * kSwizzleRow;
   const float scale_log2 = a.scale * kLog2e;
 
   float rO[kOAcc];
@@ -227,9 +270,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     hw::wgmma_fence();
 #pragma unroll
     for (int step = 0; step < kD / 16; ++step) {
-      const int cb = step / 4, off = (step % 4) * 32;
-      qk_step<T>(rS, hw::smem_desc(sQmine + cb * kBlockM * kSwizzleRow + off),
-                 hw::smem_desc(sKs + cb * kBlockN * kSwizzleRow + off));
+      qk_step<T>(rS, hw::smem_desc(sQ + qk_start(kBlockM, consumer * 64, step)),
+                 hw::smem_desc(sKs + qk_start(kBlockN, 0, step)));
     }
     hw::wgmma_commit();
     hw::wgmma_wait<0>();
@@ -290,7 +332,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     hw::wgmma_fence();  // rO (rescaled) and rP were written by ordinary instructions
 #pragma unroll
     for (int kk = 0; kk < kBlockN / 16; ++kk)
-      pv_step<T>(rO, rP[kk], mn_major_desc_fields(smem_addr(sVs + kk * 16 * kSwizzleRow)));
+      pv_step<T>(rO, rP[kk], mn_major_desc_fields(smem_addr(sVs + pv_start(kk))));
     hw::wgmma_commit();
     hw::wgmma_wait<0>();
     fence_operands(rO);
