@@ -10,7 +10,8 @@
 //     16 bits in registers is the A operand of O += P·V, wgmma's register-A form with V from
 //     shared memory through a transposed (MN-major) descriptor. The K wait and the V wait are
 //     separate, so Q·Kᵀ starts before V lands.
-// setmaxnreg moves registers from the producer (24) to the consumers (240).
+// setmaxnreg moves registers from the producer (24) to the consumers (240); ptxas (CUDA 13)
+// still allocates the consumer code within the launch's 168, which it fits without spills.
 // Not yet: overlap of one warpgroup's softmax with its own next Q·Kᵀ (FA3's intra-warpgroup
 // pipelining); the two consumers overlap each other only by running independently.
 // Causal (bottom-right aligned): key tiles past the tile's last diagonal are never loaded; only
