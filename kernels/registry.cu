@@ -84,7 +84,7 @@ void add_attention(std::vector<Variant>& all) {
                       "fragment read from shared memory feeds two MMAs; Q re-read from shared memory",
                       kAttentionBench, kAttentionTest));
   Variant v04 = entry("attention", V::v04_flash_wgmma, "v04_flash_wgmma", 4, 90,
-                      "Hopper forward: a producer warpgroup TMA-loads K/V tiles of 128 keys into a 2–3 stage mbarrier "
+                      "Hopper forward: a producer warp TMA-loads K/V tiles of 128 keys into a 2–3 stage mbarrier "
                       "ring; two consumer warpgroups (64 query rows each) run Q·Kᵀ on wgmma from shared memory and "
                       "P·V on wgmma with P from registers, online softmax between them",
                       kAttentionBench, kAttentionTest);

@@ -1,17 +1,19 @@
 // v04_flash_wgmma: the FlashAttention forward on Hopper's own path (lecture §11 on §3's
 // hardware: only wgmma fed by TMA reaches the tensor-core peak; mma.sync stops near a third).
-// A CTA owns 128 query rows of one (batch, head) and has three warpgroups:
-//   producer (warpgroup 0, one thread): TMA loads Q once, then K and V tiles of 128 keys into a
+// A CTA owns 128 query rows of one (batch, head) and has two warpgroups and one more warp:
+//   producer (warp 8, one thread): TMA loads Q once, then K and V tiles of 128 keys into a
 //     ring of kStages stages; per stage a "K full" and a "V full" mbarrier (bytes arrived) and an
 //     "empty" one (both consumers done with the stage), so loads run ahead of the math;
-//   consumers (warpgroups 1, 2), 64 query rows each: S = Q·Kᵀ with wgmma m64n128k16 (Q and K
-//     from 128B-swizzled shared memory, both K-major, as the TN GEMM's A and B); online softmax
-//     on the fp32 accumulator fragment (a row lives in one quad, as for mma.sync); P packed to
-//     16 bits in registers is the A operand of O += P·V, wgmma's register-A form with V from
-//     shared memory through a transposed (MN-major) descriptor. The K wait and the V wait are
-//     separate, so Q·Kᵀ starts before V lands.
-// setmaxnreg moves registers from the producer (24) to the consumers (240); ptxas (CUDA 13)
-// still allocates the consumer code within the launch's 168, which it fits without spills.
+//   consumers (warpgroups 0, 1 = warps 0–7), 64 query rows each: S = Q·Kᵀ with wgmma
+//     m64n128k16 (Q and K from 128B-swizzled shared memory, both K-major, as the TN GEMM's A
+//     and B); online softmax on the fp32 accumulator fragment (a row lives in one quad, as for
+//     mma.sync); P packed to 16 bits in registers is the A operand of O += P·V, wgmma's
+//     register-A form with V from shared memory through a transposed (MN-major) descriptor.
+//     The K wait and the V wait are separate, so Q·Kᵀ starts before V lands.
+// 288 threads rather than FA3's three warpgroups: ptxas gives every thread the same budget, 224
+// registers at 288 threads against 168 at 384 (it allocates the consumer code within the
+// launch's budget even after setmaxnreg.inc: with a producer warpgroup the consumers used 161 of
+// 168 and one more live register spilled), so the consumers get their headroom without setmaxnreg.
 // Not yet: overlap of one warpgroup's softmax with its own next Q·Kᵀ (FA3's intra-warpgroup
 // pipelining); the two consumers overlap each other only by running independently.
 // Causal (bottom-right aligned): key tiles past the tile's last diagonal are never loaded; only
@@ -42,7 +44,8 @@ namespace hw = gemm_tc::hopper;
 
 constexpr int kBlockM = 128;    // query rows per CTA: two consumer warpgroups of 64
 constexpr int kBlockN = 128;    // keys per streamed tile (the n of Q·Kᵀ's wgmma)
-constexpr int kThreads = 384;   // producer warpgroup + two consumers
+constexpr int kConsumerThreads = 256;  // two consumer warpgroups (warps 0–7: wgmma wants aligned groups of 4)
+constexpr int kThreads = kConsumerThreads + 32;  // + the producer warp
 constexpr int kSwizzleRow = 128;  // bytes: one 128B-swizzle row = 64 elements of 16 bits
 constexpr int kBoxCols = kSwizzleRow / 2;
 constexpr float kLog2e = 1.4426950408889634f;
@@ -71,33 +74,33 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, u
       "l"(map), "r"(smem_addr(bar)), "r"(col), "r"(row), "r"(batch)
       : "memory");
 }
-template <int kRegs>
-__device__ __forceinline__ void setmaxnreg_dec() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
+// hopper.cuh's mbar_wait with a bound: a barrier that never completes (a wrong byte count, a
+// phase off by one) traps after 10 s instead of hanging the GPU. The clock is read only once a
+// poll has failed, so a wait that succeeds at once costs one try_wait as before.
+__device__ __forceinline__ bool mbar_try_wait(uint64_t* bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(smem_addr(bar)), "r"(parity)
+      : "memory");
+  return done != 0;
 }
-template <int kRegs>
-__device__ __forceinline__ void setmaxnreg_inc() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
+__device__ __forceinline__ uint64_t global_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ void mbar_wait_bounded(uint64_t* bar, uint32_t parity) {
+  if (mbar_try_wait(bar, parity)) return;
+  const uint64_t start = global_ns();
+  while (!mbar_try_wait(bar, parity))
+    if (global_ns() - start > 10'000'000'000ull) __trap();
 }
 // Descriptor of an MN-major B operand (V for P·V: [keys = k][d = n], n contiguous) in the 128B
 // swizzle: 8 k-rows of 128 bytes form one 1024-byte swizzle atom, the stride byte offset (8-row
 // groups along k) is 1024; the leading byte offset is the distance between 64-element blocks
 // along n, i.e. one column block of the tile (kBlockN rows × 128 B).
-// hopper.cuh's mbar_wait with a bound: a barrier that never completes (a wrong byte count)
-// traps after ~2^30 polls (seconds) instead of hanging the GPU. Used for Q's barrier only: in the
-// tile loop the poll counter is one register too many (d=128 spilled 20 bytes with it).
-__device__ __forceinline__ void mbar_wait_bounded(uint64_t* bar, uint32_t parity) {
-  for (uint32_t polls = 0;; ++polls) {
-    uint32_t done;
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(smem_addr(bar)), "r"(parity)
-        : "memory");
-    if (done) return;
-    if (polls == (1u << 30)) __trap();
-  }
-}
 constexpr int kSbo = 1024;                     // 8 rows × 128 B: one swizzle atom (K-major and MN-major)
 constexpr int kVLbo = kBlockN * kSwizzleRow;   // V: the next 64 columns of d, one column block on
 __host__ __device__ constexpr uint64_t mn_major_desc_fields(uint32_t smem_byte_addr) {
@@ -219,16 +222,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   __syncthreads();  // the last block-wide barrier: the producer's threads leave early
 
-  const int wg = int(threadIdx.x / 128);
-  if (wg == 0) {
-    setmaxnreg_dec<24>();
-    if (threadIdx.x == 0) {
+  if (threadIdx.x >= kConsumerThreads) {
+    if (threadIdx.x == kConsumerThreads) {
       hw::mbar_expect_bytes(q_full, S::kQ);
       for (int cb = 0; cb < S::kColBlocks; ++cb)
         tma_load_3d(sQ + cb * kBlockM * kSwizzleRow, &mapQ, q_full, hi * kD + cb * kBoxCols, int(m0), bi);
       for (int j = 0; j < tiles; ++j) {
         const int s = j % kStages;
-        hw::mbar_wait(&empty[s], ((j / kStages) & 1) ^ 1);  // the first round passes on fresh barriers
+        mbar_wait_bounded(&empty[s], ((j / kStages) & 1) ^ 1);  // the first round passes on fresh barriers
         hw::mbar_expect_bytes(&k_full[s], S::kKV);
         for (int cb = 0; cb < S::kColBlocks; ++cb)
           tma_load_3d(sK + s * S::kKV + cb * kBlockN * kSwizzleRow, &mapK, &k_full[s], hk * kD + cb * kBoxCols,
@@ -241,9 +242,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     return;  // every load issued is waited for by the consumers, so the CTA outlives it
   }
-  setmaxnreg_inc<240>();
-
-  const int consumer = wg - 1;
+  const int consumer = int(threadIdx.x / 128);
   const int warp = int(threadIdx.x / 32) % 4, lane = int(threadIdx.x % 32);
   const int g = lane / 4, t = lane % 4;
   const int64_t c0 = m0 + consumer * 64;            // this consumer's first query row
@@ -266,7 +265,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     float rS[kSAcc];
 #pragma unroll
     for (int i = 0; i < kSAcc; ++i) rS[i] = 0.f;
-    hw::mbar_wait(&k_full[s], phase);
+    mbar_wait_bounded(&k_full[s], phase);
     fence_operands(rS);
     hw::wgmma_fence();
 #pragma unroll
@@ -328,7 +327,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
 
     // O += P·V: k-step kk reads V's keys 16kk…16kk+15, i.e. two 8-row swizzle atoms (2 KiB) on.
-    hw::mbar_wait(&v_full[s], phase);
+    mbar_wait_bounded(&v_full[s], phase);
     fence_operands(rO);
     hw::wgmma_fence();  // rO (rescaled) and rP were written by ordinary instructions
 #pragma unroll
