@@ -10,12 +10,13 @@
 //     mma.sync); P packed to 16 bits in registers is the A operand of O += P·V, wgmma's
 //     register-A form with V from shared memory through a transposed (MN-major) descriptor.
 //     The K wait and the V wait are separate, so Q·Kᵀ starts before V lands.
-// 288 threads rather than FA3's three warpgroups: ptxas gives every thread the same budget, 224
-// registers at 288 threads against 168 at 384 (it allocates the consumer code within the
-// launch's budget even after setmaxnreg.inc: with a producer warpgroup the consumers used 161 of
-// 168 and one more live register spilled), so the consumers get their headroom without setmaxnreg.
-// Not yet: overlap of one warpgroup's softmax with its own next Q·Kᵀ (FA3's intra-warpgroup
-// pipelining); the two consumers overlap each other only by running independently.
+// A producer warp rather than FA3's producer warpgroup with setmaxnreg (24 / 240): ptxas (CUDA
+// 13) allocated the consumer code within the launch's 168 registers even after setmaxnreg.inc, so
+// the register moves bought nothing. 288 threads are capped at 168 as well (9 warps put 3 on one
+// of the SM's four 16384-register partitions); the consumers use 165 at d=128.
+// Not yet: overlap of one warpgroup's softmax with its own P·V (FA3's intra-warpgroup
+// pipelining; written and tried: S, O and P live at once spill 208 bytes at d=128 within 168
+// registers); the two consumers overlap each other only by running independently.
 // Causal (bottom-right aligned): key tiles past the tile's last diagonal are never loaded; only
 // edge tiles are masked. Keys past nk arrive as TMA's zero fill and are masked to −∞; query rows
 // past n compute on zero-filled Q and are not stored.
