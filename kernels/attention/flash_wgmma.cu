@@ -1,6 +1,7 @@
-// v04_flash_wgmma: the FlashAttention forward on Hopper's own path (lecture §11 on §3's
-// hardware: only wgmma fed by TMA reaches the tensor-core peak; mma.sync stops near a third).
-// A CTA owns 128 query rows of one (batch, head) and has two warpgroups and one more warp:
+// v04_flash_wgmma, v05_flash_wgmma_overlap: the FlashAttention forward on Hopper's own path
+// (lecture §11 on §3's hardware: only wgmma fed by TMA reaches the tensor-core peak; mma.sync
+// stops near a third). A CTA owns 128 query rows of one (batch, head); v04 has two warpgroups
+// and one more warp:
 //   producer (warp 8, one thread): TMA loads Q once, then K and V tiles of 128 keys into a
 //     ring of kStages stages; per stage a "K full" and a "V full" mbarrier (bytes arrived) and an
 //     "empty" one (both consumers done with the stage), so loads run ahead of the math;
@@ -14,9 +15,13 @@
 // 13) allocated the consumer code within the launch's 168 registers even after setmaxnreg.inc, so
 // the register moves bought nothing. 288 threads are capped at 168 as well (9 warps put 3 on one
 // of the SM's four 16384-register partitions); the consumers use 165 at d=128.
-// Not yet: overlap of one warpgroup's softmax with its own P·V (FA3's intra-warpgroup
-// pipelining; written and tried: S, O and P live at once spill 208 bytes at d=128 within 168
-// registers); the two consumers overlap each other only by running independently.
+// v04 runs one tile at a time per consumer (Q·Kᵀ, softmax, P·V); the two consumers overlap each
+// other only by running independently.
+// v05 adds FA3's intra-warpgroup overlap: Q·Kᵀ of tile j and P·V of tile j − 1 are issued
+// together, and the softmax of tile j runs while P·V of j − 1 is still on the tensor cores. S, O
+// and P are then live at once, which spills 208 bytes at d=128 within 168 registers; so v05 has
+// no producer warp: 256 threads allow 255 registers, and thread 0 of the first consumer issues
+// the TMA loads (a stage is refilled once both consumers have released it), with one stage more.
 // Causal (bottom-right aligned): key tiles past the tile's last diagonal are never loaded; only
 // edge tiles are masked. Keys past nk arrive as TMA's zero fill and are masked to −∞; query rows
 // past n compute on zero-filled Q and are not stored.
@@ -46,7 +51,8 @@ namespace hw = gemm_tc::hopper;
 constexpr int kBlockM = 128;    // query rows per CTA: two consumer warpgroups of 64
 constexpr int kBlockN = 128;    // keys per streamed tile (the n of Q·Kᵀ's wgmma)
 constexpr int kConsumerThreads = 256;  // two consumer warpgroups (warps 0–7: wgmma wants aligned groups of 4)
-constexpr int kThreads = kConsumerThreads + 32;  // + the producer warp
+// + a producer warp (v04); v05 has none (its register budget: 255 at 8 warps, 168 at 9).
+constexpr int threads(bool overlap) { return overlap ? kConsumerThreads : kConsumerThreads + 32; }
 constexpr int kSwizzleRow = 128;  // bytes: one 128B-swizzle row = 64 elements of 16 bits
 constexpr int kBoxCols = kSwizzleRow / 2;
 constexpr float kLog2e = 1.4426950408889634f;
@@ -54,12 +60,13 @@ constexpr float kLn2 = 0.6931471805599453f;
 
 // Shared memory of one CTA. Every tile is stored as kD/64 column blocks of [rows × 128 B]
 // (one TMA box each, 128B-swizzled), the layout wgmma's swizzled descriptors read.
-template <int kD>
+template <int kD, bool kOverlap>
 struct Smem {
   static constexpr int kColBlocks = kD / kBoxCols;
   static constexpr int kQ = kBlockM * kD * 2;   // 32 KiB at d=128
   static constexpr int kKV = kBlockN * kD * 2;  // one K or one V tile: 32 KiB at d=128
-  static constexpr int kStages = kD == 128 ? 2 : 3;
+  // v05 refills a stage only after both consumers released it (no producer running ahead): one more.
+  static constexpr int kStages = (kD == 128 ? 2 : 3) + (kOverlap ? 1 : 0);
   static constexpr int kBarriers = 1 + 3 * kStages;  // Q full; K full, V full, empty per stage
   static constexpr int kBytes = kQ + 2 * kStages * kKV + kBarriers * 8 + 1024 /* 1024-byte alignment */;
   static_assert(kBytes <= 227 * 1024, "fits one SM's shared memory");
@@ -165,6 +172,13 @@ __device__ __forceinline__ void fence_operands(float (&r)[kN]) {
 #pragma unroll
   for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
 }
+template <int kN>
+__device__ __forceinline__ void fence_operands(uint32_t (&r)[kN][4]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[i][e])::"memory");
+}
 
 template <class T>
 __device__ __forceinline__ void qk_step(float (&rS)[kBlockN / 2], uint64_t desc_q, uint64_t desc_k) {
@@ -185,11 +199,11 @@ __device__ __forceinline__ void pv_step(float (&rO)[kAcc], const uint32_t (&rP)[
 // chunk c a lane (g = lane/4, t = lane%4) holds acc[4c + 0..1] = (row g, cols 8c + 2t, +1) and
 // acc[4c + 2..3] = row g + 8 — per warp the layout of mma.sync's C, so chunks 2kk and 2kk+1 of S,
 // packed to 16 bits, are exactly the register A fragment of P·V's k-step kk.
-template <class T, int kD>
-__global__ void __launch_bounds__(kThreads, 1)
+template <class T, int kD, bool kOverlap>
+__global__ void __launch_bounds__(threads(kOverlap), 1)
     flash_wgmma_kernel(const __grid_constant__ CUtensorMap mapQ, const __grid_constant__ CUtensorMap mapK,
                        const __grid_constant__ CUtensorMap mapV, AttnArgs<T> a) {
-  using S = Smem<kD>;
+  using S = Smem<kD, kOverlap>;
   constexpr int kStages = S::kStages;
   constexpr int kSAcc = kBlockN / 2;  // S accumulators per consumer thread: 64 × 128 / 128
   constexpr int kOAcc = kD / 2;       // O accumulators per consumer thread
@@ -223,25 +237,40 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   __syncthreads();  // the last block-wide barrier: the producer's threads leave early
 
-  if (threadIdx.x >= kConsumerThreads) {
-    if (threadIdx.x == kConsumerThreads) {
-      hw::mbar_expect_bytes(q_full, S::kQ);
-      for (int cb = 0; cb < S::kColBlocks; ++cb)
-        tma_load_3d(sQ + cb * kBlockM * kSwizzleRow, &mapQ, q_full, hi * kD + cb * kBoxCols, int(m0), bi);
-      for (int j = 0; j < tiles; ++j) {
-        const int s = j % kStages;
-        mbar_wait_bounded(&empty[s], ((j / kStages) & 1) ^ 1);  // the first round passes on fresh barriers
-        hw::mbar_expect_bytes(&k_full[s], S::kKV);
-        for (int cb = 0; cb < S::kColBlocks; ++cb)
-          tma_load_3d(sK + s * S::kKV + cb * kBlockN * kSwizzleRow, &mapK, &k_full[s], hk * kD + cb * kBoxCols,
-                      j * kBlockN, bi);
-        hw::mbar_expect_bytes(&v_full[s], S::kKV);
-        for (int cb = 0; cb < S::kColBlocks; ++cb)
-          tma_load_3d(sV + s * S::kKV + cb * kBlockN * kSwizzleRow, &mapV, &v_full[s], hk * kD + cb * kBoxCols,
-                      j * kBlockN, bi);
+  // Tile j's K and V into stage j % kStages (the stage is free), each counted on its own barrier.
+  auto load_kv = [&](int j) {
+    const int s = j % kStages;
+    hw::mbar_expect_bytes(&k_full[s], S::kKV);
+    for (int cb = 0; cb < S::kColBlocks; ++cb)
+      tma_load_3d(sK + s * S::kKV + cb * kBlockN * kSwizzleRow, &mapK, &k_full[s], hk * kD + cb * kBoxCols,
+                  j * kBlockN, bi);
+    hw::mbar_expect_bytes(&v_full[s], S::kKV);
+    for (int cb = 0; cb < S::kColBlocks; ++cb)
+      tma_load_3d(sV + s * S::kKV + cb * kBlockN * kSwizzleRow, &mapV, &v_full[s], hk * kD + cb * kBoxCols,
+                  j * kBlockN, bi);
+  };
+  auto load_q = [&]() {
+    hw::mbar_expect_bytes(q_full, S::kQ);
+    for (int cb = 0; cb < S::kColBlocks; ++cb)
+      tma_load_3d(sQ + cb * kBlockM * kSwizzleRow, &mapQ, q_full, hi * kD + cb * kBoxCols, int(m0), bi);
+  };
+
+  if constexpr (!kOverlap) {
+    if (threadIdx.x >= kConsumerThreads) {  // the producer warp
+      if (threadIdx.x == kConsumerThreads) {
+        load_q();
+        for (int j = 0; j < tiles; ++j) {
+          mbar_wait_bounded(&empty[j % kStages], ((j / kStages) & 1) ^ 1);  // the first round passes on fresh barriers
+          load_kv(j);
+        }
       }
+      return;  // every load issued is waited for by the consumers, so the CTA outlives it
     }
-    return;  // every load issued is waited for by the consumers, so the CTA outlives it
+  } else {
+    if (threadIdx.x == 0) {  // the first kStages tiles into the empty ring
+      load_q();
+      for (int j = 0; j < tiles && j < kStages; ++j) load_kv(j);
+    }
   }
   const int consumer = int(threadIdx.x / 128);
   const int warp = int(threadIdx.x / 32) % 4, lane = int(threadIdx.x % 32);
@@ -254,31 +283,32 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
   for (int i = 0; i < kOAcc; ++i) rO[i] = 0.f;
   float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.f, 0.f};  // log2 units; this thread's part of the sum
+  float rS[kSAcc];
+  uint32_t rP[kBlockN / 16][4];  // P in 16 bits: the A fragments of P·V's kBlockN/16 k-steps
+  float alpha[2];                // exp2(m_old − m_new) of the last softmax step, per row half
 
-  mbar_wait_bounded(q_full, 0);
-  for (int j = 0; j < tiles; ++j) {
-    const int s = j % kStages;
-    const uint32_t phase = (j / kStages) & 1;
+  // S = Q·Kᵀ of tile j (stage s): d/16 k-steps of 32 bytes, four per 128-byte column block.
+  // Issued after a wgmma fence; not committed.
+  auto issue_qk = [&](int s) {
     const uint8_t* sKs = sK + s * S::kKV;
-    const uint8_t* sVs = sV + s * S::kKV;
-
-    // S = Q·Kᵀ: d/16 k-steps of 32 bytes; four per 128-byte column block.
-    float rS[kSAcc];
 #pragma unroll
     for (int i = 0; i < kSAcc; ++i) rS[i] = 0.f;
-    mbar_wait_bounded(&k_full[s], phase);
     fence_operands(rS);
-    hw::wgmma_fence();
+    hw::wgmma_fence();  // rS (zeroed), and rO, rP where a P·V follows, were written by ordinary instructions
 #pragma unroll
-    for (int step = 0; step < kD / 16; ++step) {
-      qk_step<T>(rS, hw::smem_desc(sQ + qk_start(kBlockM, consumer * 64, step)),
-                 hw::smem_desc(sKs + qk_start(kBlockN, 0, step)));
-    }
-    hw::wgmma_commit();
-    hw::wgmma_wait<0>();
-    fence_operands(rS);
-
-    // Mask keys past nk and (causal) above the diagonal; only edge tiles need it.
+    for (int step = 0; step < kD / 16; ++step)
+      qk_step<T>(rS, hw::smem_desc(sQ + qk_start(kBlockM, consumer * 64, step)), hw::smem_desc(sKs + qk_start(kBlockN, 0, step)));
+  };
+  // O += P·V of stage s: k-step kk reads V's keys 16kk…16kk+15, two 8-row swizzle atoms (2 KiB) on.
+  auto issue_pv = [&](int s) {
+    const uint8_t* sVs = sV + s * S::kKV;
+#pragma unroll
+    for (int kk = 0; kk < kBlockN / 16; ++kk) pv_step<T>(rO, rP[kk], mn_major_desc_fields(smem_addr(sVs + pv_start(kk))));
+  };
+  // Tile j's scores in rS → probabilities in rS (exp2, unnormalized), running max and sum
+  // updated, alpha set. Keys past nk and (causal) above the diagonal are masked; only edge tiles
+  // need it.
+  auto softmax = [&](int j) {
     const int64_t n0 = int64_t(j) * kBlockN;
     const bool edge = n0 + kBlockN > a.nk || (a.causal && n0 + kBlockN - 1 > c0 + shift);
     if (edge) {
@@ -291,7 +321,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           if (key >= a.nk || (a.causal && key > row + shift)) rS[4 * c + e] = -INFINITY;
         }
     }
-    // Online softmax: new running max, the old state rescaled by exp2(m_old − m_new).
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       float mx = -INFINITY;
@@ -300,7 +329,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       mx = quad_max(mx) * scale_log2;
       const float m_new = fmaxf(row_max[half], mx);
       const float m_use = m_new == -INFINITY ? 0.f : m_new;  // everything masked so far: keep exp2 finite
-      const float alpha = exp2f(row_max[half] - m_use);
+      alpha[half] = exp2f(row_max[half] - m_use);
       row_max[half] = m_new;
       float sum = 0.f;
 #pragma unroll
@@ -310,34 +339,89 @@ __global__ void __launch_bounds__(kThreads, 1)
           rS[4 * c + e] = exp2f(fmaf(rS[4 * c + e], scale_log2, -m_use));
           sum += rS[4 * c + e];
         }
-      row_sum[half] = row_sum[half] * alpha + sum;
-#pragma unroll
-      for (int c = 0; c < kOAcc / 4; ++c) {
-        rO[4 * c + 2 * half] *= alpha;
-        rO[4 * c + 2 * half + 1] *= alpha;
-      }
+      row_sum[half] = row_sum[half] * alpha[half] + sum;
     }
-    // P in 16 bits, as the A fragments of P·V's kBlockN/16 k-steps.
-    uint32_t rP[kBlockN / 16][4];
+  };
+  // The old O rescaled to the new max (only once no P·V is accumulating into it), and P packed.
+  auto rescale_and_pack = [&]() {
 #pragma unroll
-    for (int kk = 0; kk < kBlockN / 16; ++kk) {
-      rP[kk][0] = pack2<T>(rS[8 * kk + 0], rS[8 * kk + 1]);
-      rP[kk][1] = pack2<T>(rS[8 * kk + 2], rS[8 * kk + 3]);
-      rP[kk][2] = pack2<T>(rS[8 * kk + 4], rS[8 * kk + 5]);
-      rP[kk][3] = pack2<T>(rS[8 * kk + 6], rS[8 * kk + 7]);
-    }
-
-    // O += P·V: k-step kk reads V's keys 16kk…16kk+15, i.e. two 8-row swizzle atoms (2 KiB) on.
-    mbar_wait_bounded(&v_full[s], phase);
-    fence_operands(rO);
-    hw::wgmma_fence();  // rO (rescaled) and rP were written by ordinary instructions
+    for (int c = 0; c < kOAcc / 4; ++c)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) rO[4 * c + e] *= alpha[e >> 1];
 #pragma unroll
     for (int kk = 0; kk < kBlockN / 16; ++kk)
-      pv_step<T>(rO, rP[kk], mn_major_desc_fields(smem_addr(sVs + pv_start(kk))));
+#pragma unroll
+      for (int r = 0; r < 4; ++r) rP[kk][r] = pack2<T>(rS[8 * kk + 2 * r], rS[8 * kk + 2 * r + 1]);
+  };
+  auto release = [&](int s) {
+    if (threadIdx.x % 128 == 0) hw::mbar_arrive(&empty[s]);  // this consumer is done with K and V of stage s
+  };
+  auto stage = [](int j) { return j % kStages; };
+  auto phase = [](int j) { return uint32_t(j / kStages) & 1; };
+
+  mbar_wait_bounded(q_full, 0);
+  if constexpr (!kOverlap) {
+    // One tile at a time: Q·Kᵀ, wait, softmax, P·V, wait. The two consumers overlap each other only.
+    for (int j = 0; j < tiles; ++j) {
+      mbar_wait_bounded(&k_full[stage(j)], phase(j));
+      issue_qk(stage(j));
+      hw::wgmma_commit();
+      hw::wgmma_wait<0>();
+      fence_operands(rS);
+      softmax(j);
+      rescale_and_pack();
+      mbar_wait_bounded(&v_full[stage(j)], phase(j));
+      fence_operands(rO);
+      fence_operands(rP);
+      hw::wgmma_fence();  // rO (rescaled) and rP were written by ordinary instructions
+      issue_pv(stage(j));
+      hw::wgmma_commit();
+      hw::wgmma_wait<0>();
+      fence_operands(rO);
+      release(stage(j));
+    }
+  } else if (tiles > 0) {
+    // FA3's intra-warpgroup overlap: Q·Kᵀ of tile j and P·V of tile j − 1 are issued together
+    // (in that order, two commit groups); waiting for the first leaves P·V running on the tensor
+    // cores while this warpgroup computes tile j's softmax. O is rescaled and P repacked only
+    // after P·V of j − 1 has finished with them. Registers: S, O and P live at once.
+    mbar_wait_bounded(&k_full[0], 0);
+    issue_qk(0);
+    hw::wgmma_commit();
+    hw::wgmma_wait<0>();
+    fence_operands(rS);
+    softmax(0);
+    rescale_and_pack();
+    for (int j = 1; j < tiles; ++j) {
+      mbar_wait_bounded(&k_full[stage(j)], phase(j));
+      fence_operands(rO);
+      fence_operands(rP);
+      issue_qk(stage(j));  // its wgmma fence also covers rO and rP for the P·V below
+      hw::wgmma_commit();
+      mbar_wait_bounded(&v_full[stage(j - 1)], phase(j - 1));
+      issue_pv(stage(j - 1));
+      hw::wgmma_commit();
+      hw::wgmma_wait<1>();  // Q·Kᵀ of tile j is done; P·V of tile j − 1 may still run
+      fence_operands(rS);
+      softmax(j);
+      hw::wgmma_wait<0>();
+      fence_operands(rO);
+      release(stage(j - 1));
+      if (threadIdx.x == 0 && j - 1 + kStages < tiles) {  // both consumers done with tile j − 1: refill its stage
+        mbar_wait_bounded(&empty[stage(j - 1)], phase(j - 1));
+        load_kv(j - 1 + kStages);
+      }
+      rescale_and_pack();
+    }
+    mbar_wait_bounded(&v_full[stage(tiles - 1)], phase(tiles - 1));
+    fence_operands(rO);
+    fence_operands(rP);
+    hw::wgmma_fence();
+    issue_pv(stage(tiles - 1));
     hw::wgmma_commit();
     hw::wgmma_wait<0>();
     fence_operands(rO);
-    if (threadIdx.x % 128 == 0) hw::mbar_arrive(&empty[s]);  // this consumer is done with K and V of stage s
+    release(stage(tiles - 1));
   }
 
   // The one rescale: O /= l; L = m·ln2 + ln l (natural log); no visible key → O = 0, L = −∞.
@@ -397,17 +481,17 @@ CUtensorMap cached_map(const T* base, int64_t b, int64_t rows, int64_t cols, int
   return e.map;
 }
 
-template <class T, int kD>
+template <class T, int kD, bool kOverlap>
 LaunchPlan plan_for(const AttnArgs<T>& a) {
   LaunchPlan p;
-  p.func = reinterpret_cast<const void*>(&flash_wgmma_kernel<T, kD>);
+  p.func = reinterpret_cast<const void*>(&flash_wgmma_kernel<T, kD, kOverlap>);
   p.grid = blocks_for(a.n, kBlockM) * a.h * a.b;
-  p.block = kThreads;
-  p.smem = Smem<kD>::kBytes;
+  p.block = threads(kOverlap);
+  p.smem = Smem<kD, kOverlap>::kBytes;
   return p;
 }
 
-template <class T, int kD>
+template <class T, int kD, bool kOverlap>
 void launch(const AttnArgs<T>& a, cudaStream_t stream) {
   for (const void* p : {static_cast<const void*>(a.q), static_cast<const void*>(a.k), static_cast<const void*>(a.v)})
     if (reinterpret_cast<uintptr_t>(p) % 16 != 0)
@@ -415,34 +499,36 @@ void launch(const AttnArgs<T>& a, cudaStream_t stream) {
   const CUtensorMap mapQ = cached_map(a.q, a.b, a.n, a.h * kD, kBlockM);
   const CUtensorMap mapK = cached_map(a.k, a.b, a.nk, a.hkv * kD, kBlockN);
   const CUtensorMap mapV = cached_map(a.v, a.b, a.nk, a.hkv * kD, kBlockN);
-  const auto kernel = &flash_wgmma_kernel<T, kD>;
+  const auto kernel = &flash_wgmma_kernel<T, kD, kOverlap>;
   static bool opted_in = false;  // > 48 KiB of dynamic shared memory needs the opt-in once
   if (!opted_in) {
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Smem<kD>::kBytes));
+    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Smem<kD, kOverlap>::kBytes));
     opted_in = true;
   }
   const dim3 grid(unsigned(blocks_for(a.n, kBlockM)), unsigned(a.h), unsigned(a.b));
-  kernel<<<grid, kThreads, Smem<kD>::kBytes, stream>>>(mapQ, mapK, mapV, a);
+  kernel<<<grid, threads(kOverlap), Smem<kD, kOverlap>::kBytes, stream>>>(mapQ, mapK, mapV, a);
   SOL_LAUNCH_CHECK();
 }
 
 }  // namespace
 
 template <class T>
-void flash_wgmma_forward(const AttnArgs<T>& a, cudaStream_t stream) {
+void flash_wgmma_forward(const AttnArgs<T>& a, cudaStream_t stream, bool overlap) {
   if (a.d != 64 && a.d != 128)
     bad_input("flash attention (wgmma): head dimension " + std::to_string(a.d) + " is not built", "use d=64 or d=128");
-  return a.d == 64 ? launch<T, 64>(a, stream) : launch<T, 128>(a, stream);
+  if (overlap) return a.d == 64 ? launch<T, 64, true>(a, stream) : launch<T, 128, true>(a, stream);
+  return a.d == 64 ? launch<T, 64, false>(a, stream) : launch<T, 128, false>(a, stream);
 }
 
 template <class T>
-LaunchPlan flash_wgmma_plan(const AttnArgs<T>& a) {
-  return a.d == 64 ? plan_for<T, 64>(a) : plan_for<T, 128>(a);
+LaunchPlan flash_wgmma_plan(const AttnArgs<T>& a, bool overlap) {
+  if (overlap) return a.d == 64 ? plan_for<T, 64, true>(a) : plan_for<T, 128, true>(a);
+  return a.d == 64 ? plan_for<T, 64, false>(a) : plan_for<T, 128, false>(a);
 }
 
-template void flash_wgmma_forward<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&, cudaStream_t);
-template void flash_wgmma_forward<__half>(const AttnArgs<__half>&, cudaStream_t);
-template LaunchPlan flash_wgmma_plan<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&);
-template LaunchPlan flash_wgmma_plan<__half>(const AttnArgs<__half>&);
+template void flash_wgmma_forward<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&, cudaStream_t, bool);
+template void flash_wgmma_forward<__half>(const AttnArgs<__half>&, cudaStream_t, bool);
+template LaunchPlan flash_wgmma_plan<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&, bool);
+template LaunchPlan flash_wgmma_plan<__half>(const AttnArgs<__half>&, bool);
 
 }  // namespace sol::kernels::attention
