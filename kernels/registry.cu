@@ -83,6 +83,24 @@ void add_attention(std::vector<Variant>& all) {
                       "v02 with 128-row Q tiles: each warp owns 32 rows (two 16-row slices), so every K and V "
                       "fragment read from shared memory feeds two MMAs; Q re-read from shared memory",
                       kAttentionBench, kAttentionTest));
+  // The Hopper rungs also run their own edges: one row or key past a 128 tile, a consumer with no
+  // real rows, causal nk < n in fp16, a K/V ring that wraps (GQA).
+  const Texts hopper_edges = {"b=1,h=2,n=129,nk=129,d=128", "b=2,h=2,n=64,nk=300,d=64,causal=1",
+                              "b=1,h=3,n=300,nk=257,d=128,causal=1,fp16=1", "b=1,h=4,hkv=2,n=700,nk=1100,d=64"};
+  Variant v04 = entry("attention", V::v04_flash_wgmma, "v04_flash_wgmma", 4, 90,
+                      "Hopper forward: a producer warp TMA-loads K/V tiles of 128 keys into a 2–3 stage mbarrier "
+                      "ring; two consumer warpgroups (64 query rows each) run Q·Kᵀ on wgmma from shared memory and "
+                      "P·V on wgmma with P from registers, online softmax between them",
+                      kAttentionBench, kAttentionTest);
+  Variant v05 = entry("attention", V::v05_flash_wgmma_overlap, "v05_flash_wgmma_overlap", 5, 90,
+                      "v04 with FA3's intra-warpgroup overlap: Q·Kᵀ of tile j and P·V of tile j−1 issued together, "
+                      "the softmax of j runs while P·V of j−1 is on the tensor cores; no producer warp (256 threads "
+                      "for 255 registers), a consumer thread refills each released stage",
+                      kAttentionBench, kAttentionTest);
+  for (Variant* x : {&v04, &v05}) {
+    for (const char* t : hopper_edges) x->test_shapes.push_back(Shape::parse(t));
+    all.push_back(std::move(*x));
+  }
   Variant bwd = entry("attention_bwd", kernels::attention::BwdVersion::v01_flash_bwd, "v01_flash_bwd", 1, 80,
                        "FA2 backward: D pre-pass; a CTA per 64-key tile keeps dK, dV in registers while Q tiles stream, "
                        "recomputes P from L, dQ by fp32 atomics then a convert (det=1: a dQ kernel per query tile)",

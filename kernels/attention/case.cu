@@ -202,11 +202,13 @@ class AttentionCase final : public Case {
     const AttnArgs<T> a = args(set);
     const auto st = static_cast<cudaStream_t>(stream);
     if (v_ == Version::v01_standard) return standard_forward(a, s_.get(), p_.get(), st);
+    if (wgmma()) return flash_wgmma_forward(a, st, v_ == Version::v05_flash_wgmma_overlap);
     flash_forward(a, st, slices());
   }
 
   LaunchInfo launch() const override {
     const AttnArgs<T> a = args(0);
+    if (wgmma()) return launch_info(flash_wgmma_plan(a, v_ == Version::v05_flash_wgmma_overlap));
     return launch_info(v_ == Version::v01_standard ? standard_plan(a) : flash_plan(a, slices()));
   }
 
@@ -271,6 +273,7 @@ class AttentionCase final : public Case {
  private:
   AttnArgs<T> args(int set) const { return io_.args(set); }
   int slices() const { return v_ == Version::v03_flash_mma_128 ? 2 : 1; }  // 64-row slices per CTA
+  bool wgmma() const { return v_ == Version::v04_flash_wgmma || v_ == Version::v05_flash_wgmma_overlap; }
 
   Version v_;
   Dims x_;
@@ -511,7 +514,9 @@ model::Cost attention_cost(const Shape& s, bool flash, bool backward, int64_t bl
 }  // namespace
 
 model::Cost cost(Version v, const Shape& s) {
-  return attention_cost(s, v != Version::v01_standard, false, v == Version::v03_flash_mma_128 ? 128 : 64);
+  const bool q128 = v == Version::v03_flash_mma_128 || v == Version::v04_flash_wgmma ||
+                    v == Version::v05_flash_wgmma_overlap;  // 128-row Q tiles
+  return attention_cost(s, v != Version::v01_standard, false, q128 ? 128 : 64);
 }
 
 Tolerance tolerance(Version v) {

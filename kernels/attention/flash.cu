@@ -41,15 +41,6 @@ constexpr int smem_bytes() {
   return (kSlices * kSliceM + 4 * kBlockN) * kD * 2;  // Q, two K buffers, two V buffers; 2-byte elements
 }
 
-__device__ __forceinline__ float quad_max(float x) {
-  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
-  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
-}
-__device__ __forceinline__ float quad_sum(float x) {
-  x += __shfl_xor_sync(0xffffffffu, x, 1);
-  return x + __shfl_xor_sync(0xffffffffu, x, 2);
-}
-
 // Fragments as kernels/attention/mma.cuh describes: rS[s][nb][0..1] is row g of slice s's 16 rows
 // of this warp, rS[s][nb][2..3] row g + 8.
 template <class T, int kD, int kSlices>

@@ -41,6 +41,14 @@ void flash_forward(const AttnArgs<T>& a, cudaStream_t stream, int slices = 1);
 template <class T>
 LaunchPlan flash_plan(const AttnArgs<T>& a, int slices = 1);
 
+// v04 (overlap = false) and v05 (overlap = true): the same forward on Hopper (sm_90a): K/V tiles
+// by TMA, wgmma in two consumer warpgroups of 64 query rows each (kernels/attention/flash_wgmma.cu);
+// d = 64 or 128. v05 overlaps a warpgroup's softmax of tile j with its own P·V of tile j − 1.
+template <class T>
+void flash_wgmma_forward(const AttnArgs<T>& a, cudaStream_t stream, bool overlap = false);
+template <class T>
+LaunchPlan flash_wgmma_plan(const AttnArgs<T>& a, bool overlap = false);
+
 // Backward (FlashAttention-2): inputs Q, K, V, O, L of the forward and dO (same layout as O);
 // outputs dQ, dK, dV (layouts of Q, K, V). Workspaces: dq_accum [b, n, h, d] fp32 (zeroed by the
 // D pre-pass, accumulated with atomics, then converted) and delta [b, h, n] fp32 (D = rowsum(dO∘O)).

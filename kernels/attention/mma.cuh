@@ -65,6 +65,17 @@ __device__ __forceinline__ void load_b_kn(uint32_t (&b)[4], const T* sTile, int 
   const int mat = lane / 8;
   ldmatrix_x4_trans(b, sTile + swizzled<kD>(k0 + (mat & 1) * 8 + lane % 8, 2 * np + (mat >> 1)));
 }
+// Max and sum over the 4 lanes of a quad (lane / 4 equal): the lanes that share an accumulator
+// row, in mma.sync's C fragment and, per warp, in wgmma's D fragment.
+__device__ __forceinline__ float quad_max(float x) {
+  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+__device__ __forceinline__ float quad_sum(float x) {
+  x += __shfl_xor_sync(0xffffffffu, x, 1);
+  return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
 // The register trick: accumulators of n blocks 2·kk and 2·kk+1 (16 columns) are, packed to 16
 // bits, exactly the A fragment whose k columns are those 16.
 template <class T, int kBlocks>

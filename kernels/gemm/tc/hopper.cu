@@ -8,8 +8,6 @@
 
 namespace sol::kernels::gemm_tc::hopper {
 
-namespace {
-
 PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
   static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
     void* p = nullptr;
@@ -20,8 +18,6 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
   }();
   return fn;
 }
-
-}  // namespace
 
 CUtensorMap make_map(const void* base, InType in, int64_t rows, int64_t cols, int64_t pitch, int box_rows) {
   const int eb = in_bytes(in);

@@ -348,6 +348,9 @@ __global__ void __launch_bounds__(kProducer ? 384 : 256, 1)
 }
 
 // ---- host side ----------------------------------------------------------------------------------
+// The driver's cuTensorMapEncodeTiled, looked up once (also used by the attention forward's 3-D maps).
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn();
+
 // A 2-D tensor map over a row-major [rows × cols] matrix with a row pitch of `pitch` elements,
 // read in boxes of box_rows × 128 bytes with the 128B swizzle wgmma's descriptors expect.
 CUtensorMap make_map(const void* base, InType in, int64_t rows, int64_t cols, int64_t pitch, int box_rows);

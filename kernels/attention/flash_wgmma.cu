@@ -1,0 +1,534 @@
+// v04_flash_wgmma, v05_flash_wgmma_overlap: the FlashAttention forward on Hopper's own path
+// (lecture §11 on §3's hardware: only wgmma fed by TMA reaches the tensor-core peak; mma.sync
+// stops near a third). A CTA owns 128 query rows of one (batch, head); v04 has two warpgroups
+// and one more warp:
+//   producer (warp 8, one thread): TMA loads Q once, then K and V tiles of 128 keys into a
+//     ring of kStages stages; per stage a "K full" and a "V full" mbarrier (bytes arrived) and an
+//     "empty" one (both consumers done with the stage), so loads run ahead of the math;
+//   consumers (warpgroups 0, 1 = warps 0–7), 64 query rows each: S = Q·Kᵀ with wgmma
+//     m64n128k16 (Q and K from 128B-swizzled shared memory, both K-major, as the TN GEMM's A
+//     and B); online softmax on the fp32 accumulator fragment (a row lives in one quad, as for
+//     mma.sync); P packed to 16 bits in registers is the A operand of O += P·V, wgmma's
+//     register-A form with V from shared memory through a transposed (MN-major) descriptor.
+//     The K wait and the V wait are separate, so Q·Kᵀ starts before V lands.
+// A producer warp rather than FA3's producer warpgroup with setmaxnreg (24 / 240): ptxas (CUDA
+// 13) allocated the consumer code within the launch's 168 registers even after setmaxnreg.inc, so
+// the register moves bought nothing. 288 threads are capped at 168 as well (9 warps put 3 on one
+// of the SM's four 16384-register partitions); the consumers use 165 at d=128.
+// v04 runs one tile at a time per consumer (Q·Kᵀ, softmax, P·V); the two consumers overlap each
+// other only by running independently.
+// v05 adds FA3's intra-warpgroup overlap: Q·Kᵀ of tile j and P·V of tile j − 1 are issued
+// together, and the softmax of tile j runs while P·V of j − 1 is still on the tensor cores. S, O
+// and P are then live at once, which spills 208 bytes at d=128 within 168 registers; so v05 has
+// no producer warp: 256 threads allow 255 registers, and thread 0 of the first consumer issues
+// the TMA loads (a stage is refilled once both consumers have released it), with one stage more.
+// Causal (bottom-right aligned): key tiles past the tile's last diagonal are never loaded; only
+// edge tiles are masked. Keys past nk arrive as TMA's zero fill and are masked to −∞; query rows
+// past n compute on zero-filled Q and are not stored.
+// Expected bottleneck: the tensor cores and the softmax between the two GEMMs. At b=4,h=16,
+// n=4096,d=128: 275 GFLOP → 0.28 ms at the 989 TFLOP/s dense peak; FA3 reaches 60–75 % of it.
+// measured: pending H200 run
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "kernels/attention/forward.cuh"
+#include "kernels/attention/mma.cuh"
+#include "kernels/attention/wgmma_rs.cuh"
+#include "kernels/gemm/tc/hopper.cuh"
+
+namespace sol::kernels::attention {
+namespace {
+
+namespace hw = gemm_tc::hopper;
+
+constexpr int kBlockM = 128;    // query rows per CTA: two consumer warpgroups of 64
+constexpr int kBlockN = 128;    // keys per streamed tile (the n of Q·Kᵀ's wgmma)
+constexpr int kConsumerThreads = 256;  // two consumer warpgroups (warps 0–7: wgmma wants aligned groups of 4)
+// + a producer warp (v04); v05 has none (its register budget: 255 at 8 warps, 168 at 9).
+constexpr int threads(bool overlap) { return overlap ? kConsumerThreads : kConsumerThreads + 32; }
+constexpr int kSwizzleRow = 128;  // bytes: one 128B-swizzle row = 64 elements of 16 bits
+constexpr int kBoxCols = kSwizzleRow / 2;
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+
+// Shared memory of one CTA. Every tile is stored as kD/64 column blocks of [rows × 128 B]
+// (one TMA box each, 128B-swizzled), the layout wgmma's swizzled descriptors read.
+template <int kD, bool kOverlap>
+struct Smem {
+  static constexpr int kColBlocks = kD / kBoxCols;
+  static constexpr int kQ = kBlockM * kD * 2;   // 32 KiB at d=128
+  static constexpr int kKV = kBlockN * kD * 2;  // one K or one V tile: 32 KiB at d=128
+  // v05 refills a stage only after both consumers released it (no producer running ahead): one more.
+  static constexpr int kStages = (kD == 128 ? 2 : 3) + (kOverlap ? 1 : 0);
+  static constexpr int kBarriers = 1 + 3 * kStages;  // Q full; K full, V full, empty per stage
+  static constexpr int kBytes = kQ + 2 * kStages * kKV + kBarriers * 8 + 1024 /* 1024-byte alignment */;
+  static_assert(kBytes <= 227 * 1024, "fits one SM's shared memory");
+};
+
+// ---- PTX this kernel adds to hopper.cuh's --------------------------------------------------------
+// One box of a 3-D tensor map ({column, row, batch}) into shared memory, counted on `bar`.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar, int col, int row,
+                                            int batch) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(
+          smem_addr(dst)),
+      "l"(map), "r"(smem_addr(bar)), "r"(col), "r"(row), "r"(batch)
+      : "memory");
+}
+// hopper.cuh's mbar_wait with a bound: a barrier that never completes (a wrong byte count, a
+// phase off by one) traps after 10 s instead of hanging the GPU. The clock is read only once a
+// poll has failed, so a wait that succeeds at once costs one try_wait as before.
+__device__ __forceinline__ bool mbar_try_wait(uint64_t* bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(smem_addr(bar)), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+__device__ __forceinline__ uint64_t global_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ void mbar_wait_bounded(uint64_t* bar, uint32_t parity) {
+  if (mbar_try_wait(bar, parity)) return;
+  const uint64_t start = global_ns();
+  while (!mbar_try_wait(bar, parity))
+    if (global_ns() - start > 10'000'000'000ull) __trap();
+}
+// Descriptor of an MN-major B operand (V for P·V: [keys = k][d = n], n contiguous) in the 128B
+// swizzle: 8 k-rows of 128 bytes form one 1024-byte swizzle atom, the stride byte offset (8-row
+// groups along k) is 1024; the leading byte offset is the distance between 64-element blocks
+// along n, i.e. one column block of the tile (kBlockN rows × 128 B).
+constexpr int kSbo = 1024;                     // 8 rows × 128 B: one swizzle atom (K-major and MN-major)
+constexpr int kVLbo = kBlockN * kSwizzleRow;   // V: the next 64 columns of d, one column block on
+__host__ __device__ constexpr uint64_t mn_major_desc_fields(uint32_t smem_byte_addr) {
+  return ((uint64_t(smem_byte_addr) & 0x3FFFF) >> 4) | (uint64_t(kVLbo >> 4) << 16) | (uint64_t(kSbo >> 4) << 32) |
+         (uint64_t(1) << 62);
+}
+static_assert((kVLbo >> 4) < (1 << 14), "leading byte offset fits its 14-bit field");
+// The encoding spelled out for one address: start 0x400 >> 4, LBO 16384 >> 4, SBO 1024 >> 4, 128B
+// swizzle (2-bit mode 1 at bit 62) — the SBO and mode bits of hopper.cuh's K-major smem_desc,
+// which the GEMM rungs run with.
+static_assert(mn_major_desc_fields(0x400) ==
+                  (uint64_t(0x40) | (uint64_t(1024) << 16) | (uint64_t(64) << 32) | (uint64_t(1) << 62)),
+              "MN-major descriptor fields");
+
+// Byte offsets of each wgmma's operand start inside its tile (the kernel uses exactly these):
+// Q·Kᵀ k-step `step` (16 elements of d) for the 64 rows from `row0`, in a tile of `rows` rows;
+// P·V k-step kk (keys 16kk…16kk+15) in a V tile.
+__host__ __device__ constexpr int qk_start(int rows, int row0, int step) {
+  return (step / 4) * rows * kSwizzleRow + row0 * kSwizzleRow + (step % 4) * 32;
+}
+__host__ __device__ constexpr int pv_start(int kk) { return kk * 16 * kSwizzleRow; }
+
+// Compile-time check of that addressing against the PTX ISA's canonical layouts (wgmma "Shared
+// Memory Matrix Layout", 16-bit elements, T = 8 elements per 16 bytes), before the swizzle, which
+// TMA and wgmma both apply to the absolute address (1024-byte aligned tiles):
+//   K-major, 128B:  ((8,m),(T,2k))   : ((8T,SBO),(1,T))
+//   MN-major, 128B: ((T,8,m),(8,k))  : ((1,T,LBO),(8T,SBO))
+// against where TMA put element (row, col) of a tile: column block col/64 of [rows × 128 B].
+constexpr int tile_byte(int rows, int row, int col) { return (col / 64) * rows * kSwizzleRow + row * kSwizzleRow + (col % 64) * 2; }
+constexpr int k_major_byte(int row, int k, int sbo) { return 2 * ((row % 8) * 64 + (k % 8) + (k / 8) * 8) + (row / 8) * sbo; }
+constexpr int mn_major_byte(int k, int n, int lbo, int sbo) {
+  return 2 * ((n % 8) + ((n / 8) % 8) * 8 + (k % 8) * 64) + (n / 64) * lbo + (k / 8) * sbo;
+}
+template <int kD>
+constexpr bool descriptors_address_the_tiles() {
+  for (int step = 0; step < kD / 16; ++step) {
+    for (int consumer = 0; consumer < 2; ++consumer)  // A = Q: 64 rows × 16 of d
+      for (int i = 0; i < 64; i += 7)
+        for (int k = 0; k < 16; ++k)
+          if (qk_start(kBlockM, consumer * 64, step) + k_major_byte(i, k, kSbo) !=
+              tile_byte(kBlockM, consumer * 64 + i, 16 * step + k))
+            return false;
+    for (int n = 0; n < kBlockN; n += 3)  // B = K: 128 keys × 16 of d
+      for (int k = 0; k < 16; ++k)
+        if (qk_start(kBlockN, 0, step) + k_major_byte(n, k, kSbo) != tile_byte(kBlockN, n, 16 * step + k)) return false;
+  }
+  for (int kk = 0; kk < kBlockN / 16; ++kk)  // B = V: 16 keys × d, MN-major
+    for (int k = 0; k < 16; ++k)
+      for (int n = 0; n < kD; ++n)
+        if (pv_start(kk) + mn_major_byte(k, n, kVLbo, kSbo) != tile_byte(kBlockN, 16 * kk + k, n))
+          return false;
+  return true;
+}
+static_assert(descriptors_address_the_tiles<64>() && descriptors_address_the_tiles<128>(),
+              "wgmma operand starts, LBO and SBO address the bytes TMA wrote");
+
+// Pins registers an async wgmma reads or writes: no ordinary instruction touching them is moved
+// across this point (after a wgmma.wait_group, before a wgmma.fence).
+template <int kN>
+__device__ __forceinline__ void fence_operands(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_operands(uint32_t (&r)[kN][4]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[i][e])::"memory");
+}
+
+template <class T>
+__device__ __forceinline__ void qk_step(float (&rS)[kBlockN / 2], uint64_t desc_q, uint64_t desc_k) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    hw::wgmma_bf16(rS, desc_q, desc_k);
+  else
+    hw::wgmma_fp16(rS, desc_q, desc_k);
+}
+template <class T, int kAcc>
+__device__ __forceinline__ void pv_step(float (&rO)[kAcc], const uint32_t (&rP)[4], uint64_t desc_v) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    wgmma::rs_bf16(rO, rP, desc_v);
+  else
+    wgmma::rs_fp16(rO, rP, desc_v);
+}
+
+// Accumulator fragments (wgmma D, m64nN): warp w of a consumer owns rows 16w…16w+15; in 8-column
+// chunk c a lane (g = lane/4, t = lane%4) holds acc[4c + 0..1] = (row g, cols 8c + 2t, +1) and
+// acc[4c + 2..3] = row g + 8 — per warp the layout of mma.sync's C, so chunks 2kk and 2kk+1 of S,
+// packed to 16 bits, are exactly the register A fragment of P·V's k-step kk.
+template <class T, int kD, bool kOverlap>
+__global__ void __launch_bounds__(threads(kOverlap), 1)
+    flash_wgmma_kernel(const __grid_constant__ CUtensorMap mapQ, const __grid_constant__ CUtensorMap mapK,
+                       const __grid_constant__ CUtensorMap mapV, AttnArgs<T> a) {
+  using S = Smem<kD, kOverlap>;
+  constexpr int kStages = S::kStages;
+  constexpr int kSAcc = kBlockN / 2;  // S accumulators per consumer thread: 64 × 128 / 128
+  constexpr int kOAcc = kD / 2;       // O accumulators per consumer thread
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  uint8_t* sQ = smem;                       // [kD/64][128 rows][128 B]
+  uint8_t* sK = sQ + S::kQ;                 // [kStages][kD/64][128 keys][128 B]
+  uint8_t* sV = sK + kStages * S::kKV;      // same
+  uint64_t* q_full = reinterpret_cast<uint64_t*>(sV + kStages * S::kKV);
+  uint64_t* k_full = q_full + 1;
+  uint64_t* v_full = k_full + kStages;
+  uint64_t* empty = v_full + kStages;
+
+  const int64_t m0 = int64_t(gridDim.x - 1 - blockIdx.x) * kBlockM;  // long causal tiles first
+  const int hi = int(blockIdx.y), bi = int(blockIdx.z);
+  const int hk = int(hi / (a.h / a.hkv));
+  const int64_t shift = a.nk - a.n;  // query i sees keys j ≤ i + shift when causal
+  const int64_t last_row = (m0 + kBlockM < a.n ? m0 + kBlockM : a.n) - 1;
+  int64_t kv_end = a.nk;
+  if (a.causal && last_row + shift + 1 < kv_end) kv_end = last_row + shift + 1;
+  const int tiles = kv_end > 0 ? int((kv_end + kBlockN - 1) / kBlockN) : 0;
+
+  if (threadIdx.x == 0) {
+    hw::mbar_init(q_full, 1);
+    for (int s = 0; s < kStages; ++s) {
+      hw::mbar_init(&k_full[s], 1);
+      hw::mbar_init(&v_full[s], 1);
+      hw::mbar_init(&empty[s], 2);  // one arrive per consumer warpgroup
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();  // the last block-wide barrier: the producer's threads leave early
+
+  // Tile j's K and V into stage j % kStages (the stage is free), each counted on its own barrier.
+  auto load_kv = [&](int j) {
+    const int s = j % kStages;
+    hw::mbar_expect_bytes(&k_full[s], S::kKV);
+    for (int cb = 0; cb < S::kColBlocks; ++cb)
+      tma_load_3d(sK + s * S::kKV + cb * kBlockN * kSwizzleRow, &mapK, &k_full[s], hk * kD + cb * kBoxCols,
+                  j * kBlockN, bi);
+    hw::mbar_expect_bytes(&v_full[s], S::kKV);
+    for (int cb = 0; cb < S::kColBlocks; ++cb)
+      tma_load_3d(sV + s * S::kKV + cb * kBlockN * kSwizzleRow, &mapV, &v_full[s], hk * kD + cb * kBoxCols,
+                  j * kBlockN, bi);
+  };
+  auto load_q = [&]() {
+    hw::mbar_expect_bytes(q_full, S::kQ);
+    for (int cb = 0; cb < S::kColBlocks; ++cb)
+      tma_load_3d(sQ + cb * kBlockM * kSwizzleRow, &mapQ, q_full, hi * kD + cb * kBoxCols, int(m0), bi);
+  };
+
+  if constexpr (!kOverlap) {
+    if (threadIdx.x >= kConsumerThreads) {  // the producer warp
+      if (threadIdx.x == kConsumerThreads) {
+        load_q();
+        for (int j = 0; j < tiles; ++j) {
+          mbar_wait_bounded(&empty[j % kStages], ((j / kStages) & 1) ^ 1);  // the first round passes on fresh barriers
+          load_kv(j);
+        }
+      }
+      return;  // every load issued is waited for by the consumers, so the CTA outlives it
+    }
+  } else {
+    if (threadIdx.x == 0) {  // the first kStages tiles into the empty ring
+      load_q();
+      for (int j = 0; j < tiles && j < kStages; ++j) load_kv(j);
+    }
+  }
+  const int consumer = int(threadIdx.x / 128);
+  const int warp = int(threadIdx.x / 32) % 4, lane = int(threadIdx.x % 32);
+  const int g = lane / 4, t = lane % 4;
+  const int64_t c0 = m0 + consumer * 64;            // this consumer's first query row
+  const int64_t row0 = c0 + warp * 16 + g;          // this thread's rows: row0, row0 + 8
+  const float scale_log2 = a.scale * kLog2e;
+
+  float rO[kOAcc];
+#pragma unroll
+  for (int i = 0; i < kOAcc; ++i) rO[i] = 0.f;
+  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.f, 0.f};  // log2 units; this thread's part of the sum
+  float rS[kSAcc];
+  uint32_t rP[kBlockN / 16][4];  // P in 16 bits: the A fragments of P·V's kBlockN/16 k-steps
+  float alpha[2];                // exp2(m_old − m_new) of the last softmax step, per row half
+
+  // S = Q·Kᵀ of tile j (stage s): d/16 k-steps of 32 bytes, four per 128-byte column block.
+  // Issued after a wgmma fence; not committed.
+  auto issue_qk = [&](int s) {
+    const uint8_t* sKs = sK + s * S::kKV;
+#pragma unroll
+    for (int i = 0; i < kSAcc; ++i) rS[i] = 0.f;
+    fence_operands(rS);
+    hw::wgmma_fence();  // rS (zeroed), and rO, rP where a P·V follows, were written by ordinary instructions
+#pragma unroll
+    for (int step = 0; step < kD / 16; ++step)
+      qk_step<T>(rS, hw::smem_desc(sQ + qk_start(kBlockM, consumer * 64, step)), hw::smem_desc(sKs + qk_start(kBlockN, 0, step)));
+  };
+  // O += P·V of stage s: k-step kk reads V's keys 16kk…16kk+15, two 8-row swizzle atoms (2 KiB) on.
+  auto issue_pv = [&](int s) {
+    const uint8_t* sVs = sV + s * S::kKV;
+#pragma unroll
+    for (int kk = 0; kk < kBlockN / 16; ++kk) pv_step<T>(rO, rP[kk], mn_major_desc_fields(smem_addr(sVs + pv_start(kk))));
+  };
+  // Tile j's scores in rS → probabilities in rS (exp2, unnormalized), running max and sum
+  // updated, alpha set. Keys past nk and (causal) above the diagonal are masked; only edge tiles
+  // need it.
+  auto softmax = [&](int j) {
+    const int64_t n0 = int64_t(j) * kBlockN;
+    const bool edge = n0 + kBlockN > a.nk || (a.causal && n0 + kBlockN - 1 > c0 + shift);
+    if (edge) {
+#pragma unroll
+      for (int c = 0; c < kSAcc / 4; ++c)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int64_t key = n0 + c * 8 + 2 * t + (e & 1);
+          const int64_t row = row0 + (e >> 1) * 8;
+          if (key >= a.nk || (a.causal && key > row + shift)) rS[4 * c + e] = -INFINITY;
+        }
+    }
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      float mx = -INFINITY;
+#pragma unroll
+      for (int c = 0; c < kSAcc / 4; ++c) mx = fmaxf(mx, fmaxf(rS[4 * c + 2 * half], rS[4 * c + 2 * half + 1]));
+      mx = quad_max(mx) * scale_log2;
+      const float m_new = fmaxf(row_max[half], mx);
+      const float m_use = m_new == -INFINITY ? 0.f : m_new;  // everything masked so far: keep exp2 finite
+      alpha[half] = exp2f(row_max[half] - m_use);
+      row_max[half] = m_new;
+      float sum = 0.f;
+#pragma unroll
+      for (int c = 0; c < kSAcc / 4; ++c)
+#pragma unroll
+        for (int e = 2 * half; e < 2 * half + 2; ++e) {
+          rS[4 * c + e] = exp2f(fmaf(rS[4 * c + e], scale_log2, -m_use));
+          sum += rS[4 * c + e];
+        }
+      row_sum[half] = row_sum[half] * alpha[half] + sum;
+    }
+  };
+  // The old O rescaled to the new max (only once no P·V is accumulating into it), and P packed.
+  auto rescale_and_pack = [&]() {
+#pragma unroll
+    for (int c = 0; c < kOAcc / 4; ++c)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) rO[4 * c + e] *= alpha[e >> 1];
+#pragma unroll
+    for (int kk = 0; kk < kBlockN / 16; ++kk)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) rP[kk][r] = pack2<T>(rS[8 * kk + 2 * r], rS[8 * kk + 2 * r + 1]);
+  };
+  auto release = [&](int s) {
+    if (threadIdx.x % 128 == 0) hw::mbar_arrive(&empty[s]);  // this consumer is done with K and V of stage s
+  };
+  auto stage = [](int j) { return j % kStages; };
+  auto phase = [](int j) { return uint32_t(j / kStages) & 1; };
+
+  mbar_wait_bounded(q_full, 0);
+  if constexpr (!kOverlap) {
+    // One tile at a time: Q·Kᵀ, wait, softmax, P·V, wait. The two consumers overlap each other only.
+    for (int j = 0; j < tiles; ++j) {
+      mbar_wait_bounded(&k_full[stage(j)], phase(j));
+      issue_qk(stage(j));
+      hw::wgmma_commit();
+      hw::wgmma_wait<0>();
+      fence_operands(rS);
+      softmax(j);
+      rescale_and_pack();
+      mbar_wait_bounded(&v_full[stage(j)], phase(j));
+      fence_operands(rO);
+      fence_operands(rP);
+      hw::wgmma_fence();  // rO (rescaled) and rP were written by ordinary instructions
+      issue_pv(stage(j));
+      hw::wgmma_commit();
+      hw::wgmma_wait<0>();
+      fence_operands(rO);
+      release(stage(j));
+    }
+  } else if (tiles > 0) {
+    // FA3's intra-warpgroup overlap: Q·Kᵀ of tile j and P·V of tile j − 1 are issued together
+    // (in that order, two commit groups); waiting for the first leaves P·V running on the tensor
+    // cores while this warpgroup computes tile j's softmax. O is rescaled and P repacked only
+    // after P·V of j − 1 has finished with them. Registers: S, O and P live at once.
+    mbar_wait_bounded(&k_full[0], 0);
+    issue_qk(0);
+    hw::wgmma_commit();
+    hw::wgmma_wait<0>();
+    fence_operands(rS);
+    softmax(0);
+    rescale_and_pack();
+    for (int j = 1; j < tiles; ++j) {
+      mbar_wait_bounded(&k_full[stage(j)], phase(j));
+      fence_operands(rO);
+      fence_operands(rP);
+      issue_qk(stage(j));  // its wgmma fence also covers rO and rP for the P·V below
+      hw::wgmma_commit();
+      mbar_wait_bounded(&v_full[stage(j - 1)], phase(j - 1));
+      issue_pv(stage(j - 1));
+      hw::wgmma_commit();
+      hw::wgmma_wait<1>();  // Q·Kᵀ of tile j is done; P·V of tile j − 1 may still run
+      fence_operands(rS);
+      softmax(j);
+      hw::wgmma_wait<0>();
+      fence_operands(rO);
+      release(stage(j - 1));
+      if (threadIdx.x == 0 && j - 1 + kStages < tiles) {  // both consumers done with tile j − 1: refill its stage
+        mbar_wait_bounded(&empty[stage(j - 1)], phase(j - 1));
+        load_kv(j - 1 + kStages);
+      }
+      rescale_and_pack();
+    }
+    mbar_wait_bounded(&v_full[stage(tiles - 1)], phase(tiles - 1));
+    fence_operands(rO);
+    fence_operands(rP);
+    hw::wgmma_fence();
+    issue_pv(stage(tiles - 1));
+    hw::wgmma_commit();
+    hw::wgmma_wait<0>();
+    fence_operands(rO);
+    release(stage(tiles - 1));
+  }
+
+  // The one rescale: O /= l; L = m·ln2 + ln l (natural log); no visible key → O = 0, L = −∞.
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int64_t i = row0 + half * 8;
+    const float l = quad_sum(row_sum[half]);
+    const float inv = l > 0.f ? 1.f / l : 0.f;
+    if (i >= a.n) continue;
+    T* gO = a.o + ((int64_t(bi) * a.n + i) * a.h + hi) * kD;
+#pragma unroll
+    for (int c = 0; c < kOAcc / 4; ++c)
+      *reinterpret_cast<uint32_t*>(gO + c * 8 + 2 * t) = pack2<T>(rO[4 * c + 2 * half] * inv, rO[4 * c + 2 * half + 1] * inv);
+    if (t == 0) a.lse[(int64_t(bi) * a.h + hi) * a.n + i] = l > 0.f ? row_max[half] * kLn2 + logf(l) : -INFINITY;
+  }
+}
+
+// ---- host side ----------------------------------------------------------------------------------
+// A [b, rows, heads·d] tensor (BSHD) as a 3-D map {heads·d, rows, b}, read in boxes of 64
+// elements (128 B, the swizzle span) × box_rows × 1 batch. Rows past `rows` of a batch are OOB
+// (zero-filled), never the next batch's.
+template <class T>
+CUtensorMap make_map(const T* base, int64_t b, int64_t rows, int64_t cols, int box_rows) {
+  const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(b)};
+  const cuuint64_t strides[2] = {cuuint64_t(cols * 2), cuuint64_t(rows * cols * 2)};
+  const cuuint32_t box[3] = {cuuint32_t(kBoxCols), cuuint32_t(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  CUtensorMap map{};
+  const CUresult r = hw::encode_fn()(
+      &map, std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3,
+      const_cast<T*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    failure("flash attention (wgmma): cuTensorMapEncodeTiled failed (error " + std::to_string(int(r)) + ") for b=" +
+            std::to_string(b) + ", rows=" + std::to_string(rows) + ", columns=" + std::to_string(cols));
+  return map;
+}
+
+// make_map through a small per-thread cache (encoding is a driver call of several µs; the
+// harness's rotating input sets come back call after call).
+template <class T>
+CUtensorMap cached_map(const T* base, int64_t b, int64_t rows, int64_t cols, int box_rows) {
+  struct Entry {
+    const void* base = nullptr;
+    int64_t b = 0, rows = 0, cols = 0;
+    int box_rows = 0;
+    CUtensorMap map{};
+  };
+  constexpr int kEntries = 64;  // 3 tensors × the harness's 16 rotating sets, with room
+  thread_local Entry entries[kEntries];
+  thread_local int next = 0;
+  for (const Entry& e : entries)
+    if (e.base == base && e.b == b && e.rows == rows && e.cols == cols && e.box_rows == box_rows) return e.map;
+  Entry& e = entries[next];
+  next = (next + 1) % kEntries;
+  e = Entry{base, b, rows, cols, box_rows, make_map(base, b, rows, cols, box_rows)};
+  return e.map;
+}
+
+template <class T, int kD, bool kOverlap>
+LaunchPlan plan_for(const AttnArgs<T>& a) {
+  LaunchPlan p;
+  p.func = reinterpret_cast<const void*>(&flash_wgmma_kernel<T, kD, kOverlap>);
+  p.grid = blocks_for(a.n, kBlockM) * a.h * a.b;
+  p.block = threads(kOverlap);
+  p.smem = Smem<kD, kOverlap>::kBytes;
+  return p;
+}
+
+template <class T, int kD, bool kOverlap>
+void launch(const AttnArgs<T>& a, cudaStream_t stream) {
+  for (const void* p : {static_cast<const void*>(a.q), static_cast<const void*>(a.k), static_cast<const void*>(a.v)})
+    if (reinterpret_cast<uintptr_t>(p) % 16 != 0)
+      bad_input("flash attention (wgmma): Q, K and V must start on 16-byte boundaries (TMA)", "use v02_flash_mma");
+  const CUtensorMap mapQ = cached_map(a.q, a.b, a.n, a.h * kD, kBlockM);
+  const CUtensorMap mapK = cached_map(a.k, a.b, a.nk, a.hkv * kD, kBlockN);
+  const CUtensorMap mapV = cached_map(a.v, a.b, a.nk, a.hkv * kD, kBlockN);
+  const auto kernel = &flash_wgmma_kernel<T, kD, kOverlap>;
+  static bool opted_in = false;  // > 48 KiB of dynamic shared memory needs the opt-in once
+  if (!opted_in) {
+    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Smem<kD, kOverlap>::kBytes));
+    opted_in = true;
+  }
+  const dim3 grid(unsigned(blocks_for(a.n, kBlockM)), unsigned(a.h), unsigned(a.b));
+  kernel<<<grid, threads(kOverlap), Smem<kD, kOverlap>::kBytes, stream>>>(mapQ, mapK, mapV, a);
+  SOL_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+template <class T>
+void flash_wgmma_forward(const AttnArgs<T>& a, cudaStream_t stream, bool overlap) {
+  if (a.d != 64 && a.d != 128)
+    bad_input("flash attention (wgmma): head dimension " + std::to_string(a.d) + " is not built", "use d=64 or d=128");
+  if (overlap) return a.d == 64 ? launch<T, 64, true>(a, stream) : launch<T, 128, true>(a, stream);
+  return a.d == 64 ? launch<T, 64, false>(a, stream) : launch<T, 128, false>(a, stream);
+}
+
+template <class T>
+LaunchPlan flash_wgmma_plan(const AttnArgs<T>& a, bool overlap) {
+  if (overlap) return a.d == 64 ? plan_for<T, 64, true>(a) : plan_for<T, 128, true>(a);
+  return a.d == 64 ? plan_for<T, 64, false>(a) : plan_for<T, 128, false>(a);
+}
+
+template void flash_wgmma_forward<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&, cudaStream_t, bool);
+template void flash_wgmma_forward<__half>(const AttnArgs<__half>&, cudaStream_t, bool);
+template LaunchPlan flash_wgmma_plan<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&, bool);
+template LaunchPlan flash_wgmma_plan<__half>(const AttnArgs<__half>&, bool);
+
+}  // namespace sol::kernels::attention
