@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -53,6 +54,8 @@ std::string utc_now() {
 }
 
 void write_text(const std::string& path, const std::string& text) {
+  std::error_code ec;  // bench/results/<gpu>/checkpoint/ may not exist yet
+  if (const auto dir = std::filesystem::path(path).parent_path(); !dir.empty()) std::filesystem::create_directories(dir, ec);
   std::ofstream out(path);
   if (!out || !(out << text) || !out.flush()) bad_input("cannot write " + path, "give a path in a writable directory");
 }
@@ -105,8 +108,10 @@ int measure(const Args& a, const model::StackShape& shape, const model::LayerMod
     r.total_peak_bytes = mem.total_peak;
     r.pool_used_high_bytes = mem.pool_used_high;
     r.device_delta_bytes = mem.device_delta;
-    for (double ms : stack.time_steps(p.segments, a.warmup, a.reps)) r.step_s.push_back(ms * 1e-3);
+    std::vector<double> enqueue_ms;
+    for (double ms : stack.time_steps(p.segments, a.warmup, a.reps, &enqueue_ms)) r.step_s.push_back(ms * 1e-3);
     r.median_s = model::median(r.step_s);
+    r.enqueue_median_s = model::median(enqueue_ms) * 1e-3;
     m.schedules.push_back(std::move(r));
   }
   const std::string json = model::measurement_json(m);

@@ -26,7 +26,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -225,6 +227,9 @@ struct Stack::Impl {
   bf16 *params = nullptr, *grads = nullptr, *x0 = nullptr, *dy = nullptr, *dx0 = nullptr;
   std::unique_ptr<Arena> arena;
   gemm::Workspace ws;
+  // The LayerNorm backward's launch plan depends on the shape and on 16-byte alignment, the same
+  // for every call here (pool tensors, parameter offsets of whole rows): planned once.
+  std::optional<rows::BwdPlan> ln_plan;
 
   int64_t T() const { return s.tokens(); }
   const bf16* P(int64_t l, int64_t off) const { return params + l * lay.count + off; }
@@ -347,7 +352,8 @@ struct Stack::Impl {
     b.dbeta = G(l, beta_off);
     b.rows = T();
     b.cols = s.d_model;
-    const rows::BwdPlan plan = rows::layernorm_bwd_plan(b);
+    if (!ln_plan) ln_plan = rows::layernorm_bwd_plan(b);
+    const rows::BwdPlan& plan = *ln_plan;
     b.work = arena->get<float>(plan.work_floats, Kind::Transient);
     rows::layernorm_bwd(false, b, plan, rows::BwdTemps<bf16>{}, stream);
     arena->put(b.work);
@@ -561,7 +567,8 @@ StepMemory Stack::step(const std::vector<model::Segment>& segments, bool sample_
   return impl_->arena->end();
 }
 
-std::vector<double> Stack::time_steps(const std::vector<model::Segment>& segments, int warmup, int reps) {
+std::vector<double> Stack::time_steps(const std::vector<model::Segment>& segments, int warmup, int reps,
+                                      std::vector<double>* enqueue_ms) {
   if (warmup < 0 || reps < 1) bad_input("timing needs warmup ≥ 0 and reps ≥ 1");
   Impl& m = *impl_;
   for (int i = 0; i < warmup; ++i) step(segments);
@@ -571,9 +578,12 @@ std::vector<double> Stack::time_steps(const std::vector<model::Segment>& segment
   std::vector<double> ms;
   for (int i = 0; i < reps; ++i) {
     m.arena->begin(false);
+    const auto host0 = std::chrono::steady_clock::now();
     SOL_CUDA_CHECK(cudaEventRecord(start, m.stream));
     m.run(segments);
     SOL_CUDA_CHECK(cudaEventRecord(stop, m.stream));
+    const auto host1 = std::chrono::steady_clock::now();
+    if (enqueue_ms) enqueue_ms->push_back(std::chrono::duration<double, std::milli>(host1 - host0).count());
     m.arena->end();
     float t = 0;
     SOL_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));

@@ -63,8 +63,11 @@ class Stack {
   // gradient the step does not write shows as NaN, never as a stale value. sample_device: also query cudaMemGetInfo after
   // every allocation (after trimming the pool, so that its growth shows); slower, for one step.
   StepMemory step(const std::vector<model::Segment>& segments, bool sample_device = false);
-  // warmup steps, then `reps` steps timed each with CUDA events around forward + backward.
-  std::vector<double> time_steps(const std::vector<model::Segment>& segments, int warmup, int reps);
+  // warmup steps, then `reps` steps timed each with CUDA events around forward + backward (ms).
+  // enqueue_ms: the host's wall time to issue each timed step; where it approaches the GPU time,
+  // the step is launch-bound and the GPU time is the host's, not the kernels'.
+  std::vector<double> time_steps(const std::vector<model::Segment>& segments, int warmup, int reps,
+                                 std::vector<double>* enqueue_ms = nullptr);
 
   const Shape& shape() const { return shape_; }
   // Host copies (bf16 bits): the stack input x [T×d], dY [T×d], one layer's parameters.

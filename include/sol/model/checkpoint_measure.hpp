@@ -17,8 +17,9 @@ struct MeasuredSchedule {
   double total_peak_bytes = 0;      // high-water of everything the step allocated (saved + transient)
   double pool_used_high_bytes = 0;  // the memory pool's own high-water mark
   double device_delta_bytes = 0;    // cudaMemGetInfo: free before − least free during one step
-  std::vector<double> step_s;       // each timed step (forward + backward)
+  std::vector<double> step_s;       // each timed step (forward + backward), GPU time between events
   double median_s = 0;
+  double enqueue_median_s = 0;      // host time to issue one step (≈ median_s: launch-bound)
   bool gradients_identical = false;  // memcmp against the first schedule ("none")
 };
 
