@@ -8,7 +8,8 @@
 //     LN2: a2*, mean2*, rstd2* = LN(h)
 //     u* = a2·Wupᵀ, g* = GeLU(u), y = h + g·Wdownᵀ
 //   backward: the TN-only GEMM needs transposed operands (kernels/transformer/transpose.cuh):
-//     dX = dY·W  →  A = dY, B = Wᵀ;   dW = dYᵀ·X  →  A = dYᵀ, B = Xᵀ.
+//     dX = dY·W  →  A = dY, B = Wᵀ;   dW = dYᵀ·X  →  A = dYᵀ, B = Xᵀ (linear_backward).
+//     dQ, dK, dV are joined into the QKV matmul's [T × 3d] output gradient by a pitched copy.
 //     The attention backward runs with det=1 (dQ by its own kernel, no atomics), LayerNorm's
 //     dγ/dβ through its fixed-order column sums: every kernel here gives the same bits on every
 //     run, so a recomputed segment rebuilds identical activations and identical gradients.
@@ -338,9 +339,10 @@ struct Stack::Impl {
       arena->put(p);
   }
 
-  // LayerNorm backward: dx (transient, new) from x, dy; dγ, dβ into the layer's gradient block.
-  bf16* ln_backward(int64_t l, const bf16* x, const bf16* dy, const float* mean, const float* rstd, int64_t gamma_off,
-                    int64_t beta_off) {
+  // x reaches the layer's rest both through a LayerNorm and around it (the residual): its gradient
+  // is d_skip + LN's backward of dy (dγ, dβ into the layer's gradient block). A new transient.
+  bf16* ln_residual_backward(int64_t l, const bf16* x, const bf16* dy, const float* mean, const float* rstd,
+                             int64_t gamma_off, int64_t beta_off, const bf16* d_skip) {
     rows::BwdArgs<bf16> b;
     b.a = x;
     b.dy = dy;
@@ -357,53 +359,42 @@ struct Stack::Impl {
     b.work = arena->get<float>(plan.work_floats, Kind::Transient);
     rows::layernorm_bwd(false, b, plan, rows::BwdTemps<bf16>{}, stream);
     arena->put(b.work);
-    return b.dx;
+    bf16* dx = arena->get<bf16>(T() * s.d_model, Kind::Transient);
+    add(d_skip, b.dx, dx, T() * s.d_model);
+    arena->put(b.dx);
+    return dx;
+  }
+
+  // y = x·Wᵀ (x [t × in], W [out × in], dy [t × out]) backward on the TN-only GEMM:
+  // dW = dyᵀ·x (A = dyᵀ, B = xᵀ) into the gradient block; returns dx = dy·W (B = Wᵀ), transient.
+  bf16* linear_backward(const bf16* dy, const bf16* x, const bf16* W, bf16* dW, int64_t in, int64_t out) {
+    const int64_t t = T();
+    bf16* dyT = transposed(dy, t, out);
+    bf16* xT = transposed(x, t, in);
+    mm(dyT, t, xT, t, dW, in, out, in, t);
+    arena->put(xT);
+    arena->put(dyT);
+    bf16* WT = transposed(W, out, in);  // [in × out]
+    bf16* dx = arena->get<bf16>(t * in, Kind::Transient);
+    mm(dy, out, WT, out, dx, in, t, in, out);
+    arena->put(WT);
+    return dx;
   }
 
   // Backward of layer l: dy (the gradient of its output) → a new transient dx; weight gradients
   // written into the layer's block. dy stays the caller's.
   bf16* backward(int64_t l, const LayerActs& a, const bf16* dy) {
     const int64_t t = T(), d = s.d_model, f = s.mlp(), td = t * d;
-    // MLP down: y = h + g·Wdownᵀ.  dWdown[d × f] = dyᵀ·g;  dg[t × f] = dy·Wdown.
-    bf16* dyT = transposed(dy, t, d);
-    bf16* gT = transposed(a.g, t, f);
-    mm(dyT, t, gT, t, G(l, lay.w_down), f, d, f, t);
-    arena->put(gT);
-    arena->put(dyT);
-    bf16* WdownT = transposed(P(l, lay.w_down), d, f);  // [f × d]
-    bf16* dg = arena->get<bf16>(t * f, Kind::Transient);
-    mm(dy, d, WdownT, d, dg, f, t, f, d);
-    arena->put(WdownT);
-    // GeLU and MLP up: dWup[f × d] = duᵀ·a2;  da2[t × d] = du·Wup.
+    // MLP down, GeLU, MLP up.
+    bf16* dg = linear_backward(dy, a.g, P(l, lay.w_down), G(l, lay.w_down), f, d);
     bf16* du = arena->get<bf16>(t * f, Kind::Transient);
     ew::run_chain<bf16, 2>({dg, a.u}, du, t * f, GeluBwdFn{}, stream);
     arena->put(dg);
-    bf16* duT = transposed(du, t, f);
-    bf16* a2T = transposed(a.a2, t, d);
-    mm(duT, t, a2T, t, G(l, lay.w_up), d, f, d, t);
-    arena->put(a2T);
-    arena->put(duT);
-    bf16* WupT = transposed(P(l, lay.w_up), f, d);  // [d × f]
-    bf16* da2 = arena->get<bf16>(td, Kind::Transient);
-    mm(du, f, WupT, f, da2, d, t, d, f);
-    arena->put(WupT);
+    bf16* da2 = linear_backward(du, a.a2, P(l, lay.w_up), G(l, lay.w_up), d, f);
     arena->put(du);
-    // LN2, then the residual: dh = dy + LN2's dx.
-    bf16* dh_ln = ln_backward(l, a.h, da2, a.mean2, a.rstd2, lay.ln2_gamma, lay.ln2_beta);
+    bf16* dh = ln_residual_backward(l, a.h, da2, a.mean2, a.rstd2, lay.ln2_gamma, lay.ln2_beta, dy);
     arena->put(da2);
-    bf16* dh = arena->get<bf16>(td, Kind::Transient);
-    add(dy, dh_ln, dh, td);
-    arena->put(dh_ln);
-    // Out proj: dWo[d × d] = dhᵀ·O;  dO = dh·Wo.
-    bf16* dhT = transposed(dh, t, d);
-    bf16* oT = transposed(a.o, t, d);
-    mm(dhT, t, oT, t, G(l, lay.w_out), d, d, d, t);
-    arena->put(oT);
-    arena->put(dhT);
-    bf16* WoT = transposed(P(l, lay.w_out), d, d);
-    bf16* dO = arena->get<bf16>(td, Kind::Transient);
-    mm(dh, d, WoT, d, dO, d, t, d, d);
-    arena->put(WoT);
+    bf16* dO = linear_backward(dh, a.o, P(l, lay.w_out), G(l, lay.w_out), d, d);
     // Attention (deterministic): dQ, dK, dV into one [3, t, d] block.
     bf16* dqkv = arena->get<bf16>(3 * td, Kind::Transient);
     attn::AttnBwdArgs<bf16> ab;
@@ -419,27 +410,16 @@ struct Stack::Impl {
     arena->put(ab.delta);
     arena->put(ab.dq_accum);
     arena->put(dO);
-    // QKV: dWqkv[3d × d] = dQKVᵀ·a1, where dQKVᵀ [3d × t] stacks dQᵀ, dKᵀ, dVᵀ; da1 = [dQ|dK|dV]·Wqkv.
-    bf16* dqkvT = arena->get<bf16>(3 * td, Kind::Transient);
+    // The QKV matmul's output gradient as one [t × 3d] matrix (dQ | dK | dV per row): a pitched copy.
+    bf16* dcat = arena->get<bf16>(3 * td, Kind::Transient);
     for (int i = 0; i < 3; ++i)
-      kernels::transformer::transpose_bf16(dqkv + i * td, d, dqkvT + i * td, t, t, d, stream);
+      SOL_CUDA_CHECK(cudaMemcpy2DAsync(dcat + i * d, size_t(3 * d) * 2, dqkv + i * td, size_t(d) * 2, size_t(d) * 2,
+                                       size_t(t), cudaMemcpyDeviceToDevice, stream));
     arena->put(dqkv);
-    bf16* a1T = transposed(a.a1, t, d);
-    mm(dqkvT, t, a1T, t, G(l, lay.w_qkv), d, 3 * d, d, t);
-    arena->put(a1T);
-    bf16* dcat = transposed(dqkvT, 3 * d, t);  // [t × 3d]
-    arena->put(dqkvT);
-    bf16* WqkvT = transposed(P(l, lay.w_qkv), 3 * d, d);  // [d × 3d]
-    bf16* da1 = arena->get<bf16>(td, Kind::Transient);
-    mm(dcat, 3 * d, WqkvT, 3 * d, da1, d, t, d, 3 * d);
-    arena->put(WqkvT);
+    bf16* da1 = linear_backward(dcat, a.a1, P(l, lay.w_qkv), G(l, lay.w_qkv), d, 3 * d);
     arena->put(dcat);
-    // LN1, then the residual: dx = dh + LN1's dx.
-    bf16* dx_ln = ln_backward(l, a.x, da1, a.mean1, a.rstd1, lay.ln1_gamma, lay.ln1_beta);
+    bf16* dx = ln_residual_backward(l, a.x, da1, a.mean1, a.rstd1, lay.ln1_gamma, lay.ln1_beta, dh);
     arena->put(da1);
-    bf16* dx = arena->get<bf16>(td, Kind::Transient);
-    add(dh, dx_ln, dx, td);
-    arena->put(dx_ln);
     arena->put(dh);
     return dx;
   }
@@ -474,8 +454,8 @@ struct Stack::Impl {
       }
     arena->put(cur);  // the stack's output: the loss Σ dY∘Y needs only dY for the backward
     // Backward, segments in reverse; a recomputed segment first re-runs its forward from its input.
-    bf16* dy = arena->get<bf16>(td, Kind::Transient);
-    SOL_CUDA_CHECK(cudaMemcpyAsync(dy, this->dy, size_t(td) * sizeof(bf16), cudaMemcpyDeviceToDevice, stream));
+    bf16* grad = arena->get<bf16>(td, Kind::Transient);
+    SOL_CUDA_CHECK(cudaMemcpyAsync(grad, dy, size_t(td) * sizeof(bf16), cudaMemcpyDeviceToDevice, stream));
     for (auto it = segs.rbegin(); it != segs.rend(); ++it) {
       const model::Segment& g = *it;
       if (g.recompute) {
@@ -489,14 +469,14 @@ struct Stack::Impl {
         }
       }
       for (int64_t l = g.first + g.length - 1; l >= g.first; --l) {
-        bf16* dx = backward(l, acts[size_t(l)], dy);
+        bf16* dx = backward(l, acts[size_t(l)], grad);
         release(acts[size_t(l)]);
-        arena->put(dy);
-        dy = dx;
+        arena->put(grad);
+        grad = dx;
       }
     }
-    SOL_CUDA_CHECK(cudaMemcpyAsync(dx0, dy, size_t(td) * sizeof(bf16), cudaMemcpyDeviceToDevice, stream));
-    arena->put(dy);
+    SOL_CUDA_CHECK(cudaMemcpyAsync(dx0, grad, size_t(td) * sizeof(bf16), cudaMemcpyDeviceToDevice, stream));
+    arena->put(grad);
   }
 
   std::vector<uint16_t> copy(const bf16* p, int64_t n) const {
