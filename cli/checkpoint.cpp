@@ -126,6 +126,11 @@ int measure(const Args& a, const model::StackShape& shape, const model::LayerMod
   for (const auto& r : m.schedules)
     std::printf("  %-24s pool high-water %s, cudaMemGetInfo delta %s\n", r.plan.strategy.c_str(),
                 bytes_iec(r.pool_used_high_bytes).c_str(), bytes_iec(r.device_delta_bytes).c_str());
+  for (const auto& r : m.schedules)
+    if (r.enqueue_median_s > 0.8 * r.median_s)
+      std::printf("note: %s took the host %s to issue against %s on the GPU: launch-bound, the GPU time is the "
+                  "host's (raise --batch)\n",
+                  r.plan.strategy.c_str(), si(r.enqueue_median_s, "s").c_str(), si(r.median_s, "s").c_str());
   if (!a.json_file.empty()) std::printf("JSON: %s\n", a.json_file.c_str());
   bool identical = true;
   for (const auto& r : m.schedules) identical = identical && r.gradients_identical;

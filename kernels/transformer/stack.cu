@@ -20,7 +20,7 @@
 // 17 + its 2.5× backward): a step of 3 forwards ≈ 1.8 TFLOP, ~2.5 ms at 700 TFLOP/s; the GEMMs at
 // N=1024 fill only ~64 of 132 SMs per tile round, so expect ~2× the planner's roofline floor, and
 // transposes / LayerNorm / adds on top (memory-bound, ~10 % more).
-// measured: pending H200 run
+// measured: pending H200 run (then in docs/checkpoint.md's measured block, from bench/results/h200/checkpoint/)
 #include "kernels/transformer/stack.hpp"
 
 #include <cuda_bf16.h>
