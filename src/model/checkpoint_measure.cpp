@@ -25,6 +25,13 @@ std::string picture(const std::vector<Segment>& segs) {
   return s;
 }
 
+// A table cell's text: GitHub's tables split cells at '|' even inside code spans unless escaped.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
 std::string ratio(double measured, double predicted) {
   if (!(predicted > 0)) return "–";
   char buf[32];
@@ -125,7 +132,7 @@ std::string measurement_markdown(const std::string& json_text, const std::string
     const double pp = field<double>(p, "peak_bytes", w), mp = field<double>(m, "saved_peak_bytes", w);
     const double ps = field<double>(p, "step_s", w), ms = field<double>(m, "median_s", w);
     if (i == 0) base_s = ms;  // the first schedule is "none": recompute measured is the difference to it
-    out += "| " + field<std::string>(s, "strategy", w) + " | `" + field<std::string>(s, "picture", w) + "` | " +
+    out += "| " + cell(field<std::string>(s, "strategy", w)) + " | `" + cell(field<std::string>(s, "picture", w)) + "` | " +
            bytes_iec(pp) + " | " + bytes_iec(mp) + " | " + ratio(mp, pp) + " | " +
            bytes_iec(field<double>(m, "total_peak_bytes", w)) + " | " + si(ps, "s") + " | " + si(ms, "s") + " | " +
            ratio(ms, ps) + " | " + si(field<double>(m, "enqueue_median_s", w), "s") + " | " +

@@ -78,6 +78,7 @@ TEST(CheckpointMeasure, JsonHoldsPredictionsBesideMeasurements) {
 TEST(CheckpointMeasure, MarkdownShowsRatiosAndTheVerdict) {
   const std::string md = model::measurement_markdown(model::measurement_json(sample()), "sample");
   EXPECT_NE(md.find("| none | `KKKK` |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| every block | `R\\|R\\|R\\|R` |"), std::string::npos) << md;  // pipes escaped in a table
   EXPECT_NE(md.find("| 1.000 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| 0.500 |"), std::string::npos) << md;
   EXPECT_NE(md.find("Test GPU"), std::string::npos) << md;
