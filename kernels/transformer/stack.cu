@@ -16,10 +16,12 @@
 // Memory: every tensor of the step comes from one stream-ordered pool (cudaMallocFromPoolAsync,
 // release threshold unlimited, so timed steps reuse it without driver calls) and is booked as
 // saved or transient (stack.hpp); weights, gradients, x and dY are plain cudaMalloc outside it.
-// Expected: at 8 layers, T=2048, d=1024 one layer's forward is ~77 GFLOP (GEMMs 52, attention
-// 17 + its 2.5× backward): a step of 3 forwards ≈ 1.8 TFLOP, ~2.5 ms at 700 TFLOP/s; the GEMMs at
-// N=1024 fill only ~64 of 132 SMs per tile round, so expect ~2× the planner's roofline floor, and
-// transposes / LayerNorm / adds on top (memory-bound, ~10 % more).
+// Expected: at 8 layers, T=2048, d=1024 one layer's forward is ~69 GFLOP (GEMMs 24·T·d² = 52,
+// attention 4·T²·d = 17); with the backward (2× the GEMMs, 2.5× the attention) a step is ~1.7
+// TFLOP, ~2.5 ms at 700 TFLOP/s. A [2048 × 1024] GEMM output is only 64–128 tiles for 132 SMs and
+// the attention runs on mma.sync, so expect ~2× the planner's roofline floor, plus the transposes,
+// LayerNorms and adds (memory-bound, ~10 % more). The host issues ~150 calls per layer (pool,
+// launches, tensor maps): at batch 1 it can approach the GPU time; batch 2 keeps the GPU ahead.
 // measured: pending H200 run (then in docs/checkpoint.md's measured block, from bench/results/h200/checkpoint/)
 #include "kernels/transformer/stack.hpp"
 
