@@ -23,11 +23,14 @@ inline constexpr int kTransposeTile = 32;
 inline constexpr int kTransposeRows = 8;  // threadIdx.y; a thread moves 4 elements each way
 inline constexpr int kTransposePitch = kTransposeTile + 2;
 
-// in: rows × cols with pitch ld_in; out: cols × rows with pitch ld_out (elements).
+// in: rows × cols with pitch ld_in; out: cols × rows with pitch ld_out (elements). A template (on
+// the 2-byte element type) so that the header may be included by more than one .cu file.
+template <class T>
 __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
-    transpose_bf16_kernel(const __nv_bfloat16* __restrict__ gIn, int64_t ld_in, __nv_bfloat16* __restrict__ gOut,
-                          int64_t ld_out, int64_t rows, int64_t cols, int64_t tiles_across) {
-  __shared__ __nv_bfloat16 sTile[kTransposeTile][kTransposePitch];
+    transpose_bf16_kernel(const T* __restrict__ gIn, int64_t ld_in, T* __restrict__ gOut, int64_t ld_out, int64_t rows,
+                          int64_t cols, int64_t tiles_across) {
+  static_assert(sizeof(T) == 2, "the tile's padding is chosen for 2-byte elements");
+  __shared__ T sTile[kTransposeTile][kTransposePitch];
   const int64_t r0 = int64_t(blockIdx.x) / tiles_across * kTransposeTile;
   const int64_t c0 = int64_t(blockIdx.x) % tiles_across * kTransposeTile;
   const int tx = int(threadIdx.x), ty = int(threadIdx.y);
@@ -53,7 +56,7 @@ inline void transpose_bf16(const __nv_bfloat16* gIn, int64_t ld_in, __nv_bfloat1
   if (rows == 0 || cols == 0) return;
   const int64_t tiles_across = (cols - 1) / kTransposeTile + 1;
   const int64_t blocks = blocks_for(((rows - 1) / kTransposeTile + 1) * tiles_across, 1);
-  transpose_bf16_kernel<<<unsigned(blocks), dim3(kTransposeTile, kTransposeRows), 0, stream>>>(gIn, ld_in, gOut, ld_out,
+  transpose_bf16_kernel<__nv_bfloat16><<<unsigned(blocks), dim3(kTransposeTile, kTransposeRows), 0, stream>>>(gIn, ld_in, gOut, ld_out,
                                                                                               rows, cols, tiles_across);
   SOL_LAUNCH_CHECK();
 }
