@@ -1,11 +1,20 @@
 // `sol checkpoint --layers L --batch B --seq N --d-model D --heads H --gpu NAME [--budget 40GiB]
-// [--attention flash|standard] [--mlp-ratio 4] [--svg FILE] [--json]`: what one transformer layer
+// [--attention flash|standard] [--mlp-ratio 4] [--svg FILE] [--json [FILE]]`: what one transformer layer
 // keeps for backward, op by op, then each checkpointing strategy's peak activation memory, recompute
 // and step-time floor, and the fastest schedule under the budget, with whole layers recomputed and
 // with the in-block choice of which ops' tensors to keep (lecture §8.2); --svg draws the schedules.
+// --measure runs the stack forward + backward on the GPU (kernels/transformer/) under none, every
+// block, √L and optimal (under --budget, or halfway between √L's and none's peak): measured peak
+// activation memory and step time beside the predictions, and whether the gradients are
+// bit-identical to the un-checkpointed run's; --json FILE writes that measurement's JSON.
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -15,6 +24,10 @@
 #include "sol/core/format.hpp"
 #include "sol/hw/spec.hpp"
 #include "sol/model/checkpoint.hpp"
+#include "sol/model/checkpoint_measure.hpp"
+#ifdef SOL_WITH_CUDA
+#include "kernels/transformer/stack.hpp"
+#endif
 
 namespace sol::cli {
 namespace {
@@ -24,8 +37,106 @@ using ojson = nlohmann::ordered_json;
 struct Args {
   int64_t layers = 0, batch = 0, seq = 0, d_model = 0, heads = 0, mlp_ratio = 4;
   std::string gpu = "h200", budget, attention = "flash", svg;
-  bool json = false;
+  bool json = false;      // --json given
+  std::string json_file;  // --json FILE: write there (else stdout)
+  bool measure = false;
+  int warmup = 3, reps = 10;
 };
+
+#ifdef SOL_WITH_CUDA
+std::string utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::error_code ec;  // bench/results/<gpu>/checkpoint/ may not exist yet
+  if (const auto dir = std::filesystem::path(path).parent_path(); !dir.empty()) std::filesystem::create_directories(dir, ec);
+  std::ofstream out(path);
+  if (!out || !(out << text) || !out.flush()) bad_input("cannot write " + path, "give a path in a writable directory");
+}
+
+// bf16 bits that are NaN or ±∞ (exponent all ones): a gradient left unwritten is the NaN poison.
+int64_t non_finite_bf16(const std::vector<uint16_t>& bits) {
+  int64_t n = 0;
+  for (uint16_t b : bits) n += (b & 0x7F80u) == 0x7F80u;
+  return n;
+}
+#endif
+
+// The GPU proof: the planner's schedules run for real, predictions beside measurements.
+int measure(const Args& a, const model::StackShape& shape, const model::LayerModel& layer, const hw::HwSpec& spec) {
+#ifndef SOL_WITH_CUDA
+  (void)a, (void)shape, (void)layer, (void)spec;
+  failure("--measure runs the stack on a GPU, and this sol was built without CUDA", "build with nvcc and run on a CUDA GPU");
+#else
+  if (!shape.flash) bad_input("--measure runs FlashAttention only", "drop --attention standard");
+  if (a.warmup < 0 || a.reps < 1) bad_input("--warmup must be ≥ 0 and --reps ≥ 1");
+  std::string why;
+  if (!transformer::device_available(&why)) failure(why + ": --measure needs a CUDA GPU", "run it on a GPU machine");
+  const model::Plan none = model::no_checkpoints(layer, a.layers), root = model::sqrt_l(layer, a.layers);
+  const double budget = a.budget.empty() ? 0.5 * (none.peak_bytes + root.peak_bytes) : model::parse_bytes(a.budget);
+  const std::vector<model::Plan> plans = {none, model::every_kth(layer, a.layers, 1), root,
+                                          model::optimal(layer, a.layers, budget)};
+  model::CheckpointMeasurement m;
+  m.created = utc_now();
+  m.gpu_row = spec.name;
+  m.shape = shape;
+  m.budget_bytes = budget;
+  m.warmup = a.warmup;
+  m.reps = a.reps;
+  m.layer = layer;
+  transformer::Stack stack({a.layers, a.batch, a.seq, a.d_model, a.heads, a.mlp_ratio}, 2026);
+  m.device = transformer::device_name();
+  std::vector<uint16_t> reference;
+  for (const model::Plan& p : plans) {
+    std::fprintf(stderr, "sol: measuring %s\n", p.strategy.c_str());
+    model::MeasuredSchedule r;
+    r.plan = p;
+    const transformer::StepMemory mem = stack.step(p.segments, /*sample_device=*/true);
+    const std::vector<uint16_t> grads = stack.gradients();
+    if (const int64_t bad = non_finite_bf16(grads); bad > 0)
+      failure(p.strategy + ": " + std::to_string(bad) + " gradient elements are NaN or infinite");
+    if (reference.empty()) reference = grads;
+    r.gradients_identical =
+        grads.size() == reference.size() && std::memcmp(grads.data(), reference.data(), grads.size() * 2) == 0;
+    r.saved_peak_bytes = mem.saved_peak;
+    r.total_peak_bytes = mem.total_peak;
+    r.pool_used_high_bytes = mem.pool_used_high;
+    r.device_delta_bytes = mem.device_delta;
+    std::vector<double> enqueue_ms;
+    for (double ms : stack.time_steps(p.segments, a.warmup, a.reps, &enqueue_ms)) r.step_s.push_back(ms * 1e-3);
+    r.median_s = model::median(r.step_s);
+    r.enqueue_median_s = model::median(enqueue_ms) * 1e-3;
+    m.schedules.push_back(std::move(r));
+  }
+  bool identical = true;
+  for (const auto& r : m.schedules) identical = identical && r.gradients_identical;
+  const std::string json = model::measurement_json(m);
+  if (a.json && a.json_file.empty()) {
+    std::printf("%s", json.c_str());
+    return identical ? 0 : 1;
+  }
+  if (!a.json_file.empty()) write_text(a.json_file, json);
+  std::printf("%s", model::measurement_markdown(json, "this run").c_str());
+  std::printf("peak measured = high-water of the tensors the planner counts; step total peak adds activation "
+              "gradients, transposes and workspaces; weights and their gradients are outside both\n");
+  for (const auto& r : m.schedules)
+    std::printf("  %-24s pool high-water %s, cudaMemGetInfo delta %s\n", r.plan.strategy.c_str(),
+                bytes_iec(r.pool_used_high_bytes).c_str(), bytes_iec(r.device_delta_bytes).c_str());
+  for (const auto& r : m.schedules)
+    if (r.enqueue_median_s > 0.8 * r.median_s)
+      std::printf("note: %s took the host %s to issue against %s on the GPU: launch-bound, the GPU time is the "
+                  "host's (raise --batch)\n",
+                  r.plan.strategy.c_str(), si(r.enqueue_median_s, "s").c_str(), si(r.median_s, "s").c_str());
+  if (!a.json_file.empty()) std::printf("JSON: %s\n", a.json_file.c_str());
+  return identical ? 0 : 1;  // a schedule whose gradients differ fails the proof
+#endif
+}
 
 // "K K R R R K": one letter per layer, K kept, R recomputed, with | between segments.
 std::string picture(const model::Plan& p) {
@@ -83,6 +194,7 @@ int run(const Args& a) {
   const model::LayerModel layer = model::layer_model(shape, spec);
   const double budget = a.budget.empty() ? spec.hbm_bytes : model::parse_bytes(a.budget);
   if (!(budget > 0)) bad_input("no --budget given and " + spec.name + " has no HBM size", "give --budget");
+  if (a.measure) return measure(a, shape, layer, spec);
 
   std::vector<model::Plan> plans = {model::no_checkpoints(layer, a.layers), model::every_kth(layer, a.layers, 1)};
   for (int64_t k : {2, 4, 8})
@@ -184,8 +296,18 @@ Command add_checkpoint(CLI::App& root, Global&) {
   app->add_option("--gpu", args->gpu, "database name or a row from --hw-file (default h200)");
   app->add_option("--budget", args->budget, "activation memory budget, e.g. 40GiB (default: the GPU's HBM)");
   app->add_option("--svg", args->svg, "also write a picture of the schedules to this SVG file");
-  app->add_flag("--json", args->json, "print one JSON object");
-  return {app, [args]() { return run(*args); }};
+  auto* json = app->add_option("--json", args->json_file,
+                                "print one JSON object (with --measure: the measurement; --json FILE writes it to FILE)")
+                   ->expected(0, 1);
+  app->add_flag("--measure", args->measure, "run the stack forward + backward on the GPU under the schedules");
+  app->add_option("--warmup", args->warmup, "with --measure: untimed steps per schedule (default 3)");
+  app->add_option("--reps", args->reps, "with --measure: timed steps per schedule, the median is reported (default 10)");
+  return {app, [args, json]() {
+            args->json = json->count() > 0;
+            if (args->json && !args->measure && !args->json_file.empty())
+              bad_input("--json FILE is for --measure", "use --json alone to print the plan's JSON");
+            return run(*args);
+          }};
 }
 
 }  // namespace sol::cli
