@@ -16,6 +16,10 @@
 #include "kernels/common/check.cuh"
 
 namespace sol::kernels::attention::bwd {
+// Internal linkage on purpose: each including .cu file gets its own copies of these __global__
+// templates (and of the opt-in flag in launch_dq), as when they were file-local to backward.cu;
+// without -rdc, one host stub shared by two modules would be registered twice.
+namespace {
 
 constexpr int kDqBlock = 64;     // query rows per dQ CTA and keys per streamed tile
 constexpr int kDqThreads = 128;  // 4 warps × 16 query rows
@@ -185,4 +189,5 @@ void launch_convert(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   SOL_LAUNCH_CHECK();
 }
 
+}  // namespace
 }  // namespace sol::kernels::attention::bwd
