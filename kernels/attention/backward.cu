@@ -9,7 +9,7 @@
 //    registers (the forward's trick). Causal: query tiles wholly before the key tile are skipped.
 // 3. dQ accumulator → bf16/fp16.
 // Deterministic mode (det=1): step 2 skips dQ and a separate kernel per query tile forms dQ by
-// walking the key tiles in order (dq_kernel), so every run gives the same bits.
+// walking the key tiles in order (dq_kernel, kernels/attention/backward.cuh), so every run gives the same bits.
 // Expected bottleneck: tensor cores (five GEMMs, 2.5× the forward's FLOPs) plus the dQ atomics
 // (b·h·n·d·nk/64 fp32 adds: 2.1 G at the headline shape, through L2), whose order varies
 // between runs.
