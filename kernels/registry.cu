@@ -94,9 +94,9 @@ void add_attention(std::vector<Variant>& all) {
     bwd.test_shapes.push_back(Shape::parse(t));
   all.push_back(std::move(bwd));
   Variant bwd2 = entry("attention_bwd", kernels::attention::BwdVersion::v02_flash_bwd_8warp, "v02_flash_bwd_8warp", 2, 90,
-                       "8 warps per 64-key CTA: Sᵀ/dPᵀ split 4 key slices × 2 query halves, P and dS staged in shared "
-                       "memory so each warp keeps dK, dV for half of d (≤ 128 registers, 2 CTAs/SM); Q/dO double-"
-                       "buffered with cp.async; dQ by float4 atomics",
+                       "8 warps per 64-key CTA in 32×32 warp blocks: warps 0–3 Sᵀ → P, 4–7 dPᵀ → dS, both staged in "
+                       "shared memory; each warp keeps dK, dV for 32 keys × d/4 (128 registers, no spills, 2 CTAs/SM); "
+                       "Q/dO double-buffered by cp.async; dQ by float4 atomics",
                        kAttentionBench, kAttentionTest);
   for (const char* t : {"b=4,h=16,n=4096,d=128,det=1", "b=4,h=16,n=4096,d=128,causal=1,det=1"})
     bwd2.bench_shapes.push_back(Shape::parse(t));

@@ -1,26 +1,30 @@
 // v02_flash_bwd_8warp: FlashAttention-2's backward (lecture §11.6: recomputation) with 8 warps per
-// CTA and P, dS staged through shared memory, so that no warp holds more than half of d.
+// CTA and P, dS staged through shared memory, so that no warp holds more than a quarter of d.
 // v01 gave each of 4 warps 16 keys × all d of dK and dV (128 fp32 registers at d = 128) plus the
 // Sᵀ/dPᵀ fragments: 255 registers with spills, 8 warps per SM, 23 % of cycles issuing. Here a CTA
 // still owns 64 keys of one K/V head (K, V in shared memory) and streams 64-row Q/dO tiles of
-// every query head of its GQA group, but the work is split twice:
-//   phase 1  warp (slice = w % 4, half = w / 4) forms Sᵀ and dPᵀ for keys 16·slice … +15 ×
-//            queries 32·half … +31 (16 + 16 accumulators), Pᵀ = exp2(Sᵀ·scale·log2e − L·log2e)
-//            and dSᵀ = Pᵀ∘(dPᵀ − D), and writes both, 16-bit, to shared memory ([key][query]);
-//   phase 2  (after one barrier) the same warp accumulates dV += Pᵀ·dO and dK += dSᵀ·Q for its
-//            16 keys × columns half·d/2 … +d/2 (32 + 32 registers at d = 128, kept across tiles),
-//            and forms dQ = dS·K for query rows 16·slice … +15 × the same columns (dS read
-//            transposed by ldmatrix.trans; 32 columns per pass at d = 128), added to the fp32
+// every query head of its GQA group, but each step is split over 8 warps in 32 × 32 blocks:
+//   phase 1  warps 0–3 form Sᵀ = K·Qᵀ, warps 4–7 dPᵀ = V·dOᵀ, each for 32 keys × 32 queries
+//            (32 accumulators); the first write Pᵀ = exp2(Sᵀ·scale·log2e − L·log2e) (16-bit,
+//            [key][query]) to shared memory, and after a barrier the others read it back and
+//            write dSᵀ = Pᵀ∘(dPᵀ − D) beside it;
+//   phase 2  (after a second barrier) warp w accumulates dV += Pᵀ·dO and dK += dSᵀ·Q for keys
+//            32·(w & 1) … +31 × columns (w >> 1)·d/4 … +d/4 (32 + 32 registers at d = 128, kept
+//            across tiles) and forms dQ = dS·K for query rows 32·(w & 1) … × the same columns,
+//            16 rows per pass (dS read transposed by ldmatrix.trans), added to the fp32
 //            accumulator with one 16-byte atomicAdd (float4, sm_90) per 4 columns.
+// 32 × 32 warp blocks: each ldmatrix.x4 fragment feeds 4 MMAs in phase 1, dV and dK (2 in dQ):
+// 704 ldmatrix.x4 per 1280 MMAs of a d = 128 tile, 0.55 per MMA (v01: 0.6).
 // Why 64 keys × 8 warps and not 128 keys: at d = 128 the dK/dV accumulators of 128 keys over 8
-// warps would be 128 registers again; 64 keys keep them at 64, the kernel at 128 registers with
+// warps would be 128 registers again; 64 keys keep them at 64, the kernel at ≤ 128 registers with
 // no spills and 2 CTAs (16 warps) per SM (shared memory 113 KiB per CTA at d = 128, 65 KiB at 64).
 // The next Q/dO tile is fetched (cp.async, second buffer) during the current one, its L and D
 // during phase 2. Causal: query tiles wholly before the key tile are skipped, edge tiles masked.
 // Deterministic mode (det=1): phase 2 skips dQ and v01's dq_kernel (backward.cuh) forms it.
-// Expected bottleneck: shared-memory reads of mma.sync operands (≈ 0.65 ldmatrix.x4 per MMA, each
-// A or B fragment feeding 2–4 MMAs) and the two barriers per tile, no longer spills or 8-warp
-// latency; the dQ atomics (b·h·n·d·nk/64 fp32 adds, 4 per instruction) through L2.
+// Expected bottleneck: shared-memory bandwidth (≈ 800 × 512 bytes per d = 128 tile with the Q/dO
+// copies and the P/dS stores: ≈ 3200 cycles at 128 B/cycle against 1280 MMA issue cycles, a
+// ceiling near 370 TFLOP/s at 1.75 GHz) and the three barriers per tile; the dQ atomics
+// (b·h·n·d·nk/64 fp32 adds, 4 per instruction) through L2.
 // measured: pending H200 run
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -28,6 +32,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "kernels/attention/backward.cuh"
 #include "kernels/attention/forward.cuh"
@@ -54,6 +59,18 @@ __device__ __forceinline__ void cp_async_4(void* sDst, const void* gSrc, int src
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(sDst)), "l"(gSrc), "r"(src_bytes) : "memory");
 }
 
+// The inverse of pack2: two 16-bit T of one register → floats (lo: the lower column).
+template <class T>
+__device__ __forceinline__ void unpack2(uint32_t r, float& lo, float& hi) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    lo = __uint_as_float(r << 16);
+    hi = __uint_as_float(r & 0xFFFF0000u);
+  } else {
+    lo = __half2float(__ushort_as_half(uint16_t(r & 0xFFFFu)));
+    hi = __half2float(__ushort_as_half(uint16_t(r >> 16)));
+  }
+}
+
 // A (16×16) at rows m0…m0+15, k columns 16·kk…16·kk+15 of the TRANSPOSE of a swizzled tile stored
 // [k][m] with kCols columns (dS for dQ = dS·K, from dSᵀ stored [key][query]). ldmatrix.trans hands
 // lane (g, t) the transposed block's (row g, columns 2t, 2t+1), so a[0] = block (k 0–7, m 0–7),
@@ -64,40 +81,44 @@ __device__ __forceinline__ void load_a_trans(uint32_t (&a)[4], const T* sTile, i
   ldmatrix_x4_trans(a, sTile + swizzled<kCols>(16 * kk + (mat >> 1) * 8 + lane % 8, m0 / 8 + (mat & 1)));
 }
 
-// acc += A·B over the 64 rows of a staged [64 × 64] tile: A = rows a0…a0+15 of sA ([m][k], or the
-// transpose of a [k][m] tile when kTransA), B = kCols columns from 16·np0 of the [64 × kD] tile sB
-// stored [k][n]. dV += Pᵀ·dO, dK += dSᵀ·Q, dQ = dS·K.
-template <class T, int kD, int kCols, bool kTransA>
-__device__ __forceinline__ void product_kn(float (&acc)[kCols / 8][4], const T* sA, int a0, const T* sB, int np0, int lane) {
-  for (int kk = 0; kk < kRows / 16; ++kk) {
-    uint32_t ra[4];
-    if constexpr (kTransA) load_a_trans<kRows>(ra, sA, a0, kk, lane);
-    else load_a<kRows>(ra, sA, a0, kk, lane);
-    for (int np = 0; np < kCols / 16; ++np) {
+// A warp's 32 × 32 block of Sᵀ = K·Qᵀ or dPᵀ = V·dOᵀ (contraction over kD): rows a0…a0+31 of
+// the [64 × kD] tile sA, rows b0…b0+31 of sB, both stored [row][kD]. acc[s][nb]: rows a0 + 16·s
+// (m16 slice s), columns b0 + 8·nb. Each fragment loaded feeds 4 MMAs.
+template <class T, int kD>
+__device__ __forceinline__ void product_nk(float (&acc)[2][4][4], const T* sA, int a0, const T* sB, int b0, int lane) {
+#pragma unroll 2  // fully unrolled, the hoisted fragment addresses would not fit 128 registers
+  for (int kk = 0; kk < kD / 16; ++kk) {
+    uint32_t ra0[4], ra1[4];
+    load_a<kD>(ra0, sA, a0, kk, lane);
+    load_a<kD>(ra1, sA, a0 + 16, kk, lane);
+    for (int np = 0; np < 2; ++np) {
       uint32_t b[4];
-      load_b_kn<kD>(b, sB, 16 * kk, np0 + np, lane);
-      mma_pair<T>(acc[2 * np], acc[2 * np + 1], ra, b);
+      load_b_nk<kD>(b, sB, b0 + 16 * np, kk, lane);
+      mma_pair<T>(acc[0][2 * np], acc[0][2 * np + 1], ra0, b);
+      mma_pair<T>(acc[1][2 * np], acc[1][2 * np + 1], ra1, b);
     }
   }
 }
 
-// dQ (rows slice·16 … +15 of the tile, kCols columns from 16·np0) = scale · dS·K, added to the fp32
-// accumulator row gdQ (this lane's row; `inside`: row < n) with one float4 atomicAdd (sm_90) per
-// 4 columns: even t adds (row g, columns 2t … 2t+3), odd t (row g+8, columns 2t−2 … 2t+1), each
-// lane sending its partner t^1 the pair the partner lacks.
-template <class T, int kD, int kCols>
-__device__ __forceinline__ void add_dq(float* gdQ, bool inside, float scale, const T* sdS, const T* sK, int slice, int np0,
-                                       int lane) {
-  float rdQ[kCols / 8][4] = {};
-  product_kn<T, kD, kCols, true>(rdQ, sdS, slice * 16, sK, np0, lane);
-  const bool odd = (lane & 1) != 0;
-  const int col = 2 * (lane % 4 & ~1);
-  for (int nb = 0; nb < kCols / 8; ++nb) {
-    const float s0 = odd ? rdQ[nb][0] : rdQ[nb][2], s1 = odd ? rdQ[nb][1] : rdQ[nb][3];
-    const float r0 = __shfl_xor_sync(0xffffffffu, s0, 1), r1 = __shfl_xor_sync(0xffffffffu, s1, 1);
-    const float4 v = odd ? make_float4(r0 * scale, r1 * scale, rdQ[nb][2] * scale, rdQ[nb][3] * scale)
-                         : make_float4(rdQ[nb][0] * scale, rdQ[nb][1] * scale, r0 * scale, r1 * scale);
-    if (inside) atomicAdd(reinterpret_cast<float4*>(gdQ + nb * 8 + col), v);
+// acc += A·B over the 64 rows of a staged [64 × 64] tile, for kSlices·16 rows × kD/4 columns:
+// A = rows a0 … of sA ([m][k], or the transpose of a [k][m] tile when kTransA), B = columns
+// 16·np0 … 16·np0 + kD/4 − 1 of the [64 × kD] tile sB stored [k][n]. acc[s][nb]: rows a0 + 16·s,
+// columns 16·np0 + 8·nb. dV += Pᵀ·dO, dK += dSᵀ·Q, dQ = dS·K.
+template <class T, int kD, int kSlices, bool kTransA>
+__device__ __forceinline__ void product_kn(float (&acc)[kSlices][kD / 32][4], const T* sA, int a0, const T* sB, int np0,
+                                           int lane) {
+#pragma unroll 1  // (as product_nk)
+  for (int kk = 0; kk < kRows / 16; ++kk) {
+    uint32_t ra[kSlices][4];
+    for (int s = 0; s < kSlices; ++s) {
+      if constexpr (kTransA) load_a_trans<kRows>(ra[s], sA, a0 + 16 * s, kk, lane);
+      else load_a<kRows>(ra[s], sA, a0 + 16 * s, kk, lane);
+    }
+    for (int np = 0; np < kD / 64; ++np) {
+      uint32_t b[4];
+      load_b_kn<kD>(b, sB, 16 * kk, np0 + np, lane);
+      for (int s = 0; s < kSlices; ++s) mma_pair<T>(acc[s][2 * np], acc[s][2 * np + 1], ra[s], b);
+    }
   }
 }
 
@@ -105,7 +126,7 @@ __device__ __forceinline__ void add_dq(float* gdQ, bool inside, float scale, con
 template <class T, int kD>
 __global__ void __launch_bounds__(kThreads, 2) flash_backward_v02_kernel(AttnBwdArgs<T> a) {
   constexpr int kTile = kRows * kD;
-  constexpr int kHalfBlocks = kD / 16;  // 8-column blocks in a warp's half of d
+  constexpr int kColBlocks = kD / 32;  // 8-column blocks in a warp's quarter of d
   extern __shared__ __align__(128) unsigned char smem_raw[];
   T* sK = reinterpret_cast<T*>(smem_raw);
   T* sV = sK + kKeys * kD;
@@ -119,8 +140,11 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_v02_kernel(AttnBwd
   const AttnArgs<T>& f = a.f;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, t = lane % 4;
-  const int slice = warp % 4;  // 16 keys (phase 1, dK, dV) or 16 query rows (dQ)
-  const int half = warp / 4;   // 32 queries (phase 1) or d/2 columns (phase 2)
+  // Phase 1: warps 0–3 form Sᵀ (then Pᵀ), warps 4–7 dPᵀ (then dSᵀ), each a 32 × 32 block:
+  // keys 32·(w & 1) …, queries 32·((w >> 1) & 1) …. Phase 2: rows 32·(w & 1) … (keys for dK and
+  // dV, queries for dQ) × columns (w >> 1)·d/4 … +d/4.
+  const bool dp_warp = warp >= 4;
+  const int rows32 = 32 * (warp & 1), q32 = 32 * ((warp >> 1) & 1), quarter = warp >> 1;
   // Rows and keys fit 32 bits (n, nk ≤ 2^24 by the shape rules); global offsets are 64-bit.
   const int n = int(f.n), nk = int(f.nk), n0 = int(blockIdx.x) * kKeys;
   const int hk = int(blockIdx.y), group = int(f.h / f.hkv);  // heads ≤ 65535
@@ -170,7 +194,7 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_v02_kernel(AttnBwd
     hq = hq_end;
   }
 
-  float rdK[kHalfBlocks][4] = {}, rdV[kHalfBlocks][4] = {};
+  float rdK[2][kColBlocks][4] = {}, rdV[2][kColBlocks][4] = {};
   while (hq < hq_end) {
     cp_async_wait_all();
     // Tile (m0, hq) (and K, V) landed and is visible, as are its L and D; every warp has left
@@ -185,40 +209,42 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_v02_kernel(AttnBwd
     const T* sQb = sQ + buf * kTile;
     const T* sdOb = sdO + buf * kTile;
 
-    // Phase 1: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for keys slice·16 … +15 × queries half·32 … +31.
-    float rS[4][4] = {}, rdP[4][4] = {};
-    for (int kk = 0; kk < kD / 16; ++kk) {
-      uint32_t rk[4], rv[4];
-      load_a<kD>(rk, sK, slice * 16, kk, lane);
-      load_a<kD>(rv, sV, slice * 16, kk, lane);
-      for (int np = 0; np < 2; ++np) {
-        uint32_t bq[4], bo[4];
-        load_b_nk<kD>(bq, sQb, half * 32 + np * 16, kk, lane);
-        load_b_nk<kD>(bo, sdOb, half * 32 + np * 16, kk, lane);
-        mma_pair<T>(rS[2 * np], rS[2 * np + 1], rk, bq);
-        mma_pair<T>(rdP[2 * np], rdP[2 * np + 1], rv, bo);
-      }
-    }
-    // Pᵀ (0 where hidden) and dSᵀ = Pᵀ∘(dPᵀ − D) to shared memory; element (nb, 2·e2 + c) is
-    // key slice·16 + g + 8·e2, query half·32 + 8·nb + 2t + c.
+    // Phase 1: Sᵀ = K·Qᵀ (warps 0–3) or dPᵀ = V·dOᵀ (warps 4–7) for keys rows32 … +31 ×
+    // queries q32 … +31; element (s, nb, 2·e2 + c) is key rows32 + 16·s + g + 8·e2, query
+    // q32 + 8·nb + 2t + c.
+    float rX[2][4][4] = {};
+    product_nk<T, kD>(rX, dp_warp ? sV : sK, rows32, dp_warp ? sdOb : sQb, q32, lane);
     const bool edge = m0 + kRows > n || n0 + kKeys > nk || (f.causal && n0 + kKeys - 1 > m0 + shift);
-    for (int nb = 0; nb < 4; ++nb)
-      for (int e2 = 0; e2 < 2; ++e2) {
-        const int kj = slice * 16 + g + 8 * e2, qi = half * 32 + nb * 8 + 2 * t;
-        float p[2], ds[2];
-        for (int c = 0; c < 2; ++c) {
-          const int i = m0 + qi + c, j = n0 + kj;
-          const bool hide = edge && (i >= n || j >= nk || (f.causal && j > i + shift));
-          p[c] = hide ? 0.f : exp2f(fmaf(rS[nb][2 * e2 + c], scale_log2, -sL[qi + c] * bwd::kLog2e));
-          ds[c] = p[c] * (rdP[nb][2 * e2 + c] - sD[qi + c]);
-        }
-        const int at = swizzled<kRows>(kj, qi / 8) + qi % 8;
-        *reinterpret_cast<uint32_t*>(sP + at) = pack2<T>(p[0], p[1]);
-        *reinterpret_cast<uint32_t*>(sdS + at) = pack2<T>(ds[0], ds[1]);
-      }
+    if (!dp_warp) {  // Pᵀ = exp2(Sᵀ·scale·log2e − L·log2e), 0 where hidden, to sP
+      for (int s = 0; s < 2; ++s)
+        for (int nb = 0; nb < 4; ++nb)
+          for (int e2 = 0; e2 < 2; ++e2) {
+            const int kj = rows32 + 16 * s + g + 8 * e2, qi = q32 + nb * 8 + 2 * t;
+            float p[2];
+            for (int c = 0; c < 2; ++c) {
+              const int i = m0 + qi + c, j = n0 + kj;
+              const bool hide = edge && (i >= n || j >= nk || (f.causal && j > i + shift));
+              p[c] = hide ? 0.f : exp2f(fmaf(rX[s][nb][2 * e2 + c], scale_log2, -sL[qi + c] * bwd::kLog2e));
+            }
+            *reinterpret_cast<uint32_t*>(sP + swizzled<kRows>(kj, qi / 8) + qi % 8) = pack2<T>(p[0], p[1]);
+          }
+    }
     __syncthreads();
-    // Every warp is past phase 1, the only reader of sL and sD: the next tile's L and D may
-    // land there during phase 2 (waited for with its Q and dO at the top).
+    if (dp_warp) {  // dSᵀ = Pᵀ∘(dPᵀ − D), Pᵀ as rounded for dV (the same elements, from sP), to sdS
+      for (int s = 0; s < 2; ++s)
+        for (int nb = 0; nb < 4; ++nb)
+          for (int e2 = 0; e2 < 2; ++e2) {
+            const int kj = rows32 + 16 * s + g + 8 * e2, qi = q32 + nb * 8 + 2 * t;
+            const int at = swizzled<kRows>(kj, qi / 8) + qi % 8;
+            float p0, p1;
+            unpack2<T>(*reinterpret_cast<const uint32_t*>(sP + at), p0, p1);
+            *reinterpret_cast<uint32_t*>(sdS + at) =
+                pack2<T>(p0 * (rX[s][nb][2 * e2] - sD[qi]), p1 * (rX[s][nb][2 * e2 + 1] - sD[qi + 1]));
+          }
+    }
+    __syncthreads();
+    // Every warp is past the readers of sL and sD: the next tile's L and D may land there
+    // during phase 2 (waited for with its Q and dO at the top).
     {
       int m0_next = m0;
       int hq_next = hq;
@@ -226,21 +252,32 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_v02_kernel(AttnBwd
       if (hq_next < hq_end) fetch_stat(m0_next, hq_next);
     }
 
-    // Phase 2: dV += Pᵀ·dO, dK += dSᵀ·Q (scale at the end) for keys slice·16 … +15 × columns
-    // half·d/2 … +d/2.
-    product_kn<T, kD, kD / 2, false>(rdV, sP, slice * 16, sdOb, half * (kD / 32), lane);
-    product_kn<T, kD, kD / 2, false>(rdK, sdS, slice * 16, sQb, half * (kD / 32), lane);
+    // Phase 2: dV += Pᵀ·dO, dK += dSᵀ·Q (scale at the end) for keys rows32 … +31 × columns
+    // quarter·d/4 … +d/4.
+    product_kn<T, kD, 2, false>(rdV, sP, rows32, sdOb, quarter * (kD / 64), lane);
+    product_kn<T, kD, 2, false>(rdK, sdS, rows32, sQb, quarter * (kD / 64), lane);
 
     if (!a.deterministic) {  // uniform across the CTA
-      // dQ = dS·K for query rows slice·16 … +15 × the same columns, into the fp32 accumulator.
-      const int i = m0 + slice * 16 + g + ((t & 1) ? 8 : 0);  // the row this lane adds to
-      float* gdQ = a.dq_accum + ((bi * n + i) * f.h + hq) * kD + half * (kD / 2);
-      if constexpr (kD == 128) {  // two passes of 32 columns: 16 accumulators beside dK and dV, not 32
+      // dQ = dS·K for query rows rows32 … +31 × the same columns, 16 rows per pass (16
+      // accumulators beside dK and dV at d = 128, not 32), added to the fp32 accumulator with
+      // one float4 atomicAdd (sm_90) per 4 columns: even t adds (row g, columns 2t … 2t+3), odd
+      // t (row g+8, columns 2t−2 … 2t+1), each lane sending its partner t^1 the pair the
+      // partner lacks.
+      const bool odd = (t & 1) != 0;
 #pragma unroll 1
-        for (int part = 0; part < 2; ++part)
-          add_dq<T, kD, 32>(gdQ + part * 32, i < n, f.scale, sdS, sK, slice, half * (kD / 32) + part * 2, lane);
-      } else {
-        add_dq<T, kD, kD / 2>(gdQ, i < n, f.scale, sdS, sK, slice, half * (kD / 32), lane);
+      for (int s = 0; s < 2; ++s) {
+        float rdQ[1][kColBlocks][4] = {};
+        product_kn<T, kD, 1, true>(rdQ, sdS, rows32 + 16 * s, sK, quarter * (kD / 64), lane);
+        const int i = m0 + rows32 + 16 * s + g + (odd ? 8 : 0);  // the row this lane adds to
+        float* gdQ = a.dq_accum + ((bi * n + i) * f.h + hq) * kD + quarter * (kD / 4) + 2 * (t & ~1);
+        for (int nb = 0; nb < kColBlocks; ++nb) {
+          const float* c = rdQ[0][nb];
+          const float s0 = odd ? c[0] : c[2], s1 = odd ? c[1] : c[3];
+          const float r0 = __shfl_xor_sync(0xffffffffu, s0, 1), r1 = __shfl_xor_sync(0xffffffffu, s1, 1);
+          const float4 v = odd ? make_float4(r0 * f.scale, r1 * f.scale, c[2] * f.scale, c[3] * f.scale)
+                               : make_float4(c[0] * f.scale, c[1] * f.scale, r0 * f.scale, r1 * f.scale);
+          if (i < n) atomicAdd(reinterpret_cast<float4*>(gdQ + nb * 8), v);
+        }
       }
     }
     advance(m0, hq);
@@ -248,16 +285,17 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_v02_kernel(AttnBwd
   }
   cp_async_wait_all();  // K/V copies of a CTA with no query tile must land before it exits
 
-  for (int e2 = 0; e2 < 2; ++e2) {
-    const int j = n0 + slice * 16 + g + 8 * e2;
-    if (j >= nk) continue;
-    const int64_t off = ((bi * nk + j) * f.hkv + hk) * kD + half * (kD / 2);
-    for (int ob = 0; ob < kHalfBlocks; ++ob) {
-      *reinterpret_cast<uint32_t*>(a.dk + off + ob * 8 + 2 * t) =
-          pack2<T>(rdK[ob][2 * e2] * f.scale, rdK[ob][2 * e2 + 1] * f.scale);
-      *reinterpret_cast<uint32_t*>(a.dv + off + ob * 8 + 2 * t) = pack2<T>(rdV[ob][2 * e2], rdV[ob][2 * e2 + 1]);
+  for (int s = 0; s < 2; ++s)
+    for (int e2 = 0; e2 < 2; ++e2) {
+      const int j = n0 + rows32 + 16 * s + g + 8 * e2;
+      if (j >= nk) continue;
+      const int64_t off = ((bi * nk + j) * f.hkv + hk) * kD + quarter * (kD / 4);
+      for (int ob = 0; ob < kColBlocks; ++ob) {
+        *reinterpret_cast<uint32_t*>(a.dk + off + ob * 8 + 2 * t) =
+            pack2<T>(rdK[s][ob][2 * e2] * f.scale, rdK[s][ob][2 * e2 + 1] * f.scale);
+        *reinterpret_cast<uint32_t*>(a.dv + off + ob * 8 + 2 * t) = pack2<T>(rdV[s][ob][2 * e2], rdV[s][ob][2 * e2 + 1]);
+      }
     }
-  }
 }
 
 template <class T, int kD>
