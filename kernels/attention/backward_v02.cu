@@ -258,26 +258,33 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_v02_kernel(AttnBwd
     product_kn<T, kD, 2, false>(rdK, sdS, rows32, sQb, quarter * (kD / 64), lane);
 
     if (!a.deterministic) {  // uniform across the CTA
-      // dQ = dS·K for query rows rows32 … +31 × the same columns, 16 rows per pass (16
-      // accumulators beside dK and dV at d = 128, not 32), added to the fp32 accumulator with
-      // one float4 atomicAdd (sm_90) per 4 columns: even t adds (row g, columns 2t … 2t+3), odd
-      // t (row g+8, columns 2t−2 … 2t+1), each lane sending its partner t^1 the pair the
-      // partner lacks.
+      // dQ = dS·K for query rows rows32 … +31 × the same columns (at d = 128 16 rows per pass:
+      // 16 accumulators beside dK and dV, not 32), added to the fp32 accumulator with one float4
+      // atomicAdd (sm_90) per 4 columns: even t adds (row g, columns 2t … 2t+3), odd t (row g+8,
+      // columns 2t−2 … 2t+1), each lane sending its partner t^1 the pair the partner lacks.
+      constexpr int kDqSlices = kD == 128 ? 1 : 2;  // 16-row slices per pass
       const bool odd = (t & 1) != 0;
-#pragma unroll 1
-      for (int s = 0; s < 2; ++s) {
-        float rdQ[1][kColBlocks][4] = {};
-        product_kn<T, kD, 1, true>(rdQ, sdS, rows32 + 16 * s, sK, quarter * (kD / 64), lane);
-        const int i = m0 + rows32 + 16 * s + g + (odd ? 8 : 0);  // the row this lane adds to
-        float* gdQ = a.dq_accum + ((bi * n + i) * f.h + hq) * kD + quarter * (kD / 4) + 2 * (t & ~1);
-        for (int nb = 0; nb < kColBlocks; ++nb) {
-          const float* c = rdQ[0][nb];
-          const float s0 = odd ? c[0] : c[2], s1 = odd ? c[1] : c[3];
-          const float r0 = __shfl_xor_sync(0xffffffffu, s0, 1), r1 = __shfl_xor_sync(0xffffffffu, s1, 1);
-          const float4 v = odd ? make_float4(r0 * f.scale, r1 * f.scale, c[2] * f.scale, c[3] * f.scale)
-                               : make_float4(c[0] * f.scale, c[1] * f.scale, r0 * f.scale, r1 * f.scale);
-          if (i < n) atomicAdd(reinterpret_cast<float4*>(gdQ + nb * 8), v);
+      const auto dq_pass = [&](int row0) {  // query rows row0 … row0 + 16·kDqSlices − 1
+        float rdQ[kDqSlices][kColBlocks][4] = {};
+        product_kn<T, kD, kDqSlices, true>(rdQ, sdS, row0, sK, quarter * (kD / 64), lane);
+        for (int s = 0; s < kDqSlices; ++s) {
+          const int i = m0 + row0 + 16 * s + g + (odd ? 8 : 0);  // the row this lane adds to
+          float* gdQ = a.dq_accum + ((bi * n + i) * f.h + hq) * kD + quarter * (kD / 4) + 2 * (t & ~1);
+          for (int nb = 0; nb < kColBlocks; ++nb) {
+            const float* c = rdQ[s][nb];
+            const float s0 = odd ? c[0] : c[2], s1 = odd ? c[1] : c[3];
+            const float r0 = __shfl_xor_sync(0xffffffffu, s0, 1), r1 = __shfl_xor_sync(0xffffffffu, s1, 1);
+            const float4 v = odd ? make_float4(r0 * f.scale, r1 * f.scale, c[2] * f.scale, c[3] * f.scale)
+                                 : make_float4(c[0] * f.scale, c[1] * f.scale, r0 * f.scale, r1 * f.scale);
+            if (i < n) atomicAdd(reinterpret_cast<float4*>(gdQ + nb * 8), v);
+          }
         }
+      };
+      if constexpr (kDqSlices == 1) {
+#pragma unroll 1
+        for (int pass = 0; pass < 2; ++pass) dq_pass(rows32 + 16 * pass);
+      } else {
+        dq_pass(rows32);
       }
     }
     advance(m0, hq);
