@@ -11,7 +11,7 @@
 //   phase 2  (after a second barrier) warp w accumulates dV += Pᵀ·dO and dK += dSᵀ·Q for keys
 //            32·(w & 1) … +31 × columns (w >> 1)·d/4 … +d/4 (32 + 32 registers at d = 128, kept
 //            across tiles) and forms dQ = dS·K for query rows 32·(w & 1) … × the same columns,
-//            16 rows per pass (dS read transposed by ldmatrix.trans), added to the fp32
+//            16 rows per pass at d = 128 (dS read transposed by ldmatrix.trans), added to the fp32
 //            accumulator with one 16-byte atomicAdd (float4, sm_90) per 4 columns.
 // 32 × 32 warp blocks: each ldmatrix.x4 fragment feeds 4 MMAs in phase 1, dV and dK (2 in dQ):
 // 704 ldmatrix.x4 per 1280 MMAs of a d = 128 tile, 0.55 per MMA (v01: 0.6).
