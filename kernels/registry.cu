@@ -111,6 +111,18 @@ void add_attention(std::vector<Variant>& all) {
                         "b=1,h=2,n=1000,d=128,fp16=1,det=1", "b=1,h=1,n=17,nk=1,d=64,causal=1,det=1"})
     bwd.test_shapes.push_back(Shape::parse(t));
   all.push_back(std::move(bwd));
+  Variant bwd2 = entry("attention_bwd", kernels::attention::BwdVersion::v02_flash_bwd_8warp, "v02_flash_bwd_8warp", 2, 90,
+                       "8 warps per 64-key CTA in 32×32 warp blocks: warps 0–3 Sᵀ → P, 4–7 dPᵀ → dS, both staged in "
+                       "shared memory; each warp keeps dK, dV for 32 keys × d/4 (128 registers, no spills, 2 CTAs/SM); "
+                       "Q/dO double-buffered by cp.async; dQ by float4 atomics",
+                       kAttentionBench, kAttentionTest);
+  for (const char* t : {"b=4,h=16,n=4096,d=128,det=1", "b=4,h=16,n=4096,d=128,causal=1,det=1"})
+    bwd2.bench_shapes.push_back(Shape::parse(t));
+  for (const char* t : {"b=2,h=4,n=333,nk=100,d=64,causal=1,det=1", "b=2,h=8,hkv=2,n=257,d=128,causal=1,det=1",
+                        "b=1,h=2,n=1000,d=128,fp16=1,det=1", "b=1,h=1,n=17,nk=1,d=64,causal=1,det=1",
+                        "b=1,h=6,hkv=3,n=200,nk=391,d=64,causal=1", "b=2,h=2,n=129,nk=4033,d=128,fp16=1"})
+    bwd2.test_shapes.push_back(Shape::parse(t));
+  all.push_back(std::move(bwd2));
 }
 
 // ---- copy: n fp32 elements ------------------------------------------------------------------------

@@ -292,8 +292,8 @@ class AttentionCase final : public Case {
 template <class T>
 class AttentionBwdCase final : public Case {
  public:
-  explicit AttentionBwdCase(const Shape& s)
-      : x_(dims(s)), det_(s.get("det", 0) != 0), sets_(rotating_sets(set_bytes(x_, 5, 4, sizeof(T)))), fwd_(x_, sets_) {
+  AttentionBwdCase(BwdVersion v, const Shape& s)
+      : v_(v), x_(dims(s)), det_(s.get("det", 0) != 0), sets_(rotating_sets(set_bytes(x_, 5, 4, sizeof(T)))), fwd_(x_, sets_) {
     const int64_t nq = x_.b * x_.n * x_.h * x_.d, nkv = x_.b * x_.nk * x_.hkv * x_.d;
     for (int i = 0; i < sets_; ++i) {
       dout_.emplace_back(nq);
@@ -324,13 +324,19 @@ class AttentionBwdCase final : public Case {
     dv_.at(size_t(set)).poison();
   }
 
-  void run(int set, void* stream) override { flash_backward(args(set), static_cast<cudaStream_t>(stream)); }
+  void run(int set, void* stream) override {
+    const auto st = static_cast<cudaStream_t>(stream);
+    if (v_ == BwdVersion::v02_flash_bwd_8warp) return flash_backward_v02(args(set), st);
+    flash_backward(args(set), st);
+  }
 
-  LaunchInfo launch() const override { return launch_info(flash_backward_plan(args(0))); }
+  LaunchInfo launch() const override {
+    return launch_info(v_ == BwdVersion::v02_flash_bwd_8warp ? flash_backward_v02_plan(args(0)) : flash_backward_plan(args(0)));
+  }
 
   CheckResult check() override {
     if (!randomized_) failure("check() called before randomize()", "randomize the inputs first");
-    const double tol = tolerance(BwdVersion::v01_flash_bwd).rel_l2;
+    const double tol = tolerance(v_).rel_l2;
     const std::vector<uint16_t> gotO = fwd_.o[0].template to_host<uint16_t>(0, fwd_.o[0].count());
     const std::vector<uint32_t> lbits = fwd_.lse[0].template to_host<uint32_t>(0, fwd_.lse[0].count());
     const std::vector<uint16_t> gotDQ = dq_[0].template to_host<uint16_t>(0, dq_[0].count());
@@ -440,6 +446,7 @@ class AttentionBwdCase final : public Case {
     return a;
   }
 
+  BwdVersion v_;
   Dims x_;
   bool det_;
   int sets_ = 1;
@@ -556,8 +563,8 @@ Tolerance tolerance(BwdVersion) {
 
 std::unique_ptr<Case> make(BwdVersion v, const Shape& s) {
   if (std::string why = unsupported(v, s); !why.empty()) bad_input("attention_bwd: " + why);
-  if (s.get("fp16", 0)) return std::make_unique<AttentionBwdCase<__half>>(s);
-  return std::make_unique<AttentionBwdCase<__nv_bfloat16>>(s);
+  if (s.get("fp16", 0)) return std::make_unique<AttentionBwdCase<__half>>(v, s);
+  return std::make_unique<AttentionBwdCase<__nv_bfloat16>>(v, s);
 }
 
 }  // namespace sol::kernels::attention

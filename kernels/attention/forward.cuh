@@ -71,4 +71,11 @@ void flash_backward(const AttnBwdArgs<T>& a, cudaStream_t stream);
 template <class T>
 LaunchPlan flash_backward_plan(const AttnBwdArgs<T>& a);  // the main kernel
 
+// v02: the same contract; 8 warps per 64-key CTA with P and dS staged in shared memory so that
+// each warp holds dK and dV for 32 keys × a quarter of d (kernels/attention/backward_v02.cu).
+template <class T>
+void flash_backward_v02(const AttnBwdArgs<T>& a, cudaStream_t stream);
+template <class T>
+LaunchPlan flash_backward_v02_plan(const AttnBwdArgs<T>& a);  // the main kernel
+
 }  // namespace sol::kernels::attention
