@@ -49,15 +49,14 @@ Command add_docs(CLI::App& root, Global&) {
               std::cout << "wrote the results block of " << p.string() << "\n";
             }
             // The checkpointing planner's GPU proof (a subfolder: it is not a kernel results file).
-            if (const fs::path cj = fs::path(o->results) / "checkpoint" / "measured.json"; fs::exists(cj)) {
-              std::stringstream text, page;
-              text << std::ifstream(cj).rdbuf();
+            if (const std::string measured = model::measurement_markdown_in(o->results); !measured.empty()) {
+              std::stringstream page;
               const fs::path p = fs::path(o->out) / "checkpoint.md";
               if (std::ifstream in(p); in) page << in.rdbuf();
               std::string doc = page.str();
               if (doc.find("<!-- sol:BEGIN measured -->") == std::string::npos)
                 doc += "\n<!-- sol:BEGIN measured -->\n<!-- sol:END measured -->\n";
-              std::ofstream(p) << report::replace_block(doc, "measured", model::measurement_markdown(text.str(), cj.string()));
+              std::ofstream(p) << report::replace_block(doc, "measured", measured);
               std::cout << "wrote the measured block of " << p.string() << "\n";
             }
             if (!o->readme.empty()) {

@@ -39,7 +39,16 @@ Command add_list(CLI::App& root, Global&) {
             const auto variants = chosen(*pattern);
             if (*json) {
               nlohmann::json a = nlohmann::json::array();
-              for (const Variant* v : variants)
+              for (const Variant* v : variants) {
+                // The model's count at the headline shape: FLOPs, HBM bytes and, where the model
+                // knows them, the bytes through faster levels (what ncu can be held against).
+                nlohmann::json model = nullptr;
+                if (v->cost && !v->bench_shapes.empty()) {
+                  const model::Cost c = v->cost(v->bench_shapes.front());
+                  nlohmann::json levels = nlohmann::json::array();
+                  for (const auto& l : c.levels) levels.push_back({{"level", l.level}, {"bytes", l.bytes}});
+                  model = {{"flops", c.flops}, {"bytes", c.bytes}, {"levels", levels}, {"notes", c.notes}};
+                }
                 a.push_back({{"family", v->family},
                              {"version", v->version},
                              {"name", v->name},
@@ -49,7 +58,9 @@ Command add_list(CLI::App& root, Global&) {
                              {"bench_shapes", v->bench_shapes.size()},
                              {"test_shapes", v->test_shapes.size()},
                              {"tolerance", v->tol.rel_l2},
-                             {"tolerance_why", v->tol.why}});
+                             {"tolerance_why", v->tol.why},
+                             {"model", model}});
+              }
               std::cout << a.dump(2) << "\n";
               return 0;
             }

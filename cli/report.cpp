@@ -11,6 +11,7 @@
 #include "cli/measure_all.hpp"
 #include "sol/core/error.hpp"
 #include "sol/hw/spec.hpp"
+#include "sol/model/checkpoint_measure.hpp"
 #include "sol/report.hpp"
 
 namespace sol::cli {
@@ -62,6 +63,7 @@ Command add_report(CLI::App& root, Global&) {
               in.measured_profile = report::measured_profile_beside(o->results_dir);
               if (in.measured.empty()) bad_input("no results files (*.json) in " + o->results_dir);
               in.measured_note = "Rendered from the results in " + o->results_dir + ".";
+              in.checkpoint_markdown = model::measurement_markdown_in(o->results_dir);
             } else if (measure) {
               in.measured = measure_registry(o->no_peers, (fs::path(o->out) / "results").string(), &in.measured_note);
             } else {

@@ -9,7 +9,12 @@ root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILE_FAMILIES = {"layernorm.cu": ["layernorm"], "rmsnorm.cu": ["rmsnorm"], "softmax.cu": ["softmax"],
                  "sincos.cu": ["elementwise"], "layernorm_bwd.cu": ["layernorm_bwd"],
                  "rmsnorm_bwd.cu": ["rmsnorm_bwd"], "softmax_bwd.cu": ["softmax_bwd"],
-                 "flash.cu": ["attention"], "standard.cu": ["attention"], "backward.cu": ["attention_bwd"]}
+                 "flash.cu": ["attention"], "standard.cu": ["attention"], "flash_wgmma.cu": ["attention"],
+                 "backward.cu": ["attention_bwd"], "backward_v02.cu": ["attention_bwd"]}
+# Files of a family that hold only some of its versions: those versions' records, no others.
+FILE_VARIANTS = {"flash.cu": ["v02_flash_mma", "v03_flash_mma_128"], "standard.cu": ["v01_standard"],
+                 "flash_wgmma.cu": ["v04_flash_wgmma", "v05_flash_wgmma_overlap"],
+                 "backward.cu": ["v01_flash_bwd"], "backward_v02.cu": ["v02_flash_bwd_8warp"]}
 # A folder whose vNN files serve families named otherwise (the first family's record is shown;
 # the tensor-core rungs serve bf16, fp16 and fp8 alike: bf16 and fp8 are shown).
 DIR_FAMILIES = {"gemm/fp32": ["gemm_fp32"], "gemm/tc": ["gemm_bf16", "gemm_fp8"]}
@@ -49,7 +54,8 @@ for path in sorted(glob.glob(f"{root}/kernels/**/*.cu", recursive=True)):
     if m:
         recs = [heads[(f, m.group(1))] for f in families if (f, m.group(1)) in heads]
     elif name in FILE_FAMILIES:
-        recs = sorted((heads[k] for k in heads if k[0] in FILE_FAMILIES[name] and not k[1].startswith("peer:")),
+        recs = sorted((heads[k] for k in heads if k[0] in FILE_FAMILIES[name] and not k[1].startswith("peer:")
+                       and k[1] in FILE_VARIANTS.get(name, [k[1]])),
                       key=lambda r: r["version"])
     else:
         continue

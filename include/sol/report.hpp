@@ -32,6 +32,9 @@ struct Input {
   // The ceilings `sol probe` measured on the results' GPU (matrix rates), when known: the GEMM
   // sweep predicts on them as well as on the datasheet.
   std::optional<hw::HwSpec> measured_profile;
+  // The checkpointing planner's GPU proof (`sol checkpoint --measure`) as Markdown
+  // (model::measurement_markdown), when the results folder holds checkpoint/measured.json.
+  std::string checkpoint_markdown;
 };
 
 std::string text(const Input& in);   // terminal tables

@@ -188,12 +188,12 @@ class RowBwdCase final : public Case {
       terms2 += q.terms2;
       gterms2 += q.gterms2;
     }
-    CheckResult out = judged(n, terms2, tol, [&](int64_t i) {
+    CheckResult out = compare_floored(n, terms2, tol, [&](int64_t i) {
       const int64_t r = i / cols_, c = i % cols_;
       return Sample{Elem<T>::decode(got.dx[size_t(i)]), dx_ref(r, c, sums[size_t(r)]), is_poison(got.dx[size_t(i)])};
     });
     if (np > 0) {
-      CheckResult pg = judged(np * cols_, gterms2, tol, [&](int64_t i) {
+      CheckResult pg = compare_floored(np * cols_, gterms2, tol, [&](int64_t i) {
         const Bits b = i < cols_ ? got.dgamma[size_t(i)] : got.dbeta[size_t(i - cols_)];
         return Sample{Elem<T>::decode(b), pref[size_t(i)], is_poison(b)};
       });
@@ -225,21 +225,6 @@ class RowBwdCase final : public Case {
     return o;
   }
 
-  // compare() with the reference's squared norm raised to floor2 where it is smaller.
-  template <class F>
-  static CheckResult judged(int64_t count, double floor2, double tol, const F& sample) {
-    std::vector<ComparePart> parts(static_cast<size_t>(host_chunks(count)));
-    ComparePart* pParts = parts.data();
-    const F* pSample = &sample;
-    const std::function<void(int64_t, int64_t, int)> body = [pParts, pSample](int64_t b, int64_t e, int c) {
-      for (int64_t i = b; i < e; ++i) pParts[c].add(i, (*pSample)(i));
-    };
-    parts.resize(static_cast<size_t>(parallel_chunks(count, body, int(parts.size()))));
-    double ref2 = 0;
-    for (const ComparePart& q : parts) ref2 += q.ref2;
-    if (!parts.empty() && floor2 > ref2) parts[0].ref2 += floor2 - ref2;
-    return summarize(parts, tol);
-  }
 
   static void merge(CheckResult& out, const CheckResult& more, const char* what) {
     out.ok = out.ok && more.ok;

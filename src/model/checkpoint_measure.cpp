@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
@@ -143,6 +146,14 @@ std::string measurement_markdown(const std::string& json_text, const std::string
   out += "\ngradients identical to the un-checkpointed run (memcmp of dX and every layer's dW, dγ, dβ): ";
   out += field<bool>(j, "gradients_identical", origin) ? "yes\n" : "**no**\n";
   return out;
+}
+
+std::string measurement_markdown_in(const std::string& results_dir) {
+  const std::filesystem::path path = std::filesystem::path(results_dir) / "checkpoint" / "measured.json";
+  if (!std::filesystem::exists(path)) return "";
+  std::stringstream text;
+  text << std::ifstream(path).rdbuf();
+  return measurement_markdown(text.str(), path.string());
 }
 
 }  // namespace sol::model

@@ -282,6 +282,21 @@ Cost attention(const AttentionOp& op) {
   const int64_t kv_row = checked_product({bh, 2, d, b}, what);  // one row of K and one of V, every head
   c.saved_bytes = double(nd) + double(rows_f32);
   c.notes.push_back("saved for backward: O (N×d) and the logsumexp (N, fp32) per head");
+  if (op.reuse_in_l2) {
+    const int64_t dq_f32 = checked_product({bh, N, d, kStatBytes}, what);
+    if (!op.backward) {
+      q.add(nd, 4).add(rows_f32);  // Q, K, V read and O written once; logsumexp written
+    } else {
+      q.add(nd, 2).add(rows_f32);     // preprocessing: read dO, O; write D
+      q.add(nd, 4);                   // K, V read; dK, dV written
+      q.add(nd, 2).add(rows_f32, 2);  // Q, dO, logsumexp, D read once
+      q.add(dq_f32, 2).add(nd);       // the fp32 dQ accumulator written once and read by the cast; dQ written
+    }
+    c.notes.push_back("flash with the re-reads served by L2: every tensor crosses HBM once (Bq = " + std::to_string(bq) +
+                      " sets only the L2 traffic)");
+    c.bytes = q.value();
+    return c;
+  }
   c.notes.push_back("re-reads are counted as HBM traffic, as the lecture counts them; where L2 holds a head's "
                     "re-read tensors, part of them comes from L2 and the HBM traffic is lower");
   if (!op.backward) {

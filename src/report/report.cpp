@@ -156,6 +156,8 @@ std::string text(const Input& in) {
   }
   for (const auto& f : in.measured)
     if (is_sweep(f)) o << sweep_text(f, hw, in.measured_profile ? &*in.measured_profile : nullptr);
+  if (!in.checkpoint_markdown.empty())
+    o << "[activation checkpointing: the planner against the GPU]\n" << in.checkpoint_markdown << "\n";
   return o.str();
 }
 
@@ -352,6 +354,56 @@ std::string family_section(const Ladder& l) {
 
 }  // namespace
 
+namespace {
+// A Markdown block as sol writes it (paragraphs and pipe tables, `\|` inside cells) as HTML.
+std::string markdown_html(const std::string& md) {
+  std::ostringstream o;
+  std::istringstream lines(md);
+  std::string line;
+  bool in_table = false, header = true;
+  while (std::getline(lines, line)) {
+    const bool row = !line.empty() && line[0] == '|';
+    if (!row && in_table) {
+      o << "</table>\n";
+      in_table = false;
+    }
+    if (!row) {
+      if (!line.empty()) o << "<p>" << svg::escape(line) << "</p>\n";
+      continue;
+    }
+    if (line.find("---") != std::string::npos && line.find_first_not_of("|-: ") == std::string::npos) continue;
+    if (!in_table) {
+      o << "<table>";
+      in_table = true;
+      header = true;
+    }
+    std::vector<std::string> cells{""};
+    for (size_t i = 1; i < line.size(); ++i) {
+      if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
+        cells.back() += '|';
+        ++i;
+      } else if (line[i] == '|') {
+        cells.emplace_back();
+      } else {
+        cells.back() += line[i];
+      }
+    }
+    if (!cells.empty() && cells.back().find_first_not_of(' ') == std::string::npos) cells.pop_back();
+    o << "<tr>";
+    for (auto c : cells) {
+      while (!c.empty() && c.front() == ' ') c.erase(c.begin());
+      while (!c.empty() && c.back() == ' ') c.pop_back();
+      if (c.size() >= 2 && c.front() == '`' && c.back() == '`') c = c.substr(1, c.size() - 2);
+      o << (header ? "<th>" : "<td>") << svg::escape(c) << (header ? "</th>" : "</td>");
+    }
+    o << "</tr>\n";
+    header = false;
+  }
+  if (in_table) o << "</table>\n";
+  return o.str();
+}
+}  // namespace
+
 std::string html(const Input& in) {
   const auto& hw = *in.hw;
   std::ostringstream o;
@@ -391,6 +443,9 @@ std::string html(const Input& in) {
   for (const auto& l : ladders(in.measured)) o << family_section(l);
   for (const auto& f : in.measured)
     if (is_sweep(f)) o << sweep_html(f, hw, in.measured_profile ? &*in.measured_profile : nullptr);
+  if (!in.checkpoint_markdown.empty())
+    o << "<h2 id='checkpoint'>Activation checkpointing: the planner against the GPU</h2>\n"
+      << markdown_html(in.checkpoint_markdown);
   o << "</body></html>\n";
   return o.str();
 }

@@ -24,8 +24,9 @@ const std::vector<GemmFamily>& gemm_families() {
   static const std::vector<GemmFamily> all = [] {
     const model::GemmTile hopper{128, 256, 64};  // v07_tma_store (kernels/gemm/tc/hopper.cuh): one CTA per SM
     std::vector<GemmFamily> v;
-    // fp32: v07_warptile_cp_async, 128×128 tiles with BK = 8, two blocks per SM.
-    v.push_back({"gemm_fp32", DType::f32, {128, 128, 8}, 2, false, 8193,
+    // fp32: v08_warptile_256x128 (the highest rung choose_variants takes), 256×128 tiles with
+    // BK = 16, one block per SM.
+    v.push_back({"gemm_fp32", DType::f32, {256, 128, 16}, 1, false, 8193,
                  "the larger cubes would cost the fp32 sweep most of its time and show no cliff the smaller ones "
                  "do not"});
     v.push_back({"gemm_bf16", DType::bf16, hopper, 1, true, 16384, ""});

@@ -265,3 +265,21 @@ TEST(CostCheckedProduct, Limits) {
   expect_bad_input([] { checked_product({int64_t(1) << 32, int64_t(1) << 31}, "tensor"); }, "tensor overflows");
   expect_bad_input([] { checked_product({3, 0}, "tensor"); }, "not positive");
 }
+
+// Re-reads served by L2: every tensor crosses HBM once, whatever the query block; FLOPs unchanged.
+TEST(ModelCost, FlashWithReuseInL2CountsEachTensorOnce) {
+  AttentionOp op{.batch = 2, .heads = 3, .seq = 100, .head_dim = 8, .flash = true, .block_q = 16, .dtype = DType::bf16};
+  op.reuse_in_l2 = true;
+  const double nd = 2.0 * 3 * 100 * 8 * 2, rows = 2.0 * 3 * 100 * 4;
+  const Cost f = attention(op);
+  EXPECT_DOUBLE_EQ(f.bytes, 4 * nd + rows);  // Q, K, V, O and the logsumexp
+  op.block_q = 64;
+  EXPECT_DOUBLE_EQ(attention(op).bytes, f.bytes);
+  op.reuse_in_l2 = false;
+  EXPECT_GT(attention(op).bytes, f.bytes);  // the lecture's count re-reads K and V per query block
+  EXPECT_DOUBLE_EQ(attention(op).flops, f.flops);
+  op.reuse_in_l2 = true;
+  op.backward = true;
+  // dO, O, D | K, V, dK, dV | Q, dO, logsumexp, D | fp32 dQ written and read, dQ written
+  EXPECT_DOUBLE_EQ(attention(op).bytes, 2 * nd + rows + 4 * nd + 2 * nd + 2 * rows + 2 * (nd * 2) + nd);
+}

@@ -104,3 +104,19 @@ TEST(Report, MemoryColumnAndRatiosOnlyWhenMeasured) {
   EXPECT_NE(md.find("`n=1024`: v01_fp32 63 MiB ÷ v02_bf16 1 MiB = 63.0×"), std::string::npos) << md;
   EXPECT_EQ(md.find("`n=2048`: "), std::string::npos);
 }
+
+TEST(Report, CheckpointMarkdownBecomesAnHtmlTable) {
+  report::Input in;
+  in.hw = &hw::find("h200");
+  in.model = report::lecture_operations(*in.hw);
+  in.measured = {measured()};
+  in.checkpoint_markdown = "8 layers.\n\n| schedule | layers | gradients identical |\n|---|---|---|\n| √L | `RRR\\|RR` | yes |\n";
+  const std::string html = report::html(in);
+  EXPECT_NE(html.find("id='checkpoint'"), std::string::npos);
+  EXPECT_NE(html.find("<th>schedule</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td>RRR|RR</td>"), std::string::npos) << "escaped pipes stay in their cell";
+  EXPECT_NE(html.find("<p>8 layers.</p>"), std::string::npos);
+  EXPECT_NE(report::text(in).find("activation checkpointing"), std::string::npos);
+  in.checkpoint_markdown.clear();
+  EXPECT_EQ(report::html(in).find("id='checkpoint'"), std::string::npos);
+}

@@ -41,5 +41,8 @@ std::string measurement_json(const CheckpointMeasurement& m);
 // The Markdown block (one table row per schedule, ratios measured/predicted) from that JSON text.
 // Throws sol::Error (BadInput) naming origin when the text is not such a file.
 std::string measurement_markdown(const std::string& json_text, const std::string& origin);
+// That block for <results_dir>/checkpoint/measured.json (a subfolder: it is not a kernel results
+// file), or "" when the folder holds none. Throws as measurement_markdown for a malformed file.
+std::string measurement_markdown_in(const std::string& results_dir);
 
 }  // namespace sol::model

@@ -78,6 +78,10 @@ struct AttentionOp {
   bool causal = false;
   bool backward = false;
   DType dtype = DType::bf16;
+  // flash: the re-reads (K, V per query block; backward: Q, dO, logsumexp, D and the dQ
+  // accumulator per key block) served by L2 and counted once, as a GPU whose L2 holds the heads
+  // in flight sees them. false: the lecture's IO count, every re-read from HBM.
+  bool reuse_in_l2 = false;
 };
 Cost attention(const AttentionOp& op);
 
