@@ -19,10 +19,12 @@
 // through wgmma's transposed-A form (16 4-byte stores): every operand form this kernel issues is
 // then one the forward already runs on the H200 (K-major A and B, register A, MN-major B).
 // det=1 skips dQ here and v01's dq_kernel (backward.cuh) forms it, as v02 does.
-// Why one warpgroup of 64 keys: dK and dV for 64 keys × d = 128 are 128 fp32 registers per
-// thread, dQ 64 more, P/dS fragments 32: a second warpgroup of keys would not fit 255 registers
-// unless dQ moved out; two 128-thread CTAs per SM (106 KiB of shared memory each at d = 128) give
-// the SM two independent wgmma streams instead.
+// Why one warpgroup of 64 keys per CTA: its dK, dV (64 keys × d = 128: 128 fp32 registers per
+// thread), dQ (64) and the 16-bit Pᵀ, dSᵀ (32) fill 250 registers, so the register file holds 8
+// such warps per SM either way; FA3 puts two warpgroups (128 keys) in one CTA to share each Q/dO
+// tile, which needs the two to split dQ (named barriers). Here two independent CTAs per SM at
+// d = 128 (106 KiB of shared memory each) and three at d = 64 (74 KiB, 168 registers) load their
+// Q/dO tiles separately (L2 serves the repeats) and need no coordination beyond __syncthreads.
 // Causal (bottom-right aligned): query tiles wholly before the key tile are skipped, edge tiles
 // masked. Query rows past n arrive as TMA zero fill with L = +∞ (P = 0); keys past nk are masked
 // and their dK, dV not stored.
@@ -122,7 +124,7 @@ __device__ __forceinline__ void rs(float (&d)[kN], const uint32_t (&a)[4], uint6
 // 8-column chunk c a lane (g = lane/4, t = lane%4) holds acc[4c + 0..1] = (row g, cols 8c + 2t,
 // +1) and acc[4c + 2..3] = row g + 8. Rows are keys for Sᵀ, dPᵀ, dK, dV and queries for dQ.
 template <class T, int kD>
-__global__ void __launch_bounds__(kThreads, 2)
+__global__ void __launch_bounds__(kThreads, kD == 64 ? 3 : 2)
     flash_bwd_wgmma_kernel(const __grid_constant__ CUtensorMap mapQ, const __grid_constant__ CUtensorMap mapK,
                            const __grid_constant__ CUtensorMap mapV, const __grid_constant__ CUtensorMap mapdO,
                            AttnBwdArgs<T> a) {
