@@ -103,7 +103,17 @@ static_assert((kTileLbo >> 4) < (1 << 14), "leading byte offset fits its 14-bit 
 // Byte of dS element (query q, key) after the 128B swizzle, as TMA would have put it: 16-byte
 // chunk key/8 of the query's 128-byte row XOR q % 8 (the tile is 1024-aligned). The 32 lanes of
 // one store (g → key % 8, t → q) hit 16 distinct banks, two lanes per 4-byte word: no conflict.
-__device__ __forceinline__ int ds_byte(int q, int key) { return q * kSwizzleRow + (((key / 8) ^ (q % 8)) << 4) + (key % 8) * 2; }
+__host__ __device__ constexpr int ds_byte(int q, int key) { return q * kSwizzleRow + (((key / 8) ^ (q % 8)) << 4) + (key % 8) * 2; }
+// TMA's 128B swizzle on a 1024-aligned tile (bits 4–6 of the offset ^= bits 7–9): ds_byte is it,
+// applied to element (q, key) of a [64 × 64] tile, i.e. where the K-major A descriptor reads it.
+constexpr int swizzle_128b(int byte) { return byte ^ (((byte >> 7) & 7) << 4); }
+constexpr bool ds_stores_match_tma_layout() {
+  for (int q = 0; q < kRows; ++q)
+    for (int key = 0; key < kKeys; ++key)
+      if (ds_byte(q, key) != swizzle_128b(tile_byte(kRows, q, key))) return false;
+  return true;
+}
+static_assert(ds_stores_match_tma_layout(), "dS stores land where TMA would have put a [query][key] tile");
 
 template <class T, int kTransA, int kTransB, int kN>
 __device__ __forceinline__ void ss(float (&d)[kN], uint64_t desc_a, uint64_t desc_b) {
