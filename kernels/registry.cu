@@ -123,6 +123,19 @@ void add_attention(std::vector<Variant>& all) {
                         "b=1,h=6,hkv=3,n=200,nk=391,d=64,causal=1", "b=2,h=2,n=129,nk=4033,d=128,fp16=1"})
     bwd2.test_shapes.push_back(Shape::parse(t));
   all.push_back(std::move(bwd2));
+  Variant bwd3 = entry("attention_bwd", kernels::attention::BwdVersion::v03_flash_bwd_wgmma, "v03_flash_bwd_wgmma", 3, 90,
+                       "Hopper backward: one warpgroup per 64-key CTA, K/V and a 2–3 stage Q/dO ring by TMA; Sᵀ, dPᵀ "
+                       "by wgmma from shared memory, dV += Pᵀ·dO and dK += dSᵀ·Q with Pᵀ, dSᵀ as register A, dQ = dS·K "
+                       "with dS staged in shared memory, float4 atomics",
+                       {}, {});
+  bwd3.bench_shapes = all.back().bench_shapes;  // v02's: the grid and det=1
+  bwd3.test_shapes = all.back().test_shapes;
+  // And its own edges: one key and row past a 64 tile, a Q/dO ring that wraps over 8 query heads
+  // of one K/V head with causal nk < n (rows that see no key: L = −∞), GQA in fp16.
+  for (const char* t : {"b=1,h=2,n=65,nk=65,d=128", "b=1,h=8,hkv=1,n=300,nk=129,d=128,causal=1",
+                        "b=1,h=4,hkv=2,n=700,nk=1100,d=64,fp16=1"})
+    bwd3.test_shapes.push_back(Shape::parse(t));
+  all.push_back(std::move(bwd3));
 }
 
 // ---- copy: n fp32 elements ------------------------------------------------------------------------

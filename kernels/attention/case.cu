@@ -327,10 +327,12 @@ class AttentionBwdCase final : public Case {
   void run(int set, void* stream) override {
     const auto st = static_cast<cudaStream_t>(stream);
     if (v_ == BwdVersion::v02_flash_bwd_8warp) return flash_backward_v02(args(set), st);
+    if (v_ == BwdVersion::v03_flash_bwd_wgmma) return flash_backward_wgmma(args(set), st);
     flash_backward(args(set), st);
   }
 
   LaunchInfo launch() const override {
+    if (v_ == BwdVersion::v03_flash_bwd_wgmma) return launch_info(flash_backward_wgmma_plan(args(0)));
     return launch_info(v_ == BwdVersion::v02_flash_bwd_8warp ? flash_backward_v02_plan(args(0)) : flash_backward_plan(args(0)));
   }
 

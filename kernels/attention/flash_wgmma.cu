@@ -39,6 +39,7 @@
 #include <type_traits>
 
 #include "kernels/attention/forward.cuh"
+#include "kernels/attention/hopper_attention.cuh"
 #include "kernels/attention/mma.cuh"
 #include "kernels/attention/wgmma_rs.cuh"
 #include "kernels/gemm/tc/hopper.cuh"
@@ -47,14 +48,13 @@ namespace sol::kernels::attention {
 namespace {
 
 namespace hw = gemm_tc::hopper;
+using namespace hopper_attn;  // TMA, bounded waits, tile layout, descriptors, tensor maps
 
 constexpr int kBlockM = 128;    // query rows per CTA: two consumer warpgroups of 64
 constexpr int kBlockN = 128;    // keys per streamed tile (the n of Q·Kᵀ's wgmma)
 constexpr int kConsumerThreads = 256;  // two consumer warpgroups (warps 0–7: wgmma wants aligned groups of 4)
 // + a producer warp (v04); v05 has none (its register budget: 255 at 8 warps, 168 at 9).
 constexpr int threads(bool overlap) { return overlap ? kConsumerThreads : kConsumerThreads + 32; }
-constexpr int kSwizzleRow = 128;  // bytes: one 128B-swizzle row = 64 elements of 16 bits
-constexpr int kBoxCols = kSwizzleRow / 2;
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 
@@ -72,48 +72,11 @@ struct Smem {
   static_assert(kBytes <= 227 * 1024, "fits one SM's shared memory");
 };
 
-// ---- PTX this kernel adds to hopper.cuh's --------------------------------------------------------
-// One box of a 3-D tensor map ({column, row, batch}) into shared memory, counted on `bar`.
-__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar, int col, int row,
-                                            int batch) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(
-          smem_addr(dst)),
-      "l"(map), "r"(smem_addr(bar)), "r"(col), "r"(row), "r"(batch)
-      : "memory");
-}
-// hopper.cuh's mbar_wait with a bound: a barrier that never completes (a wrong byte count, a
-// phase off by one) traps after 10 s instead of hanging the GPU. The clock is read only once a
-// poll has failed, so a wait that succeeds at once costs one try_wait as before.
-__device__ __forceinline__ bool mbar_try_wait(uint64_t* bar, uint32_t parity) {
-  uint32_t done;
-  asm volatile(
-      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(smem_addr(bar)), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-__device__ __forceinline__ uint64_t global_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-__device__ __forceinline__ void mbar_wait_bounded(uint64_t* bar, uint32_t parity) {
-  if (mbar_try_wait(bar, parity)) return;
-  const uint64_t start = global_ns();
-  while (!mbar_try_wait(bar, parity))
-    if (global_ns() - start > 10'000'000'000ull) __trap();
-}
-// Descriptor of an MN-major B operand (V for P·V: [keys = k][d = n], n contiguous) in the 128B
-// swizzle: 8 k-rows of 128 bytes form one 1024-byte swizzle atom, the stride byte offset (8-row
-// groups along k) is 1024; the leading byte offset is the distance between 64-element blocks
-// along n, i.e. one column block of the tile (kBlockN rows × 128 B).
-constexpr int kSbo = 1024;                     // 8 rows × 128 B: one swizzle atom (K-major and MN-major)
+// Descriptor of V as the MN-major B operand of P·V ([keys = k][d = n], n contiguous): the
+// leading byte offset is one column block of the tile (kBlockN rows × 128 B).
 constexpr int kVLbo = kBlockN * kSwizzleRow;   // V: the next 64 columns of d, one column block on
 __host__ __device__ constexpr uint64_t mn_major_desc_fields(uint32_t smem_byte_addr) {
-  return ((uint64_t(smem_byte_addr) & 0x3FFFF) >> 4) | (uint64_t(kVLbo >> 4) << 16) | (uint64_t(kSbo >> 4) << 32) |
-         (uint64_t(1) << 62);
+  return mn_major_desc(smem_byte_addr, kVLbo);
 }
 static_assert((kVLbo >> 4) < (1 << 14), "leading byte offset fits its 14-bit field");
 // The encoding spelled out for one address: start 0x400 >> 4, LBO 16384 >> 4, SBO 1024 >> 4, 128B
@@ -123,25 +86,8 @@ static_assert(mn_major_desc_fields(0x400) ==
                   (uint64_t(0x40) | (uint64_t(1024) << 16) | (uint64_t(64) << 32) | (uint64_t(1) << 62)),
               "MN-major descriptor fields");
 
-// Byte offsets of each wgmma's operand start inside its tile (the kernel uses exactly these):
-// Q·Kᵀ k-step `step` (16 elements of d) for the 64 rows from `row0`, in a tile of `rows` rows;
-// P·V k-step kk (keys 16kk…16kk+15) in a V tile.
-__host__ __device__ constexpr int qk_start(int rows, int row0, int step) {
-  return (step / 4) * rows * kSwizzleRow + row0 * kSwizzleRow + (step % 4) * 32;
-}
-__host__ __device__ constexpr int pv_start(int kk) { return kk * 16 * kSwizzleRow; }
-
-// Compile-time check of that addressing against the PTX ISA's canonical layouts (wgmma "Shared
-// Memory Matrix Layout", 16-bit elements, T = 8 elements per 16 bytes), before the swizzle, which
-// TMA and wgmma both apply to the absolute address (1024-byte aligned tiles):
-//   K-major, 128B:  ((8,m),(T,2k))   : ((8T,SBO),(1,T))
-//   MN-major, 128B: ((T,8,m),(8,k))  : ((1,T,LBO),(8T,SBO))
-// against where TMA put element (row, col) of a tile: column block col/64 of [rows × 128 B].
-constexpr int tile_byte(int rows, int row, int col) { return (col / 64) * rows * kSwizzleRow + row * kSwizzleRow + (col % 64) * 2; }
-constexpr int k_major_byte(int row, int k, int sbo) { return 2 * ((row % 8) * 64 + (k % 8) + (k / 8) * 8) + (row / 8) * sbo; }
-constexpr int mn_major_byte(int k, int n, int lbo, int sbo) {
-  return 2 * ((n % 8) + ((n / 8) % 8) * 8 + (k % 8) * 64) + (n / 64) * lbo + (k / 8) * sbo;
-}
+// Compile-time check of the operand starts (qk_start, pv_start: hopper_attention.cuh) against
+// the PTX ISA's canonical layouts, where TMA put element (row, col) of a tile.
 template <int kD>
 constexpr bool descriptors_address_the_tiles() {
   for (int step = 0; step < kD / 16; ++step) {
@@ -165,20 +111,6 @@ constexpr bool descriptors_address_the_tiles() {
 static_assert(descriptors_address_the_tiles<64>() && descriptors_address_the_tiles<128>(),
               "wgmma operand starts, LBO and SBO address the bytes TMA wrote");
 
-// Pins registers an async wgmma reads or writes: no ordinary instruction touching them is moved
-// across this point (after a wgmma.wait_group, before a wgmma.fence).
-template <int kN>
-__device__ __forceinline__ void fence_operands(float (&r)[kN]) {
-#pragma unroll
-  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
-}
-template <int kN>
-__device__ __forceinline__ void fence_operands(uint32_t (&r)[kN][4]) {
-#pragma unroll
-  for (int i = 0; i < kN; ++i)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[i][e])::"memory");
-}
 
 template <class T>
 __device__ __forceinline__ void qk_step(float (&rS)[kBlockN / 2], uint64_t desc_q, uint64_t desc_k) {
@@ -440,46 +372,6 @@ __global__ void __launch_bounds__(threads(kOverlap), 1)
 }
 
 // ---- host side ----------------------------------------------------------------------------------
-// A [b, rows, heads·d] tensor (BSHD) as a 3-D map {heads·d, rows, b}, read in boxes of 64
-// elements (128 B, the swizzle span) × box_rows × 1 batch. Rows past `rows` of a batch are OOB
-// (zero-filled), never the next batch's.
-template <class T>
-CUtensorMap make_map(const T* base, int64_t b, int64_t rows, int64_t cols, int box_rows) {
-  const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(b)};
-  const cuuint64_t strides[2] = {cuuint64_t(cols * 2), cuuint64_t(rows * cols * 2)};
-  const cuuint32_t box[3] = {cuuint32_t(kBoxCols), cuuint32_t(box_rows), 1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
-  CUtensorMap map{};
-  const CUresult r = hw::encode_fn()(
-      &map, std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3,
-      const_cast<T*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    failure("flash attention (wgmma): cuTensorMapEncodeTiled failed (error " + std::to_string(int(r)) + ") for b=" +
-            std::to_string(b) + ", rows=" + std::to_string(rows) + ", columns=" + std::to_string(cols));
-  return map;
-}
-
-// make_map through a small per-thread cache (encoding is a driver call of several µs; the
-// harness's rotating input sets come back call after call).
-template <class T>
-CUtensorMap cached_map(const T* base, int64_t b, int64_t rows, int64_t cols, int box_rows) {
-  struct Entry {
-    const void* base = nullptr;
-    int64_t b = 0, rows = 0, cols = 0;
-    int box_rows = 0;
-    CUtensorMap map{};
-  };
-  constexpr int kEntries = 64;  // 3 tensors × the harness's 16 rotating sets, with room
-  thread_local Entry entries[kEntries];
-  thread_local int next = 0;
-  for (const Entry& e : entries)
-    if (e.base == base && e.b == b && e.rows == rows && e.cols == cols && e.box_rows == box_rows) return e.map;
-  Entry& e = entries[next];
-  next = (next + 1) % kEntries;
-  e = Entry{base, b, rows, cols, box_rows, make_map(base, b, rows, cols, box_rows)};
-  return e.map;
-}
 
 template <class T, int kD, bool kOverlap>
 LaunchPlan plan_for(const AttnArgs<T>& a) {

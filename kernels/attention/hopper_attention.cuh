@@ -1,0 +1,150 @@
+#pragma once
+// What the Hopper attention kernels share (the forward v04/v05 in flash_wgmma.cu, the backward
+// v03 in backward_wgmma.cu), beside gemm_tc::hopper's mbarrier and wgmma wrappers: the 3-D TMA
+// load of a BSHD tensor's box, a bounded mbarrier wait (traps after 10 s instead of hanging),
+// the tile byte layout TMA writes (kD/64 column blocks of [rows × 128 B], 128B-swizzled) with
+// the PTX ISA's canonical K-major / MN-major layouts to check descriptors against at compile
+// time, the MN-major descriptor, the register pin for wgmma operands, and the tensor maps.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "kernels/common/ptx.cuh"
+#include "kernels/gemm/tc/hopper.cuh"
+#include "sol/core/error.hpp"
+
+namespace sol::kernels::attention::hopper_attn {
+// Internal linkage, as when these lived in flash_wgmma.cu alone (each .cu gets its own map cache).
+namespace {
+
+namespace hw = gemm_tc::hopper;
+
+constexpr int kSwizzleRow = 128;  // bytes: one 128B-swizzle row = 64 elements of 16 bits
+constexpr int kBoxCols = kSwizzleRow / 2;
+constexpr int kSbo = 1024;        // 8 rows × 128 B: one swizzle atom (K-major and MN-major)
+
+// One box of a 3-D tensor map ({column, row, batch}) into shared memory, counted on `bar`.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar, int col, int row,
+                                            int batch) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(
+          smem_addr(dst)),
+      "l"(map), "r"(smem_addr(bar)), "r"(col), "r"(row), "r"(batch)
+      : "memory");
+}
+// hopper.cuh's mbar_wait with a bound: a barrier that never completes (a wrong byte count, a
+// phase off by one) traps after 10 s instead of hanging the GPU. The clock is read only once a
+// poll has failed, so a wait that succeeds at once costs one try_wait as before.
+__device__ __forceinline__ bool mbar_try_wait(uint64_t* bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(smem_addr(bar)), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+__device__ __forceinline__ uint64_t global_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ void mbar_wait_bounded(uint64_t* bar, uint32_t parity) {
+  if (mbar_try_wait(bar, parity)) return;
+  const uint64_t start = global_ns();
+  while (!mbar_try_wait(bar, parity))
+    if (global_ns() - start > 10'000'000'000ull) __trap();
+}
+
+// Descriptor of an MN-major operand in the 128B swizzle: 8 k-rows of 128 bytes form one
+// 1024-byte swizzle atom, the stride byte offset (8-row groups along k) is kSbo; the leading byte
+// offset `lbo` is the distance between 64-element blocks along m or n, i.e. one column block of
+// the tile (rows × 128 B). The mode bits are those of hopper.cuh's K-major smem_desc.
+__host__ __device__ constexpr uint64_t mn_major_desc(uint32_t smem_byte_addr, int lbo) {
+  return ((uint64_t(smem_byte_addr) & 0x3FFFF) >> 4) | (uint64_t(lbo >> 4) << 16) | (uint64_t(kSbo >> 4) << 32) |
+         (uint64_t(1) << 62);
+}
+
+// Byte offsets of a wgmma operand's start inside its tile: a K-major k-step `step` (16 elements
+// of d) for the 64 rows from `row0` of a tile of `rows` rows (Q·Kᵀ's Q and K); an MN-major
+// k-step kk (rows 16kk…16kk+15) of any tile (P·V's V).
+__host__ __device__ constexpr int qk_start(int rows, int row0, int step) {
+  return (step / 4) * rows * kSwizzleRow + row0 * kSwizzleRow + (step % 4) * 32;
+}
+__host__ __device__ constexpr int pv_start(int kk) { return kk * 16 * kSwizzleRow; }
+
+// Where TMA put element (row, col) of a tile (before the swizzle, which TMA and wgmma both apply
+// to the absolute address of 1024-byte aligned tiles), and the PTX ISA's canonical layouts
+// (wgmma "Shared Memory Matrix Layout", 16-bit elements, T = 8 elements per 16 bytes):
+//   K-major, 128B:  ((8,m),(T,2k))   : ((8T,SBO),(1,T))
+//   MN-major, 128B: ((T,8,m),(8,k))  : ((1,T,LBO),(8T,SBO))
+__host__ __device__ constexpr int tile_byte(int rows, int row, int col) { return (col / 64) * rows * kSwizzleRow + row * kSwizzleRow + (col % 64) * 2; }
+__host__ __device__ constexpr int k_major_byte(int row, int k, int sbo) { return 2 * ((row % 8) * 64 + (k % 8) + (k / 8) * 8) + (row / 8) * sbo; }
+__host__ __device__ constexpr int mn_major_byte(int k, int n, int lbo, int sbo) {
+  return 2 * ((n % 8) + ((n / 8) % 8) * 8 + (k % 8) * 64) + (n / 64) * lbo + (k / 8) * sbo;
+}
+
+// Pins registers an async wgmma reads or writes: no ordinary instruction touching them is moved
+// across this point (after a wgmma.wait_group, before a wgmma.fence).
+template <int kN>
+__device__ __forceinline__ void fence_operands(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_operands(uint32_t (&r)[kN][4]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[i][e])::"memory");
+}
+
+// ---- host side ----------------------------------------------------------------------------------
+// A [b, rows, heads·d] tensor (BSHD) as a 3-D map {heads·d, rows, b}, read in boxes of 64
+// elements (128 B, the swizzle span) × box_rows × 1 batch. Rows past `rows` of a batch are OOB
+// (zero-filled), never the next batch's.
+template <class T>
+CUtensorMap make_map(const T* base, int64_t b, int64_t rows, int64_t cols, int box_rows) {
+  const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(b)};
+  const cuuint64_t strides[2] = {cuuint64_t(cols * 2), cuuint64_t(rows * cols * 2)};
+  const cuuint32_t box[3] = {cuuint32_t(kBoxCols), cuuint32_t(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  CUtensorMap map{};
+  const CUresult r = hw::encode_fn()(
+      &map, std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3,
+      const_cast<T*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    failure("attention (wgmma): cuTensorMapEncodeTiled failed (error " + std::to_string(int(r)) + ") for b=" +
+            std::to_string(b) + ", rows=" + std::to_string(rows) + ", columns=" + std::to_string(cols));
+  return map;
+}
+
+// make_map through a small per-thread cache (encoding is a driver call of several µs; the
+// harness's rotating input sets come back call after call).
+template <class T>
+CUtensorMap cached_map(const T* base, int64_t b, int64_t rows, int64_t cols, int box_rows) {
+  struct Entry {
+    const void* base = nullptr;
+    int64_t b = 0, rows = 0, cols = 0;
+    int box_rows = 0;
+    CUtensorMap map{};
+  };
+  constexpr int kEntries = 64;  // 3 tensors × the harness's 16 rotating sets, with room
+  thread_local Entry entries[kEntries];
+  thread_local int next = 0;
+  for (const Entry& e : entries)
+    if (e.base == base && e.b == b && e.rows == rows && e.cols == cols && e.box_rows == box_rows) return e.map;
+  Entry& e = entries[next];
+  next = (next + 1) % kEntries;
+  e = Entry{base, b, rows, cols, box_rows, make_map(base, b, rows, cols, box_rows)};
+  return e.map;
+}
+
+}  // namespace
+}  // namespace sol::kernels::attention::hopper_attn
