@@ -31,7 +31,7 @@ struct Args {
   std::string op, gpu = "h100", dtype = "bf16", unit, impl;
   std::string m, n, k, tile, ops, rows, cols, batch, heads, seq, head_dim, block_q, extra_reads;
   double flops_per_op = 1;
-  bool causal = false, backward = false, json = false;
+  bool causal = false, backward = false, l2_reuse = false, json = false;
 };
 
 // Which size flags each op reads; any other size flag given is a mistake worth reporting.
@@ -42,7 +42,7 @@ const std::map<std::string, std::set<std::string>>& flags_of_op() {
       {"layernorm", {"--rows", "--cols"}},
       {"rmsnorm", {"--rows", "--cols"}},
       {"softmax", {"--rows", "--cols"}},
-      {"attention", {"--batch", "--heads", "--seq", "--head-dim", "--block-q", "--causal", "--backward"}},
+      {"attention", {"--batch", "--heads", "--seq", "--head-dim", "--block-q", "--causal", "--backward", "--l2-reuse"}},
   };
   return m;
 }
@@ -108,8 +108,10 @@ model::Cost build_cost(const Args& a, const std::map<std::string, bool>& given, 
   op.flash = impl == "flash";
   if (op.flash) op.block_q = size("--block-q", a.block_q, 128);
   else if (given.at("--block-q")) bad_input("--block-q applies only to --impl flash");
+  if (a.l2_reuse && !op.flash) bad_input("--l2-reuse applies only to --impl flash", "add --impl flash");
   op.causal = a.causal;
   op.backward = a.backward;
+  op.reuse_in_l2 = a.l2_reuse;
   op.dtype = dtype;
   return model::attention(op);
 }
@@ -266,6 +268,10 @@ Command add_roofline(CLI::App& root, Global&) {
   opts.emplace_back("--flops-per-op", app->add_option("--flops-per-op", args->flops_per_op, "elementwise: FLOPs per element per op (default 1)"));
   opts.emplace_back("--causal", app->add_flag("--causal", args->causal, "attention: causal mask"));
   opts.emplace_back("--backward", app->add_flag("--backward", args->backward, "attention: the backward pass"));
+  opts.emplace_back("--l2-reuse",
+                    app->add_flag("--l2-reuse", args->l2_reuse,
+                                  "attention --impl flash: the re-reads served by L2, each tensor counted once in HBM "
+                                  "(as sol's kernels see on an H200); default: the lecture's count, every re-read from HBM"));
 
   return {app, [args, opts]() -> int {
             Args& a = *args;

@@ -82,6 +82,8 @@ TEST(RooflineCli, JsonMatchesTheLibrary) {
       {"roofline softmax --rows 7 --cols 4099 --dtype fp32", model::row_op({.kind = model::RowKind::Softmax, .rows = 7, .cols = 4099, .dtype = DType::f32})},
       {"roofline attention --batch 2 --heads 16 --seq 2048 --head-dim 128 --impl flash --block-q 64 --causal --backward",
        model::attention({.batch = 2, .heads = 16, .seq = 2048, .head_dim = 128, .flash = true, .block_q = 64, .causal = true, .backward = true})},
+      {"roofline attention --batch 4 --heads 16 --seq 4096 --head-dim 128 --impl flash --l2-reuse --gpu h200",
+       model::attention({.batch = 4, .heads = 16, .seq = 4096, .head_dim = 128, .flash = true, .reuse_in_l2 = true})},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args);
@@ -185,6 +187,8 @@ TEST(RooflineCli, BadInputIsOneLineAndExitTwo) {
       "roofline matmul --m 4 --n 4 --k 4 --impl tiled --tile 0",
       "roofline attention --seq 64 --head-dim 64 --impl flash --block-q -1",
       "roofline attention --seq 64 --head-dim 64 --block-q 64",    // block size without flash
+      "roofline attention --seq 64 --head-dim 64 --l2-reuse",      // L2 reuse without flash
+      "roofline matmul --m 4 --n 4 --k 4 --l2-reuse",              // flag of another op
       "roofline layernorm --rows 4 --cols 4 --unit tensor",
       "roofline matmul --m 4 --n 4 --k 4 --gpu measured",          // no profile at SOL_PROFILE
   };
