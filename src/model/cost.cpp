@@ -96,12 +96,19 @@ Cost matmul(const MatmulOp& op) {
     }
     case MatmulImpl::Tiled: {
       require_positive(op.tile, "tile");
-      // Each T×T output tile walks its row panel of A and column panel of B once:
-      // A is read ceil(N/T) times, B ceil(M/T) times.
-      const int64_t a_passes = ceil_div(op.n, op.tile), b_passes = ceil_div(op.m, op.tile);
+      if (op.tile_n < 0) bad_input("matmul tile_n must be ≥ 0 (0: a square tile)", "give the tile's columns");
+      // Each Tm×Tn output tile walks its row panel of A and column panel of B once:
+      // A is read ceil(N/Tn) times, B ceil(M/Tm) times.
+      const int64_t tile_m = op.tile, tile_n = op.tile_n > 0 ? op.tile_n : op.tile;
+      const int64_t a_passes = ceil_div(op.n, tile_n), b_passes = ceil_div(op.m, tile_m);
       q.add(bytes_a, a_passes).add(bytes_b, b_passes).add(bytes_c);
-      c.op = "matmul " + shape + ", tiled T=" + std::to_string(op.tile);
-      c.notes.push_back("bytes = b·(MK·⌈N/T⌉ + KN·⌈M/T⌉ + MN): A re-read once per column of tiles, B once per row");
+      if (tile_n == tile_m) {
+        c.op = "matmul " + shape + ", tiled T=" + std::to_string(op.tile);
+        c.notes.push_back("bytes = b·(MK·⌈N/T⌉ + KN·⌈M/T⌉ + MN): A re-read once per column of tiles, B once per row");
+      } else {
+        c.op = "matmul " + shape + ", tiled " + std::to_string(tile_m) + "×" + std::to_string(tile_n);
+        c.notes.push_back("bytes = b·(MK·⌈N/Tn⌉ + KN·⌈M/Tm⌉ + MN): A re-read once per column of tiles, B once per row");
+      }
       // In the one-output-per-thread kernel of §10 each multiply-add reads both operands from
       // shared memory, on top of the tile stores: this is why real kernels tile registers too.
       ByteCount smem(what);

@@ -63,3 +63,18 @@ TEST(GemmFp32, TiledTrafficAtTheHeadlineShape) {
   const double odd = 4097.0 * 4097.0 * 4;
   EXPECT_DOUBLE_EQ(model::matmul(op).bytes, 2.0 * 33 * odd + odd);
 }
+
+// A non-square tile: A is re-read ⌈N/Tn⌉ times, B ⌈M/Tm⌉ times; the square tile is the case Tn = Tm.
+TEST(GemmFp32, NonSquareTileTraffic) {
+  const double a = 300.0 * 64 * 4, b = 64.0 * 500 * 4, c = 300.0 * 500 * 4;
+  model::MatmulOp op{.m = 300, .n = 500, .k = 64, .dtype = DType::f32, .impl = model::MatmulImpl::Tiled, .tile = 256,
+                     .tile_n = 128};
+  EXPECT_DOUBLE_EQ(model::matmul(op).bytes, a * 4 + b * 2 + c);  // ⌈500/128⌉ = 4, ⌈300/256⌉ = 2
+  op.tile = 128;
+  op.tile_n = 256;
+  EXPECT_DOUBLE_EQ(model::matmul(op).bytes, a * 2 + b * 3 + c);  // ⌈500/256⌉ = 2, ⌈300/128⌉ = 3
+  op.tile_n = 128;
+  EXPECT_DOUBLE_EQ(model::matmul(op).bytes, model::matmul({.m = 300, .n = 500, .k = 64, .dtype = DType::f32,
+                                                           .impl = model::MatmulImpl::Tiled, .tile = 128})
+                                                .bytes);
+}

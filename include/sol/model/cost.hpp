@@ -44,7 +44,8 @@ struct MatmulOp {
   int64_t m = 0, n = 0, k = 0;
   DType dtype = DType::bf16;
   MatmulImpl impl = MatmulImpl::Minimal;
-  int64_t tile = 0;  // for Tiled
+  int64_t tile = 0;    // for Tiled: the tile's rows (and columns, unless tile_n is given)
+  int64_t tile_n = 0;  // for Tiled: the tile's columns when the tile is not square (0: = tile)
 };
 Cost matmul(const MatmulOp& op);
 

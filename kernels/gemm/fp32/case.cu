@@ -238,10 +238,15 @@ model::MatmulOp traffic_model(Version v, int64_t m, int64_t n, int64_t k) {
     case Version::v05_regblock_2d:
     case Version::v06_vectorized:
     case Version::v07_warptile_cp_async: op.tile = 128; break;
-    // v08's tiles are 256×128 / 128×256; the model's square tile takes the short side, an upper
-    // bound (the long side halves one operand's re-reads: 3.3 GB at 4096³ against T = 128's 4.4).
+    // v08's tiles are not square: A is re-read once per column of tiles, B once per row.
     case Version::v08_warptile_256x128:
-    case Version::v08_warptile_128x256: op.tile = 128; break;
+      op.tile = 256;
+      op.tile_n = 128;
+      break;
+    case Version::v08_warptile_128x256:
+      op.tile = 128;
+      op.tile_n = 256;
+      break;
     default: op.impl = model::MatmulImpl::Minimal; break;
   }
   return op;
@@ -293,9 +298,12 @@ model::Cost cost(Version v, const Shape& s) {
       c.notes.push_back("naive model (untiled): " + gb(moved) + " of operand loads, which L1/L2 absorb in part");
     } else {
       c.levels.push_back({"L2", moved});
-      c.notes.push_back("tiled model, T=" + std::to_string(op.tile) + ": " + gb(moved) +
-                        " to the SMs (A re-read ⌈N/T⌉, B ⌈M/T⌉ times), served by L2 or HBM; the headline bytes are the minimal " +
-                        gb(c.bytes));
+      const std::string tile = op.tile_n > 0 && op.tile_n != op.tile
+                                   ? std::to_string(op.tile) + "×" + std::to_string(op.tile_n)
+                                   : "T=" + std::to_string(op.tile);
+      c.notes.push_back("tiled model, " + tile + ": " + gb(moved) +
+                        " to the SMs (A re-read once per column of tiles, B once per row), served by L2 or HBM; the "
+                        "headline bytes are the minimal " + gb(c.bytes));
     }
   }
   return c;
