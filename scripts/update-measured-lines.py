@@ -61,15 +61,10 @@ def checkpoint_line():
     return f"// measured (H200, bench/results/{gpu}/checkpoint/measured.json): " + "; ".join(parts) + f"; gradients {same}"
 
 
-for path in sorted(glob.glob(f"{root}/kernels/**/*.cu", recursive=True)):
+def measured_line(path):
+    """The line a kernel file should open its measured note with, or None if no result names it."""
     if os.path.relpath(path, root) == "kernels/transformer/stack.cu":
-        new = checkpoint_line()
-        text = open(path).read()
-        text2 = re.sub(r"^// measured[^\n]*$", new, text, count=1, flags=re.M) if new else text
-        if text2 != text:
-            open(path, "w").write(text2)
-            print(os.path.relpath(path, root))
-        continue
+        return checkpoint_line()
     name = os.path.basename(path)
     rel_dir = os.path.relpath(os.path.dirname(path), f"{root}/kernels")
     families = DIR_FAMILIES.get(rel_dir, [os.path.basename(rel_dir)])
@@ -81,11 +76,15 @@ for path in sorted(glob.glob(f"{root}/kernels/**/*.cu", recursive=True)):
                        and k[1] in FILE_VARIANTS.get(name, [k[1]])),
                       key=lambda r: r["version"])
     else:
-        continue
-    if not recs:
+        return None
+    return f"// measured (H200, bench/results/{gpu}/): " + "; ".join(line(r) for r in recs) if recs else None
+
+
+for path in sorted(glob.glob(f"{root}/kernels/**/*.cu", recursive=True)):
+    new = measured_line(path)
+    if new is None:
         continue
     text = open(path).read()
-    new = f"// measured (H200, bench/results/{gpu}/): " + "; ".join(line(r) for r in recs)
     text2 = re.sub(r"^// measured[^\n]*$", new, text, count=1, flags=re.M)
     if text2 != text:
         open(path, "w").write(text2)

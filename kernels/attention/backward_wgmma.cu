@@ -47,8 +47,6 @@
 #include "kernels/attention/forward.cuh"
 #include "kernels/attention/hopper_attention.cuh"
 #include "kernels/attention/mma.cuh"
-#include "kernels/attention/wgmma_rs.cuh"
-#include "kernels/attention/wgmma_ss.cuh"
 #include "kernels/gemm/tc/hopper.cuh"
 
 namespace sol::kernels::attention {
@@ -116,20 +114,6 @@ constexpr bool ds_stores_match_tma_layout() {
 }
 static_assert(ds_stores_match_tma_layout(), "dS stores land where TMA would have put a [query][key] tile");
 
-template <class T, int kTransA, int kTransB, int kN>
-__device__ __forceinline__ void ss(float (&d)[kN], uint64_t desc_a, uint64_t desc_b) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    wgmma::ss_bf16<kTransA, kTransB>(d, desc_a, desc_b);
-  else
-    wgmma::ss_fp16<kTransA, kTransB>(d, desc_a, desc_b);
-}
-template <class T, int kN>
-__device__ __forceinline__ void rs(float (&d)[kN], const uint32_t (&a)[4], uint64_t desc_b) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    wgmma::rs_bf16(d, a, desc_b);
-  else
-    wgmma::rs_fp16(d, a, desc_b);
-}
 
 // Accumulator fragments (wgmma D, m64nN; flash_wgmma.cu): warp w owns rows 16w…16w+15; in
 // 8-column chunk c a lane (g = lane/4, t = lane%4) holds acc[4c + 0..1] = (row g, cols 8c + 2t,

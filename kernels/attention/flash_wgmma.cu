@@ -41,7 +41,6 @@
 #include "kernels/attention/forward.cuh"
 #include "kernels/attention/hopper_attention.cuh"
 #include "kernels/attention/mma.cuh"
-#include "kernels/attention/wgmma_rs.cuh"
 #include "kernels/gemm/tc/hopper.cuh"
 
 namespace sol::kernels::attention {
@@ -111,21 +110,6 @@ constexpr bool descriptors_address_the_tiles() {
 static_assert(descriptors_address_the_tiles<64>() && descriptors_address_the_tiles<128>(),
               "wgmma operand starts, LBO and SBO address the bytes TMA wrote");
 
-
-template <class T>
-__device__ __forceinline__ void qk_step(float (&rS)[kBlockN / 2], uint64_t desc_q, uint64_t desc_k) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    hw::wgmma_bf16(rS, desc_q, desc_k);
-  else
-    hw::wgmma_fp16(rS, desc_q, desc_k);
-}
-template <class T, int kAcc>
-__device__ __forceinline__ void pv_step(float (&rO)[kAcc], const uint32_t (&rP)[4], uint64_t desc_v) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    wgmma::rs_bf16(rO, rP, desc_v);
-  else
-    wgmma::rs_fp16(rO, rP, desc_v);
-}
 
 // Accumulator fragments (wgmma D, m64nN): warp w of a consumer owns rows 16w…16w+15; in 8-column
 // chunk c a lane (g = lane/4, t = lane%4) holds acc[4c + 0..1] = (row g, cols 8c + 2t, +1) and
@@ -229,13 +213,13 @@ __global__ void __launch_bounds__(threads(kOverlap), 1)
     hw::wgmma_fence();  // rS (zeroed), and rO, rP where a P·V follows, were written by ordinary instructions
 #pragma unroll
     for (int step = 0; step < kD / 16; ++step)
-      qk_step<T>(rS, hw::smem_desc(sQ + qk_start(kBlockM, consumer * 64, step)), hw::smem_desc(sKs + qk_start(kBlockN, 0, step)));
+      ss<T>(rS, hw::smem_desc(sQ + qk_start(kBlockM, consumer * 64, step)), hw::smem_desc(sKs + qk_start(kBlockN, 0, step)));
   };
   // O += P·V of stage s: k-step kk reads V's keys 16kk…16kk+15, two 8-row swizzle atoms (2 KiB) on.
   auto issue_pv = [&](int s) {
     const uint8_t* sVs = sV + s * S::kKV;
 #pragma unroll
-    for (int kk = 0; kk < kBlockN / 16; ++kk) pv_step<T>(rO, rP[kk], mn_major_desc_fields(smem_addr(sVs + pv_start(kk))));
+    for (int kk = 0; kk < kBlockN / 16; ++kk) rs<T>(rO, rP[kk], mn_major_desc_fields(smem_addr(sVs + pv_start(kk))));
   };
   // Tile j's scores in rS → probabilities in rS (exp2, unnormalized), running max and sum
   // updated, alpha set. Keys past nk and (causal) above the diagonal are masked; only edge tiles

@@ -14,6 +14,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/attention/wgmma_rs.cuh"
 #include "kernels/common/ptx.cuh"
 #include "kernels/gemm/tc/hopper.cuh"
 #include "sol/core/error.hpp"
@@ -77,6 +78,24 @@ __host__ __device__ constexpr int qk_start(int rows, int row0, int step) {
   return (step / 4) * rows * kSwizzleRow + row0 * kSwizzleRow + (step % 4) * 32;
 }
 __host__ __device__ constexpr int pv_start(int kk) { return kk * 16 * kSwizzleRow; }
+
+// The 16-bit wgmma forms by element type T (bf16 or fp16), D += A·B: both operands
+// from descriptors (ss; kTransA / kTransB: 1 = MN-major), or A from registers in the mma.sync
+// A-fragment layout and B an MN-major descriptor (rs: P·V, Pᵀ·dO, dSᵀ·Q).
+template <class T, int kTransA = 0, int kTransB = 0, int kN>
+__device__ __forceinline__ void ss(float (&d)[kN], uint64_t desc_a, uint64_t desc_b) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    hw::wgmma_bf16<kTransA, kTransB>(d, desc_a, desc_b);
+  else
+    hw::wgmma_fp16<kTransA, kTransB>(d, desc_a, desc_b);
+}
+template <class T, int kN>
+__device__ __forceinline__ void rs(float (&d)[kN], const uint32_t (&a)[4], uint64_t desc_b) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    wgmma::rs_bf16(d, a, desc_b);
+  else
+    wgmma::rs_fp16(d, a, desc_b);
+}
 
 // Where TMA put element (row, col) of a tile (before the swizzle, which TMA and wgmma both apply
 // to the absolute address of 1024-byte aligned tiles), and the PTX ISA's canonical layouts
