@@ -136,6 +136,18 @@ void add_attention(std::vector<Variant>& all) {
                         "b=1,h=4,hkv=2,n=700,nk=1100,d=64,fp16=1"})
     bwd3.test_shapes.push_back(Shape::parse(t));
   all.push_back(std::move(bwd3));
+  Variant bwd4 = entry("attention_bwd", kernels::attention::BwdVersion::v04_flash_bwd_2wg, "v04_flash_bwd_2wg", 4, 90,
+                       "v03 with two consumer warpgroups per 128-key CTA sharing each Q/dO tile: half the Q/dO "
+                       "loads and dQ atomics per FLOP; dQ split by columns after one barrier per tile, dV/dK "
+                       "issued before it, dS double-buffered",
+                       {}, {});
+  bwd4.bench_shapes = all.back().bench_shapes;
+  bwd4.test_shapes = all.back().test_shapes;
+  // And its own edges: a key tile of 128 whose second warpgroup sees only keys past nk, and one
+  // whose first 64 keys are whole but the second's partial.
+  for (const char* t : {"b=1,h=2,n=100,nk=60,d=64", "b=2,h=4,hkv=2,n=191,nk=191,d=128,causal=1"})
+    bwd4.test_shapes.push_back(Shape::parse(t));
+  all.push_back(std::move(bwd4));
 }
 
 // ---- copy: n fp32 elements ------------------------------------------------------------------------

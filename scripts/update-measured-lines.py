@@ -16,7 +16,7 @@ FILE_FAMILIES = {"layernorm.cu": ["layernorm"], "rmsnorm.cu": ["rmsnorm"], "soft
 FILE_VARIANTS = {"flash.cu": ["v02_flash_mma", "v03_flash_mma_128"], "standard.cu": ["v01_standard"],
                  "flash_wgmma.cu": ["v04_flash_wgmma", "v05_flash_wgmma_overlap"],
                  "backward.cu": ["v01_flash_bwd"], "backward_v02.cu": ["v02_flash_bwd_8warp"],
-                 "backward_wgmma.cu": ["v03_flash_bwd_wgmma"]}
+                 "backward_wgmma.cu": ["v03_flash_bwd_wgmma", "v04_flash_bwd_2wg"]}
 # A folder whose vNN files serve families named otherwise (the first family's record is shown;
 # the tensor-core rungs serve bf16, fp16 and fp8 alike: bf16 and fp8 are shown).
 DIR_FAMILIES = {"gemm/fp32": ["gemm_fp32"], "gemm/tc": ["gemm_bf16", "gemm_fp8"]}

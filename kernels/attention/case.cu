@@ -327,12 +327,12 @@ class AttentionBwdCase final : public Case {
   void run(int set, void* stream) override {
     const auto st = static_cast<cudaStream_t>(stream);
     if (v_ == BwdVersion::v02_flash_bwd_8warp) return flash_backward_v02(args(set), st);
-    if (v_ == BwdVersion::v03_flash_bwd_wgmma) return flash_backward_wgmma(args(set), st);
+    if (warpgroups() > 0) return flash_backward_wgmma(args(set), st, warpgroups());
     flash_backward(args(set), st);
   }
 
   LaunchInfo launch() const override {
-    if (v_ == BwdVersion::v03_flash_bwd_wgmma) return launch_info(flash_backward_wgmma_plan(args(0)));
+    if (warpgroups() > 0) return launch_info(flash_backward_wgmma_plan(args(0), warpgroups()));
     return launch_info(v_ == BwdVersion::v02_flash_bwd_8warp ? flash_backward_v02_plan(args(0)) : flash_backward_plan(args(0)));
   }
 
@@ -435,6 +435,10 @@ class AttentionBwdCase final : public Case {
   }
 
  private:
+  // The Hopper rungs' consumer warpgroups per CTA (v03 one, v04 two); 0 for the others.
+  int warpgroups() const {
+    return v_ == BwdVersion::v03_flash_bwd_wgmma ? 1 : v_ == BwdVersion::v04_flash_bwd_2wg ? 2 : 0;
+  }
   AttnBwdArgs<T> args(int set) const {
     AttnBwdArgs<T> a;
     a.f = fwd_.args(set);

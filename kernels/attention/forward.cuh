@@ -78,11 +78,12 @@ void flash_backward_v02(const AttnBwdArgs<T>& a, cudaStream_t stream);
 template <class T>
 LaunchPlan flash_backward_v02_plan(const AttnBwdArgs<T>& a);  // the main kernel
 
-// v03: the same contract on Hopper (sm_90a): a CTA is one warpgroup owning 64 keys, Q/dO tiles by
-// TMA, the five GEMMs on wgmma (kernels/attention/backward_wgmma.cu); d = 64 or 128.
+// v03, v04: the same contract on Hopper (sm_90a): a CTA is `warpgroups` (1 or 2) warpgroups owning
+// 64 keys each, Q/dO tiles by TMA, the five GEMMs on wgmma (kernels/attention/backward_wgmma.cu);
+// d = 64 or 128.
 template <class T>
-void flash_backward_wgmma(const AttnBwdArgs<T>& a, cudaStream_t stream);
+void flash_backward_wgmma(const AttnBwdArgs<T>& a, cudaStream_t stream, int warpgroups);
 template <class T>
-LaunchPlan flash_backward_wgmma_plan(const AttnBwdArgs<T>& a);  // the main kernel
+LaunchPlan flash_backward_wgmma_plan(const AttnBwdArgs<T>& a, int warpgroups);  // the main kernel
 
 }  // namespace sol::kernels::attention
