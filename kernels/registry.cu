@@ -137,9 +137,9 @@ void add_attention(std::vector<Variant>& all) {
     bwd3.test_shapes.push_back(Shape::parse(t));
   all.push_back(std::move(bwd3));
   Variant bwd4 = entry("attention_bwd", kernels::attention::BwdVersion::v04_flash_bwd_2wg, "v04_flash_bwd_2wg", 4, 90,
-                       "v03 with two consumer warpgroups per 128-key CTA sharing each Q/dO tile: half the Q/dO "
-                       "loads and dQ atomics per FLOP; dQ split by columns after one barrier per tile, dV/dK "
-                       "issued before it, dS double-buffered",
+                       "v03 with two consumer warpgroups per 128-key CTA sharing each Q/dO tile (128 rows at d=64): "
+                       "half the Q/dO loads and dQ atomics per FLOP; dQ split in 64×64 blocks after one barrier "
+                       "per tile, dV/dK issued before it, dS double-buffered",
                        {}, {});
   bwd4.bench_shapes = all.back().bench_shapes;
   bwd4.test_shapes = all.back().test_shapes;

@@ -10,6 +10,8 @@ and renders the comparison into the block <!-- sol:BEGIN traffic --> … <!-- so
 docs/gemm_fp32.md. Usage: scripts/gemm-traffic.py [SOL_BINARY] [GPU]."""
 import glob, json, os, re, subprocess, sys
 
+from docblock import replace_block
+
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sol = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build-cuda", "sol")
 gpu = sys.argv[2] if len(sys.argv) > 2 else "h200"
@@ -64,10 +66,5 @@ for r in rows:
                  f"{gb(dram)} | {dram / r['model_hbm_bytes']:.2f}× |")
 block = "\n".join(lines) + "\n"
 doc_path = os.path.join(root, "docs", "gemm_fp32.md")
-doc = open(doc_path).read()
-b, e = "<!-- sol:BEGIN traffic -->", "<!-- sol:END traffic -->"
-if b not in doc or e not in doc:
-    sys.exit(f"{doc_path}: the markers {b} … {e} are missing")
-doc = doc[:doc.index(b) + len(b)] + "\n" + block + doc[doc.index(e):]
-open(doc_path, "w").write(doc)
+replace_block(doc_path, "traffic", block)
 print(f"wrote {os.path.join(ncu_dir, 'gemm_fp32_traffic.json')} and the traffic block of {doc_path}")

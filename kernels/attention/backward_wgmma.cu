@@ -29,18 +29,20 @@
 // 64 × d fp32 dQ partial per tile, both per 64 keys.
 // v04, two warpgroups of 64 keys per CTA (128 keys, FA3's split): each Q/dO tile is loaded once
 // for 128 keys and dQ = dS·K sums over 128 keys before its atomics, so both L2 streams halve per
-// FLOP. dQ needs both warpgroups' dS: one __syncthreads per tile, after which warpgroup w computes
-// dQ's columns w·d/2… over all 128 keys (m64n64 at d = 128, m64n32 at d = 64; 32 / 16 registers
-// instead of 64). dV and dK need only the warpgroup's own Pᵀ, dSᵀ, so they are issued before the
-// barrier and run while it waits; dS is double-buffered so that no closing barrier is needed, and
-// the stage of tile j − 1 is refilled after tile j's barrier (everyone is past j − 1). 235
-// registers at d = 128, one CTA (8 warps) per SM, 194 KiB of shared memory with a 3-stage ring.
+// FLOP. dQ needs both warpgroups' dS: one __syncthreads per tile, after which each warpgroup
+// computes its 64 × 64 block of dQ over all 128 keys (d = 128: a column half of the 64-row tile;
+// d = 64, whose tiles are 128 query rows so that the GEMMs between the per-tile waits are as long
+// as d = 128's: a 64-row half). dV and dK need only the warpgroup's own Pᵀ, dSᵀ, so they are
+// issued before the barrier and run while it waits; dS is double-buffered so that no closing
+// barrier is needed, and the stage of tile j − 1 is refilled after tile j's barrier (everyone is
+// past j − 1). 237 registers at d = 128, 246 at d = 64, one CTA (8 warps) per SM, 194 KiB of
+// shared memory with a 3-stage ring.
 // Causal (bottom-right aligned): query tiles wholly before the key tile are skipped, edge tiles
 // masked. Query rows past n arrive as TMA zero fill with L = +∞ (P = 0); keys past nk are masked
 // and their dK, dV not stored.
 // Floor at b=4,h=16,n=4096,d=128: 1.37 TFLOP (2.5 × 4·b·h·n²·d) → 1.39 ms at the 989 TFLOP/s
 // dense peak; v02 took 8.8 ms, the flash backend (FA2) 4.8 ms, cuDNN 2.9 ms.
-// measured (H200, bench/results/h200/): v03_flash_bwd_wgmma b=4,h=16,n=4096,d=128: 5.22 ms, 263 TFLOP/s (attention_bwd), 27 % of the model's floor
+// measured (H200, bench/results/h200/): v03_flash_bwd_wgmma b=4,h=16,n=4096,d=128: 4.92 ms, 279 TFLOP/s (attention_bwd), 28 % of the model's floor; v04_flash_bwd_2wg b=4,h=16,n=4096,d=128: 3.80 ms, 361 TFLOP/s (attention_bwd), 37 % of the model's floor
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -63,31 +65,34 @@ namespace {
 namespace hw = gemm_tc::hopper;
 using namespace hopper_attn;  // TMA, bounded waits, tile layout, descriptors, tensor maps
 
-constexpr int kWgKeys = 64;     // keys per consumer warpgroup: the m of Sᵀ, dPᵀ, dK, dV
-constexpr int kRows = 64;       // query rows per streamed tile: the n of Sᵀ, dPᵀ, the k of dK, dV
-constexpr int kTileLbo = kRows * kSwizzleRow;  // MN-major LBO of a 64-row tile: the next 64 columns
-static_assert(kWgKeys == kRows, "K, V, Q, dO tiles share one row count (one LBO, one K-major start)");
+constexpr int kWgKeys = 64;  // keys per consumer warpgroup: the m of Sᵀ, dPᵀ, dK, dV
 
-// dQ's B operand for warpgroup w, k-step kk: keys 16kk… of the K tile, its kD/kWG columns from
-// w·kD/kWG (a column block, or half of one at d = 64: 64 bytes into the 128B swizzle row, as the
-// K-major k-steps start 32 bytes in).
+// A CTA of kWG warpgroups at head dimension kD: its tiles and its shared memory. Query tiles are
+// 64 rows (the n of Sᵀ, dPᵀ, the k of dK, dV), or 128 for v04 at d = 64, where the GEMMs per tile
+// are half as long and the per-tile costs (waits, barrier, L/D staging) would weigh twice: 128
+// rows double the work between them (Sᵀ and dPᵀ 64 registers each, dK and dV 32).
+// dQ (kRows × kD per tile) is split among the warpgroups by 64-row blocks first, then by columns:
+// v03 one 64 × kD block; v04 d = 128 two 64 × 64 column halves; v04 d = 64 two 64-row blocks.
+// Shared memory: K, V (kD/64 column blocks of [keys × 128 B] each, as TMA writes them), the Q and
+// dO ring, dS ([kRows queries × keys], one column block per 64 keys; double-buffered with two
+// warpgroups, whose tiles are not closed by a barrier), L·log2e and D of the current and the next
+// tile, barriers.
 template <int kD, int kWG>
-__host__ __device__ constexpr int dq_b_start(int w, int kk) {
-  return tile_byte(kWgKeys * kWG, 16 * kk, w * (kD / kWG));
-}
+struct Geometry {
+  static constexpr int kKeys = kWgKeys * kWG;                  // keys per CTA
+  static constexpr int kRows = kWG == 2 && kD == 64 ? 128 : 64;  // query rows per streamed tile
+  static constexpr int kQRowBlocks = kRows / 64;               // dQ split: 64-row blocks …
+  static constexpr int kQColParts = kWG / kQRowBlocks;         // … then column parts
+  static constexpr int kQCols = kD / kQColParts;               // dQ columns per warpgroup
+  static constexpr int kTileLbo = kRows * kSwizzleRow;         // MN-major LBO of a Q/dO tile: the next 64 columns
+  static_assert(kQRowBlocks * kQColParts == kWG, "every warpgroup owns one dQ block");
+  static_assert((kTileLbo >> 4) < (1 << 14) && ((kKeys * kSwizzleRow) >> 4) < (1 << 14), "LBOs fit their 14-bit field");
 
-// Shared memory of one CTA of kWG warpgroups (64·kWG keys): K, V (kD/64 column blocks of [keys ×
-// 128 B] each, as TMA writes them), the Q and dO ring, dS ([64 queries × keys], one column block
-// per 64 keys; double-buffered with two warpgroups, whose tiles are not closed by a barrier), L·log2e
-// and D of the current and the next tile, barriers.
-template <int kD, int kWG>
-struct BwdSmem {
-  static constexpr int kKeys = kWgKeys * kWG;
   static constexpr int kKV = kKeys * kD * 2;     // one of K, V
-  static constexpr int kTile = kRows * kD * 2;   // one 64-row Q or dO tile: 16 KiB at d = 128
-  static constexpr int kStages = kWG == 1 ? (kD == 128 ? 2 : 3) : (kD == 128 ? 3 : 4);
+  static constexpr int kTile = kRows * kD * 2;   // one Q or dO tile: 16 KiB
+  static constexpr int kStages = kWG == 1 ? (kD == 128 ? 2 : 3) : 3;
   static constexpr int kDsBuffers = kWG;
-  static constexpr int kDs = kRows * kKeys * 2;  // dS: 8 KiB per 64 keys
+  static constexpr int kDs = kRows * kKeys * 2;  // dS: 8 KiB per 64 × 64
   static constexpr int kStats = 2 * 2 * kRows * 4;  // L and D, two buffers
   static constexpr int kBarriers = 1 + kStages;  // K/V full; Q/dO full per stage
   static constexpr int kBytes = 2 * kKV + 2 * kStages * kTile + kDsBuffers * kDs + kStats + kBarriers * 8 + 1024 /* alignment */;
@@ -95,86 +100,95 @@ struct BwdSmem {
   // warpgroups: one CTA (the register file).
   static constexpr int kCtasPerSm = kWG == 2 ? 1 : kD == 128 ? 2 : 3;
   static_assert(kCtasPerSm * (kBytes + 1024) <= 228 * 1024, "CTAs per SM as planned");
+
+  // dQ's B operand for warpgroup w, k-step kk: keys 16kk… of the K tile, its column part.
+  static constexpr int dq_b_start(int w, int kk) { return tile_byte(kKeys, 16 * kk, (w % kQColParts) * kQCols); }
+  // dQ's A operand (dS, K-major) for warpgroup w, k-step kk: its 64-row block, keys 16kk….
+  static constexpr int dq_a_start(int w, int kk) { return qk_start(kRows, 64 * (w / kQColParts), kk); }
+  // Byte of dS element (query q, key) after the 128B swizzle, as TMA would have put it: column
+  // block key/64, 16-byte chunk (key % 64)/8 of the query's 128-byte row XOR q % 8 (the tile is
+  // 1024-aligned). The 32 lanes of one store (g → key % 8, t → q) hit 16 distinct banks, two
+  // lanes per 4-byte word: no conflict.
+  static constexpr int ds_byte(int q, int key) {
+    return (key / 64) * kRows * kSwizzleRow + q * kSwizzleRow + ((((key % 64) / 8) ^ (q % 8)) << 4) + (key % 8) * 2;
+  }
 };
+
+// TMA's 128B swizzle on a 1024-aligned tile (bits 4–6 of the offset ^= bits 7–9).
+constexpr int swizzle_128b(int byte) { return byte ^ (((byte >> 7) & 7) << 4); }
 
 // Compile-time check of every operand start against the PTX ISA's canonical layouts
 // (hopper_attention.cuh), where TMA (K, V, Q, dO) and the dS stores put each element:
-//   Sᵀ, dPᵀ: A = warpgroup w's 64 keys of K or V (rows 64w…, 16 of d), B = Q or dO (64 queries ×
-//            16 of d), K-major;
-//   dQ:      A = dS (64 queries × keys 16kk…, stored [query][key]), K-major;
+//   Sᵀ, dPᵀ: A = warpgroup w's 64 keys of K or V (rows 64w…, 16 of d), B = Q or dO (kRows
+//            queries × 16 of d), K-major;
+//   dQ:      A = dS (warpgroup w's 64 queries × keys 16kk…, stored [query][key]), K-major;
 //   dV, dK:  B = dO or Q, k-step kk = queries 16kk…, MN-major (n = d), LBO one column block;
-//   dQ:      B = K (k = keys 16kk…, n = warpgroup w's kD/kWG columns of d), MN-major.
+//   dQ:      B = K (k = keys 16kk…, n = warpgroup w's columns of d), MN-major;
+// and the dS stores: ds_byte is TMA's swizzle applied to element (q, key) of a [kRows × keys]
+// tile, i.e. where the K-major A descriptor reads it.
 template <int kD, int kWG>
 constexpr bool descriptors_address_the_tiles() {
-  constexpr int kKeys = kWgKeys * kWG, kQCols = kD / kWG;
+  using G = Geometry<kD, kWG>;
   for (int w = 0; w < kWG; ++w)
     for (int step = 0; step < kD / 16; ++step)
       for (int r = 0; r < 64; r += 3)
-        for (int k = 0; k < 16; ++k) {
-          if (qk_start(kKeys, 64 * w, step) + k_major_byte(r, k, kSbo) != tile_byte(kKeys, 64 * w + r, 16 * step + k)) return false;
-          if (qk_start(kRows, 0, step) + k_major_byte(r, k, kSbo) != tile_byte(kRows, r, 16 * step + k)) return false;
-        }
-  for (int kk = 0; kk < kKeys / 16; ++kk)
-    for (int r = 0; r < 64; r += 3)
+        for (int k = 0; k < 16; ++k)
+          if (qk_start(G::kKeys, 64 * w, step) + k_major_byte(r, k, kSbo) != tile_byte(G::kKeys, 64 * w + r, 16 * step + k))
+            return false;
+  for (int step = 0; step < kD / 16; ++step)
+    for (int r = 0; r < G::kRows; r += 3)
       for (int k = 0; k < 16; ++k)
-        if (qk_start(kRows, 0, kk) + k_major_byte(r, k, kSbo) != tile_byte(kRows, r, 16 * kk + k)) return false;
-  for (int kk = 0; kk < kRows / 16; ++kk)
+        if (qk_start(G::kRows, 0, step) + k_major_byte(r, k, kSbo) != tile_byte(G::kRows, r, 16 * step + k)) return false;
+  for (int w = 0; w < kWG; ++w)
+    for (int kk = 0; kk < G::kKeys / 16; ++kk)
+      for (int r = 0; r < 64; r += 3)
+        for (int k = 0; k < 16; ++k)
+          if (G::dq_a_start(w, kk) + k_major_byte(r, k, kSbo) != tile_byte(G::kRows, 64 * (w / G::kQColParts) + r, 16 * kk + k))
+            return false;
+  for (int kk = 0; kk < G::kRows / 16; ++kk)
     for (int k = 0; k < 16; ++k)
       for (int col = 0; col < kD; ++col)
-        if (pv_start(kk) + mn_major_byte(k, col, kTileLbo, kSbo) != tile_byte(kRows, 16 * kk + k, col)) return false;
+        if (pv_start(kk) + mn_major_byte(k, col, G::kTileLbo, kSbo) != tile_byte(G::kRows, 16 * kk + k, col)) return false;
   for (int w = 0; w < kWG; ++w)
-    for (int kk = 0; kk < kKeys / 16; ++kk)
+    for (int kk = 0; kk < G::kKeys / 16; ++kk)
       for (int k = 0; k < 16; ++k)
-        for (int col = 0; col < kQCols; ++col)
-          if (dq_b_start<kD, kWG>(w, kk) + mn_major_byte(k, col, kKeys * kSwizzleRow, kSbo) !=
-              tile_byte(kKeys, 16 * kk + k, w * kQCols + col))
+        for (int col = 0; col < G::kQCols; ++col)
+          if (G::dq_b_start(w, kk) + mn_major_byte(k, col, G::kKeys * kSwizzleRow, kSbo) !=
+              tile_byte(G::kKeys, 16 * kk + k, (w % G::kQColParts) * G::kQCols + col))
             return false;
+  for (int q = 0; q < G::kRows; ++q)
+    for (int key = 0; key < G::kKeys; ++key)
+      if (G::ds_byte(q, key) != swizzle_128b(tile_byte(G::kRows, q, key))) return false;
   return true;
 }
 static_assert(descriptors_address_the_tiles<64, 1>() && descriptors_address_the_tiles<128, 1>() &&
                   descriptors_address_the_tiles<64, 2>() && descriptors_address_the_tiles<128, 2>(),
               "wgmma operand starts, LBO and SBO address the bytes TMA and the dS stores wrote");
-static_assert((2 * kTileLbo >> 4) < (1 << 14), "leading byte offsets fit their 14-bit field");
-
-// Byte of dS element (query q, key) after the 128B swizzle, as TMA would have put it: column block
-// key/64, 16-byte chunk (key % 64)/8 of the query's 128-byte row XOR q % 8 (the tile is
-// 1024-aligned). The 32 lanes of one store (g → key % 8, t → q) hit 16 distinct banks, two lanes
-// per 4-byte word: no conflict.
-__host__ __device__ constexpr int ds_byte(int q, int key) {
-  return (key / 64) * kRows * kSwizzleRow + q * kSwizzleRow + ((((key % 64) / 8) ^ (q % 8)) << 4) + (key % 8) * 2;
-}
-// TMA's 128B swizzle on a 1024-aligned tile (bits 4–6 of the offset ^= bits 7–9): ds_byte is it,
-// applied to element (q, key) of a [64 × keys] tile, i.e. where the K-major A descriptor reads it.
-constexpr int swizzle_128b(int byte) { return byte ^ (((byte >> 7) & 7) << 4); }
-constexpr bool ds_stores_match_tma_layout() {
-  for (int q = 0; q < kRows; ++q)
-    for (int key = 0; key < 2 * kWgKeys; ++key)
-      if (ds_byte(q, key) != swizzle_128b(tile_byte(kRows, q, key))) return false;
-  return true;
-}
-static_assert(ds_stores_match_tma_layout(), "dS stores land where TMA would have put a [query][key] tile");
 
 // Accumulator fragments (wgmma D, m64nN; flash_wgmma.cu): warp w of a warpgroup owns rows
 // 16w…16w+15; in 8-column chunk c a lane (g = lane/4, t = lane%4) holds acc[4c + 0..1] = (row g,
 // cols 8c + 2t, +1) and acc[4c + 2..3] = row g + 8. Rows are keys for Sᵀ, dPᵀ, dK, dV and queries
 // for dQ.
 template <class T, int kD, int kWG>
-__global__ void __launch_bounds__(128 * kWG, BwdSmem<kD, kWG>::kCtasPerSm)
+__global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
     flash_bwd_wgmma_kernel(const __grid_constant__ CUtensorMap mapQ, const __grid_constant__ CUtensorMap mapK,
                            const __grid_constant__ CUtensorMap mapV, const __grid_constant__ CUtensorMap mapdO,
                            AttnBwdArgs<T> a) {
-  using S = BwdSmem<kD, kWG>;
+  using S = Geometry<kD, kWG>;
   constexpr int kStages = S::kStages;
   constexpr int kKeys = S::kKeys;     // keys per CTA
-  constexpr int kSAcc = kRows / 2;    // Sᵀ, dPᵀ accumulators per thread: 64 × 64 / 128
+  constexpr int kRows = S::kRows;     // query rows per tile
+  constexpr int kSAcc = kRows / 2;    // Sᵀ, dPᵀ accumulators per thread: 64 × kRows / 128
   constexpr int kOAcc = kD / 2;       // dK, dV accumulators per thread: 64 × kD / 128
-  constexpr int kQCols = kD / kWG;    // dQ columns per warpgroup
-  constexpr int kQAcc = kQCols / 2;   // dQ accumulators per thread
+  constexpr int kQCols = S::kQCols;   // dQ columns per warpgroup
+  constexpr int kQAcc = kQCols / 2;   // dQ accumulators per thread: 64 rows × kQCols / 128
   constexpr int kColBlocks = kD / kBoxCols;
   constexpr int kSteps = kRows / 16;  // k-steps of dV, dK (queries)
   constexpr int kQSteps = kKeys / 16; // k-steps of dQ (keys)
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  // Aligned up to 1024 bytes by an offset, so that every pointer below stays a shared-memory one
+  // to the compiler (LDS/STS; a round trip through uintptr_t would make them generic).
+  uint8_t* smem = smem_raw + ((1024u - (smem_addr(smem_raw) & 1023u)) & 1023u);
   uint8_t* sK = smem;                        // [kD/64][kKeys][128 B]
   uint8_t* sV = sK + S::kKV;
   uint8_t* sQ = sV + S::kKV;                 // [kStages][kD/64][64 rows][128 B]
@@ -189,7 +203,8 @@ __global__ void __launch_bounds__(128 * kWG, BwdSmem<kD, kWG>::kCtasPerSm)
   const int wg = kWG == 1 ? 0 : int(threadIdx.x / 128);
   const int warp = int(threadIdx.x / 32) % 4, lane = int(threadIdx.x % 32);
   const int g = lane / 4, t = lane % 4;
-  const bool stats_thread = kWG == 1 || threadIdx.x < 128;  // the first warpgroup stages L and D
+  const bool stats_thread = threadIdx.x < 2 * kRows;  // L and D of a tile: one value per thread
+  const int q_row0 = 64 * (wg / S::kQColParts), q_col0 = (wg % S::kQColParts) * kQCols;  // this warpgroup's dQ block
   // Rows and keys fit 32 bits (n, nk ≤ 2^24 by the shape rules); global offsets are 64-bit.
   const int n = int(f.n), nk = int(f.nk), n0 = int(blockIdx.x) * kKeys;
   const int n0w = n0 + kWgKeys * wg;  // this warpgroup's first key
@@ -204,7 +219,7 @@ __global__ void __launch_bounds__(128 * kWG, BwdSmem<kD, kWG>::kCtasPerSm)
   const auto tile_m0 = [&](int j) { return m_begin + (j % per_head) * kRows; };
   const auto tile_hq = [&](int j) { return hk * group + j / per_head; };
 
-  // Threads 0–63 fetch L·log2e of row m0 + tid of tile j, threads 64–127 its D.
+  // Threads 0…kRows − 1 fetch L·log2e of row m0 + tid of tile j, the next kRows threads its D.
   const auto stat = [&](int j) -> float {
     const int i = tile_m0(j) + int(threadIdx.x) % kRows;
     const int64_t at = (int64_t(bi) * f.h + tile_hq(j)) * n + i;
@@ -271,34 +286,42 @@ __global__ void __launch_bounds__(128 * kWG, BwdSmem<kD, kWG>::kCtasPerSm)
     hw::wgmma_commit();
 
     // Pᵀ (in rS) while dPᵀ is still on the tensor cores. Element (c, e): key n0w + 16·warp + g +
-    // 8·(e/2), query 8c + 2t + e%2. Hidden (masked, past nk, past n) → 0 by selection, so an L of
-    // ±∞ there never reaches the sums.
+    // 8·(e/2), query 8c + 2t + e%2 (its L·log2e and D: one float2 per chunk). Hidden (masked, past
+    // nk, past n) → 0 by selection, so an L of ±∞ there never reaches the sums; only edge tiles
+    // test, in their own copy of the loop (predicated tests would cost every tile their issue slots).
     hw::wgmma_wait<1>();
     fence_operands(rS);
     const float* sLb = sL + buf * kRows;
     const float* sDb = sDelta + buf * kRows;
     const bool edge = m0 + kRows > n || n0w + kWgKeys > nk || (f.causal && n0w + kWgKeys - 1 > m0 + shift);
+    const auto form_p = [&](auto masked) {
 #pragma unroll
-    for (int c = 0; c < kSAcc / 4; ++c)
+      for (int c = 0; c < kSAcc / 4; ++c) {
+        const float2 l2 = *reinterpret_cast<const float2*>(sLb + 8 * c + 2 * t);
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int q = 8 * c + 2 * t + (e & 1);
-        float p = exp2f(fmaf(rS[4 * c + e], scale_log2, -sLb[q]));
-        if (edge) {
-          const int i = m0 + q, key = n0w + 16 * warp + g + 8 * (e >> 1);
-          if (i >= n || key >= nk || (f.causal && key > i + shift)) p = 0.f;
+        for (int e = 0; e < 4; ++e) {
+          float p = ex2_approx(fmaf(rS[4 * c + e], scale_log2, -(e & 1 ? l2.y : l2.x)));
+          if constexpr (decltype(masked)::value) {
+            const int i = m0 + 8 * c + 2 * t + (e & 1), key = n0w + 16 * warp + g + 8 * (e >> 1);
+            if (i >= n || key >= nk || (f.causal && key > i + shift)) p = 0.f;
+          }
+          rS[4 * c + e] = p;
         }
-        rS[4 * c + e] = p;
       }
+    };
+    if (edge) form_p(std::true_type{});
+    else form_p(std::false_type{});
     hw::wgmma_wait<0>();
     fence_operands(rdP);
     // dSᵀ = Pᵀ∘(dPᵀ − D); both packed to 16 bits as the register A fragments of dV's and dK's
     // k-steps (queries 16kk…16kk+15: chunks 2kk and 2kk+1).
     uint32_t rP[kSteps][4], rdS[kSteps][4];
 #pragma unroll
-    for (int c = 0; c < kSAcc / 4; ++c)
+    for (int c = 0; c < kSAcc / 4; ++c) {
+      const float2 d2 = *reinterpret_cast<const float2*>(sDb + 8 * c + 2 * t);
 #pragma unroll
-      for (int e = 0; e < 4; ++e) rdP[4 * c + e] = rS[4 * c + e] * (rdP[4 * c + e] - sDb[8 * c + 2 * t + (e & 1)]);
+      for (int e = 0; e < 4; ++e) rdP[4 * c + e] = rS[4 * c + e] * (rdP[4 * c + e] - (e & 1 ? d2.y : d2.x));
+    }
 #pragma unroll
     for (int kk = 0; kk < kSteps; ++kk)
 #pragma unroll
@@ -307,17 +330,16 @@ __global__ void __launch_bounds__(128 * kWG, BwdSmem<kD, kWG>::kCtasPerSm)
         rdS[kk][r] = pack2<T>(rdP[8 * kk + 2 * r], rdP[8 * kk + 2 * r + 1]);
       }
     if (!a.deterministic) {  // uniform across the CTA
-      // dS to shared memory for dQ: register r of k-step kk holds (key 16·warp + g + 8·(r & 1) of
-      // this warpgroup's 64, query 16kk + 8·(r >> 1) + 2t) in its low half and query + 1 in its
-      // high half; then made visible to wgmma (the async proxy).
+      // dS to shared memory for dQ, one stmatrix.trans per k-step: register r of k-step kk is the
+      // 8×8 block (keys 16·warp + 8·(r & 1) + g of this warpgroup's 64, queries 16kk + 8·(r >> 1)
+      // + 2t, +1) in the mma fragment layout; stored transposed, block row c is query c's 8 keys,
+      // 16 bytes at ds_byte(query, first key), whose address lane 8r + c gives. Then made visible
+      // to wgmma (the async proxy).
+      const int block = lane / 8, block_row = lane % 8;
+      const int key0 = kWgKeys * wg + 16 * warp + 8 * (block & 1);
 #pragma unroll
       for (int kk = 0; kk < kSteps; ++kk)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const int key = kWgKeys * wg + 16 * warp + g + 8 * (r & 1), q = 16 * kk + 8 * (r >> 1) + 2 * t;
-          *reinterpret_cast<uint16_t*>(sdSb + ds_byte(q, key)) = uint16_t(rdS[kk][r] & 0xFFFFu);
-          *reinterpret_cast<uint16_t*>(sdSb + ds_byte(q + 1, key)) = uint16_t(rdS[kk][r] >> 16);
-        }
+        stmatrix_x4_trans(sdSb + S::ds_byte(16 * kk + 8 * (block >> 1) + block_row, key0), rdS[kk]);
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     }
 
@@ -334,9 +356,9 @@ __global__ void __launch_bounds__(128 * kWG, BwdSmem<kD, kWG>::kCtasPerSm)
       fence_operands(rdS);
       hw::wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < kSteps; ++kk) rs<T>(rdV, rP[kk], mn_major_desc(smem_addr(sdOs + pv_start(kk)), kTileLbo));
+      for (int kk = 0; kk < kSteps; ++kk) rs<T>(rdV, rP[kk], mn_major_desc(smem_addr(sdOs + pv_start(kk)), S::kTileLbo));
 #pragma unroll
-      for (int kk = 0; kk < kSteps; ++kk) rs<T>(rdK, rdS[kk], mn_major_desc(smem_addr(sQs + pv_start(kk)), kTileLbo));
+      for (int kk = 0; kk < kSteps; ++kk) rs<T>(rdK, rdS[kk], mn_major_desc(smem_addr(sQs + pv_start(kk)), S::kTileLbo));
     };
     if constexpr (kWG == 2) {
       issue_dv_dk();
@@ -351,12 +373,12 @@ __global__ void __launch_bounds__(128 * kWG, BwdSmem<kD, kWG>::kCtasPerSm)
       issue_dv_dk();
     }
 
-    // dQ = dS·K over the CTA's keys (K-major A, MN-major B), this warpgroup's kQCols columns.
+    // dQ = dS·K over the CTA's keys (K-major A, MN-major B), this warpgroup's block.
     if (!a.deterministic) {
 #pragma unroll
       for (int kk = 0; kk < kQSteps; ++kk)
-        ss<T, 0, 1>(rdQ, hw::smem_desc(sdSb + qk_start(kRows, 0, kk)),
-                    mn_major_desc(smem_addr(sK + dq_b_start<kD, kWG>(wg, kk)), kKeys * kSwizzleRow));
+        ss<T, 0, 1>(rdQ, hw::smem_desc(sdSb + S::dq_a_start(wg, kk)),
+                    mn_major_desc(smem_addr(sK + S::dq_b_start(wg, kk)), kKeys * kSwizzleRow));
     }
     hw::wgmma_commit();
     hw::wgmma_wait<0>();
@@ -365,21 +387,25 @@ __global__ void __launch_bounds__(128 * kWG, BwdSmem<kD, kWG>::kCtasPerSm)
     fence_operands(rdQ);
 
     if (!a.deterministic) {
-      // dQ rows (queries) 16·warp + g, +8 × columns 8c + 2t, +1 of this warpgroup's, scaled, into
+      // dQ rows (queries) q_row0 + 16·warp + g, +8 × columns q_col0 + 8c + 2t, +1, scaled, into
       // the fp32 accumulator: even t adds (row g, columns 8c + 2t … +3), odd t (row g + 8,
       // columns 8c + 2t − 2 … 2t + 1), each lane sending its partner t^1 the pair the partner lacks.
       const bool odd = (t & 1) != 0;
-      const int i = m0 + 16 * warp + g + (odd ? 8 : 0);  // the row this lane adds to
-      float* gdQ = a.dq_accum + ((int64_t(bi) * n + i) * f.h + hq) * kD + kQCols * wg + 2 * (t & ~1);
+      const int i = m0 + q_row0 + 16 * warp + g + (odd ? 8 : 0);  // the row this lane adds to
+      float* gdQ = a.dq_accum + ((int64_t(bi) * n + i) * f.h + hq) * kD + q_col0 + 2 * (t & ~1);
+      const auto add_dq = [&](auto guarded) {
 #pragma unroll
-      for (int c = 0; c < kQAcc / 4; ++c) {
-        const float* x = rdQ + 4 * c;
-        const float s0 = odd ? x[0] : x[2], s1 = odd ? x[1] : x[3];
-        const float r0 = __shfl_xor_sync(0xffffffffu, s0, 1), r1 = __shfl_xor_sync(0xffffffffu, s1, 1);
-        const float4 v = odd ? make_float4(r0 * f.scale, r1 * f.scale, x[2] * f.scale, x[3] * f.scale)
-                             : make_float4(x[0] * f.scale, x[1] * f.scale, r0 * f.scale, r1 * f.scale);
-        if (i < n) atomicAdd(reinterpret_cast<float4*>(gdQ + 8 * c), v);
-      }
+        for (int c = 0; c < kQAcc / 4; ++c) {
+          const float* x = rdQ + 4 * c;
+          const float s0 = odd ? x[0] : x[2], s1 = odd ? x[1] : x[3];
+          const float r0 = __shfl_xor_sync(0xffffffffu, s0, 1), r1 = __shfl_xor_sync(0xffffffffu, s1, 1);
+          const float4 v = odd ? make_float4(r0 * f.scale, r1 * f.scale, x[2] * f.scale, x[3] * f.scale)
+                               : make_float4(x[0] * f.scale, x[1] * f.scale, r0 * f.scale, r1 * f.scale);
+          if (!decltype(guarded)::value || i < n) atomicAdd(reinterpret_cast<float4*>(gdQ + 8 * c), v);
+        }
+      };
+      if (m0 + q_row0 + 64 > n) add_dq(std::true_type{});  // rows past n: not added
+      else add_dq(std::false_type{});
     }
     if constexpr (kWG == 1) {
       // Every warp's wgmmas are complete: stage s, dS and L/D buffer buf are free.
@@ -405,15 +431,15 @@ __global__ void __launch_bounds__(128 * kWG, BwdSmem<kD, kWG>::kCtasPerSm)
 
 template <class T, int kD, int kWG>
 void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
-  using S = BwdSmem<kD, kWG>;
+  using S = Geometry<kD, kWG>;
   const AttnArgs<T>& f = a.f;
   for (const void* p : {static_cast<const void*>(f.q), static_cast<const void*>(f.k), static_cast<const void*>(f.v),
                         static_cast<const void*>(a.dout)})
     if (reinterpret_cast<uintptr_t>(p) % 16 != 0)
       bad_input("flash attention backward (wgmma): Q, K, V and dO must start on 16-byte boundaries (TMA)",
                 "use v02_flash_bwd_8warp");
-  const CUtensorMap mapQ = cached_map(f.q, f.b, f.n, f.h * kD, kRows);
-  const CUtensorMap mapdO = cached_map(a.dout, f.b, f.n, f.h * kD, kRows);
+  const CUtensorMap mapQ = cached_map(f.q, f.b, f.n, f.h * kD, S::kRows);
+  const CUtensorMap mapdO = cached_map(a.dout, f.b, f.n, f.h * kD, S::kRows);
   const CUtensorMap mapK = cached_map(f.k, f.b, f.nk, f.hkv * kD, S::kKeys);
   const CUtensorMap mapV = cached_map(f.v, f.b, f.nk, f.hkv * kD, S::kKeys);
   const auto kernel = &flash_bwd_wgmma_kernel<T, kD, kWG>;
@@ -436,7 +462,7 @@ LaunchPlan plan(const AttnBwdArgs<T>& a) {
                        : reinterpret_cast<const void*>(&flash_bwd_wgmma_kernel<T, 128, kWG>);
   p.grid = blocks_for(a.f.nk, kWgKeys * kWG) * a.f.hkv * a.f.b;
   p.block = 128 * kWG;
-  p.smem = a.f.d == 64 ? BwdSmem<64, kWG>::kBytes : BwdSmem<128, kWG>::kBytes;
+  p.smem = a.f.d == 64 ? Geometry<64, kWG>::kBytes : Geometry<128, kWG>::kBytes;
   return p;
 }
 

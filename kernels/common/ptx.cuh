@@ -58,6 +58,23 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* 
                : "r"(smem_addr(sP)));
 }
 
+// The transpose of ldmatrix_x4_trans: lane L gives the address of stored row L%8 of matrix L/8,
+// r[j] holds matrix j in the mma fragment layout (lane l: row l/4, columns 2(l%4), +1), and
+// stored row c is fragment column c: 8 elements, one per fragment row, 16 contiguous bytes.
+__device__ __forceinline__ void stmatrix_x4_trans(void* sP, const uint32_t (&r)[4]) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_addr(sP)),
+               "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+               : "memory");
+}
+
+// 2^x on the MUFU alone (exp2f adds a range test and two multiplies for results below 2^−126):
+// ≤ 2 ulp, results below 2^−126 flush to 0, 2^−∞ = 0.
+__device__ __forceinline__ float ex2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
 // d += a·b over one 32-byte k slice: m16n8k16 for T = __nv_bfloat16 / __half, m16n8k32 for
 // T = __nv_fp8_e4m3.
 template <class T>

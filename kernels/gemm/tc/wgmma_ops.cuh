@@ -1,12 +1,11 @@
 #pragma once
 // The warpgroup MMA instructions sol's Hopper kernels issue with both operands read from shared
-// memory through matrix descriptors: a 64×256, 64×128, 64×64 or 64×32 fp32 accumulator tile per
-// warpgroup (128, 64, 32 or 16 registers per thread). One k-step is 16 elements of bf16/fp16 or
-// 32 of fp8 e4m3: 32 bytes of each row either way. The GEMM reads both operands K-major; the
-// 64×128, 64×64 and 64×32 bf16/fp16 forms take imm-trans-a / imm-trans-b as template arguments
-// (1 = MN-major), which the attention backward needs (dQ = dS·K with K MN-major). The register-A
-// forms are in kernels/attention/wgmma_rs.cuh. Generated once by a short script (the operands are
-// regular); sm_90a.
+// memory through matrix descriptors: a 64×256, 64×128 or 64×64 fp32 accumulator tile per
+// warpgroup (128, 64 or 32 registers per thread). One k-step is 16 elements of bf16/fp16 or 32 of
+// fp8 e4m3: 32 bytes of each row either way. The GEMM reads both operands K-major; the 64×128 and
+// 64×64 bf16/fp16 forms take imm-trans-a / imm-trans-b as template arguments (1 = MN-major), which
+// the attention backward needs (dQ = dS·K with K MN-major). The register-A forms are in
+// kernels/attention/wgmma_rs.cuh. Generated once by a short script (the operands are regular); sm_90a.
 #include <cstdint>
 
 namespace sol::kernels::gemm_tc::hopper {
@@ -129,34 +128,6 @@ __device__ __forceinline__ void wgmma_e4m3(float (&d)[64], uint64_t desc_a, uint
         "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
         "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
       : "l"(desc_a), "l"(desc_b));
-}
-
-// D[64×32] += A·B (bf16, both from descriptors; kTransA / kTransB: 1 = MN-major).
-template <int kTransA = 0, int kTransB = 0>
-__device__ __forceinline__ void wgmma_bf16(float (&d)[16], uint64_t desc_a, uint64_t desc_b) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
-      "{"
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
-      "%16, %17, p, 1, 1, %18, %19;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-      : "l"(desc_a), "l"(desc_b), "n"(kTransA), "n"(kTransB));
-}
-
-// D[64×32] += A·B (fp16, both from descriptors; kTransA / kTransB: 1 = MN-major).
-template <int kTransA = 0, int kTransB = 0>
-__device__ __forceinline__ void wgmma_fp16(float (&d)[16], uint64_t desc_a, uint64_t desc_b) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
-      "{"
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
-      "%16, %17, p, 1, 1, %18, %19;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-      : "l"(desc_a), "l"(desc_b), "n"(kTransA), "n"(kTransB));
 }
 
 // D[64×64] += A·B (bf16, both from descriptors; kTransA / kTransB: 1 = MN-major).
