@@ -25,9 +25,12 @@
 // Causal (bottom-right aligned): key tiles past the tile's last diagonal are never loaded; only
 // edge tiles are masked. Keys past nk arrive as TMA's zero fill and are masked to −∞; query rows
 // past n compute on zero-filled Q and are not stored.
+// The softmax's exponentials are MUFU.EX2 alone (ex2.approx.ftz; exp2f wraps each in a range test
+// and two multiplies, 198 of the 577 instructions of the unmasked softmax and pack at d=128) and
+// the edge mask compares 32-bit rows and keys: the consumers' issue slots are the softmax's cost.
 // Expected bottleneck: the tensor cores and the softmax between the two GEMMs. At b=4,h=16,
 // n=4096,d=128: 275 GFLOP → 0.28 ms at the 989 TFLOP/s dense peak; FA3 reaches 60–75 % of it.
-// measured (H200, bench/results/h200/): v04_flash_wgmma b=4,h=16,n=4096,d=128: 1.13 ms, 486 TFLOP/s (attention), 49 % of the model's floor; v05_flash_wgmma_overlap b=4,h=16,n=4096,d=128: 1.20 ms, 459 TFLOP/s (attention), 46 % of the model's floor
+// measured (H200, bench/results/h200/): v04_flash_wgmma b=4,h=16,n=4096,d=128: 1.04 ms, 528 TFLOP/s (attention), 53 % of the model's floor; v05_flash_wgmma_overlap b=4,h=16,n=4096,d=128: 1.18 ms, 465 TFLOP/s (attention), 47 % of the model's floor
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -124,7 +127,8 @@ __global__ void __launch_bounds__(threads(kOverlap), 1)
   constexpr int kSAcc = kBlockN / 2;  // S accumulators per consumer thread: 64 × 128 / 128
   constexpr int kOAcc = kD / 2;       // O accumulators per consumer thread
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  // Aligned up to 1024 bytes by an offset, so that the pointers below stay shared-memory ones.
+  uint8_t* smem = smem_raw + ((1024u - (smem_addr(smem_raw) & 1023u)) & 1023u);
   uint8_t* sQ = smem;                       // [kD/64][128 rows][128 B]
   uint8_t* sK = sQ + S::kQ;                 // [kStages][kD/64][128 keys][128 B]
   uint8_t* sV = sK + kStages * S::kKV;      // same
@@ -227,14 +231,14 @@ __global__ void __launch_bounds__(threads(kOverlap), 1)
   auto softmax = [&](int j) {
     const int64_t n0 = int64_t(j) * kBlockN;
     const bool edge = n0 + kBlockN > a.nk || (a.causal && n0 + kBlockN - 1 > c0 + shift);
-    if (edge) {
+    if (edge) {  // rows and keys fit 32 bits (n, nk ≤ 2^24 by the shape rules): 32-bit compares
+      const int nk = int(a.nk), key0 = int(n0) + 2 * t, row_shift = int(row0 + shift);
 #pragma unroll
       for (int c = 0; c < kSAcc / 4; ++c)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          const int64_t key = n0 + c * 8 + 2 * t + (e & 1);
-          const int64_t row = row0 + (e >> 1) * 8;
-          if (key >= a.nk || (a.causal && key > row + shift)) rS[4 * c + e] = -INFINITY;
+          const int key = key0 + c * 8 + (e & 1);
+          if (key >= nk || (a.causal && key > row_shift + (e >> 1) * 8)) rS[4 * c + e] = -INFINITY;
         }
     }
 #pragma unroll
@@ -245,14 +249,14 @@ __global__ void __launch_bounds__(threads(kOverlap), 1)
       mx = quad_max(mx) * scale_log2;
       const float m_new = fmaxf(row_max[half], mx);
       const float m_use = m_new == -INFINITY ? 0.f : m_new;  // everything masked so far: keep exp2 finite
-      alpha[half] = exp2f(row_max[half] - m_use);
+      alpha[half] = ex2_approx(row_max[half] - m_use);
       row_max[half] = m_new;
       float sum = 0.f;
 #pragma unroll
       for (int c = 0; c < kSAcc / 4; ++c)
 #pragma unroll
         for (int e = 2 * half; e < 2 * half + 2; ++e) {
-          rS[4 * c + e] = exp2f(fmaf(rS[4 * c + e], scale_log2, -m_use));
+          rS[4 * c + e] = ex2_approx(fmaf(rS[4 * c + e], scale_log2, -m_use));
           sum += rS[4 * c + e];
         }
       row_sum[half] = row_sum[half] * alpha[half] + sum;
