@@ -86,16 +86,25 @@ struct Geometry {
   static constexpr int kQCols = kD / kQColParts;               // dQ columns per warpgroup
   static constexpr int kTileLbo = kRows * kSwizzleRow;         // MN-major LBO of a Q/dO tile: the next 64 columns
   static_assert(kQRowBlocks * kQColParts == kWG, "every warpgroup owns one dQ block");
+  static_assert(kWG == 1 || kQCols == 64, "v04's dQ blocks are 64 × 64 (two 32-column TMA boxes)");
   static_assert((kTileLbo >> 4) < (1 << 14) && ((kKeys * kSwizzleRow) >> 4) < (1 << 14), "LBOs fit their 14-bit field");
 
   static constexpr int kKV = kKeys * kD * 2;     // one of K, V
   static constexpr int kTile = kRows * kD * 2;   // one Q or dO tile: 16 KiB
-  static constexpr int kStages = kWG == 1 ? (kD == 128 ? 2 : 3) : 3;
+  // v04 at d = 64: two stages of 128-row tiles (the dQ staging takes the third's 32 KiB); a tile
+  // is refilled half a tile (≈ 2 µs) before it is needed.
+  static constexpr int kStages = kWG == 1 ? (kD == 128 ? 2 : 3) : kD == 128 ? 3 : 2;
   static constexpr int kDsBuffers = kWG;
   static constexpr int kDs = kRows * kKeys * 2;  // dS: 8 KiB per 64 × 64
+  // v04: each warpgroup's 64 × 64 fp32 dQ block staged for a TMA reduce-add ([2][64 rows][128 B],
+  // 128B-swizzled as the fp32 tensor map reads it); v03 adds from registers (its two or three
+  // CTAs per SM leave no room).
+  static constexpr bool kDqByTma = kWG == 2;
+  static constexpr int kDqStage = kDqByTma ? 64 * 64 * 4 : 0;
   static constexpr int kStats = 2 * 2 * kRows * 4;  // L and D, two buffers
   static constexpr int kBarriers = 1 + kStages;  // K/V full; Q/dO full per stage
-  static constexpr int kBytes = 2 * kKV + 2 * kStages * kTile + kDsBuffers * kDs + kStats + kBarriers * 8 + 1024 /* alignment */;
+  static constexpr int kBytes = 2 * kKV + 2 * kStages * kTile + kDsBuffers * kDs + kWG * kDqStage + kStats +
+                                kBarriers * 8 + 1024 /* alignment */;
   // One warpgroup: two CTAs (and their 1 KiB reserves) per SM at d = 128, three at d = 64; two
   // warpgroups: one CTA (the register file).
   static constexpr int kCtasPerSm = kWG == 2 ? 1 : kD == 128 ? 2 : 3;
@@ -173,7 +182,7 @@ template <class T, int kD, int kWG>
 __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
     flash_bwd_wgmma_kernel(const __grid_constant__ CUtensorMap mapQ, const __grid_constant__ CUtensorMap mapK,
                            const __grid_constant__ CUtensorMap mapV, const __grid_constant__ CUtensorMap mapdO,
-                           AttnBwdArgs<T> a) {
+                           const __grid_constant__ CUtensorMap mapdQ, AttnBwdArgs<T> a) {
   using S = Geometry<kD, kWG>;
   constexpr int kStages = S::kStages;
   constexpr int kKeys = S::kKeys;     // keys per CTA
@@ -194,7 +203,8 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
   uint8_t* sQ = sV + S::kKV;                 // [kStages][kD/64][64 rows][128 B]
   uint8_t* sdO = sQ + kStages * S::kTile;    // same
   uint8_t* sdS = sdO + kStages * S::kTile;   // [kDsBuffers] dS [kKeys/64][64 queries][128 B], swizzled
-  float* sL = reinterpret_cast<float*>(sdS + S::kDsBuffers * S::kDs);  // [2][kRows]: L·log2e (+∞ past n)
+  uint8_t* sdQ = sdS + S::kDsBuffers * S::kDs;  // v04: [kWG] dQ blocks [2][64 rows][128 B], swizzled
+  float* sL = reinterpret_cast<float*>(sdQ + kWG * S::kDqStage);  // [2][kRows]: L·log2e (+∞ past n)
   float* sDelta = sL + 2 * kRows;                                      // [2][kRows]: D (0 past n)
   uint64_t* kv_full = reinterpret_cast<uint64_t*>(sDelta + 2 * kRows);
   uint64_t* full = kv_full + 1;
@@ -365,6 +375,9 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
       hw::wgmma_commit();
     }
     if (stats_thread && j + 1 < tiles) put_stat(buf ^ 1, next_stat);  // buffer buf ^ 1 was last read before the previous tile's mid barrier
+    if constexpr (S::kDqByTma) {
+      if (threadIdx.x % 128 == 0) hw::bulk_wait_read();  // the previous tile's dQ reduce has read the staging
+    }
     __syncthreads();  // dS complete (every warpgroup's keys); the next tile's L and D in place
     if constexpr (kWG == 2) {
       // Every thread is past tile j − 1 (its wgmmas waited for): its stage takes tile j − 1 + kStages.
@@ -387,25 +400,49 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
     fence_operands(rdQ);
 
     if (!a.deterministic) {
-      // dQ rows (queries) q_row0 + 16·warp + g, +8 × columns q_col0 + 8c + 2t, +1, scaled, into
-      // the fp32 accumulator: even t adds (row g, columns 8c + 2t … +3), odd t (row g + 8,
-      // columns 8c + 2t − 2 … 2t + 1), each lane sending its partner t^1 the pair the partner lacks.
-      const bool odd = (t & 1) != 0;
-      const int i = m0 + q_row0 + 16 * warp + g + (odd ? 8 : 0);  // the row this lane adds to
-      float* gdQ = a.dq_accum + ((int64_t(bi) * n + i) * f.h + hq) * kD + q_col0 + 2 * (t & ~1);
-      const auto add_dq = [&](auto guarded) {
+      if constexpr (S::kDqByTma) {
+        // dQ (scaled) through this warpgroup's staging block: element (row 16·warp + g + 8h, column
+        // 8c + 2t, +1) at the swizzled byte TMA reads it from (16-byte chunk (column % 32)/4 XOR
+        // row % 8 of the row's 128 B in 32-column box column / 32; a warp's float2 stores take the
+        // minimum two wavefronts). Then one elected thread adds both boxes into the fp32 accumulator
+        // by TMA (rows past n dropped by the map), waited for before the next tile overwrites.
+        uint8_t* sdQw = sdQ + wg * S::kDqStage;
 #pragma unroll
-        for (int c = 0; c < kQAcc / 4; ++c) {
-          const float* x = rdQ + 4 * c;
-          const float s0 = odd ? x[0] : x[2], s1 = odd ? x[1] : x[3];
-          const float r0 = __shfl_xor_sync(0xffffffffu, s0, 1), r1 = __shfl_xor_sync(0xffffffffu, s1, 1);
-          const float4 v = odd ? make_float4(r0 * f.scale, r1 * f.scale, x[2] * f.scale, x[3] * f.scale)
-                               : make_float4(x[0] * f.scale, x[1] * f.scale, r0 * f.scale, r1 * f.scale);
-          if (!decltype(guarded)::value || i < n) atomicAdd(reinterpret_cast<float4*>(gdQ + 8 * c), v);
+        for (int c = 0; c < kQAcc / 4; ++c)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int row = 16 * warp + g + 8 * h, col = 8 * c + 2 * t;
+            const int byte = (col / 32) * 64 * kSwizzleRow + row * kSwizzleRow + ((((col % 32) / 4) ^ (row % 8)) << 4) + (col % 4) * 4;
+            *reinterpret_cast<float2*>(sdQw + byte) = make_float2(rdQ[4 * c + 2 * h] * f.scale, rdQ[4 * c + 2 * h + 1] * f.scale);
+          }
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        hw::consumer_sync(wg);  // this warpgroup's block is complete
+        if (threadIdx.x % 128 == 0) {
+          for (int box = 0; box < 2; ++box)
+            tma_reduce_add_3d(&mapdQ, sdQw + box * 64 * kSwizzleRow, hq * kD + q_col0 + 32 * box, m0 + q_row0, bi);
+          hw::bulk_commit();
         }
-      };
-      if (m0 + q_row0 + 64 > n) add_dq(std::true_type{});  // rows past n: not added
-      else add_dq(std::false_type{});
+      } else {
+        // dQ rows (queries) q_row0 + 16·warp + g, +8 × columns q_col0 + 8c + 2t, +1, scaled, into
+        // the fp32 accumulator: even t adds (row g, columns 8c + 2t … +3), odd t (row g + 8,
+        // columns 8c + 2t − 2 … 2t + 1), each lane sending its partner t^1 the pair the partner lacks.
+        const bool odd = (t & 1) != 0;
+        const int i = m0 + q_row0 + 16 * warp + g + (odd ? 8 : 0);  // the row this lane adds to
+        float* gdQ = a.dq_accum + ((int64_t(bi) * n + i) * f.h + hq) * kD + q_col0 + 2 * (t & ~1);
+        const auto add_dq = [&](auto guarded) {
+#pragma unroll
+          for (int c = 0; c < kQAcc / 4; ++c) {
+            const float* x = rdQ + 4 * c;
+            const float s0 = odd ? x[0] : x[2], s1 = odd ? x[1] : x[3];
+            const float r0 = __shfl_xor_sync(0xffffffffu, s0, 1), r1 = __shfl_xor_sync(0xffffffffu, s1, 1);
+            const float4 v = odd ? make_float4(r0 * f.scale, r1 * f.scale, x[2] * f.scale, x[3] * f.scale)
+                                 : make_float4(x[0] * f.scale, x[1] * f.scale, r0 * f.scale, r1 * f.scale);
+            if (!decltype(guarded)::value || i < n) atomicAdd(reinterpret_cast<float4*>(gdQ + 8 * c), v);
+          }
+        };
+        if (m0 + q_row0 + 64 > n) add_dq(std::true_type{});  // rows past n: not added
+        else add_dq(std::false_type{});
+      }
     }
     if constexpr (kWG == 1) {
       // Every warp's wgmmas are complete: stage s, dS and L/D buffer buf are free.
@@ -414,6 +451,9 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
     }
   }
 
+  if constexpr (S::kDqByTma) {
+    if (threadIdx.x % 128 == 0) hw::bulk_wait();  // the last dQ reduces complete before the CTA's shared memory goes
+  }
   // dK (scaled) and dV for keys n0w + 16·warp + g, +8 × columns 8c + 2t, +1; keys past nk unstored.
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -442,6 +482,8 @@ void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   const CUtensorMap mapdO = cached_map(a.dout, f.b, f.n, f.h * kD, S::kRows);
   const CUtensorMap mapK = cached_map(f.k, f.b, f.nk, f.hkv * kD, S::kKeys);
   const CUtensorMap mapV = cached_map(f.v, f.b, f.nk, f.hkv * kD, S::kKeys);
+  // v04's dQ reduce-add target: the fp32 accumulator [b, n, h·d] in 32-column × 64-row boxes.
+  const CUtensorMap mapdQ = S::kDqByTma ? cached_map(a.dq_accum, f.b, f.n, f.h * kD, 64) : CUtensorMap{};
   const auto kernel = &flash_bwd_wgmma_kernel<T, kD, kWG>;
   static bool opted_in = false;  // > 48 KiB of dynamic shared memory needs the opt-in once
   if (!opted_in) {
@@ -450,7 +492,7 @@ void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
     opted_in = true;
   }
   const dim3 grid(unsigned(blocks_for(f.nk, S::kKeys)), unsigned(f.hkv), unsigned(f.b));
-  kernel<<<grid, 128 * kWG, S::kBytes, stream>>>(mapQ, mapK, mapV, mapdO, a);
+  kernel<<<grid, 128 * kWG, S::kBytes, stream>>>(mapQ, mapK, mapV, mapdO, mapdQ, a);
   SOL_LAUNCH_CHECK();
   if (a.deterministic) bwd::launch_dq<T, kD>(a, stream);
 }

@@ -38,6 +38,13 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, u
       "l"(map), "r"(smem_addr(bar)), "r"(col), "r"(row), "r"(batch)
       : "memory");
 }
+// The reverse: a box of shared memory added (fp32 +=) into a 3-D tensor map's box in global
+// memory, in the bulk async-group (commit, then wait_group.read before the buffer is rewritten).
+__device__ __forceinline__ void tma_reduce_add_3d(const CUtensorMap* map, const void* src, int col, int row, int batch) {
+  asm volatile("cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(map),
+               "r"(smem_addr(src)), "r"(col), "r"(row), "r"(batch)
+               : "memory");
+}
 // hopper.cuh's mbar_wait with a bound: a barrier that never completes (a wrong byte count, a
 // phase off by one) traps after 10 s instead of hanging the GPU. The clock is read only once a
 // poll has failed, so a wait that succeeds at once costs one try_wait as before.
@@ -124,20 +131,25 @@ __device__ __forceinline__ void fence_operands(uint32_t (&r)[kN][4]) {
 }
 
 // ---- host side ----------------------------------------------------------------------------------
-// A [b, rows, heads·d] tensor (BSHD) as a 3-D map {heads·d, rows, b}, read in boxes of 64
-// elements (128 B, the swizzle span) × box_rows × 1 batch. Rows past `rows` of a batch are OOB
-// (zero-filled), never the next batch's.
+// A [b, rows, heads·d] tensor (BSHD) as a 3-D map {heads·d, rows, b}, read in boxes of 128 B
+// (the swizzle span: 64 elements of 16 bits, 32 of fp32) × box_rows × 1 batch. Rows past `rows`
+// of a batch are OOB (zero-filled on loads, dropped on stores and reductions), never the next
+// batch's.
 template <class T>
 CUtensorMap make_map(const T* base, int64_t b, int64_t rows, int64_t cols, int box_rows) {
+  static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half> || std::is_same_v<T, float>);
+  constexpr int64_t kBytes = sizeof(T);
   const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(b)};
-  const cuuint64_t strides[2] = {cuuint64_t(cols * 2), cuuint64_t(rows * cols * 2)};
-  const cuuint32_t box[3] = {cuuint32_t(kBoxCols), cuuint32_t(box_rows), 1};
+  const cuuint64_t strides[2] = {cuuint64_t(cols * kBytes), cuuint64_t(rows * cols * kBytes)};
+  const cuuint32_t box[3] = {cuuint32_t(kSwizzleRow / kBytes), cuuint32_t(box_rows), 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUtensorMapDataType type = std::is_same_v<T, float>    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                   : std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                               : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   CUtensorMap map{};
-  const CUresult r = hw::encode_fn()(
-      &map, std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3,
-      const_cast<T*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r = hw::encode_fn()(&map, type, 3, const_cast<T*>(base), dims, strides, box, element_strides,
+                                     CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     failure("attention (wgmma): cuTensorMapEncodeTiled failed (error " + std::to_string(int(r)) + ") for b=" +
             std::to_string(b) + ", rows=" + std::to_string(rows) + ", columns=" + std::to_string(cols));

@@ -178,6 +178,7 @@ __device__ __forceinline__ void store_tile(const float (&rAcc)[kAcc], __nv_bfloa
 // edge, so partial tiles need no guard.
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+__device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }  // writes done too
 __device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* src, int col, int row) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(map),
                "r"(smem_addr(src)), "r"(col), "r"(row)
