@@ -138,8 +138,8 @@ void add_attention(std::vector<Variant>& all) {
   all.push_back(std::move(bwd3));
   Variant bwd4 = entry("attention_bwd", kernels::attention::BwdVersion::v04_flash_bwd_2wg, "v04_flash_bwd_2wg", 4, 90,
                        "v03 with two consumer warpgroups per 128-key CTA sharing each Q/dO tile (128 rows at d=64): "
-                       "half the Q/dO loads and dQ atomics per FLOP; dQ split in 64×64 blocks after one barrier "
-                       "per tile, dV/dK issued before it, dS double-buffered",
+                       "half the Q/dO loads and dQ adds per FLOP; dQ in 64×64 blocks after one barrier per tile, "
+                       "staged in shared memory and added by TMA reduce-add; dV/dK issued before the barrier",
                        {}, {});
   bwd4.bench_shapes = all.back().bench_shapes;
   bwd4.test_shapes = all.back().test_shapes;

@@ -28,15 +28,18 @@
 // L2 throughput 72–76 % with DRAM at 1–3 %: every CTA streams all of its group's Q/dO and adds a
 // 64 × d fp32 dQ partial per tile, both per 64 keys.
 // v04, two warpgroups of 64 keys per CTA (128 keys, FA3's split): each Q/dO tile is loaded once
-// for 128 keys and dQ = dS·K sums over 128 keys before its atomics, so both L2 streams halve per
+// for 128 keys and dQ = dS·K sums over 128 keys before it is added, so both L2 streams halve per
 // FLOP. dQ needs both warpgroups' dS: one __syncthreads per tile, after which each warpgroup
 // computes its 64 × 64 block of dQ over all 128 keys (d = 128: a column half of the 64-row tile;
 // d = 64, whose tiles are 128 query rows so that the GEMMs between the per-tile waits are as long
 // as d = 128's: a 64-row half). dV and dK need only the warpgroup's own Pᵀ, dSᵀ, so they are
 // issued before the barrier and run while it waits; dS is double-buffered so that no closing
 // barrier is needed, and the stage of tile j − 1 is refilled after tile j's barrier (everyone is
-// past j − 1). 237 registers at d = 128, 246 at d = 64, one CTA (8 warps) per SM, 194 KiB of
-// shared memory with a 3-stage ring.
+// past j − 1). The dQ block goes to shared memory (fp32, 128B-swizzled) and one thread per
+// warpgroup adds it to the fp32 accumulator with a TMA reduce-add (FA3 does the same from a
+// dedicated warp): 16 float2 stores per thread instead of 8 shuffled float4 atomics, and whole
+// 128-byte lines to L2. 232 registers at d = 128, 240 at d = 64, one CTA (8 warps) per SM,
+// 226 KiB of shared memory (a 3-stage ring at d = 128, 2 stages of 128-row tiles at d = 64).
 // Causal (bottom-right aligned): query tiles wholly before the key tile are skipped, edge tiles
 // masked. Query rows past n arrive as TMA zero fill with L = +∞ (P = 0); keys past nk are masked
 // and their dK, dV not stored.
