@@ -38,6 +38,14 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, u
       "l"(map), "r"(smem_addr(bar)), "r"(col), "r"(row), "r"(batch)
       : "memory");
 }
+// A tile of kColBlocks boxes (64 columns each, from column col0; rows row… of batch `batch`) into
+// dst as [kColBlocks][rows][128 B], the layout tile_byte describes, counted on `bar`.
+template <int kColBlocks>
+__device__ __forceinline__ void tma_load_tile(uint8_t* dst, const CUtensorMap* map, uint64_t* bar, int rows, int col0,
+                                              int row, int batch) {
+#pragma unroll
+  for (int cb = 0; cb < kColBlocks; ++cb) tma_load_3d(dst + cb * rows * kSwizzleRow, map, bar, col0 + cb * kBoxCols, row, batch);
+}
 // hopper.cuh's mbar_wait with a bound: a barrier that never completes (a wrong byte count, a
 // phase off by one) traps after 10 s instead of hanging the GPU. The clock is read only once a
 // poll has failed, so a wait that succeeds at once costs one try_wait as before.
@@ -106,6 +114,25 @@ __host__ __device__ constexpr int tile_byte(int rows, int row, int col) { return
 __host__ __device__ constexpr int k_major_byte(int row, int k, int sbo) { return 2 * ((row % 8) * 64 + (k % 8) + (k / 8) * 8) + (row / 8) * sbo; }
 __host__ __device__ constexpr int mn_major_byte(int k, int n, int lbo, int sbo) {
   return 2 * ((n % 8) + ((n / 8) % 8) * 8 + (k % 8) * 64) + (n / 64) * lbo + (k / 8) * sbo;
+}
+
+// Compile-time checks of operand starts against those layouts, for any tile geometry:
+// the K-major operand of `m` rows from row0 of a [rows × d] tile, k-step by k-step (qk_start);
+// and a [rows × cols] tile read as MN-major B with k = rows, n = cols (pv_start, LBO one column
+// block of the tile).
+__host__ __device__ constexpr bool k_major_steps_address(int rows, int row0, int m, int d) {
+  for (int step = 0; step < d / 16; ++step)
+    for (int r = 0; r < m; r += 3)
+      for (int k = 0; k < 16; ++k)
+        if (qk_start(rows, row0, step) + k_major_byte(r, k, kSbo) != tile_byte(rows, row0 + r, 16 * step + k)) return false;
+  return true;
+}
+__host__ __device__ constexpr bool mn_major_steps_address(int rows, int cols) {
+  for (int kk = 0; kk < rows / 16; ++kk)
+    for (int k = 0; k < 16; ++k)
+      for (int n = 0; n < cols; ++n)
+        if (pv_start(kk) + mn_major_byte(k, n, rows * kSwizzleRow, kSbo) != tile_byte(rows, 16 * kk + k, n)) return false;
+  return true;
 }
 
 // Pins registers an async wgmma reads or writes: no ordinary instruction touching them is moved
