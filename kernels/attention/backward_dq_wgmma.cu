@@ -7,27 +7,32 @@
 // A CTA owns 128 query rows of one (batch, query head): two consumer warpgroups of 64 rows, as the
 // forward. Q and dO land once by TMA; K and V tiles stream through a kStages-deep TMA/mbarrier
 // ring (a "K full", a "V full" and an "empty" barrier per stage). As in v05 there is no producer
-// warp (256 threads may take 255 registers): thread 0 issues every load. After tile j it refills
-// the stage of tile j − 1 (not j's), once both consumers have released it: it waits for the other
-// consumer only when that one is more than a tile behind, and loads still run kStages − 1 ahead.
+// warp (256 threads may take 255 registers): thread 0 issues every load. After tile j's dP wait
+// (no wgmma of its own in flight, see below) it refills the stage of tile j − 2 once both
+// consumers have released it: it waits for the other consumer only when that one is more than a
+// tile behind, and loads run kStages − 2 tiles ahead.
 // Per key tile, in each consumer (its rows' L·log2e and D in registers):
 //   S = Q·Kᵀ, dP = dO·Vᵀ  wgmma, both operands K-major from 128B-swizzled shared memory (the
 //                         forward's Q·Kᵀ form), two commit groups: P is formed while dP runs;
-//   P = exp2(S·scale·log2e − L·log2e), masked (keys past nk, causal) only on edge tiles, in their
-//                         own copy of the loop; dS = P∘(dP − D) packed to 16 bits;
+//   P = exp2(S·scale·log2e − L·log2e), masked (keys past nk, causal) only on edge tiles;
+//                         dS = P∘(dP − D) packed to 16 bits;
 //   dQ += dS·K            wgmma with dS as the REGISTER A operand and K as MN-major B: exactly the
-//                         forward's O += P·V with V; waited for before the next tile, as in v04
-//                         (zeroing the next S and dP while it runs serializes every wgmma: ptxas
-//                         C7515; the wgmma forms here have no scale-d = 0 operand to avoid it).
-//                         The two consumers fill each other's gaps on the tensor cores.
+//                         forward's O += P·V with V. Left in flight: the next tile's S and dP
+//                         queue behind it on the tensor cores, and its K stage is released at the
+//                         next tile's first wait.
+// What keeps ptxas from serializing every wgmma (C7515/C7520) with dQ in flight across tiles:
+// S and dP start with a scale-d = 0 k-step instead of zeroed registers (no ordinary writes to
+// their accumulators while dQ runs); edge tiles, a suffix of the key tiles, run in a second copy
+// of the loop rather than behind a branch in the body; thread 0's divergent empty-wait and loads
+// sit where no wgmma of the warpgroup is in flight; the fences follow the mbarrier waits.
 // Keys per tile by registers (S, dP, dQ and the 16-bit dS live together): 64 at d = 128
-// (32 + 32 + 64 + 16 accumulator registers: 155 in all), 128 at d = 64 (64 + 64 + 32 + 32: 188);
+// (32 + 32 + 64 + 16 accumulator registers: 173 in all), 128 at d = 64 (64 + 64 + 32 + 32: 223);
 // no spills. 128 keys at d = 128 would leave room for only 2 stages in shared memory.
 // Causal (bottom-right aligned): key tiles past the CTA's last diagonal are never loaded (the
-// first consumer still runs the CTA's last, for it wholly masked, tiles: they are its partner's
-// diagonal). Rows past n compute on TMA's zero fill with L = +∞ (P = 0) and are not stored; a
-// row that sees no key (L = −∞) is given L = +∞ too, so its P is 0 however its tiles are masked;
-// a CTA whose rows see no key loads nothing and stores zeros.
+// first consumer still runs the CTA's last tiles, wholly masked for it: its partner's diagonal).
+// Rows past n compute on TMA's zero fill with L = +∞ (P = 0) and are not stored; a row that sees
+// no key (L = −∞) is given L = +∞ too, so its P is 0 however its tiles are masked; a CTA whose
+// rows see no key loads nothing and stores zeros.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -61,7 +66,7 @@ struct DqGeometry {
   static constexpr int kColBlocks = kD / kBoxCols;
   static constexpr int kQTile = kRowsPerCta * kD * 2;  // one of Q, dO
   static constexpr int kKVTile = kKeys * kD * 2;       // one of K, V
-  static constexpr int kStages = 4;
+  static constexpr int kStages = kD == 128 ? 4 : 5;  // loads run kStages − 2 tiles ahead
   static constexpr int kKLbo = kKeys * kSwizzleRow;    // K as MN-major B: the next 64 columns of d
   static constexpr int kBarriers = 1 + 3 * kStages;    // Q/dO full; K full, V full, empty per stage
   static constexpr int kBytes = 2 * kQTile + 2 * kStages * kKVTile + kBarriers * 8 + 1024 /* 1024-byte alignment */;
@@ -146,6 +151,7 @@ __global__ void __launch_bounds__(kCtaThreads, 1)
     rD[half] = i < n ? a.delta[at] : 0.f;
   }
 
+  // Declared here: the loop's dQ wgmma reads rdS and writes rdQ into the next iteration.
   float rdQ[kQAcc], rS[kSAcc], rdP[kSAcc];
   uint32_t rdS[kQSteps][4];
 #pragma unroll
@@ -166,39 +172,46 @@ __global__ void __launch_bounds__(kCtaThreads, 1)
     }
   };
 
+  // acc = A·Bᵀ over d for this consumer's 64 rows (S = Q·Kᵀ, dP = dO·Vᵀ): d/16 k-steps of 32 bytes,
+  // the first with scale-d = 0, so that acc needs no zeroing while dQ runs (see the header).
+  const auto issue_product = [&](float (&acc)[kSAcc], const uint8_t* sA, const uint8_t* sB) {
+    ss<T, 0, 0, 0>(acc, hw::smem_desc(sA + qk_start(kRowsPerCta, 64 * consumer, 0)), hw::smem_desc(sB + qk_start(kKeys, 0, 0)));
+#pragma unroll
+    for (int step = 1; step < kD / 16; ++step)
+      ss<T>(acc, hw::smem_desc(sA + qk_start(kRowsPerCta, 64 * consumer, step)), hw::smem_desc(sB + qk_start(kKeys, 0, step)));
+  };
+#pragma unroll
+  for (int i = 0; i < kSAcc; ++i) rS[i] = rdP[i] = 0.f;  // never read (scale-d = 0), but defined
   if (tiles > 0) mbar_wait_bounded(qdo_full, 0);
-#pragma unroll 1
-  for (int j = 0; j < tiles; ++j) {
+  const auto run_tile = [&](int j, auto masked) {
     const int s = j % kStages;
     const uint32_t parity = uint32_t(j / kStages) & 1;
     const uint8_t* sKs = sK + s * G::kKVTile;
-    const uint8_t* sVs = sV + s * G::kKVTile;
-    // S = Q·Kᵀ, then dP = dO·Vᵀ: d/16 k-steps of 32 bytes each, one commit group apiece.
-#pragma unroll
-    for (int i = 0; i < kSAcc; ++i) rS[i] = rdP[i] = 0.f;
-    fence_operands(rS);
-    fence_operands(rdP);
+    // S, then dP, one commit group apiece, queued behind dQ of tile j − 1. The fences follow the
+    // waits' branches (ptxas would insert them there).
     mbar_wait_bounded(&k_full[s], parity);
-    hw::wgmma_fence();  // rS and rdP were zeroed by ordinary instructions
-#pragma unroll
-    for (int step = 0; step < kD / 16; ++step)
-      ss<T>(rS, hw::smem_desc(sQ + qk_start(kRowsPerCta, 64 * consumer, step)), hw::smem_desc(sKs + qk_start(kKeys, 0, step)));
+    hw::wgmma_fence();
+    issue_product(rS, sQ, sKs);
     hw::wgmma_commit();
     mbar_wait_bounded(&v_full[s], parity);
-    hw::wgmma_fence();  // after the wait's branch, for dP's zeroed rdP (ptxas would insert it)
-#pragma unroll
-    for (int step = 0; step < kD / 16; ++step)
-      ss<T>(rdP, hw::smem_desc(sdO + qk_start(kRowsPerCta, 64 * consumer, step)), hw::smem_desc(sVs + qk_start(kKeys, 0, step)));
+    hw::wgmma_fence();
+    issue_product(rdP, sdO, sV + s * G::kKVTile);
     hw::wgmma_commit();
 
-    hw::wgmma_wait<1>();  // S is complete; dP may still run
+    hw::wgmma_wait<1>();  // dQ of tile j − 1 and S are complete; dP may still run
     fence_operands(rS);
+    if (j >= 1 && threadIdx.x % 128 == 0) hw::mbar_arrive(&empty[(j - 1) % kStages]);  // done with tile j − 1
     const int key0 = j * kKeys;
-    if (key0 + kKeys > nk || (f.causal && key0 + kKeys - 1 > c0 + shift)) form_p(key0, std::true_type{});
-    else form_p(key0, std::false_type{});
-
+    form_p(key0, masked);
     hw::wgmma_wait<0>();
     fence_operands(rdP);
+    // Nothing in flight: thread 0 refills the stage of tile j − 2 (released by both consumers once
+    // the other one is past tile j − 1's first wait).
+    if (threadIdx.x == 0 && j >= 2 && j - 2 + kStages < tiles) {
+      mbar_wait_bounded(&empty[(j - 2) % kStages], uint32_t((j - 2) / kStages) & 1);
+      load_kv(j - 2 + kStages);
+    }
+
     // dS = P∘(dP − D), packed: register r of k-step kk holds elements 8kk + 2r, +1 (row half r & 1).
 #pragma unroll
     for (int kk = 0; kk < kQSteps; ++kk)
@@ -208,24 +221,26 @@ __global__ void __launch_bounds__(kCtaThreads, 1)
         const float d = rD[r & 1];
         rdS[kk][r] = pack2<T>(rS[i] * (rdP[i] - d), rS[i + 1] * (rdP[i + 1] - d));
       }
-    // dQ += dS·K: k-step kk reads K's keys 16kk…16kk+15 (MN-major, n = d); waited for here (the
-    // header says why).
+    // dQ += dS·K: k-step kk reads K's keys 16kk…16kk+15 (MN-major, n = d); left in flight.
     fence_operands(rdQ);
     fence_operands(rdS);
     hw::wgmma_fence();  // rdS (and rdQ's zeros, on the first tile) were written by ordinary instructions
 #pragma unroll
     for (int kk = 0; kk < kQSteps; ++kk) rs<T>(rdQ, rdS[kk], mn_major_desc(smem_addr(sKs + pv_start(kk)), G::kKLbo));
     hw::wgmma_commit();
-    hw::wgmma_wait<0>();
-    fence_operands(rdQ);
-    if (threadIdx.x % 128 == 0) hw::mbar_arrive(&empty[s]);  // this consumer is done with tile j's K and V
-    // Thread 0 refills the stage of tile j − 1 rather than j's: the other consumer is then one
-    // tile late before this one waits for it, and loads still run kStages − 1 tiles ahead.
-    if (threadIdx.x == 0 && j >= 1 && j - 1 + kStages < tiles) {
-      mbar_wait_bounded(&empty[(j - 1) % kStages], uint32_t((j - 1) / kStages) & 1);
-      load_kv(j - 1 + kStages);
-    }
-  }
+  };
+  // Edge tiles (keys past nk; causal: any key above the diagonal of the CTA's first row, for both
+  // consumers) are a suffix of the key tiles: the unmasked ones run in their own loop copy.
+  int first_edge = nk / kKeys;
+  if (f.causal && (m0 + shift + 1) / kKeys < first_edge) first_edge = m0 + shift + 1 > 0 ? (m0 + shift + 1) / kKeys : 0;
+  if (first_edge > tiles) first_edge = tiles;
+  int j = 0;
+#pragma unroll 1
+  for (; j < first_edge; ++j) run_tile(j, std::false_type{});
+#pragma unroll 1
+  for (; j < tiles; ++j) run_tile(j, std::true_type{});
+  hw::wgmma_wait<0>();
+  fence_operands(rdQ);  // (no release of the last tile: nothing is loaded after it)
 
   // dQ·scale → T for rows row0, row0 + 8 × columns 8c + 2t, +1; rows past n not stored.
 #pragma unroll

@@ -88,14 +88,14 @@ __host__ __device__ constexpr int qk_start(int rows, int row0, int step) {
 __host__ __device__ constexpr int pv_start(int kk) { return kk * 16 * kSwizzleRow; }
 
 // The 16-bit wgmma forms by element type T (bf16 or fp16), D += A·B: both operands
-// from descriptors (ss; kTransA / kTransB: 1 = MN-major), or A from registers in the mma.sync
+// from descriptors (ss; kTransA / kTransB: 1 = MN-major; kScaleD = 0: D = A·B), or A from registers in the mma.sync
 // A-fragment layout and B an MN-major descriptor (rs: P·V, Pᵀ·dO, dSᵀ·Q).
-template <class T, int kTransA = 0, int kTransB = 0, int kN>
+template <class T, int kTransA = 0, int kTransB = 0, int kScaleD = 1, int kN>
 __device__ __forceinline__ void ss(float (&d)[kN], uint64_t desc_a, uint64_t desc_b) {
   if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    hw::wgmma_bf16<kTransA, kTransB>(d, desc_a, desc_b);
+    hw::wgmma_bf16<kTransA, kTransB, kScaleD>(d, desc_a, desc_b);
   else
-    hw::wgmma_fp16<kTransA, kTransB>(d, desc_a, desc_b);
+    hw::wgmma_fp16<kTransA, kTransB, kScaleD>(d, desc_a, desc_b);
 }
 template <class T, int kN>
 __device__ __forceinline__ void rs(float (&d)[kN], const uint32_t (&a)[4], uint64_t desc_b) {
