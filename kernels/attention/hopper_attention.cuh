@@ -38,14 +38,6 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, u
       "l"(map), "r"(smem_addr(bar)), "r"(col), "r"(row), "r"(batch)
       : "memory");
 }
-// A tile of kColBlocks boxes (64 columns each, from column col0; rows row… of batch `batch`) into
-// dst as [kColBlocks][rows][128 B], the layout tile_byte describes, counted on `bar`.
-template <int kColBlocks>
-__device__ __forceinline__ void tma_load_tile(uint8_t* dst, const CUtensorMap* map, uint64_t* bar, int rows, int col0,
-                                              int row, int batch) {
-#pragma unroll
-  for (int cb = 0; cb < kColBlocks; ++cb) tma_load_3d(dst + cb * rows * kSwizzleRow, map, bar, col0 + cb * kBoxCols, row, batch);
-}
 // hopper.cuh's mbar_wait with a bound: a barrier that never completes (a wrong byte count, a
 // phase off by one) traps after 10 s instead of hanging the GPU. The clock is read only once a
 // poll has failed, so a wait that succeeds at once costs one try_wait as before.
@@ -68,6 +60,15 @@ __device__ __forceinline__ void mbar_wait_bounded(uint64_t* bar, uint32_t parity
   const uint64_t start = global_ns();
   while (!mbar_try_wait(bar, parity))
     if (global_ns() - start > 10'000'000'000ull) __trap();
+}
+
+// A tile of kColBlocks boxes (64 columns each, from column col0; rows row… of batch `batch`) into
+// dst as [kColBlocks][rows][128 B], the layout tile_byte describes, counted on `bar`.
+template <int kColBlocks>
+__device__ __forceinline__ void tma_load_tile(uint8_t* dst, const CUtensorMap* map, uint64_t* bar, int rows, int col0,
+                                              int row, int batch) {
+#pragma unroll
+  for (int cb = 0; cb < kColBlocks; ++cb) tma_load_3d(dst + cb * rows * kSwizzleRow, map, bar, col0 + cb * kBoxCols, row, batch);
 }
 
 // Descriptor of an MN-major operand in the 128B swizzle: 8 k-rows of 128 bytes form one
