@@ -497,7 +497,7 @@ void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   const dim3 grid(unsigned(blocks_for(f.nk, S::kKeys)), unsigned(f.hkv), unsigned(f.b));
   kernel<<<grid, 128 * kWG, S::kBytes, stream>>>(mapQ, mapK, mapV, mapdO, mapdQ, a);
   SOL_LAUNCH_CHECK();
-  if (a.deterministic) bwd::launch_dq<T, kD>(a, stream);
+  if (a.deterministic) flash_backward_dq_wgmma<T>(a, stream);
 }
 
 template <class T, int kWG>

@@ -86,4 +86,12 @@ void flash_backward_wgmma(const AttnBwdArgs<T>& a, cudaStream_t stream, int warp
 template <class T>
 LaunchPlan flash_backward_wgmma_plan(const AttnBwdArgs<T>& a, int warpgroups);  // the main kernel
 
+// det=1's dQ for v03/v04 (kernels/attention/backward_dq_wgmma.cu): dQ = scale·Σ dS·K written directly
+// (no accumulator, no atomics), a CTA of two warpgroups per 128 query rows walking the key tiles in
+// order by TMA and wgmma, S and dP recomputed. Needs delta (bwd::launch_delta) already computed.
+template <class T>
+void flash_backward_dq_wgmma(const AttnBwdArgs<T>& a, cudaStream_t stream);
+template <class T>
+LaunchPlan flash_backward_dq_wgmma_plan(const AttnBwdArgs<T>& a);
+
 }  // namespace sol::kernels::attention

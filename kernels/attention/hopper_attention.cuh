@@ -69,6 +69,15 @@ __device__ __forceinline__ void mbar_wait_bounded(uint64_t* bar, uint32_t parity
     if (global_ns() - start > 10'000'000'000ull) __trap();
 }
 
+// A tile of kColBlocks boxes (64 columns each, from column col0; rows row… of batch `batch`) into
+// dst as [kColBlocks][rows][128 B], the layout tile_byte describes, counted on `bar`.
+template <int kColBlocks>
+__device__ __forceinline__ void tma_load_tile(uint8_t* dst, const CUtensorMap* map, uint64_t* bar, int rows, int col0,
+                                              int row, int batch) {
+#pragma unroll
+  for (int cb = 0; cb < kColBlocks; ++cb) tma_load_3d(dst + cb * rows * kSwizzleRow, map, bar, col0 + cb * kBoxCols, row, batch);
+}
+
 // Descriptor of an MN-major operand in the 128B swizzle: 8 k-rows of 128 bytes form one
 // 1024-byte swizzle atom, the stride byte offset (8-row groups along k) is kSbo; the leading byte
 // offset `lbo` is the distance between 64-element blocks along m or n, i.e. one column block of
@@ -87,14 +96,14 @@ __host__ __device__ constexpr int qk_start(int rows, int row0, int step) {
 __host__ __device__ constexpr int pv_start(int kk) { return kk * 16 * kSwizzleRow; }
 
 // The 16-bit wgmma forms by element type T (bf16 or fp16), D += A·B: both operands
-// from descriptors (ss; kTransA / kTransB: 1 = MN-major), or A from registers in the mma.sync
+// from descriptors (ss; kTransA / kTransB: 1 = MN-major; kScaleD = 0: D = A·B), or A from registers in the mma.sync
 // A-fragment layout and B an MN-major descriptor (rs: P·V, Pᵀ·dO, dSᵀ·Q).
-template <class T, int kTransA = 0, int kTransB = 0, int kN>
+template <class T, int kTransA = 0, int kTransB = 0, int kScaleD = 1, int kN>
 __device__ __forceinline__ void ss(float (&d)[kN], uint64_t desc_a, uint64_t desc_b) {
   if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    hw::wgmma_bf16<kTransA, kTransB>(d, desc_a, desc_b);
+    hw::wgmma_bf16<kTransA, kTransB, kScaleD>(d, desc_a, desc_b);
   else
-    hw::wgmma_fp16<kTransA, kTransB>(d, desc_a, desc_b);
+    hw::wgmma_fp16<kTransA, kTransB, kScaleD>(d, desc_a, desc_b);
 }
 template <class T, int kN>
 __device__ __forceinline__ void rs(float (&d)[kN], const uint32_t (&a)[4], uint64_t desc_b) {
@@ -113,6 +122,25 @@ __host__ __device__ constexpr int tile_byte(int rows, int row, int col) { return
 __host__ __device__ constexpr int k_major_byte(int row, int k, int sbo) { return 2 * ((row % 8) * 64 + (k % 8) + (k / 8) * 8) + (row / 8) * sbo; }
 __host__ __device__ constexpr int mn_major_byte(int k, int n, int lbo, int sbo) {
   return 2 * ((n % 8) + ((n / 8) % 8) * 8 + (k % 8) * 64) + (n / 64) * lbo + (k / 8) * sbo;
+}
+
+// Compile-time checks of operand starts against those layouts, for any tile geometry:
+// the K-major operand of `m` rows from row0 of a [rows × d] tile, k-step by k-step (qk_start);
+// and a [rows × cols] tile read as MN-major B with k = rows, n = cols (pv_start, LBO one column
+// block of the tile).
+__host__ __device__ constexpr bool k_major_steps_address(int rows, int row0, int m, int d) {
+  for (int step = 0; step < d / 16; ++step)
+    for (int r = 0; r < m; r += 3)
+      for (int k = 0; k < 16; ++k)
+        if (qk_start(rows, row0, step) + k_major_byte(r, k, kSbo) != tile_byte(rows, row0 + r, 16 * step + k)) return false;
+  return true;
+}
+__host__ __device__ constexpr bool mn_major_steps_address(int rows, int cols) {
+  for (int kk = 0; kk < rows / 16; ++kk)
+    for (int k = 0; k < 16; ++k)
+      for (int n = 0; n < cols; ++n)
+        if (pv_start(kk) + mn_major_byte(k, n, rows * kSwizzleRow, kSbo) != tile_byte(rows, 16 * kk + k, n)) return false;
+  return true;
 }
 
 // Pins registers an async wgmma reads or writes: no ordinary instruction touching them is moved

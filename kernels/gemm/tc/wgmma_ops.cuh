@@ -4,7 +4,9 @@
 // warpgroup (128, 64 or 32 registers per thread). One k-step is 16 elements of bf16/fp16 or 32 of
 // fp8 e4m3: 32 bytes of each row either way. The GEMM reads both operands K-major; the 64×128 and
 // 64×64 bf16/fp16 forms take imm-trans-a / imm-trans-b as template arguments (1 = MN-major), which
-// the attention backward needs (dQ = dS·K with K MN-major). The register-A forms are in
+// the attention backward needs (dQ = dS·K with K MN-major), and scale-d as kScaleD (0: D = A·B,
+// the accumulator's old contents ignored — a first k-step that needs no zeroed registers, which
+// the deterministic dQ kernel relies on while another wgmma is in flight). The register-A forms are in
 // kernels/attention/wgmma_rs.cuh. Generated once by a short script (the operands are regular); sm_90a.
 #include <cstdint>
 
@@ -131,10 +133,10 @@ __device__ __forceinline__ void wgmma_e4m3(float (&d)[64], uint64_t desc_a, uint
 }
 
 // D[64×64] += A·B (bf16, both from descriptors; kTransA / kTransB: 1 = MN-major).
-template <int kTransA = 0, int kTransB = 0>
+template <int kTransA = 0, int kTransB = 0, int kScaleD = 1>
 __device__ __forceinline__ void wgmma_bf16(float (&d)[32], uint64_t desc_a, uint64_t desc_b) {
   asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
       "{"
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
@@ -144,14 +146,14 @@ __device__ __forceinline__ void wgmma_bf16(float (&d)[32], uint64_t desc_a, uint
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
         "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
         "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "l"(desc_a), "l"(desc_b), "n"(kTransA), "n"(kTransB));
+      : "l"(desc_a), "l"(desc_b), "n"(kTransA), "n"(kTransB), "n"(kScaleD));
 }
 
 // D[64×64] += A·B (fp16, both from descriptors; kTransA / kTransB: 1 = MN-major).
-template <int kTransA = 0, int kTransB = 0>
+template <int kTransA = 0, int kTransB = 0, int kScaleD = 1>
 __device__ __forceinline__ void wgmma_fp16(float (&d)[32], uint64_t desc_a, uint64_t desc_b) {
   asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
       "{"
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
@@ -161,14 +163,14 @@ __device__ __forceinline__ void wgmma_fp16(float (&d)[32], uint64_t desc_a, uint
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
         "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
         "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "l"(desc_a), "l"(desc_b), "n"(kTransA), "n"(kTransB));
+      : "l"(desc_a), "l"(desc_b), "n"(kTransA), "n"(kTransB), "n"(kScaleD));
 }
 
 // D[64×128] += A·B (bf16, both from descriptors; kTransA / kTransB: 1 = MN-major).
-template <int kTransA = 0, int kTransB = 0>
+template <int kTransA = 0, int kTransB = 0, int kScaleD = 1>
 __device__ __forceinline__ void wgmma_bf16(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
   asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %68, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
       "{"
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
@@ -184,14 +186,14 @@ __device__ __forceinline__ void wgmma_bf16(float (&d)[64], uint64_t desc_a, uint
         "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
         "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
         "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "l"(desc_a), "l"(desc_b), "n"(kTransA), "n"(kTransB));
+      : "l"(desc_a), "l"(desc_b), "n"(kTransA), "n"(kTransB), "n"(kScaleD));
 }
 
 // D[64×128] += A·B (fp16, both from descriptors; kTransA / kTransB: 1 = MN-major).
-template <int kTransA = 0, int kTransB = 0>
+template <int kTransA = 0, int kTransB = 0, int kScaleD = 1>
 __device__ __forceinline__ void wgmma_fp16(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
   asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %68, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
       "{"
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
@@ -207,7 +209,7 @@ __device__ __forceinline__ void wgmma_fp16(float (&d)[64], uint64_t desc_a, uint
         "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
         "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
         "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "l"(desc_a), "l"(desc_b), "n"(kTransA), "n"(kTransB));
+      : "l"(desc_a), "l"(desc_b), "n"(kTransA), "n"(kTransB), "n"(kScaleD));
 }
 
 }  // namespace sol::kernels::gemm_tc::hopper
