@@ -97,6 +97,9 @@ void set_achieved(results::Record& r);
 // One verification: fresh random inputs from `seed`, output poisoned, one run, compared with the
 // CPU reference. Throws sol::Error on CUDA failures or an unsupported shape.
 CheckResult verify(const Variant& v, const Shape& s, uint64_t seed);
+// Two runs of one Case on the same inputs (output poisoned before each): a deterministic kernel
+// must give the same output_digest twice.
+std::pair<CheckResult, CheckResult> verify_twice(const Variant& v, const Shape& s, uint64_t seed);
 // Verifies, then times. Never throws for the variant's own problems: an unsupported shape, a
 // compute capability too low, or a failing CUDA call come back as Record::skipped. A variant that
 // fails verification is timed but recorded verified = false, and its note says the time is invalid.

@@ -114,14 +114,31 @@ double peak_device_bytes(const Variant& v, const Shape& s, uint64_t seed, cudaSt
 
 }  // namespace
 
-CheckResult verify(const Variant& v, const Shape& s, uint64_t seed) {
+std::unique_ptr<Case> make_checked(const Variant& v, const Shape& s) {
   const gpu::Device dev = gpu::current_device();
   if (std::string why = cannot_run(v, s, dev.cc); !why.empty())
     bad_input(v.family + "/" + v.name + " cannot run at " + s.str() + ": " + why);
   auto c = v.make(s);
   if (!c) failure(v.family + "/" + v.name + ": make() returned no Case");
+  return c;
+}
+
+CheckResult verify(const Variant& v, const Shape& s, uint64_t seed) {
+  auto c = make_checked(v, s);
   gpu::Stream st;
   return verify_case(*c, fresh_seed(seed), st.get());
+}
+
+std::pair<CheckResult, CheckResult> verify_twice(const Variant& v, const Shape& s, uint64_t seed) {
+  auto c = make_checked(v, s);
+  gpu::Stream st;
+  const CheckResult first = verify_case(*c, fresh_seed(seed), st.get());
+  c->poison(0);
+  SOL_CUDA_CHECK(cudaDeviceSynchronize());
+  c->run(0, st.get());
+  SOL_CUDA_CHECK(cudaGetLastError());
+  SOL_CUDA_CHECK(cudaStreamSynchronize(st.get()));
+  return {first, c->check()};
 }
 
 results::Record measure(const Variant& v, const Shape& s, const Options& opts, const results::MeasuredCeilings& ceilings,

@@ -37,6 +37,7 @@ struct CheckResult {
   int64_t unwritten = 0;     // elements still holding the poison pattern
   int64_t nonfinite = 0;
   std::string detail;        // first mismatch, when !ok
+  uint64_t output_digest = 0;  // a hash of every output bit, where the Case computes one (0: none)
 };
 
 // How a Case's kernel is launched, for the doctor (occupancy, waves).

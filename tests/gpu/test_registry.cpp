@@ -63,6 +63,11 @@ TEST_P(RegistryVariant, MatchesReference) {
     EXPECT_LE(c.rel_l2, p.v->tol.rel_l2) << "tolerance: " << p.v->tol.why << "; " << c.detail;
     EXPECT_TRUE(c.ok) << c.detail;
   }
+  if (p.shape.get("det", 0)) {  // deterministic mode: the same inputs give the same output bits
+    const auto [first, second] = bench::verify_twice(*p.v, p.shape, 0x5EED);
+    EXPECT_NE(first.output_digest, 0u) << "the Case computes no output digest";
+    EXPECT_EQ(first.output_digest, second.output_digest) << "det=1 gave different output bits on the same inputs";
+  }
 #endif
 }
 
