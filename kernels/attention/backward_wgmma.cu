@@ -119,10 +119,15 @@ struct Geometry {
   static constexpr int dq_a_start(int w, int kk) { return qk_start(kRows, 64 * (w / kQColParts), kk); }
   // Byte of dS element (query q, key) after the 128B swizzle, as TMA would have put it: column
   // block key/64, 16-byte chunk (key % 64)/8 of the query's 128-byte row XOR q % 8 (the tile is
-  // 1024-aligned). The 32 lanes of one store (g → key % 8, t → q) hit 16 distinct banks, two
-  // lanes per 4-byte word: no conflict.
+  // 1024-aligned). A stmatrix.trans writes 8 such 16-byte rows (8 queries' chunks of one key
+  // octet) per matrix; q % 8 spreads them over the 8 chunks of a 128-byte span: no conflict.
   static constexpr int ds_byte(int q, int key) {
     return (key / 64) * kRows * kSwizzleRow + q * kSwizzleRow + ((((key % 64) / 8) ^ (q % 8)) << 4) + (key % 8) * 2;
+  }
+  // Byte of fp32 dQ element (row, col) of a warpgroup's 64 × 64 staging block, as the fp32 tensor
+  // map (32-column boxes of 128 B) reads it: box col/32, 16-byte chunk (col % 32)/4 XOR row % 8.
+  static constexpr int dq_byte(int row, int col) {
+    return (col / 32) * 64 * kSwizzleRow + row * kSwizzleRow + ((((col % 32) / 4) ^ (row % 8)) << 4) + (col % 4) * 4;
   }
 };
 
@@ -137,7 +142,7 @@ constexpr int swizzle_128b(int byte) { return byte ^ (((byte >> 7) & 7) << 4); }
 //   dV, dK:  B = dO or Q, k-step kk = queries 16kk…, MN-major (n = d), LBO one column block;
 //   dQ:      B = K (k = keys 16kk…, n = warpgroup w's columns of d), MN-major;
 // and the dS stores: ds_byte is TMA's swizzle applied to element (q, key) of a [kRows × keys]
-// tile, i.e. where the K-major A descriptor reads it.
+// tile, i.e. where the K-major A descriptor reads it; dq_byte is the fp32 map's box layout.
 template <int kD, int kWG>
 constexpr bool descriptors_address_the_tiles() {
   using G = Geometry<kD, kWG>;
@@ -171,6 +176,10 @@ constexpr bool descriptors_address_the_tiles() {
   for (int q = 0; q < G::kRows; ++q)
     for (int key = 0; key < G::kKeys; ++key)
       if (G::ds_byte(q, key) != swizzle_128b(tile_byte(G::kRows, q, key))) return false;
+  for (int row = 0; row < 64; ++row)
+    for (int col = 0; col < 64; ++col)
+      if (G::dq_byte(row, col) != swizzle_128b((col / 32) * 64 * kSwizzleRow + row * kSwizzleRow + (col % 32) * 4))
+        return false;
   return true;
 }
 static_assert(descriptors_address_the_tiles<64, 1>() && descriptors_address_the_tiles<128, 1>() &&
@@ -405,8 +414,7 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
     if (!a.deterministic) {
       if constexpr (S::kDqByTma) {
         // dQ (scaled) through this warpgroup's staging block: element (row 16·warp + g + 8h, column
-        // 8c + 2t, +1) at the swizzled byte TMA reads it from (16-byte chunk (column % 32)/4 XOR
-        // row % 8 of the row's 128 B in 32-column box column / 32; a warp's float2 stores take the
+        // 8c + 2t, +1) at dq_byte, where the fp32 map reads it (a warp's float2 stores take the
         // minimum two wavefronts). Then one elected thread adds both boxes into the fp32 accumulator
         // by TMA (rows past n dropped by the map), waited for before the next tile overwrites.
         uint8_t* sdQw = sdQ + wg * S::kDqStage;
@@ -415,8 +423,8 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const int row = 16 * warp + g + 8 * h, col = 8 * c + 2 * t;
-            const int byte = (col / 32) * 64 * kSwizzleRow + row * kSwizzleRow + ((((col % 32) / 4) ^ (row % 8)) << 4) + (col % 4) * 4;
-            *reinterpret_cast<float2*>(sdQw + byte) = make_float2(rdQ[4 * c + 2 * h] * f.scale, rdQ[4 * c + 2 * h + 1] * f.scale);
+            *reinterpret_cast<float2*>(sdQw + S::dq_byte(row, col)) =
+                make_float2(rdQ[4 * c + 2 * h] * f.scale, rdQ[4 * c + 2 * h + 1] * f.scale);
           }
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         hw::consumer_sync(wg);  // this warpgroup's block is complete
