@@ -38,14 +38,14 @@
 // past j − 1). The dQ block goes to shared memory (fp32, 128B-swizzled) and one thread per
 // warpgroup adds it to the fp32 accumulator with a TMA reduce-add (FA3 does the same from a
 // dedicated warp): 16 float2 stores per thread instead of 8 shuffled float4 atomics, and whole
-// 128-byte lines to L2. 232 registers at d = 128, 240 at d = 64, one CTA (8 warps) per SM,
+// 128-byte lines to L2. 234 registers at d = 128, 240 at d = 64, one CTA (8 warps) per SM,
 // 226 KiB of shared memory (a 3-stage ring at d = 128, 2 stages of 128-row tiles at d = 64).
 // Causal (bottom-right aligned): query tiles wholly before the key tile are skipped, edge tiles
 // masked. Query rows past n arrive as TMA zero fill with L = +∞ (P = 0); keys past nk are masked
 // and their dK, dV not stored.
 // Floor at b=4,h=16,n=4096,d=128: 1.37 TFLOP (2.5 × 4·b·h·n²·d) → 1.39 ms at the 989 TFLOP/s
 // dense peak; v02 took 8.8 ms, the flash backend (FA2) 4.8 ms, cuDNN 2.9 ms.
-// measured (H200, bench/results/h200/): v03_flash_bwd_wgmma b=4,h=16,n=4096,d=128: 4.86 ms, 283 TFLOP/s (attention_bwd), 29 % of the model's floor; v04_flash_bwd_2wg b=4,h=16,n=4096,d=128: 3.14 ms, 437 TFLOP/s (attention_bwd), 44 % of the model's floor
+// measured (H200, bench/results/h200/): v03_flash_bwd_wgmma b=4,h=16,n=4096,d=128: 4.87 ms, 282 TFLOP/s (attention_bwd), 29 % of the model's floor; v04_flash_bwd_2wg b=4,h=16,n=4096,d=128: 2.91 ms, 472 TFLOP/s (attention_bwd), 48 % of the model's floor
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -238,13 +238,19 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
   const int m_begin = f.causal && n0 - shift > 0 ? (n0 - shift) / kRows * kRows : 0;
   const int per_head = m_begin < n ? (n - m_begin + kRows - 1) / kRows : 0;
   const int tiles = per_head * group;
-  const auto tile_m0 = [&](int j) { return m_begin + (j % per_head) * kRows; };
+  const auto tile_m0 = [&](int j) { return m_begin + (j % per_head) * kRows; };  // thread 0's refills
   const auto tile_hq = [&](int j) { return hk * group + j / per_head; };
+  // The loop's own tiles advance without dividing: rows by kRows, then the next query head.
+  struct TilePos {
+    int m0, hq;
+  };
+  const int m_end = m_begin + per_head * kRows;
+  const auto next_pos = [&](TilePos p) { return p.m0 + kRows < m_end ? TilePos{p.m0 + kRows, p.hq} : TilePos{m_begin, p.hq + 1}; };
 
-  // Threads 0…kRows − 1 fetch L·log2e of row m0 + tid of tile j, the next kRows threads its D.
-  const auto stat = [&](int j) -> float {
-    const int i = tile_m0(j) + int(threadIdx.x) % kRows;
-    const int64_t at = (int64_t(bi) * f.h + tile_hq(j)) * n + i;
+  // Threads 0…kRows − 1 fetch L·log2e of row m0 + tid of the tile at p, the next kRows threads its D.
+  const auto stat = [&](TilePos p) -> float {
+    const int i = p.m0 + int(threadIdx.x) % kRows;
+    const int64_t at = (int64_t(bi) * f.h + p.hq) * n + i;
     if (threadIdx.x < kRows) return i < n ? f.lse[at] * bwd::kLog2e : INFINITY;
     return i < n ? a.delta[at] : 0.f;
   };
@@ -264,7 +270,8 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
     for (int s = 0; s < kStages; ++s) hw::mbar_init(&full[s], 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  if (tiles > 0 && stats_thread) put_stat(0, stat(0));
+  TilePos pos{m_begin, hk * group};  // tile j's
+  if (tiles > 0 && stats_thread) put_stat(0, stat(pos));
   __syncthreads();  // barriers initialized, tile 0's L and D in buffer 0
   if (threadIdx.x == 0 && tiles > 0) {  // a CTA with no query tile loads nothing (and stores zeros)
     hw::mbar_expect_bytes(kv_full, 2 * S::kKV);
@@ -283,8 +290,9 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
 #pragma unroll 1
   for (int j = 0; j < tiles; ++j) {
     const int s = j % kStages, buf = j & 1;
-    const int m0 = tile_m0(j), hq = tile_hq(j);
-    const float next_stat = stats_thread && j + 1 < tiles ? stat(j + 1) : 0.f;  // lands in buffer buf ^ 1 before the mid barrier
+    const int m0 = pos.m0, hq = pos.hq;
+    pos = next_pos(pos);
+    const float next_stat = stats_thread && j + 1 < tiles ? stat(pos) : 0.f;  // lands in buffer buf ^ 1 before the mid barrier
     const uint8_t* sQs = sQ + s * S::kTile;
     const uint8_t* sdOs = sdO + s * S::kTile;
     uint8_t* sdSb = sdS + (S::kDsBuffers == 1 ? 0 : buf * S::kDs);
@@ -398,14 +406,17 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
       issue_dv_dk();
     }
 
-    // dQ = dS·K over the CTA's keys (K-major A, MN-major B), this warpgroup's block.
+    // dQ = dS·K over the CTA's keys (K-major A, MN-major B), this warpgroup's block. v04 commits
+    // it only when it is issued: a commit after the branch would cost every tile a dummy wgmma
+    // that ptxas adds to close a group that may be empty.
     if (!a.deterministic) {
 #pragma unroll
       for (int kk = 0; kk < kQSteps; ++kk)
         ss<T, 0, 1>(rdQ, hw::smem_desc(sdSb + S::dq_a_start(wg, kk)),
                     mn_major_desc(smem_addr(sK + S::dq_b_start(wg, kk)), kKeys * kSwizzleRow));
+      if constexpr (kWG == 2) hw::wgmma_commit();
     }
-    hw::wgmma_commit();
+    if constexpr (kWG == 1) hw::wgmma_commit();  // dV, dK and dQ in one group
     hw::wgmma_wait<0>();
     fence_operands(rdV);
     fence_operands(rdK);
