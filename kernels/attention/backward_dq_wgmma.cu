@@ -174,11 +174,13 @@ __global__ void __launch_bounds__(kCtaThreads, 1)
 
   // acc = A·Bᵀ over d for this consumer's 64 rows (S = Q·Kᵀ, dP = dO·Vᵀ): d/16 k-steps of 32 bytes,
   // the first with scale-d = 0, so that acc needs no zeroing while dQ runs (see the header).
+  // (Descriptors built once per tile and advanced by constants: desc_plus.)
   const auto issue_product = [&](float (&acc)[kSAcc], const uint8_t* sA, const uint8_t* sB) {
-    ss<T, 0, 0, 0>(acc, hw::smem_desc(sA + qk_start(kRowsPerCta, 64 * consumer, 0)), hw::smem_desc(sB + qk_start(kKeys, 0, 0)));
+    const uint64_t dA = hw::smem_desc(sA + qk_start(kRowsPerCta, 64 * consumer, 0)), dB = hw::smem_desc(sB);
+    ss<T, 0, 0, 0>(acc, dA, dB);
 #pragma unroll
     for (int step = 1; step < kD / 16; ++step)
-      ss<T>(acc, hw::smem_desc(sA + qk_start(kRowsPerCta, 64 * consumer, step)), hw::smem_desc(sB + qk_start(kKeys, 0, step)));
+      ss<T>(acc, desc_plus(dA, qk_start(kRowsPerCta, 0, step)), desc_plus(dB, qk_start(kKeys, 0, step)));
   };
 #pragma unroll
   for (int i = 0; i < kSAcc; ++i) rS[i] = rdP[i] = 0.f;  // never read (scale-d = 0), but defined
@@ -225,8 +227,9 @@ __global__ void __launch_bounds__(kCtaThreads, 1)
     fence_operands(rdQ);
     fence_operands(rdS);
     hw::wgmma_fence();  // rdS (and rdQ's zeros, on the first tile) were written by ordinary instructions
+    const uint64_t dKs = mn_major_desc(smem_addr(sKs), G::kKLbo);
 #pragma unroll
-    for (int kk = 0; kk < kQSteps; ++kk) rs<T>(rdQ, rdS[kk], mn_major_desc(smem_addr(sKs + pv_start(kk)), G::kKLbo));
+    for (int kk = 0; kk < kQSteps; ++kk) rs<T>(rdQ, rdS[kk], desc_plus(dKs, pv_start(kk)));
     hw::wgmma_commit();
   };
   // Edge tiles (keys past nk; causal: any key above the diagonal of the CTA's first row, for both

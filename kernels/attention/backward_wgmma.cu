@@ -45,7 +45,7 @@
 // and their dK, dV not stored.
 // Floor at b=4,h=16,n=4096,d=128: 1.37 TFLOP (2.5 × 4·b·h·n²·d) → 1.39 ms at the 989 TFLOP/s
 // dense peak; v02 took 8.8 ms, the flash backend (FA2) 4.8 ms, cuDNN 2.9 ms.
-// measured (H200, bench/results/h200/): v03_flash_bwd_wgmma b=4,h=16,n=4096,d=128: 4.87 ms, 282 TFLOP/s (attention_bwd), 29 % of the model's floor; v04_flash_bwd_2wg b=4,h=16,n=4096,d=128: 2.91 ms, 472 TFLOP/s (attention_bwd), 48 % of the model's floor
+// measured (H200, bench/results/h200/): v03_flash_bwd_wgmma b=4,h=16,n=4096,d=128: 4.86 ms, 283 TFLOP/s (attention_bwd), 29 % of the model's floor; v04_flash_bwd_2wg b=4,h=16,n=4096,d=128: 2.98 ms, 461 TFLOP/s (attention_bwd), 47 % of the model's floor
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -287,15 +287,25 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
   for (int i = 0; i < kOAcc; ++i) rdK[i] = rdV[i] = 0.f;
   if (tiles > 0) mbar_wait_bounded(kv_full, 0);
 
+  // Operand descriptors at the tiles' starts (desc_plus adds each k-step's constant offset):
+  // this warpgroup's 64 keys of K and V (K-major), K as dQ's MN-major B, and per stage and buffer
+  // below Q, dO (K-major for Sᵀ, dPᵀ; MN-major for dK, dV) and dS.
+  const uint64_t dK = hw::smem_desc(sK + qk_start(kKeys, kWgKeys * wg, 0));
+  const uint64_t dV = hw::smem_desc(sV + qk_start(kKeys, kWgKeys * wg, 0));
+  const uint64_t dK_mn = mn_major_desc(smem_addr(sK), kKeys * kSwizzleRow);
+  const uint64_t dQ0 = hw::smem_desc(sQ), ddO0 = hw::smem_desc(sdO), ddS0 = hw::smem_desc(sdS);
+  const uint64_t dQ0_mn = mn_major_desc(smem_addr(sQ), S::kTileLbo), ddO0_mn = mn_major_desc(smem_addr(sdO), S::kTileLbo);
+
 #pragma unroll 1
   for (int j = 0; j < tiles; ++j) {
     const int s = j % kStages, buf = j & 1;
     const int m0 = pos.m0, hq = pos.hq;
     pos = next_pos(pos);
     const float next_stat = stats_thread && j + 1 < tiles ? stat(pos) : 0.f;  // lands in buffer buf ^ 1 before the mid barrier
-    const uint8_t* sQs = sQ + s * S::kTile;
-    const uint8_t* sdOs = sdO + s * S::kTile;
     uint8_t* sdSb = sdS + (S::kDsBuffers == 1 ? 0 : buf * S::kDs);
+    const uint64_t dQs = desc_plus(dQ0, s * S::kTile), ddOs = desc_plus(ddO0, s * S::kTile);
+    const uint64_t dQs_mn = desc_plus(dQ0_mn, s * S::kTile), ddOs_mn = desc_plus(ddO0_mn, s * S::kTile);
+    const uint64_t ddS = desc_plus(ddS0, S::kDsBuffers == 1 ? 0 : buf * S::kDs);
     mbar_wait_bounded(&full[s], uint32_t(j / kStages) & 1);
 
     // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ on this warpgroup's 64 keys: d/16 k-steps of 32 bytes each, two
@@ -308,11 +318,11 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
     hw::wgmma_fence();
 #pragma unroll
     for (int step = 0; step < kD / 16; ++step)
-      ss<T, 0, 0>(rS, hw::smem_desc(sK + qk_start(kKeys, kWgKeys * wg, step)), hw::smem_desc(sQs + qk_start(kRows, 0, step)));
+      ss<T, 0, 0>(rS, desc_plus(dK, qk_start(kKeys, 0, step)), desc_plus(dQs, qk_start(kRows, 0, step)));
     hw::wgmma_commit();
 #pragma unroll
     for (int step = 0; step < kD / 16; ++step)
-      ss<T, 0, 0>(rdP, hw::smem_desc(sV + qk_start(kKeys, kWgKeys * wg, step)), hw::smem_desc(sdOs + qk_start(kRows, 0, step)));
+      ss<T, 0, 0>(rdP, desc_plus(dV, qk_start(kKeys, 0, step)), desc_plus(ddOs, qk_start(kRows, 0, step)));
     hw::wgmma_commit();
 
     // Pᵀ (in rS) while dPᵀ is still on the tensor cores. Element (c, e): key n0w + 16·warp + g +
@@ -386,9 +396,9 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
       fence_operands(rdS);
       hw::wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < kSteps; ++kk) rs<T>(rdV, rP[kk], mn_major_desc(smem_addr(sdOs + pv_start(kk)), S::kTileLbo));
+      for (int kk = 0; kk < kSteps; ++kk) rs<T>(rdV, rP[kk], desc_plus(ddOs_mn, pv_start(kk)));
 #pragma unroll
-      for (int kk = 0; kk < kSteps; ++kk) rs<T>(rdK, rdS[kk], mn_major_desc(smem_addr(sQs + pv_start(kk)), S::kTileLbo));
+      for (int kk = 0; kk < kSteps; ++kk) rs<T>(rdK, rdS[kk], desc_plus(dQs_mn, pv_start(kk)));
     };
     if constexpr (kWG == 2) {
       issue_dv_dk();
@@ -412,8 +422,7 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
     if (!a.deterministic) {
 #pragma unroll
       for (int kk = 0; kk < kQSteps; ++kk)
-        ss<T, 0, 1>(rdQ, hw::smem_desc(sdSb + S::dq_a_start(wg, kk)),
-                    mn_major_desc(smem_addr(sK + S::dq_b_start(wg, kk)), kKeys * kSwizzleRow));
+        ss<T, 0, 1>(rdQ, desc_plus(ddS, S::dq_a_start(wg, kk)), desc_plus(dK_mn, S::dq_b_start(wg, kk)));
       if constexpr (kWG == 2) hw::wgmma_commit();
     }
     if constexpr (kWG == 1) hw::wgmma_commit();  // dV, dK and dQ in one group

@@ -87,6 +87,15 @@ __host__ __device__ constexpr uint64_t mn_major_desc(uint32_t smem_byte_addr, in
          (uint64_t(1) << 62);
 }
 
+// A descriptor moved by `bytes` (16-aligned) within shared memory: the start field is address / 16
+// in the low 14 bits, and shared addresses stay below 2^18, so adding bytes / 16 to the whole
+// descriptor never carries out of the field. Built once per tile and advanced by constants, a
+// k-step's descriptor costs one add where rebuilding it from a pointer took about a dozen
+// dependent instructions in front of every wgmma.
+__host__ __device__ constexpr uint64_t desc_plus(uint64_t desc, int bytes) {
+  return (desc & 0xFFFFFFFF00000000ull) | uint32_t(uint32_t(desc) + uint32_t(bytes >> 4));  // a 32-bit add
+}
+
 // Byte offsets of a wgmma operand's start inside its tile: a K-major k-step `step` (16 elements
 // of d) for the 64 rows from `row0` of a tile of `rows` rows (Q·Kᵀ's Q and K); an MN-major
 // k-step kk (rows 16kk…16kk+15) of any tile (P·V's V).
