@@ -12,18 +12,24 @@
 //                           only on edge tiles), packed to 16 bits;
 //   dV += Pᵀ·dO, dK += dSᵀ·Q  wgmma with Pᵀ / dSᵀ as the REGISTER A operand (the forward's P
 //                           form) and dO / Q as MN-major B (the forward's V form);
-//   dQ = dS·K                dS stored to shared memory as [query][key] (16-bit, 128B-swizzled)
-//                           and read back as a K-major A (the forward's Q form), K as MN-major
-//                           B; added to the fp32 dQ accumulator with one float4 atomic per 4
-//                           columns (v02's pairing).
-// dS is stored untransposed (2-byte stores, 32 per thread and tile) rather than as dSᵀ read
-// through wgmma's transposed-A form (16 4-byte stores): every operand form this kernel issues is
-// then one the forward already runs on the H200 (K-major A and B, register A, MN-major B).
-// det=1 skips dQ here and v01's dq_kernel (backward.cuh) forms it, as v02 does.
+//   dQ = dS·K                dS stored to shared memory as [query][key] (16-bit, 128B-swizzled,
+//                           one stmatrix.trans per 16 queries) and read back as a K-major A (the
+//                           forward's Q form), K as MN-major B; v03 adds it to the fp32 dQ
+//                           accumulator with one float4 atomic per 4 columns (v02's pairing),
+//                           v04 through shared memory and a TMA reduce-add (below).
+// dS is stored untransposed rather than as dSᵀ read through wgmma's transposed-A form: every
+// operand form this kernel issues is then one the forward already runs on the H200 (K-major A
+// and B, register A, MN-major B).
+// The elementwise code is written for the issue slots (the SASS showed them spent elsewhere):
+// shared memory through pointers the compiler knows are shared (LDS/STS, not generic LD/ST), the
+// edge mask in its own copy of the loop, MUFU.EX2 alone (ex2.approx.ftz), L and D as float2,
+// tile positions advanced without dividing, and wgmma descriptors built once per tile and
+// advanced by constants (desc_plus).
+// det=1 skips dQ here and backward_dq_wgmma.cu forms it per query tile, without atomics.
 // v03, one warpgroup of 64 keys per CTA: its dK, dV (64 keys × d = 128: 128 fp32 registers per
 // thread), dQ (64) and the 16-bit Pᵀ, dSᵀ (32) fill 250 registers, so the register file holds 8
 // such warps per SM either way. Two independent CTAs per SM at d = 128 (106 KiB of shared memory
-// each) and three at d = 64 (74 KiB, 168 registers) each run a serial chain S/dP → P/dS →
+// each) and three at d = 64 (74 KiB, 163 registers) each run a serial chain S/dP → P/dS →
 // dV/dK/dQ with two CTA barriers per tile. ncu (bench/results/h200/ncu/attention_bwd-v03-summary.txt):
 // L2 throughput 72–76 % with DRAM at 1–3 %: every CTA streams all of its group's Q/dO and adds a
 // 64 × d fp32 dQ partial per tile, both per 64 keys.
