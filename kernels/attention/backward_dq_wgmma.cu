@@ -26,7 +26,7 @@
 // of the loop rather than behind a branch in the body; thread 0's divergent empty-wait and loads
 // sit where no wgmma of the warpgroup is in flight; the fences follow the mbarrier waits.
 // Keys per tile by registers (S, dP, dQ and the 16-bit dS live together): 64 at d = 128
-// (32 + 32 + 64 + 16 accumulator registers: 173 in all), 128 at d = 64 (64 + 64 + 32 + 32: 223);
+// (32 + 32 + 64 + 16 accumulator registers: 175 in all), 128 at d = 64 (64 + 64 + 32 + 32: 226);
 // no spills. 128 keys at d = 128 would leave room for only 2 stages in shared memory.
 // Causal (bottom-right aligned): key tiles past the CTA's last diagonal are never loaded (the
 // first consumer still runs the CTA's last tiles, wholly masked for it: its partner's diagonal).

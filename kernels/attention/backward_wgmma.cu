@@ -44,7 +44,7 @@
 // past j − 1). The dQ block goes to shared memory (fp32, 128B-swizzled) and one thread per
 // warpgroup adds it to the fp32 accumulator with a TMA reduce-add (FA3 does the same from a
 // dedicated warp): 16 float2 stores per thread instead of 8 shuffled float4 atomics, and whole
-// 128-byte lines to L2. 234 registers at d = 128, 240 at d = 64, one CTA (8 warps) per SM,
+// 128-byte lines to L2. 233 registers at d = 128, 240 at d = 64, one CTA (8 warps) per SM,
 // 226 KiB of shared memory (a 3-stage ring at d = 128, 2 stages of 128-row tiles at d = 64).
 // Causal (bottom-right aligned): query tiles wholly before the key tile are skipped, edge tiles
 // masked. Query rows past n arrive as TMA zero fill with L = +∞ (P = 0); keys past nk are masked

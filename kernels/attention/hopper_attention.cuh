@@ -95,6 +95,15 @@ __host__ __device__ constexpr uint64_t mn_major_desc(uint32_t smem_byte_addr, in
 __host__ __device__ constexpr uint64_t desc_plus(uint64_t desc, int bytes) {
   return (desc & 0xFFFFFFFF00000000ull) | uint32_t(uint32_t(desc) + uint32_t(bytes >> 4));  // a 32-bit add
 }
+// The same descriptor as one built at the moved address, across the 227 KiB a CTA can address.
+constexpr bool desc_plus_matches_a_rebuilt_descriptor() {
+  for (uint32_t addr = 0; addr < 227 * 1024; addr += 4096 + 16)
+    for (int bytes = 0; addr + bytes < 227 * 1024; bytes += 8192 + 32)
+      for (int lbo : {1024, 8192, 16384})
+        if (desc_plus(mn_major_desc(addr, lbo), bytes) != mn_major_desc(addr + uint32_t(bytes), lbo)) return false;
+  return true;
+}
+static_assert(desc_plus_matches_a_rebuilt_descriptor(), "desc_plus never carries out of the start-address field");
 
 // Byte offsets of a wgmma operand's start inside its tile: a K-major k-step `step` (16 elements
 // of d) for the 64 rows from `row0` of a tile of `rows` rows (Q·Kᵀ's Q and K); an MN-major
