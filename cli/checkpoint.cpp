@@ -90,7 +90,7 @@ int measure(const Args& a, const model::StackShape& shape, const model::LayerMod
   m.warmup = a.warmup;
   m.reps = a.reps;
   m.layer = layer;
-  transformer::Stack stack({a.layers, a.batch, a.seq, a.d_model, a.heads, a.mlp_ratio}, 2026);
+  transformer::Stack stack(shape, 2026);
   m.device = transformer::device_name();
   std::vector<uint16_t> reference;
   for (const model::Plan& p : plans) {

@@ -492,6 +492,8 @@ struct Stack::Impl {
 Stack::Stack(const Shape& s, uint64_t seed) : shape_(s), impl_(std::make_unique<Impl>()) {
   if (s.layers < 1 || s.batch < 1 || s.seq < 1 || s.d_model < 1 || s.heads < 1 || s.mlp_ratio < 1)
     bad_input("transformer stack: every size must be ≥ 1");
+  if (!s.flash || s.dtype != DType::bf16)
+    bad_input("transformer stack: runs flash attention in bf16 only", "plan other shapes with `sol checkpoint` (no --measure)");
   if (s.d_model % s.heads != 0 || (s.head_dim() != 64 && s.head_dim() != 128))
     bad_input("transformer stack: head dim d_model / heads = " + std::to_string(double(s.d_model) / double(s.heads)) +
                   " is not built",

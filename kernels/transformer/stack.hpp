@@ -18,13 +18,8 @@
 
 namespace sol::transformer {
 
-struct Shape {
-  int64_t layers = 8, batch = 1, seq = 2048, d_model = 1024, heads = 16;
-  int64_t mlp_ratio = 4;
-  int64_t tokens() const { return batch * seq; }
-  int64_t head_dim() const { return d_model / heads; }
-  int64_t mlp() const { return mlp_ratio * d_model; }
-};
+// The planner's own shape: the stack runs what it models (flash attention, bf16).
+using Shape = model::StackShape;
 
 // Where each parameter sits in one layer's flat bf16 parameter (and gradient) block, in elements.
 // Linear weights are stored as nn.Linear does, W[out × in]: y = x·Wᵀ.

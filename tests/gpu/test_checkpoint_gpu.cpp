@@ -34,16 +34,7 @@ std::vector<double> values(const std::vector<uint16_t>& bits, size_t first, size
   return v;
 }
 
-model::LayerModel planner_layer(const transformer::Shape& s) {
-  model::StackShape ms;
-  ms.layers = s.layers;
-  ms.batch = s.batch;
-  ms.seq = s.seq;
-  ms.d_model = s.d_model;
-  ms.heads = s.heads;
-  ms.mlp_ratio = s.mlp_ratio;
-  return model::layer_model(ms, hw::find("h200"));
-}
+model::LayerModel planner_layer(const transformer::Shape& s) { return model::layer_model(s, hw::find("h200")); }
 
 TEST(CheckpointGpu, RecomputedBlocksGiveIdenticalGradientsAndTheirPredictedPeak) {
   SOL_REQUIRE_GPU_OR_SKIP();

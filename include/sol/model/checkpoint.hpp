@@ -22,6 +22,9 @@ struct StackShape {
   int64_t mlp_ratio = 4;  // MLP width = mlp_ratio · d_model
   bool flash = true;      // attention: FlashAttention (O + logsumexp saved) or standard (P saved)
   DType dtype = DType::bf16;
+  int64_t tokens() const { return batch * seq; }
+  int64_t head_dim() const { return d_model / heads; }
+  int64_t mlp() const { return mlp_ratio * d_model; }
 };
 
 // A tensor of a layer's forward, as the in-block choice sees it.
