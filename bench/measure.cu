@@ -56,8 +56,8 @@ std::string cannot_run(const Variant& v, const Shape& s, int device_cc) {
   return "";
 }
 
-CheckResult verify_case(Case& c, uint64_t seed, cudaStream_t st) {
-  c.randomize(seed);
+// One run on the Case's current inputs, into a poisoned output, checked.
+CheckResult run_checked(Case& c, cudaStream_t st) {
   c.poison(0);
   // randomize/poison may use the legacy default stream, which a non-blocking stream ignores.
   SOL_CUDA_CHECK(cudaDeviceSynchronize());
@@ -65,6 +65,11 @@ CheckResult verify_case(Case& c, uint64_t seed, cudaStream_t st) {
   SOL_CUDA_CHECK(cudaGetLastError());
   SOL_CUDA_CHECK(cudaStreamSynchronize(st));
   return c.check();
+}
+
+CheckResult verify_case(Case& c, uint64_t seed, cudaStream_t st) {
+  c.randomize(seed);
+  return run_checked(c, st);
 }
 
 std::string check_text(const CheckResult& c) {
@@ -133,12 +138,7 @@ std::pair<CheckResult, CheckResult> verify_twice(const Variant& v, const Shape& 
   auto c = make_checked(v, s);
   gpu::Stream st;
   const CheckResult first = verify_case(*c, fresh_seed(seed), st.get());
-  c->poison(0);
-  SOL_CUDA_CHECK(cudaDeviceSynchronize());
-  c->run(0, st.get());
-  SOL_CUDA_CHECK(cudaGetLastError());
-  SOL_CUDA_CHECK(cudaStreamSynchronize(st.get()));
-  return {first, c->check()};
+  return {first, run_checked(*c, st.get())};
 }
 
 results::Record measure(const Variant& v, const Shape& s, const Options& opts, const results::MeasuredCeilings& ceilings,

@@ -101,26 +101,28 @@ void add_attention(std::vector<Variant>& all) {
     for (const char* t : hopper_edges) x->test_shapes.push_back(Shape::parse(t));
     all.push_back(std::move(*x));
   }
+  // Every backward rung is benched and tested at det=1 too (dQ without atomics).
+  std::vector<Shape> det_bench, det_tests;
+  for (const char* t : {"b=4,h=16,n=4096,d=128,det=1", "b=4,h=16,n=4096,d=128,causal=1,det=1"})
+    det_bench.push_back(Shape::parse(t));
+  for (const char* t : {"b=2,h=4,n=333,nk=100,d=64,causal=1,det=1", "b=2,h=8,hkv=2,n=257,d=128,causal=1,det=1",
+                        "b=1,h=2,n=1000,d=128,fp16=1,det=1", "b=1,h=1,n=17,nk=1,d=64,causal=1,det=1"})
+    det_tests.push_back(Shape::parse(t));
   Variant bwd = entry("attention_bwd", kernels::attention::BwdVersion::v01_flash_bwd, "v01_flash_bwd", 1, 80,
                        "FA2 backward: D pre-pass; a CTA per 64-key tile keeps dK, dV in registers while Q tiles stream, "
                        "recomputes P from L, dQ by fp32 atomics then a convert (det=1: a dQ kernel per query tile)",
                        kAttentionBench, kAttentionTest);
-  for (const char* t : {"b=4,h=16,n=4096,d=128,det=1", "b=4,h=16,n=4096,d=128,causal=1,det=1"})
-    bwd.bench_shapes.push_back(Shape::parse(t));
-  for (const char* t : {"b=2,h=4,n=333,nk=100,d=64,causal=1,det=1", "b=2,h=8,hkv=2,n=257,d=128,causal=1,det=1",
-                        "b=1,h=2,n=1000,d=128,fp16=1,det=1", "b=1,h=1,n=17,nk=1,d=64,causal=1,det=1"})
-    bwd.test_shapes.push_back(Shape::parse(t));
+  bwd.bench_shapes.insert(bwd.bench_shapes.end(), det_bench.begin(), det_bench.end());
+  bwd.test_shapes.insert(bwd.test_shapes.end(), det_tests.begin(), det_tests.end());
   all.push_back(std::move(bwd));
   Variant bwd2 = entry("attention_bwd", kernels::attention::BwdVersion::v02_flash_bwd_8warp, "v02_flash_bwd_8warp", 2, 90,
                        "8 warps per 64-key CTA in 32×32 warp blocks: warps 0–3 Sᵀ → P, 4–7 dPᵀ → dS, both staged in "
                        "shared memory; each warp keeps dK, dV for 32 keys × d/4 (128 registers, no spills, 2 CTAs/SM); "
                        "Q/dO double-buffered by cp.async; dQ by float4 atomics",
                        kAttentionBench, kAttentionTest);
-  for (const char* t : {"b=4,h=16,n=4096,d=128,det=1", "b=4,h=16,n=4096,d=128,causal=1,det=1"})
-    bwd2.bench_shapes.push_back(Shape::parse(t));
-  for (const char* t : {"b=2,h=4,n=333,nk=100,d=64,causal=1,det=1", "b=2,h=8,hkv=2,n=257,d=128,causal=1,det=1",
-                        "b=1,h=2,n=1000,d=128,fp16=1,det=1", "b=1,h=1,n=17,nk=1,d=64,causal=1,det=1",
-                        "b=1,h=6,hkv=3,n=200,nk=391,d=64,causal=1", "b=2,h=2,n=129,nk=4033,d=128,fp16=1"})
+  bwd2.bench_shapes.insert(bwd2.bench_shapes.end(), det_bench.begin(), det_bench.end());
+  bwd2.test_shapes.insert(bwd2.test_shapes.end(), det_tests.begin(), det_tests.end());
+  for (const char* t : {"b=1,h=6,hkv=3,n=200,nk=391,d=64,causal=1", "b=2,h=2,n=129,nk=4033,d=128,fp16=1"})
     bwd2.test_shapes.push_back(Shape::parse(t));
   all.push_back(std::move(bwd2));
   Variant bwd3 = entry("attention_bwd", kernels::attention::BwdVersion::v03_flash_bwd_wgmma, "v03_flash_bwd_wgmma", 3, 90,
