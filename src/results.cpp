@@ -36,6 +36,7 @@ json to_j(const Record& r) {
             {"variant", r.variant},
             {"technique", r.technique},
             {"version", r.version},
+            {"dtype", r.dtype},
             {"shape", r.shape},
             {"median_s", r.median_s},
             {"min_s", r.min_s},
@@ -52,14 +53,19 @@ json to_j(const Record& r) {
             {"achieved_bytes_per_s", r.achieved_bytes_per_s},
             {"floor_s", r.floor_s},
             {"floor_measured_s", r.floor_measured_s},
+            {"floor_measured_base", r.floor_measured_base},
             {"bound", r.bound},
             {"cold_l2", r.cold_l2},
             {"graph", r.graph},
+            {"timing", r.timing},
+            {"eager_median_s", r.eager_median_s},
+            {"sm_clock_hz", r.sm_clock_hz},
             {"throttled", r.throttled},
             {"throttle_reasons", r.throttle_reasons},
             {"peak_device_bytes", r.peak_device_bytes},
             {"skipped", r.skipped},
-            {"note", r.note}};
+            {"note", r.note},
+            {"findings", r.findings}};
   return j;
 }
 
@@ -93,6 +99,7 @@ Record record_from(const json& j, const std::string& where) {
   need(j, "verified", r.verified, where);
   get(j, "technique", r.technique, where);
   get(j, "version", r.version, where);
+  get(j, "dtype", r.dtype, where);
   get(j, "min_s", r.min_s, where);
   get(j, "max_s", r.max_s, where);
   get(j, "spread", r.spread, where);
@@ -104,14 +111,19 @@ Record record_from(const json& j, const std::string& where) {
   get(j, "achieved_bytes_per_s", r.achieved_bytes_per_s, where);
   get(j, "floor_s", r.floor_s, where);
   get(j, "floor_measured_s", r.floor_measured_s, where);
+  get(j, "floor_measured_base", r.floor_measured_base, where);
   get(j, "bound", r.bound, where);
   get(j, "cold_l2", r.cold_l2, where);
   get(j, "graph", r.graph, where);
+  get(j, "timing", r.timing, where);
+  get(j, "eager_median_s", r.eager_median_s, where);
+  get(j, "sm_clock_hz", r.sm_clock_hz, where);
   get(j, "throttled", r.throttled, where);
   get(j, "throttle_reasons", r.throttle_reasons, where);
   get(j, "peak_device_bytes", r.peak_device_bytes, where);
   get(j, "skipped", r.skipped, where);
   get(j, "note", r.note, where);
+  get(j, "findings", r.findings, where);
   if (r.median_s < 0 || r.flops < 0 || r.bytes < 0) bad_input(where + ": negative time, flops or bytes");
   if (r.median_s > 0 && r.achieved_bytes_per_s == 0) r.achieved_bytes_per_s = r.bytes / r.median_s;
   if (r.median_s > 0 && r.achieved_flops_per_s == 0) r.achieved_flops_per_s = r.flops / r.median_s;
@@ -149,8 +161,9 @@ const Record* best_peer(const File& f, const Record& r) {
 std::string to_json(const File& f) {
   json recs = json::array();
   for (const auto& r : f.records) recs.push_back(to_j(r));
-  json j = {{"family", f.family},   {"created", f.created}, {"sol_version", f.sol_version},
-            {"device", to_j(f.device)}, {"ceilings", to_j(f.ceilings)}, {"records", recs}};
+  json j = {{"schema_version", f.schema_version}, {"family", f.family},       {"created", f.created},
+            {"sol_version", f.sol_version},       {"device", to_j(f.device)}, {"environment", f.environment},
+            {"ceilings", to_j(f.ceilings)},       {"records", recs}};
   return j.dump(2) + "\n";
 }
 
@@ -163,7 +176,13 @@ File from_json_text(const std::string& text, const std::string& origin) {
   }
   if (!j.is_object()) bad_input(origin + ": a results file is a JSON object");
   File f;
+  f.schema_version = 1;  // files written before the field existed
+  get(j, "schema_version", f.schema_version, origin);
+  if (f.schema_version < 1 || f.schema_version > kSchemaVersion)
+    bad_input(origin + ": results schema version " + std::to_string(f.schema_version) + " is not one this build reads (1.." +
+              std::to_string(kSchemaVersion) + ")");
   need(j, "family", f.family, origin);
+  get(j, "environment", f.environment, origin);
   get(j, "created", f.created, origin);
   get(j, "sol_version", f.sol_version, origin);
   if (j.contains("device")) {

@@ -30,6 +30,7 @@ struct Device {
 struct Record {
   std::string family, variant, technique;
   int version = 0;
+  std::string dtype;           // element type of the data ("bf16", "fp8_e4m3", "fp32"; "" when untyped)
   std::string shape;           // Shape::str()
   double median_s = 0, min_s = 0, max_s = 0;
   double spread = 0;           // (p90 − p10) / median
@@ -42,21 +43,35 @@ struct Record {
   double achieved_flops_per_s = 0, achieved_bytes_per_s = 0;
   double floor_s = 0;          // model floor on the datasheet ceilings
   double floor_measured_s = 0; // model floor on the ceilings measured in this run
+  std::string floor_measured_base;  // the ceilings under floor_measured_s and where each came from
   std::string bound;           // "compute" | "memory"
   bool cold_l2 = false;
   bool graph = false;
+  std::string timing;          // how median_s was taken: "events" (device events per sample), "graph"
+                               // (a captured graph replayed); peers also record their eager wall time
+  double eager_median_s = 0;   // peers: one call's wall time in an eager Python loop (host dispatch
+                               // included); 0 when not measured
+  double sm_clock_hz = 0;      // median SM clock over the samples (0: unknown)
   bool throttled = false;
   std::string throttle_reasons;
   double peak_device_bytes = 0;  // `sol bench --memory`: most device memory one call held (0: not measured)
   std::string skipped;         // non-empty: not run, and why
   std::string note;
+  std::vector<std::string> findings;  // the doctor's findings at this record, where a run asked for them
 };
 
+// The version of the results schema this build writes; files of older versions still read.
+inline constexpr int kSchemaVersion = 2;
+
 struct File {
+  int schema_version = kSchemaVersion;
   std::string family;
   std::string created;         // ISO-8601 UTC
   std::string sol_version;
   Device device;
+  // What else the run ran on, as name → text: "torch", "cuda_runtime", "host", "sm_clock",
+  // "memory_clock", "power_limit", ... (rendered as the report's environment block).
+  std::map<std::string, std::string> environment;
   MeasuredCeilings ceilings;
   std::vector<Record> records;
 };
