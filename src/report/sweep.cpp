@@ -269,7 +269,8 @@ std::string html_table(const Cells& c) {
   o << "</tr>\n";
   for (const auto& r : c.rows) {
     o << "<tr>";
-    for (const auto& x : r) o << "<td>" << svg::escape(x) << "</td>";
+    for (size_t i = 0; i < r.size(); ++i)  // the last column, "limited by", is prose
+      o << (i + 1 == r.size() ? "<td class='prose'>" : "<td>") << svg::escape(r[i]) << "</td>";
     o << "</tr>\n";
   }
   o << "</table>\n";
@@ -288,6 +289,10 @@ std::string family_title(const FamilySweep& s) {
          ", " + std::to_string(s.family->blocks_per_sm) + (s.family->blocks_per_sm == 1 ? " tile" : " tiles") + " per SM)";
 }
 
+// Sizes that are a multiple of this run the tiles without a ragged edge.
+constexpr int64_t kAligned = 128;
+bool aligned(const Mnk& s) { return std::get<0>(s) % kAligned == 0; }
+
 const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
 }  // namespace
@@ -305,33 +310,56 @@ std::string sweep_chart(const results::File& f, const std::string& family, const
       for (const auto& [px, py] : x.points) lo = std::min(lo, px), hi = std::max(hi, px), top = std::max(top, py);
       if (!x.points.empty()) series.push_back(std::move(x));
     };
+    // Aligned and odd sizes are separate series: joined, N = 1023, 1024, 1025 would draw spikes.
     for (const auto& v : s.variants) {
-      auto line = svg::series(v, kColors[k++ % 7]);
+      const std::string color = kColors[k++ % 7];
+      auto line = svg::series(v, color);
+      auto odd = svg::series("", color);
+      odd.line = false;
+      odd.hollow = true;
+      odd.marker = svg::Marker::Triangle;
       for (const auto& [key, r] : s.at.at(v))
-        if (is_cube(key) && flops_per_s(r) > 0) line.points.push_back({double(std::get<0>(key)), flops_per_s(r) / 1e12});
+        if (is_cube(key) && flops_per_s(r) > 0)
+          (aligned(key) ? line : odd).points.push_back({double(std::get<0>(key)), flops_per_s(r) / 1e12});
       add(line);
+      add(odd);
     }
     auto model = svg::series("shape model (" + model::tile_str(s.family->tile) + ")", "#444");
     auto packed = svg::series("model with packing", "#d62728");
-    auto probed = svg::series("model on measured ceilings", "#2ca02c");
+    auto probed = svg::series("model on measured ceilings", "#b8860b");
     for (auto* x : {&model, &packed, &probed}) x->dashed = true, x->markers = false;
+    auto model_odd = svg::series("", "#444");
+    auto packed_odd = svg::series("", "#d62728");
+    auto probed_odd = svg::series("", "#b8860b");
+    for (auto* x : {&model_odd, &packed_odd, &probed_odd}) x->line = false, x->hollow = true;
     for (const auto& key : s.shapes)
       if (is_cube(key)) {
         const int64_t n = std::get<0>(key);
+        const bool a = aligned(key);
         const sweep::Prediction p = sweep::predict(*s.family, n, n, n, hw);
-        model.points.push_back({double(n), p.shape_model.predicted_flops_per_s / 1e12});
-        packed.points.push_back({double(n), p.rung_flops_per_s / 1e12});
+        (a ? model : model_odd).points.push_back({double(n), p.shape_model.predicted_flops_per_s / 1e12});
+        (a ? packed : packed_odd).points.push_back({double(n), p.rung_flops_per_s / 1e12});
         if (measured)
-          probed.points.push_back({double(n), measured_prediction(s, key, *measured, f.ceilings.launch_overhead_s) / 1e12});
+          (a ? probed : probed_odd)
+              .points.push_back({double(n), measured_prediction(s, key, *measured, f.ceilings.launch_overhead_s) / 1e12});
       }
     add(model);
-    if (s.family->packs_unaligned) add(packed);
+    add(model_odd);
+    if (s.family->packs_unaligned) add(packed), add(packed_odd);
     add(probed);
+    add(probed_odd);
+    // what the two styles mean, once
+    auto key_aligned = svg::series("lines: N a multiple of " + std::to_string(kAligned), "#999");
+    key_aligned.markers = false;
+    auto key_odd = svg::series("hollow: other N (not joined)", "#999");
+    key_odd.line = false, key_odd.hollow = true, key_odd.marker = svg::Marker::Triangle;
+    series.push_back(key_aligned);
+    series.push_back(key_odd);
     for (auto& x : series) std::sort(x.points.begin(), x.points.end());
     if (series.empty() || hi <= lo) return "";
     svg::Axis x{"N (M = N = K)", true, lo / 1.15, hi * 1.15};
     svg::Axis y{"TFLOP/s", false, 0, top * 1.1};
-    return svg::xy_chart(family_title(s) + ": TFLOP/s across the size sweep", x, y, series, 900, 460);
+    return svg::xy_chart(family_title(s) + ": TFLOP/s across the size sweep", x, y, series, 1160, 480);
   }
   return "";
 }
