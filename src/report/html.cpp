@@ -478,13 +478,19 @@ std::string family_section(const Ladder& l, const Input& in) {
     << si(l.file->ceilings.copy_bytes_per_s, "B/s") << ". Floors use the ceilings measured in the same run.</p>\n";
   o << family_table(l) << findings(l);
   std::vector<svg::Bar> bars;
+  std::set<std::string> shapes;
+  for (const auto& v : l.variants)
+    if (const auto* r = headline(l.by_variant.at(v)); r && usable(*r)) shapes.insert(r->shape);
   for (const auto& v : l.variants) {
     const auto* r = headline(l.by_variant.at(v));
     if (!r || !usable(*r)) continue;
     const double f = fraction_of_floor(*r);
-    bars.push_back({v + " · " + r->shape, 100 * f, pct(f) + " %", is_peer(v) ? "#ff7f0e" : "#1f77b4"});
+    // one shared shape is named in the title, not on every bar
+    bars.push_back({shapes.size() == 1 ? v : v + " · " + r->shape, 100 * f, pct(f) + " %",
+                    is_peer(v) ? "#ff7f0e" : "#1f77b4"});
   }
-  o << svg::bar_chart(l.family + ": % of the model's floor reached (headline shape)",
+  o << svg::bar_chart(l.family + ": % of the model's floor reached (" +
+                          (shapes.size() == 1 ? *shapes.begin() : std::string("headline shapes")) + ")",
                       "% of floor (floor ÷ measured time)", bars, 100, "speed of light", 1160);
   o << roofline(l.family + " on the roofline (headline shapes)", in, types_in(l), ladder_points(l, style(0), false),
                 l.file, 1160, 480);

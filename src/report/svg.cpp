@@ -423,7 +423,11 @@ std::string xy_chart(const std::string& title, const Axis& x_in, const Axis& y_i
 
 std::string bar_chart(const std::string& title, const std::string& axis_label, const std::vector<Bar>& bars,
                       double ref, const std::string& ref_label, int width) {
-  const int row = 26, top = 50, left = 300, right = 120, bottom = 44;
+  // the label column: as wide as the longest label, within limits (longer ones are shortened)
+  double widest = 0;
+  for (const auto& b : bars) widest = std::max(widest, text_width(b.label, 12));
+  const int row = 26, top = 50, right = 120, bottom = 44;
+  const int left = static_cast<int>(std::clamp(widest + 20, 120.0, 0.45 * width));
   int height = top + bottom + row * static_cast<int>(std::max<size_t>(bars.size(), 1));
   double vmax = ref;
   for (const auto& b : bars)

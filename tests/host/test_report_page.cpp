@@ -189,6 +189,18 @@ TEST(ReportPage, FindingsAppearWhereRecordsCarryThem) {
   EXPECT_NE(html.find("DRAM throughput 91 % of peak"), std::string::npos);
 }
 
+TEST(ReportPage, EnvironmentShowsWhatTheFilesRecord) {
+  auto in = committed();
+  std::string html = report::html(in);
+  EXPECT_EQ(html.find("<th>torch</th>"), std::string::npos);  // schema-1 files have no environment
+  in.measured.front().environment = {{"torch", "2.9.1+cu130"}, {"memory_clock", "3201 MHz"}};
+  in.measured.back().environment = {{"torch", "2.9.0"}};
+  html = report::html(in);
+  const std::string env = html.substr(html.find("id='environment'"), html.find("id='overview'") - html.find("id='environment'"));
+  EXPECT_NE(env.find("<th>torch</th><td class='prose'>2.9.1+cu130 / 2.9.0</td>"), std::string::npos) << env;
+  EXPECT_NE(env.find("3201 MHz"), std::string::npos);
+}
+
 TEST(ReportSvg, TicksAreTotalAndBounded) {
   using report::svg::Axis;
   using report::svg::ticks;
