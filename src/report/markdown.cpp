@@ -65,6 +65,16 @@ std::string vs_peer_cell(const results::File& f, const results::Record& r, const
 
 std::string median_cell(const results::Record& r) { return si(r.median_s, "s") + (r.throttled ? kThrottleMark : ""); }
 
+// How the median was taken; a peer's eager per-call wall time beside it (host dispatch included).
+// Records written before the field: the harness timed with events (or a graph), the PyTorch peers
+// with events around one eager call, the Python dispatch inside.
+std::string timed_cell(const results::Record& r) {
+  std::string how = r.timing;
+  if (how.empty()) how = r.graph ? "graph" : r.variant.rfind("peer:torch", 0) == 0 ? "events around one eager call" : "events";
+  if (r.eager_median_s <= 0) return how;
+  return how + "; eager " + si(r.eager_median_s, "s");
+}
+
 std::string throttle_footnote(const std::vector<std::string>& who) {
   if (who.empty()) return "";
   std::string s = "\n†: timed while the GPU held its clocks down (";
@@ -86,19 +96,22 @@ std::string family_markdown(const results::File& f, const hw::HwSpec& hw) {
   if (f.ceilings.fp32_fma_flops_per_s > 0) o << ", fp32 FMA " << si(f.ceilings.fp32_fma_flops_per_s, "FLOP/s");
   for (const auto& [key, rate] : f.ceilings.matrix_flops_per_s) o << ", " << key << " matmul " << si(rate, "FLOP/s");
   o << ". \"of floor\" = the model's floor ÷ the measured median; \"floor base\" = the ceiling the floor "
-       "was computed on, the one that binds it: measured in this run, or the datasheet's.\n\n";
+       "was computed on, the one that binds it: measured in this run, or the datasheet's. \"timed by\": events "
+       "(device events per sample), graph (a CUDA graph replayed) or events_batched (many calls between one "
+       "event pair); a peer's \"eager\" time is one call in a Python loop, host dispatch included.\n\n";
   const bool memory = std::any_of(f.records.begin(), f.records.end(), [](const auto& r) { return r.peak_device_bytes > 0; });
-  std::vector<std::string> cols = {"variant", "technique", "shape", "median", "GB/s", "of floor", "floor base", "vs peer",
-                                   "check"};
+  std::vector<std::string> cols = {"variant", "technique", "shape", "median", "timed by", "GB/s", "of floor", "floor base",
+                                   "vs peer", "check"};
   if (memory) cols.push_back("peak memory");
   o << row(cols) << sep(cols.size());
   std::vector<std::string> throttled;
   for (const auto& r : f.records) {
     std::vector<std::string> cells;
     if (!r.skipped.empty()) {
-      cells = {r.variant, r.technique, r.shape, "skipped: " + r.skipped, "", "", "", "", ""};
+      cells = {r.variant, r.technique, r.shape, "skipped: " + r.skipped, "", "", "", "", "", ""};
     } else {
-      cells = {r.variant, r.technique, "`" + r.shape + "`", median_cell(r), fixed(r.achieved_bytes_per_s / 1e9, 0),
+      cells = {r.variant, r.technique, "`" + r.shape + "`", median_cell(r), timed_cell(r),
+               fixed(r.achieved_bytes_per_s / 1e9, 0),
                floor_cell(r), results::floor_base(f, r), vs_peer_cell(f, r, ""),
                r.verified ? "ok (" + sci(r.rel_l2) + ")" : "**failed**"};
       if (r.throttled) throttled.push_back(r.variant + " at `" + r.shape + "`: " + r.throttle_reasons);

@@ -61,3 +61,18 @@ TEST(Markdown, ThrottledTimesAreMarkedWithAFootnote) {
   EXPECT_NE(page.find("| floor base |"), std::string::npos) << page;
   EXPECT_NE(page.find("989.4 TFLOP/s fp16 matrix (datasheet: not measured)"), std::string::npos) << page;
 }
+
+TEST(Markdown, PagesSayHowEachTimeWasTaken) {
+  results::File f = gemm_file();
+  f.records[1].timing = "events";
+  f.records[2].timing = "graph";
+  f.records[2].eager_median_s = 230e-6;
+  const std::string page = report::family_markdown(f, hw::find("h200"));
+  EXPECT_NE(page.find("| 188 µs | events |"), std::string::npos) << page;
+  EXPECT_NE(page.find("| 209 µs | graph; eager 230 µs |"), std::string::npos) << page;
+  // written before records said: the harness used events, the old peer script one eager call per event pair
+  f.records[1].timing = f.records[2].timing = "";
+  const std::string old = report::family_markdown(f, hw::find("h200"));
+  EXPECT_NE(old.find("| 188 µs | events |"), std::string::npos) << old;
+  EXPECT_NE(old.find("| 209 µs | events around one eager call; eager 230 µs |"), std::string::npos) << old;
+}
