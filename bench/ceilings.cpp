@@ -88,11 +88,18 @@ namespace sol::bench {
 
 namespace {
 void add_note(results::Record& r, const std::string& note) { r.note += (r.note.empty() ? "" : "; ") + note; }
+
+// The type a result is compared by: the data's, except fp32 multiplied in TF32, whose inputs are
+// rounded to 10 mantissa bits (an SGEMM is not comparable with a TF32 GEMM).
+std::string record_dtype(const model::Cost& cost) {
+  return dtype_name(cost.math_dtype == DType::tf32 ? DType::tf32 : cost.dtype);
+}
 }  // namespace
 
 void apply_model(results::Record& r, const model::Cost& cost, const results::MeasuredCeilings& m, const hw::HwSpec& row) {
   r.flops = cost.flops;
   r.bytes = cost.bytes;
+  r.dtype = record_dtype(cost);
   try {
     const model::PeakChoice pick = model::resolve_peak(row, cost.math_dtype.value_or(cost.dtype), cost.unit);
     const model::Estimate sheet = model::roofline(cost, model::datasheet_ceilings(row, pick.dtype, pick.unit));
@@ -104,7 +111,11 @@ void apply_model(results::Record& r, const model::Cost& cost, const results::Mea
   }
   try {
     const model::Ceilings c = measured_ceilings(cost, m, row);
-    if (c.flops_per_s > 0 && c.bytes_per_s > 0) r.floor_measured_s = model::roofline(cost, c).t_floor_s;
+    if (c.flops_per_s > 0 && c.bytes_per_s > 0) {
+      const model::Estimate e = model::roofline(cost, c);
+      r.floor_measured_s = e.t_floor_s;
+      r.floor_measured_base = e.bound == "memory" ? c.bytes_label : c.flops_label;  // the ceiling that binds
+    }
   } catch (const Error& e) {
     add_note(r, std::string("no measured floor: ") + e.what());
   }

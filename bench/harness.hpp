@@ -87,8 +87,9 @@ std::string probe_table(const ProbeResult& p, const hw::HwSpec* row);
 // dtype (cuBLASLt) or, on the vector unit, the fp32 FMA rate for fp32. Whatever was not measured
 // falls back to the datasheet, and the label says which.
 model::Ceilings measured_ceilings(const model::Cost& cost, const results::MeasuredCeilings& m, const hw::HwSpec& row);
-// Fills a record's flops, bytes, floor_s (datasheet), floor_measured_s and bound from the model;
-// what cannot be computed (a dtype the row lacks) goes into the note.
+// Fills a record's dtype, flops, bytes, floor_s (datasheet), floor_measured_s with the ceiling that
+// binds it (floor_measured_base) and bound from the model; what cannot be computed (a dtype the row
+// lacks) goes into the note.
 void apply_model(results::Record& r, const model::Cost& cost, const results::MeasuredCeilings& m, const hw::HwSpec& row);
 // achieved FLOP/s and B/s from flops, bytes and the median.
 void set_achieved(results::Record& r);
@@ -137,6 +138,7 @@ std::vector<results::File> measure_registry(const RegistryRun& run, std::string*
 // torch or CUDA is missing, `missing` says why and `records` is empty.
 struct PeerRun {
   std::vector<results::Record> records;
+  std::vector<model::Cost> costs;  // per record: its FLOPs, bytes, dtype, unit and math type, as the script states
   std::string missing;
 };
 PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes, const std::string& script = "");

@@ -163,6 +163,7 @@ results::Record measure(const Variant& v, const Shape& s, const Options& opts, c
     if (!chk.ok) add_note(r, "FAILED verification (" + check_text(chk) + "): the time is not a valid result");
     const int sets = c->sets();
     gpu::Timed t = gpu::time_runs([&](int set, cudaStream_t stream) { c->run(set, stream); }, sets, opts, st.get());
+    r.timing = t.graph ? "graph" : "events";
     r.median_s = t.summary.median;
     r.min_s = t.summary.min;
     r.max_s = t.summary.max;
@@ -231,23 +232,14 @@ results::File run_family(const std::string& family, const std::vector<const Vari
     emit(missing_peer_record(family, peers.missing));
     return f;
   }
-  for (results::Record& p : peers.records) {
-    // The peer's own FLOPs and bytes, placed on the roofline with the unit and dtype of the
-    // family's first variant that supports the shape.
-    try {
-      const Shape s = Shape::parse(p.shape);
-      for (const Variant* v : variants)
-        if (v->cost && (!v->unsupported || v->unsupported(s).empty())) {
-          model::Cost c = v->cost(s);
-          const double flops = p.flops, bytes = p.bytes;
-          c.flops = flops;
-          c.bytes = bytes;
-          if (bytes > 0) apply_model(p, c, probed.ceilings, row);
-          add_note(p, "floor with " + v->name + "'s unit and dtype and the peer's own FLOPs and bytes");
-          break;
-        }
-    } catch (const Error& e) {
-      add_note(p, std::string("no floor: ") + e.what());
+  for (size_t i = 0; i < peers.records.size(); ++i) {
+    // The peer on the roofline of its own dtype, unit and math type, with its own FLOPs and bytes.
+    results::Record& p = peers.records[i];
+    const model::Cost& c = peers.costs[i];
+    if (p.skipped.empty() && c.bytes > 0) {
+      apply_model(p, c, probed.ceilings, row);
+      add_note(p, "floor on " + dtype_name(c.math_dtype.value_or(c.dtype)) + " " + hw::unit_name(c.unit) +
+                      " ceilings, as the peer script states its math");
     }
     set_achieved(p);
     emit(p);

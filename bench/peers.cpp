@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "bench/harness.hpp"
@@ -45,6 +46,31 @@ struct TempFiles {
     std::filesystem::remove(err, ec);
   }
 };
+
+// The peer's place on the roofline, as the script states it: its own FLOPs and bytes, the data's
+// type ("dtype"), the unit that does the arithmetic ("unit": "matrix" or "vector") and, where it is
+// not the data's, the math type ("math": "tf32" for an fp32 matmul on TF32 tensor cores).
+model::Cost peer_cost(const nlohmann::json& j, const results::Record& r, const std::string& where) {
+  const auto text = [&](const char* key) -> std::string {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+  };
+  model::Cost c;
+  c.op = r.technique;
+  c.flops = r.flops;
+  c.bytes = r.bytes;
+  if (r.dtype.empty()) bad_input(where + " (" + r.variant + ") states no dtype");
+  c.dtype = parse_dtype(r.dtype);
+  const std::string unit = text("unit");
+  if (unit == hw::unit_name(hw::Unit::Matrix))
+    c.unit = hw::Unit::Matrix;
+  else if (unit == hw::unit_name(hw::Unit::Vector))
+    c.unit = hw::Unit::Vector;
+  else
+    bad_input(where + " (" + r.variant + "): unit '" + unit + "' is neither \"matrix\" nor \"vector\"");
+  if (const std::string math = text("math"); !math.empty()) c.math_dtype = parse_dtype(math);
+  return c;
+}
 
 }  // namespace
 
@@ -104,7 +130,12 @@ PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes,
         "{\"family\": \"" + family + "\", \"ceilings\": {\"copy_bytes_per_s\": 0}, \"records\": " + text + "}",
         "torch_peers.py output");
     run.records = f.records;
+    const nlohmann::json j = nlohmann::json::parse(text);
+    for (size_t i = 0; i < run.records.size(); ++i)
+      run.costs.push_back(peer_cost(j[i], run.records[i], "torch_peers.py record " + std::to_string(i)));
   } catch (const Error& e) {
+    run.records.clear();
+    run.costs.clear();
     run.missing = std::string("torch_peers.py wrote unreadable records: ") + e.what();
     return run;
   }
@@ -115,6 +146,7 @@ PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes,
   for (auto& r : run.records) {
     if (r.family != family) {
       run.records.clear();
+      run.costs.clear();
       run.missing = "torch_peers.py returned a record of family '" + r.family + "' when asked for '" + family + "'";
       return run;
     }

@@ -3,12 +3,14 @@
 #include "sol/results.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "sol/core/error.hpp"
+#include "sol/core/format.hpp"
 
 namespace sol::results {
 
@@ -145,17 +147,37 @@ std::string dtype_token(const std::string& name) {
 }
 }  // namespace
 
+std::string comparison_dtype(const File& f, const Record& r) {
+  if (f.schema_version >= 2) return r.dtype;
+  // Schema 1 has no dtype field: the name's type token, else the family's ("gemm_fp16").
+  const std::string t = dtype_token(r.variant);
+  return t.empty() ? dtype_token(r.family) : t;
+}
+
 const Record* best_peer(const File& f, const Record& r) {
   if (is_peer(r)) return nullptr;
-  const std::string want = dtype_token(r.variant);
+  const std::string want = comparison_dtype(f, r);
   const Record* best = nullptr;
   for (const auto& p : f.records) {
     if (!is_peer(p) || !valid(p) || p.shape != r.shape || p.family != r.family) continue;
-    const std::string has = dtype_token(p.variant);
-    if (has != want) continue;  // typed against typed of the same type, untyped against untyped
+    if (comparison_dtype(f, p) != want) continue;  // typed against the same type, untyped against untyped
     if (!best || p.median_s < best->median_s) best = &p;
   }
   return best;
+}
+
+std::string floor_base(const File& f, const Record& r) {
+  if (!r.floor_measured_base.empty()) return r.floor_measured_base;
+  if (r.floor_measured_s <= 0) return r.floor_s > 0 ? "the datasheet's ceilings" : "";
+  // Written before the field existed: the ceiling of this run that gives the floor, by its rate.
+  const auto near = [](double a, double b) { return b > 0 && std::fabs(a - b) <= 1e-3 * b; };
+  const double bw = r.bytes / r.floor_measured_s, rate = r.flops / r.floor_measured_s;
+  if (near(bw, f.ceilings.copy_bytes_per_s)) return si(bw, "B/s") + " copy (measured)";
+  for (const auto& [key, v] : f.ceilings.matrix_flops_per_s)
+    if (near(rate, v)) return si(rate, "FLOP/s") + " " + key + " matmul (cuBLASLt, measured)";
+  if (near(rate, f.ceilings.fp32_fma_flops_per_s)) return si(rate, "FLOP/s") + " fp32 FMA (measured)";
+  if (f.ceilings.copy_bytes_per_s <= 0 && r.bound == "memory") return si(bw, "B/s") + " HBM (datasheet)";
+  return si(rate, "FLOP/s") + " (datasheet)";
 }
 
 std::string to_json(const File& f) {

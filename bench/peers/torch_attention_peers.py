@@ -70,6 +70,7 @@ def peers(torch, timer, device, dims, run_peer, fail, backward=False):
     F = torch.nn.functional
     from torch.nn.attention import SDPBackend, sdpa_kernel
     dtype, size = (torch.float16, 2) if x["fp16"] else (torch.bfloat16, 2)
+    dtype_name = "fp16" if x["fp16"] else "bf16"
     scale = d ** -0.5
     fwd_flops = 4 * b * h * n * nk * d * (0.5 if causal else 1.0)
     io = size * (2 * b * n * h * d + 2 * b * nk * hkv * d)  # Q, O, K, V
@@ -103,7 +104,8 @@ def peers(torch, timer, device, dims, run_peer, fail, backward=False):
             yield run_peer(torch, timer, family, f"peer:torch.sdpa_{name}",
                            f"F.scaled_dot_product_attention, SDPBackend.{backend.name}", dims, make, fn,
                            lambda t: _reference(torch, t[0], t[1], t[2], causal, scale), fwd_flops, io, tol,
-                           "flops = 4·b·h·n·nk·d (halved causal); bytes = Q, K, V read + O written")
+                           "flops = 4·b·h·n·nk·d (halved causal); bytes = Q, K, V read + O written", dtype=dtype_name,
+                           unit="matrix")
             continue
 
         def make_bwd(be=backend):
@@ -126,4 +128,5 @@ def peers(torch, timer, device, dims, run_peer, fail, backward=False):
                        f"autograd.grad of F.scaled_dot_product_attention, SDPBackend.{backend.name}", dims, make_bwd, fn,
                        ref, 2.5 * fwd_flops, io + 2 * size * (b * n * h * d) + 2 * size * b * nk * hkv * d, 2e-2,
                        "flops = 2.5 × forward; bytes = Q, K, V, O, dO read + dQ, dK, dV written; dQ of head 0 checked; "
-                       "the forward of each input set runs when the set is made, untimed")
+                       "the forward of each input set runs when the set is made, untimed", dtype=dtype_name,
+                       unit="matrix")

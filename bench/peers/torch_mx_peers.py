@@ -9,7 +9,8 @@ and FLOPs are counted as kernels/mx/case.cu counts them. Peers:
              torch.compile; torchao's MXTensor.to_mx when torchao is installed
   dequantize the eager inverse: codes.float() · 2^(scale − 127) → bf16
   GEMM       torch.matmul on bf16 (the accuracy and speed MXFP8 is compared with)
-Inputs: N(0, 1) in bf16, rotated like the Cases' sets.
+Inputs: N(0, 1) in bf16, rotated like the Cases' sets. Every peer states dtype "bf16", as the
+Cases' costs do (the quantizers read bf16; the dequantizer writes it).
 """
 BLOCK = 32
 MAX_ELEM = {"e4m3": 448.0, "e5m2": 57344.0}
@@ -106,7 +107,7 @@ def peers(torch, timer, device, dims, run_peer):
         yield run_peer(torch, timer, "mx", f"peer:torch.mx_dequantize_{elem}",
                        f"eager codes.float() · 2^(scale − 127) → bf16 ({'columnwise' if colwise else 'rowwise'} scales)",
                        dims, make, lambda q: deq(q).to(torch.bfloat16), lambda q: deq(q).double(), n,
-                       3 * n + n // BLOCK, 0.0, "bytes = n × (1 read + 2 written) + scales read")
+                       3 * n + n // BLOCK, 0.0, "bytes = n × (1 read + 2 written) + scales read", dtype="bf16")
         return
     yield from _cast(torch, timer, dims, normal, fp8, elem, n, run_peer)
     ocp = bool(d.get("ocp", 0))
@@ -118,21 +119,24 @@ def peers(torch, timer, device, dims, run_peer):
              quantize),
             (f"peer:torch.compile_mx_rowwise_{elem}", "the same quantizer through torch.compile", torch.compile(quantize))):
         yield run_peer(torch, timer, "mx", variant, technique, dims, normal, lambda x, f=fn: Rowwise(f(x)), reference,
-                       n, 3 * n + scales, QUANT_TOL[elem], "bytes = n × (2 read + 1 written) + one scale per 32")
+                       n, 3 * n + scales, QUANT_TOL[elem], "bytes = n × (2 read + 1 written) + one scale per 32",
+                       dtype="bf16")
     try:
         from torchao.prototype.mx_formats.mx_tensor import MXTensor  # optional
     except Exception:  # noqa: BLE001 — any import failure means "not installed here"
         return
     yield run_peer(torch, timer, "mx", f"peer:torchao.to_mx_{elem}", "torchao MXTensor.to_mx (its default scale rule)",
                    dims, normal, lambda x: MXTensor.to_mx(x, fp8, BLOCK).to_dtype(torch.bfloat16), reference, n,
-                   3 * n + scales, QUANT_TOL[elem], "torchao prototype API; time includes the dequantization")
+                   3 * n + scales, QUANT_TOL[elem], "torchao prototype API; time includes the dequantization",
+                   dtype="bf16")
 
 
 def _cast(torch, timer, dims, normal, fp8, elem, n, run_peer):
     kind = "float8_e4m3fn" if elem == "e4m3" else "float8_e5m2"
     yield run_peer(torch, timer, "mx", f"peer:torch.to_{elem}", f"x.to(torch.{kind}): a plain cast, no block scales",
                    dims, normal, lambda x: x.to(fp8), lambda x: x.double(), 0, 3 * n, QUANT_TOL[elem],
-                   "bytes = n × (2 read + 1 written); out-of-range values would become NaN (e4m3) or inf (e5m2)")
+                   "bytes = n × (2 read + 1 written); out-of-range values would become NaN (e4m3) or inf (e5m2)",
+                   dtype="bf16")
 
 
 def _gemm(torch, timer, device, dims, d, run_peer):
@@ -144,4 +148,5 @@ def _gemm(torch, timer, device, dims, d, run_peer):
     yield run_peer(torch, timer, "mx", "peer:torch.matmul_bf16", "torch.matmul on bf16 (cuBLAS; bf16 output)", dims,
                    make, lambda ab: torch.matmul(ab[0], ab[1]), lambda ab: ab[0].double() @ ab[1].double(),
                    2 * m * n * k, 2 * (m * k + k * n + m * n), 1e-2,
-                   "flops = 2·m·n·k; bytes = 2(mk + kn + mn); bf16 output rounds to 8 bits")
+                   "flops = 2·m·n·k; bytes = 2(mk + kn + mn); bf16 output rounds to 8 bits", dtype="bf16",
+                   unit="matrix")

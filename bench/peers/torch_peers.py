@@ -3,12 +3,21 @@
 
     python3 bench/peers/torch_peers.py --family F --shapes "n=2^28;n=2^20" --out FILE.json
 
-Writes a JSON array of records (family, variant, technique, shape, median_s, min_s, max_s,
-samples, flops, bytes, verified, rel_l2, tolerance, note) for the shapes given, in the same
-shape syntax and with the same FLOP and byte counts as kernels/<family>/case.cu. Timing: CUDA
-events around each call, warm-up first, the median of many samples; inputs are fresh random
-values (never zero) rotated over enough sets to exceed 256 MiB, as the Cases do. Each result is
-checked against a float64 reference. Exits 3 with one line on stderr when torch or CUDA is
+Writes a JSON array of records (family, variant, technique, dtype, unit, math, shape, median_s,
+min_s, max_s, spread, samples, timing, eager_median_s, sm_clock_hz, flops, bytes, verified, rel_l2,
+tolerance, note) for the shapes given, in the same shape syntax and with the same FLOP and byte
+counts as kernels/<family>/case.cu. dtype, unit ("matrix" or "vector") and math (the type the
+arithmetic runs in, where it is not dtype) place the peer on its own roofline.
+
+Timing, two ways. Device time (median_s, min_s, max_s, spread, the comparison with sol's kernels):
+the calls over all rotated input sets captured in one CUDA graph, replayed back to back, CUDA events
+around each sample of replays, per-call time = sample / calls (timing "graph"); where capture
+fails, many eager calls between one event pair (timing "events_batched"). Eager time
+(eager_median_s, what a user's Python loop sees, host dispatch included): host clock around a
+batch of eager calls, synchronised before and after, per call. Warm-up first; inputs are fresh
+random values (never zero) rotated over enough sets to exceed 256 MiB, as the Cases do; the SM
+clock is read while the replays run. Each result is checked against a float64 reference. Exits 3
+with one line on stderr when torch or CUDA is
 missing, 2 on bad arguments. Depends on torch only.
 """
 import argparse
@@ -20,9 +29,10 @@ import time
 
 ROTATE_BYTES = 256 * 2**20  # all sets together exceed this (5× H200's 50 MB L2)
 MAX_SETS = 16
-TARGET_SECONDS = 1.0  # measuring time per (variant, shape), after warm-up
+DEVICE_SECONDS, EAGER_SECONDS = 0.5, 0.5  # measuring time per (variant, shape) for each way, after warm-up
+SAMPLE_SECONDS = 1e-3  # one sample spans at least this long (many calls when a call is short)
+GRAPH_CALLS_MAX = 256  # calls captured in one graph, at most
 MIN_SAMPLES, MAX_SAMPLES, WARMUP = 10, 200, 3
-
 
 def fail(code, line):
     print(f"torch_peers: {line}", file=sys.stderr)
@@ -82,35 +92,148 @@ def random_positive(torch, shape, device):  # [0.5, 2)
 
 
 # ---- timing --------------------------------------------------------------------------------------
+def quantile(sorted_times, q):  # linear between order statistics, as bench/stats.cpp
+    pos = q * (len(sorted_times) - 1)
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, len(sorted_times) - 1)
+    return sorted_times[lo] + (pos - lo) * (sorted_times[hi] - sorted_times[lo])
+
+
+def summary(times):
+    t = sorted(times)
+    median = quantile(t, 0.5)
+    return dict(median_s=median, min_s=t[0], max_s=t[-1], samples=len(t),
+                spread=(quantile(t, 0.9) - quantile(t, 0.1)) / median if median > 0 else 0.0)
+
+
+def sample_plan(per_call_s, seconds):
+    """Calls per sample and samples, so that a sample spans SAMPLE_SECONDS and all span `seconds`."""
+    calls = max(1, math.ceil(SAMPLE_SECONDS / max(per_call_s, 1e-7)))
+    samples = int(min(MAX_SAMPLES, max(MIN_SAMPLES, seconds / max(per_call_s * calls, 1e-7))))
+    return calls, samples
+
+
 class Timer:
     def __init__(self, torch, cpu):
         self.torch, self.cpu = torch, cpu
+        self.clock_reader = None  # the first way of reading the SM clock that works
 
     def sync(self):
         if not self.cpu:
             self.torch.cuda.synchronize()
 
-    def once(self, fn, arg):
-        if self.cpu:
+    def eager(self, fn, inputs, seconds):
+        """Per-call host time of batches of eager calls, synchronised before and after each batch."""
+        self.sync()
+        t0 = time.perf_counter()
+        fn(inputs[0])
+        self.sync()
+        calls, count = sample_plan(time.perf_counter() - t0, seconds)
+        times = []
+        for i in range(count):
+            self.sync()
             t0 = time.perf_counter()
-            fn(arg)
-            return time.perf_counter() - t0
-        start, end = self.torch.cuda.Event(enable_timing=True), self.torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn(arg)
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) / 1e3
+            for j in range(calls):
+                fn(inputs[(i * calls + j) % len(inputs)])
+            self.sync()
+            times.append((time.perf_counter() - t0) / calls)
+        return times
+
+    def events(self, run, calls_per_run, runs, count):
+        """Per-call device time: CUDA events around `runs` × run() per sample; the SM clock read
+        while the queued samples execute."""
+        torch = self.torch
+        pairs = []
+        for _ in range(count):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(runs):
+                run()
+            end.record()
+            pairs.append((start, end))
+        clock = self.sm_clock_hz()
+        torch.cuda.synchronize()
+        return [a.elapsed_time(b) / 1e3 / (runs * calls_per_run) for a, b in pairs], clock
+
+    def graph(self, fn, inputs, per_call_s):
+        """Device time from one CUDA graph over the input sets (repeated to GRAPH_CALLS_MAX calls at
+        most when calls are short), replayed."""
+        torch = self.torch
+        repeat = max(1, min(GRAPH_CALLS_MAX // len(inputs), math.ceil(SAMPLE_SECONDS / max(per_call_s, 1e-7) / len(inputs))))
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):  # warm-up on a side stream before capture, as torch.cuda.graphs asks
+            for x in inputs:
+                fn(x)
+        torch.cuda.current_stream().wait_stream(side)
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            outs = [fn(x) for _ in range(repeat) for x in inputs]
+        calls = repeat * len(inputs)
+        g.replay()
+        torch.cuda.synchronize()
+        (per_call,), _ = self.events(g.replay, calls, 1, 1)
+        replays, count = sample_plan(per_call * calls, DEVICE_SECONDS)
+        times, clock = self.events(g.replay, calls, replays, count)
+        del outs, g
+        return times, clock, f"graph of {calls} calls over {len(inputs)} input sets, {replays} replays per sample"
+
+    def batched(self, fn, inputs, per_call_s):
+        """Device time of many eager calls between one event pair: for calls a graph cannot capture."""
+        calls, count = sample_plan(per_call_s, DEVICE_SECONDS)
+        state = {"i": 0}
+
+        def run():
+            fn(inputs[state["i"] % len(inputs)])
+            state["i"] += 1
+
+        times, clock = self.events(run, 1, calls, count)
+        return times, clock, f"{calls} eager calls between one event pair"
+
+    def sm_clock_hz(self):
+        """The SM clock now (torch.cuda.clock_rate through pynvml, else nvidia-smi), or 0."""
+        readers = [self.clock_reader] if self.clock_reader else [self.clock_from_torch, self.clock_from_smi]
+        for read in readers:
+            try:
+                hz = read()
+            except Exception:  # noqa: BLE001 — no pynvml, no nvidia-smi: the clock is unknown
+                continue
+            if hz > 0:
+                self.clock_reader = read
+                return hz
+        return 0.0
+
+    def clock_from_torch(self):
+        return float(self.torch.cuda.clock_rate()) * 1e6  # MHz
+
+    def clock_from_smi(self):
+        import subprocess
+        props = self.torch.cuda.get_device_properties(self.torch.cuda.current_device())
+        bus = getattr(props, "pci_bus_id", None)
+        target = (f"{int(getattr(props, 'pci_domain_id', 0)):08x}:{int(bus):02x}:{int(getattr(props, 'pci_device_id', 0)):02x}.0"
+                  if bus is not None else str(self.torch.cuda.current_device()))
+        out = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits", "-i", target],
+                             capture_output=True, text=True, timeout=10, check=True).stdout
+        return float(out.strip().splitlines()[0]) * 1e6
 
     def measure(self, fn, inputs):
-        """Median, min, max seconds and the sample count; set i % len(inputs) feeds sample i."""
+        """The record's timing fields and a note; set i % len(inputs) feeds call i."""
         for i in range(WARMUP):
             fn(inputs[i % len(inputs)])
         self.sync()
-        estimate = max(self.once(fn, inputs[0]), 1e-6)
-        count = int(min(MAX_SAMPLES, max(MIN_SAMPLES, TARGET_SECONDS / estimate)))
-        times = [self.once(fn, inputs[i % len(inputs)]) for i in range(count)]
-        return statistics.median(times), min(times), max(times), count
+        eager = summary(self.eager(fn, inputs, EAGER_SECONDS))
+        if self.cpu:  # no device: the host clock is the only clock
+            return dict(eager, timing="host_clock", eager_median_s=eager["median_s"], sm_clock_hz=0.0), "none (--cpu)"
+        try:
+            times, clock, how = self.graph(fn, inputs, eager["median_s"])
+            timing = "graph"
+        except Exception as e:  # noqa: BLE001 — an op or a compiled mode that cannot be captured
+            self.torch.cuda.synchronize()
+            times, clock, how = self.batched(fn, inputs, eager["median_s"])
+            timing = "events_batched"
+            how += f" (graph capture failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"[:200]
+        return dict(summary(times), timing=timing, eager_median_s=eager["median_s"], sm_clock_hz=clock), how
 
 
 def rel_l2(torch, out, ref):
@@ -121,10 +244,25 @@ def rel_l2(torch, out, ref):
 
 
 # ---- one peer at one shape -----------------------------------------------------------------------
-def run_peer(torch, timer, family, variant, technique, dims, make_input, fn, reference, flops, nbytes, tol, note=""):
-    rec = dict(family=family, variant=variant, technique=technique, shape=shape_str(dims), median_s=0.0, min_s=0.0,
-               max_s=0.0, samples=0, flops=float(flops), bytes=float(nbytes), verified=False, rel_l2=0.0,
-               tolerance=tol, note=note)
+def record(family, variant, technique, dims, flops, nbytes, tol, note, dtype, unit="vector", math_type=None, skipped=None):
+    """A record before timing; skipped: why it cannot run."""
+    rec = dict(family=family, variant=variant, technique=technique, dtype=dtype, unit=unit, shape=shape_str(dims),
+               median_s=0.0, min_s=0.0, max_s=0.0, spread=0.0, samples=0, timing="", eager_median_s=0.0,
+               sm_clock_hz=0.0, flops=float(flops), bytes=float(nbytes), verified=False, rel_l2=0.0, tolerance=tol,
+               note=note)
+    if math_type:
+        rec["math"] = math_type
+    if skipped:
+        rec["skipped"] = skipped
+        rec["note"] = (note + "; " if note else "") + "not run: " + skipped
+    return rec
+
+
+def run_peer(torch, timer, family, variant, technique, dims, make_input, fn, reference, flops, nbytes, tol, note="",
+             dtype=None, unit="vector", math_type=None):
+    """dtype: the data's type as sol names it ("bf16", "fp32", "tf32" for fp32 multiplied in TF32);
+    unit, math_type: where the arithmetic runs, for the peer's own floor."""
+    rec = record(family, variant, technique, dims, flops, nbytes, tol, note, dtype, unit, math_type)
     try:
         first = make_input()
         out = fn(first)
@@ -134,7 +272,9 @@ def run_peer(torch, timer, family, variant, technique, dims, make_input, fn, ref
         inputs = [first] + [make_input() for _ in range(rotating_sets(per_set) - 1)]
         rec["rel_l2"], rec["verified"] = err, bool(err <= tol)
         del out
-        rec["median_s"], rec["min_s"], rec["max_s"], rec["samples"] = timer.measure(fn, inputs)
+        timing, how = timer.measure(fn, inputs)
+        rec.update(timing)
+        rec["note"] = (note + "; " if note else "") + "device time: " + how + "; eager_median_s: host clock per call"
     except Exception as e:  # an op torch lacks for this dtype, torch.compile without a compiler, OOM
         rec["skipped"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]
         rec["note"] = (note + "; " if note else "") + "not run: " + rec["skipped"]
@@ -149,7 +289,7 @@ def copy_peers(torch, timer, device, dims):
     (n,) = dims_of(dims, "copy", "n")
     yield run_peer(torch, timer, "copy", "peer:torch.clone", "torch.Tensor.clone() of an fp32 tensor (eager)", dims,
                    lambda: random_signed(torch, n, device), lambda x: x.clone(), lambda x: x, 0, 8 * n, 0.0,
-                   "bytes = n × (4 read + 4 written), as the copy Case")
+                   "bytes = n × (4 read + 4 written), as the copy Case", dtype="fp32")
 
 
 def precision_peers(torch, timer, device, dims):
@@ -160,19 +300,18 @@ def precision_peers(torch, timer, device, dims):
         yield run_peer(torch, timer, "precision", f"peer:torch.relu_{name}", f"torch.relu on {name} (eager)", dims,
                        lambda dt=dtype: random_signed(torch, n, device).to(dt), torch.relu,
                        lambda x: torch.relu(x.double()), n, 2 * size * n, 0.0,
-                       f"bytes = n × ({size} read + {size} written); flops = n")
+                       f"bytes = n × ({size} read + {size} written); flops = n", dtype=name)
     if fp8 is None:
-        yield dict(family="precision", variant="peer:torch.relu_fp8_e4m3", technique="torch.relu on fp8 e4m3",
-                   shape=shape_str(dims), median_s=0.0, min_s=0.0, max_s=0.0, samples=0, flops=float(n),
-                   bytes=float(2 * n), verified=False, rel_l2=0.0, tolerance=0.0,
-                   skipped="this torch has no float8_e4m3fn", note="not run: this torch has no float8_e4m3fn")
+        yield record("precision", "peer:torch.relu_fp8_e4m3", "torch.relu on fp8 e4m3", dims, n, 2 * n, 0.0, "",
+                     "fp8_e4m3", skipped="this torch has no float8_e4m3fn")
     # torch.compile fails lazily (at the first call) when no compiler backend works: run_peer reports it.
     # Inductor may also generate the fp8 ReLU that eager lacks (it computes in a wider type).
     for name, dtype, size in [("bf16", torch.bfloat16, 2)] + ([("fp8_e4m3", fp8, 1)] if fp8 is not None else []):
         yield run_peer(torch, timer, "precision", f"peer:torch.compile_relu_{name}", f"torch.compile(torch.relu) on {name}",
                        dims, lambda dt=dtype: random_signed(torch, n, device).to(dt), torch.compile(torch.relu),
                        lambda x: torch.relu(x.double()), n, 2 * size * n, 0.0,
-                       f"bytes = n × ({size} read + {size} written); compile time excluded (first call and warm-up)")
+                       f"bytes = n × ({size} read + {size} written); compile time excluded (first call and warm-up)",
+                       dtype=name)
 
 
 def coalescing_peers(torch, timer, device, dims):
@@ -183,7 +322,7 @@ def coalescing_peers(torch, timer, device, dims):
         yield run_peer(torch, timer, "coalescing", "peer:torch.strided_clone", "x[::stride].clone() (eager)", dims,
                        lambda: random_signed(torch, (n - 1) * stride + 1, device), lambda x: x[::stride].clone(),
                        lambda x: x[::stride], 0, 32 * (read_sectors + (n + 7) // 8), 0.0,
-                       "bytes = whole 32-byte sectors touched, as the v03_strided Case")
+                       "bytes = whole 32-byte sectors touched, as the v03_strided Case", dtype="fp32")
         return
     rows, cols = dims_of(dims, "coalescing", "rows", "cols")
     tol = 1e-4
@@ -191,14 +330,14 @@ def coalescing_peers(torch, timer, device, dims):
         yield run_peer(torch, timer, "coalescing", f"peer:torch.sum_dim{dim}", f"x.sum(dim={dim}): {what} (eager)",
                        dims, lambda: random_positive(torch, (rows, cols), device), lambda x, d=dim: x.sum(dim=d),
                        lambda x, d=dim: x.double().sum(dim=d), rows * cols, 4 * rows * cols + 4 * outs, tol,
-                       "bytes = A read once + one fp32 per sum written")
+                       "bytes = A read once + one fp32 per sum written", dtype="fp32")
 
 
 def banks_peers(torch, timer, device, dims):
     rows, cols = dims_of(dims, "banks", "rows", "cols")
     yield run_peer(torch, timer, "banks", "peer:torch.transpose_contiguous", "x.t().contiguous() (eager)", dims,
                    lambda: random_signed(torch, rows * cols, device).view(rows, cols), lambda x: x.t().contiguous(),
-                   lambda x: x.t(), 0, 8 * rows * cols, 0.0, "bytes = 2·rows·cols·4")
+                   lambda x: x.t(), 0, 8 * rows * cols, 0.0, "bytes = 2·rows·cols·4", dtype="fp32")
 
 
 def mx_peers(torch, timer, device, dims):
@@ -230,10 +369,10 @@ def elementwise_peers(torch, timer, device, dims):
         note = f"bytes = n × ({size} read + {size} written), the fused floor; flops = 5n (one per op)"
         yield run_peer(torch, timer, "elementwise", f"peer:torch.sin2_cos2_eager_{name}",
                        f"torch.sin(x)**2 + torch.cos(x)**2 on {name} (eager: 5 kernels)", dims, make,
-                       sincos_naive(torch), ref, 5 * n, 2 * size * n, tol, note)
+                       sincos_naive(torch), ref, 5 * n, 2 * size * n, tol, note, dtype=name)
         yield run_peer(torch, timer, "elementwise", f"peer:torch.compile_sin2_cos2_{name}",
                        f"torch.compile of the same formula on {name}", dims, make, torch.compile(sincos_naive(torch)),
-                       ref, 5 * n, 2 * size * n, tol, note + "; compile time excluded")
+                       ref, 5 * n, 2 * size * n, tol, note + "; compile time excluded", dtype=name)
 
 
 def naive_layer_norm(torch, x, g, b, eps=1e-5):
@@ -276,10 +415,11 @@ def row_peers(family):
         note = "bf16; bytes = x read once + y written once (+ γ, β), the fused floor"
         for name, fn in eager.items():
             yield run_peer(torch, timer, family, f"peer:torch.{name}_bf16", f"{name} on bf16 (eager)", dims, make, fn, ref,
-                           flops, nbytes, 1e-2, note)
+                           flops, nbytes, 1e-2, note, dtype="bf16")
         naive = [k for k in eager if k.startswith("naive")][0]
         yield run_peer(torch, timer, family, f"peer:torch.compile_{naive}_bf16", f"torch.compile({naive}) on bf16", dims,
-                       make, torch.compile(eager[naive]), ref, flops, nbytes, 1e-2, note + "; compile time excluded")
+                       make, torch.compile(eager[naive]), ref, flops, nbytes, 1e-2, note + "; compile time excluded",
+                       dtype="bf16")
     return peers
 
 
@@ -308,9 +448,10 @@ def gemm_fp32_peers(torch, timer, device, dims):
     nbytes = 4 * (m * k + k * n + m * n)
     note = "alpha = 1, beta = 0; bytes = 4(mk + kn + mn), the minimal traffic, as the gemm_fp32 Case"
     yield run_peer(torch, timer, "gemm_fp32", "peer:torch.matmul", "torch.matmul on fp32, allow_tf32 = False", dims,
-                   make, matmul(False), reference, 2 * m * n * k, nbytes, 1e-5, note)
+                   make, matmul(False), reference, 2 * m * n * k, nbytes, 1e-5, note, dtype="fp32")
     yield run_peer(torch, timer, "gemm_fp32", "peer:torch.matmul_tf32", "torch.matmul on fp32, allow_tf32 = True",
-                   dims, make, matmul(True), reference, 2 * m * n * k, nbytes, 3e-3, note + "; TF32 tensor cores")
+                   dims, make, matmul(True), reference, 2 * m * n * k, nbytes, 3e-3, note + "; TF32 tensor cores",
+                   dtype="tf32", unit="matrix")
     torch.backends.cuda.matmul.allow_tf32 = False
 
 
@@ -341,10 +482,8 @@ def gemm_peers(family):
 
         if family == "gemm_fp8":
             if fp8 is None or not hasattr(torch, "_scaled_mm"):
-                yield dict(family=family, variant="peer:torch._scaled_mm", technique="torch._scaled_mm fp8 e4m3",
-                           shape=shape_str(dims), median_s=0.0, min_s=0.0, max_s=0.0, samples=0, flops=float(flops),
-                           bytes=float(nbytes), verified=False, rel_l2=0.0, tolerance=5e-3,
-                           skipped="this torch has no fp8 _scaled_mm", note="not run: this torch has no fp8 _scaled_mm")
+                yield record(family, "peer:torch._scaled_mm", "torch._scaled_mm fp8 e4m3", dims, flops, nbytes, 5e-3,
+                             "", "fp8_e4m3", "matrix", skipped="this torch has no fp8 _scaled_mm")
                 return
             sa = torch.tensor(FP8_SCALE_A, device=device)
             sb = torch.tensor(FP8_SCALE_B, device=device)
@@ -359,7 +498,7 @@ def gemm_peers(family):
 
             yield run_peer(torch, timer, family, "peer:torch._scaled_mm",
                            "torch._scaled_mm(A, Bᵀ) fp8 e4m3, per-tensor scales, bf16 out", dims, make, fn, ref, flops,
-                           nbytes, 5e-3, note)
+                           nbytes, 5e-3, note, dtype="fp8_e4m3", unit="matrix")
             return
 
         def fn(x):
@@ -372,7 +511,8 @@ def gemm_peers(family):
 
         name = "bf16" if dt == torch.bfloat16 else "fp16"
         yield run_peer(torch, timer, family, f"peer:torch.matmul_{name}", f"x @ W.T on {name} (cuBLAS via torch)", dims,
-                       make, fn, ref, flops, nbytes, 5e-3, note + ("" if name == "bf16" else "; output fp16 (torch's)"))
+                       make, fn, ref, flops, nbytes, 5e-3, note + ("" if name == "bf16" else "; output fp16 (torch's)"),
+                       dtype=name, unit="matrix")
     return peers
 
 
@@ -432,7 +572,8 @@ def row_bwd_peers(family):
 
         for name, fwd in fwds.items():
             yield run_peer(torch, timer, family, f"peer:torch.{name}_bwd_bf16", f"backward of {name} on bf16 (eager autograd)",
-                           dims, lambda f=fwd: make_input(f), backward, reference, flops, nbytes, 1e-2, note)
+                           dims, lambda f=fwd: make_input(f), backward, reference, flops, nbytes, 1e-2, note,
+                           dtype="bf16")
         naive = [k for k in fwds if k.startswith("naive")][0]
         # The timing replays one saved graph (retain_graph=True); AOTAutograd's donated buffers forbid that
         # once a second shape recompiles ("compiled with non-empty donated buffers"): keep them undonated.
@@ -443,7 +584,7 @@ def row_bwd_peers(family):
         yield run_peer(torch, timer, family, f"peer:torch.compile_{naive}_bwd_bf16",
                        f"backward of torch.compile({naive}) on bf16 (the compiled backward graph)", dims,
                        lambda: make_input(compiled), backward, reference, flops, nbytes, 1e-2,
-                       note + "; compile time excluded")
+                       note + "; compile time excluded", dtype="bf16")
     return peers
 
 

@@ -30,7 +30,8 @@ struct Device {
 struct Record {
   std::string family, variant, technique;
   int version = 0;
-  std::string dtype;           // element type of the data ("bf16", "fp8_e4m3", "fp32"; "" when untyped)
+  std::string dtype;           // element type of the data ("bf16", "fp8_e4m3", "fp32"; "" when untyped);
+                               // "tf32" for fp32 data multiplied in TF32 (10-bit mantissa inputs)
   std::string shape;           // Shape::str()
   double median_s = 0, min_s = 0, max_s = 0;
   double spread = 0;           // (p90 − p10) / median
@@ -79,10 +80,18 @@ struct File {
 bool is_peer(const Record& r);
 // A result to compare against: it ran, it verified, it has a time.
 bool valid(const Record& r);
-// The fastest valid peer for `r` in the same file: same shape, and the same element type named in
-// both variant names ("relu_bf16"; or none in either), so that fp8 is never compared with a bf16
-// peer. nullptr when there is none.
+// The element type a record is compared by: Record::dtype; in files of schema 1, which lack it,
+// the type named in the variant's name ("relu_bf16"), else in the family's ("gemm_fp16"), else "".
+std::string comparison_dtype(const File& f, const Record& r);
+// The fastest valid peer for `r` in the same file: same family, same shape, the same
+// comparison_dtype (so that fp8 is never compared with a bf16 peer, nor SGEMM with TF32).
+// nullptr when there is none.
 const Record* best_peer(const File& f, const Record& r);
+// What floor_measured_s is a floor on: the ceiling that binds it ("4.253 TB/s copy (measured)",
+// "989.4 TFLOP/s fp16 matrix (datasheet: not measured)"). A record written before the field
+// existed gets the ceiling of its file whose rate gives the floor, else "<rate> (datasheet)".
+// "" when the record has no floor.
+std::string floor_base(const File& f, const Record& r);
 
 std::string to_json(const File& f);
 File from_json_text(const std::string& text, const std::string& origin);

@@ -2,8 +2,11 @@
 // the clock the vendor computes it at, and the product is the peak; the datasheet figure it
 // reproduces is named in the note. [derived] marks our arithmetic on cited numbers,
 // [unverified] a figure from secondary sources or memory that no stored source confirms.
-// HBM capacities are the vendor's "N GB" read as GiB: HBM stacks come in GiB, and the
-// driver reports a little less than that as usable.
+// Capacities are binary where the hardware is: registers (65536 × 4 B per SM), shared memory and
+// L2 (the CUDA guide's and whitepapers' "KB"/"MB" are KiB and MiB: an H100 reports 50 MiB of L2),
+// and HBM, whose stacks come in GiB: the vendor's "N GB" is N GiB, and the driver reports a little
+// less than that as usable (an H200, "141 GB", reports 150.1e9 B = 139.8 GiB). Each source text
+// says so where it quotes "GB".
 #include <string>
 
 #include "sol/core/format.hpp"
@@ -131,7 +134,7 @@ HwSpec a100_40gb() {
   s.l2_bytes = 40 * kMiB;
   s.hbm_bytes = 40 * kGiB;
   s.hbm_bytes_per_s = 1555 * kGB;
-  s.hbm_source = kA100Sheet + ": 40 GB HBM2 at 1555 GB/s";
+  s.hbm_source = kA100Sheet + ": 40 GB (GiB) HBM2 at 1555 GB/s";
   gpu_levels(s, 64, 5400 * kGB,
              "measured: reads from 2–25 MB working sets plateau at 5.3–5.5 TB/s on an A100 80 GB "
              "(the same chip and L2 as the 40 GB part)",
@@ -149,7 +152,7 @@ HwSpec a100_80gb() {
   s.full_name = "NVIDIA A100 SXM4 80 GB";
   s.hbm_bytes = 80 * kGiB;
   s.hbm_bytes_per_s = 2039 * kGB;
-  s.hbm_source = kA100Sheet + ": 80 GB HBM2e at 2039 GB/s; " + kStas;
+  s.hbm_source = kA100Sheet + ": 80 GB (GiB) HBM2e at 2039 GB/s; " + kStas;
   s.levels.back() = level("HBM", s.hbm_bytes, s.hbm_bytes_per_s, "datasheet figure", s.hbm_source);
   return s;
 }
@@ -177,7 +180,7 @@ HwSpec h100() {
   s.l2_bytes = 50 * kMiB;
   s.hbm_bytes = 80 * kGiB;
   s.hbm_bytes_per_s = 3350 * kGB;
-  s.hbm_source = kH100Sheet + ": 80 GB HBM3 at 3.35 TB/s; " + kStas;
+  s.hbm_source = kH100Sheet + ": 80 GB (GiB) HBM3 at 3.35 TB/s; " + kStas;
   gpu_levels(s, 128, 9800 * kGB,
              "measured: reads from 5–40 MB working sets plateau at 9.7–10.3 TB/s on an H200, which has the "
              "same GH100 die, SM count, clocks and 50 MB L2 as the H100 SXM",
@@ -197,10 +200,16 @@ HwSpec h200() {
   s.sources = {kH200Sheet, kH100Paper, kStas, kCarveoutSteps};
   s.hbm_bytes = 141 * kGiB;
   s.hbm_bytes_per_s = 4800 * kGB;
-  s.hbm_source = kH200Sheet + ": 141 GB HBM3e at 4.8 TB/s; " + kStas + " (\"H200 is the same as H100 but ...\")";
+  s.hbm_source = kH200Sheet + ": 141 GB (GiB; the driver reports 139.8 GiB usable) HBM3e at 4.8 TB/s; " + kStas +
+                 " (\"H200 is the same as H100 but ...\")";
   s.levels.back() = level("HBM", s.hbm_bytes, s.hbm_bytes_per_s, "datasheet figure; gpu-benches measures 3.89 TB/s reads",
                           s.hbm_source);
+  // The H200 datasheet states no L2 size; the driver reports 60 MiB (cudaDeviceProp::l2CacheSize =
+  // 62914560 B in every bench/results/h200 file), not the H100 SXM's 50 MiB.
+  s.l2_bytes = 60 * kMiB;
+  s.levels[2].capacity_bytes = s.l2_bytes;
   s.levels[2].derivation = "measured: reads from 5–40 MB working sets plateau at 9.7–10.3 TB/s";
+  s.levels[2].source += "; capacity: cudaDeviceProp::l2CacheSize on an H200 (62914560 B)";
   return s;
 }
 
@@ -230,7 +239,7 @@ HwSpec b200() {
   s.l2_bytes = 126.5 * kMiB;
   s.hbm_bytes = 180 * kGiB;
   s.hbm_bytes_per_s = 8000 * kGB;
-  s.hbm_source = kB200Sheet + ": 180 GB HBM3e at 8 TB/s; the driver's 7680-bit bus × 7.992 Gbit/s gives 7.67 TB/s (" +
+  s.hbm_source = kB200Sheet + ": 180 GB (GiB) HBM3e at 8 TB/s; the driver's 7680-bit bus × 7.992 Gbit/s gives 7.67 TB/s (" +
                  kAoQuery + ")";
   gpu_levels(s, 128, 9800 * kGB * 148 / 132,
              "no published measurement found: the H200's measured 9.8 TB/s scaled by SM count (148/132) [unverified]",

@@ -1,6 +1,7 @@
-// gemm_fp32's naming scheme against the report's peer pairing (src/results.cpp best_peer): the
-// rungs and the fp32 peers carry no dtype token, the TF32 peers carry "tf32", so a rung is
-// compared with the fastest true-fp32 peer and never with a TF32 tensor-core one, however fast.
+// gemm_fp32's naming scheme against the report's peer pairing in files without a dtype field
+// (src/results.cpp best_peer, schema 1): the rungs and the fp32 peers carry no dtype token, the
+// TF32 peers carry "tf32", so a rung is compared with the fastest true-fp32 peer and never with a
+// TF32 tensor-core one, however fast.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -26,6 +27,7 @@ results::Record rec(const std::string& variant, const std::string& shape, double
 TEST(GemmFp32, RungsPairWithTheFp32PeerNeverTf32) {
   const std::string s = "m=4096,n=4096,k=4096";
   results::File f;
+  f.schema_version = 1;  // the names decide where records carry no dtype field
   f.family = "gemm_fp32";
   f.records = {rec("v07_warptile_cp_async", s, 3.0e-3), rec("peer:cublasSgemm", s, 2.7e-3),
                rec("peer:cublas_tf32", s, 0.4e-3),       rec("peer:torch.matmul", s, 2.8e-3),
@@ -41,6 +43,7 @@ TEST(GemmFp32, RungsPairWithTheFp32PeerNeverTf32) {
   EXPECT_EQ(results::best_peer(f, f.records[0])->variant, "peer:torch.matmul");
   // A peer at another shape is not a comparison.
   results::File g;
+  g.schema_version = 1;
   g.records = {rec("v07_warptile_cp_async", s, 3e-3), rec("peer:cublasSgemm", "m=1024,n=1024,k=1024", 1e-4)};
   EXPECT_EQ(results::best_peer(g, g.records[0]), nullptr);
 }

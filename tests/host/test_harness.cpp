@@ -179,6 +179,19 @@ TEST(Ceilings, RecordFloors) {
   EXPECT_NEAR(r.floor_s, 2.4e9 / 4.8e12, 1e-15);
   EXPECT_NEAR(r.floor_measured_s, 2.4e9 / 3.84e12, 1e-15);
   EXPECT_EQ(r.bound, "memory");
+  EXPECT_EQ(r.dtype, "fp32");
+  EXPECT_EQ(r.floor_measured_base, "3.84 TB/s copy (measured)");  // the ceiling that binds
+  // Compute-bound on a matrix rate this run did not measure: the base says the datasheet's.
+  results::Record mm;
+  apply_model(mm, cost(1e12, 1e6, DType::f16, hw::Unit::Matrix), m, h200);
+  EXPECT_EQ(mm.dtype, "fp16");
+  EXPECT_NE(mm.floor_measured_base.find("datasheet: not measured"), std::string::npos) << mm.floor_measured_base;
+  // fp32 data multiplied in TF32 is compared as tf32, never with SGEMM.
+  model::Cost tf32 = cost(1e12, 1e6, DType::f32, hw::Unit::Matrix);
+  tf32.math_dtype = DType::tf32;
+  results::Record t;
+  apply_model(t, tf32, m, h200);
+  EXPECT_EQ(t.dtype, "tf32");
   r.median_s = 1e-3;
   set_achieved(r);
   EXPECT_DOUBLE_EQ(r.achieved_bytes_per_s, 2.4e12);
@@ -291,7 +304,9 @@ ap = argparse.ArgumentParser()
 ap.add_argument('--family'); ap.add_argument('--shapes'); ap.add_argument('--out')
 a = ap.parse_args()
 recs = [{'family': a.family, 'variant': 'torch.clone', 'shape': s, 'median_s': 1e-3, 'flops': 0,
-         'bytes': 8.0 * int(s.split('=')[1]), 'verified': True, 'samples': 20} for s in a.shapes.split(';')]
+         'bytes': 8.0 * int(s.split('=')[1]), 'verified': True, 'samples': 20, 'dtype': 'fp32', 'unit': 'vector',
+         'timing': 'graph', 'eager_median_s': 2e-3, 'spread': 0.02, 'sm_clock_hz': 1.98e9} for s in a.shapes.split(';')]
+recs[1].update(dtype='tf32', unit='matrix', math='tf32')
 json.dump(recs, open(a.out, 'w'))
 )");
   const PeerRun r = torch_peers("copy", {Shape::parse("n=1024"), Shape::parse("n=2048")}, ok.string());
@@ -300,6 +315,29 @@ json.dump(recs, open(a.out, 'w'))
   EXPECT_EQ(r.records[0].variant, "peer:torch.clone");  // the peer: prefix is ensured
   EXPECT_EQ(r.records[1].shape, "n=2048");
   EXPECT_DOUBLE_EQ(r.records[1].bytes, 16384);
+  // Device time, eager time, spread and clock as the script wrote them; its floor from its own math.
+  EXPECT_EQ(r.records[0].timing, "graph");
+  EXPECT_DOUBLE_EQ(r.records[0].eager_median_s, 2e-3);
+  EXPECT_DOUBLE_EQ(r.records[0].spread, 0.02);
+  EXPECT_DOUBLE_EQ(r.records[0].sm_clock_hz, 1.98e9);
+  ASSERT_EQ(r.costs.size(), 2u);
+  EXPECT_EQ(r.costs[0].dtype, DType::f32);
+  EXPECT_EQ(r.costs[0].unit, hw::Unit::Vector);
+  EXPECT_FALSE(r.costs[0].math_dtype.has_value());
+  EXPECT_EQ(r.costs[1].unit, hw::Unit::Matrix);
+  EXPECT_EQ(r.costs[1].math_dtype, DType::tf32);
+  EXPECT_DOUBLE_EQ(r.costs[1].bytes, 16384);
+  // A record that does not say where its arithmetic runs has no floor to take: the peers are missing.
+  const auto untyped = write_script("sol-test-peer-untyped.py", R"(import argparse, json
+ap = argparse.ArgumentParser()
+ap.add_argument('--family'); ap.add_argument('--shapes'); ap.add_argument('--out')
+json.dump([{'family': 'copy', 'variant': 'clone', 'shape': 'n=4', 'median_s': 1e-3, 'flops': 0, 'bytes': 32,
+            'verified': True}], open(ap.parse_args().out, 'w'))
+)");
+  const PeerRun u = torch_peers("copy", {Shape::parse("n=4")}, untyped.string());
+  EXPECT_TRUE(u.records.empty());
+  EXPECT_TRUE(u.costs.empty());
+  EXPECT_NE(u.missing.find("states no dtype"), std::string::npos) << u.missing;
   const auto garbage = write_script("sol-test-peer-garbage.py", R"(import argparse
 ap = argparse.ArgumentParser()
 ap.add_argument('--family'); ap.add_argument('--shapes'); ap.add_argument('--out')
