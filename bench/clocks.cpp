@@ -18,7 +18,8 @@ namespace {
 
 using nvml_return = int;  // nvmlReturn_t; 0 = NVML_SUCCESS
 using nvml_device = struct nvml_device_opaque*;
-constexpr int kNvmlClockSm = 1;  // NVML_CLOCK_SM
+constexpr int kNvmlClockSm = 1;   // NVML_CLOCK_SM
+constexpr int kNvmlClockMem = 2;  // NVML_CLOCK_MEM
 
 struct Nvml {
   void* lib = nullptr;
@@ -30,6 +31,8 @@ struct Nvml {
   nvml_return (*clock_info)(nvml_device, int, unsigned*) = nullptr;
   nvml_return (*reasons)(nvml_device, unsigned long long*) = nullptr;
   nvml_return (*driver)(char*, unsigned) = nullptr;
+  nvml_return (*max_clock_info)(nvml_device, int, unsigned*) = nullptr;
+  nvml_return (*power_limit)(nvml_device, unsigned*) = nullptr;  // enforced limit, milliwatts
   const char* (*error_string)(nvml_return) = nullptr;
   // The last device looked up: the sampling loop asks for the same one every round.
   std::string cached_bus_id;
@@ -53,6 +56,8 @@ struct Nvml {
     reasons = reinterpret_cast<decltype(reasons)>(sym("nvmlDeviceGetCurrentClocksEventReasons"));
     if (!reasons) reasons = reinterpret_cast<decltype(reasons)>(sym("nvmlDeviceGetCurrentClocksThrottleReasons"));
     driver = reinterpret_cast<decltype(driver)>(sym("nvmlSystemGetDriverVersion"));
+    max_clock_info = reinterpret_cast<decltype(max_clock_info)>(sym("nvmlDeviceGetMaxClockInfo"));
+    power_limit = reinterpret_cast<decltype(power_limit)>(sym("nvmlDeviceGetEnforcedPowerLimit"));
     error_string = reinterpret_cast<decltype(error_string)>(sym("nvmlErrorString"));
     if (!init || !by_index || !clock_info || !reasons) {
       why = "libnvidia-ml.so.1 lacks the clock functions";
@@ -120,30 +125,36 @@ bool is_throttle(uint64_t reasons) {
   return false;
 }
 
+namespace {
+// The NVML handle of the device (bus id first, else index), or nullptr with *why; under the lock.
+nvml_device device_handle(Nvml& n, const std::string& pci_bus_id, int index, std::string* why) {
+  if (!n.lib) {
+    *why = n.why;
+    return nullptr;
+  }
+  if (n.cached && n.cached_bus_id == pci_bus_id && n.cached_index == index) return n.cached;
+  nvml_device dev = nullptr;
+  nvml_return rc = -1;
+  if (n.by_bus_id && !pci_bus_id.empty()) rc = n.by_bus_id(pci_bus_id.c_str(), &dev);
+  if (rc != 0) rc = n.by_index(unsigned(index < 0 ? 0 : index), &dev);
+  if (rc != 0) {
+    *why = "NVML has no handle for the device: " + n.message(rc);
+    return nullptr;
+  }
+  n.cached_bus_id = pci_bus_id;
+  n.cached_index = index;
+  n.cached = dev;
+  return dev;
+}
+}  // namespace
+
 ClockSample read_clock(const std::string& pci_bus_id, int index) {
   std::lock_guard<std::mutex> lock(nvml_mutex());
   Nvml& n = nvml();
   ClockSample s;
-  if (!n.lib) {
-    s.why_unknown = n.why;
-    return s;
-  }
-  nvml_device dev = nullptr;
+  nvml_device dev = device_handle(n, pci_bus_id, index, &s.why_unknown);
+  if (!dev) return s;
   nvml_return rc = 0;
-  if (n.cached && n.cached_bus_id == pci_bus_id && n.cached_index == index) {
-    dev = n.cached;
-  } else {
-    rc = -1;
-    if (n.by_bus_id && !pci_bus_id.empty()) rc = n.by_bus_id(pci_bus_id.c_str(), &dev);
-    if (rc != 0) rc = n.by_index(unsigned(index < 0 ? 0 : index), &dev);
-    if (rc != 0) {
-      s.why_unknown = "NVML has no handle for the device: " + n.message(rc);
-      return s;
-    }
-    n.cached_bus_id = pci_bus_id;
-    n.cached_index = index;
-    n.cached = dev;
-  }
   unsigned mhz = 0;
   unsigned long long reasons = 0;
   if (rc = n.clock_info(dev, kNvmlClockSm, &mhz); rc != 0) {
@@ -167,6 +178,27 @@ std::string nvml_driver_version() {
   char buf[96] = {};
   if (!n.lib || !n.driver || n.driver(buf, sizeof buf) != 0) return "";
   return buf;
+}
+
+std::map<std::string, std::string> nvml_environment(const std::string& pci_bus_id, int index) {
+  std::lock_guard<std::mutex> lock(nvml_mutex());
+  Nvml& n = nvml();
+  std::string why;
+  nvml_device dev = device_handle(n, pci_bus_id, index, &why);
+  if (!dev) return {{"nvml", "unknown: " + why}};
+  std::map<std::string, std::string> env;
+  auto clock = [&](const char* key, int which) {
+    unsigned now = 0, max = 0;
+    if (n.clock_info(dev, which, &now) != 0) return;
+    std::string text = std::to_string(now) + " MHz";
+    if (n.max_clock_info && n.max_clock_info(dev, which, &max) == 0) text += " (max " + std::to_string(max) + " MHz)";
+    env[key] = text;
+  };
+  clock("sm_clock", kNvmlClockSm);
+  clock("memory_clock", kNvmlClockMem);
+  unsigned mw = 0;
+  if (n.power_limit && n.power_limit(dev, &mw) == 0) env["power_limit"] = std::to_string(mw / 1000) + " W";
+  return env;
 }
 
 void ClockWatch::add(const ClockSample& s) {

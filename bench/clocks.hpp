@@ -2,6 +2,7 @@
 // SM clock and throttle reasons through NVML, loaded with dlopen at run time (no nvml.h needed,
 // and a machine without libnvidia-ml still measures: its results say "clocks unknown").
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace sol::bench {
@@ -18,6 +19,9 @@ struct ClockSample {
 ClockSample read_clock(const std::string& pci_bus_id, int index);
 // The driver's version string from NVML, "" when unknown.
 std::string nvml_driver_version();
+// "sm_clock", "memory_clock" (current, and the maximum), "power_limit" (enforced) of the device,
+// as text; what NVML cannot say is left out, and without NVML {"nvml": "unknown: <why>"}.
+std::map<std::string, std::string> nvml_environment(const std::string& pci_bus_id, int index);
 
 // Clock samples taken before, during and after a timed region, summarized.
 class ClockWatch {

@@ -242,6 +242,14 @@ std::string diagnosis_text(const Diagnosis& d) {
   return out;
 }
 
+std::vector<std::string> finding_lines(const Diagnosis& d) {
+  std::vector<std::string> lines = {"verdict: " + d.verdict_line};
+  for (const auto& f : d.findings)
+    lines.push_back(std::string(f.problem ? "[!] " : "[ok] ") + f.topic + ": " + f.observation +
+                    (f.problem && !f.prescription.empty() ? " → " + f.prescription : ""));
+  return lines;
+}
+
 std::string diagnosis_json(const Diagnosis& d) {
   using nlohmann::json;
   const results::Record& r = d.record;

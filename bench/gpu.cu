@@ -1,6 +1,7 @@
 // The sampling loop and the device it runs on. One measurement: a first run (module load, lazy
 // initialization), warm-up batches until warmup_s, then rounds of event-timed samples until the
-// median settles or the budget runs out. Clocks are read before, during each round (while the
+// median settles (or its confidence interval is within max_noise), the budget runs out, or the
+// record's timeout passes. Clocks are read before, during each round (while the
 // GPU is busy) and after, so a throttled result is marked as such.
 #include <algorithm>
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <optional>
 
 #include "bench/gpu.cuh"
+#include "sol/core/format.hpp"
 
 namespace sol::bench {
 
@@ -103,12 +105,18 @@ Timed time_runs(const std::function<void(int, cudaStream_t)>& run, int sets, con
   if (opts.cold_l2 && opts.graph)
     bad_input("--cold-l2 and --graph cannot be combined",
               "cold L2 flushes before every sample; a graph replays runs back to back without a flush");
-  if (!(opts.budget_s > 0) || opts.min_samples < 1 || opts.max_samples < 3 || opts.warmup_s < 0 || opts.settle < 0)
+  if (!(opts.budget_s > 0) || opts.min_samples < 1 || opts.max_samples < 3 || opts.warmup_s < 0 || opts.settle < 0 ||
+      !(opts.max_noise >= 0) || !(opts.timeout_s >= 0))
     bad_input("timing options out of range (budget " + std::to_string(opts.budget_s) + " s, samples " +
-                  std::to_string(opts.min_samples) + "–" + std::to_string(opts.max_samples) + ")",
-              "give a positive budget and at least 3 samples");
+                  std::to_string(opts.min_samples) + "–" + std::to_string(opts.max_samples) + ", max noise " +
+                  std::to_string(opts.max_noise) + ", timeout " + std::to_string(opts.timeout_s) + " s)",
+              "give a positive budget, at least 3 samples, and a noise target and timeout ≥ 0");
   if (sets < 1) failure("a Case reported " + std::to_string(sets) + " input sets");
   using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  auto out_of_time = [&] {
+    return opts.timeout_s > 0 && std::chrono::duration<double>(clock::now() - start).count() >= opts.timeout_s;
+  };
   const Device dev = current_device();
   Timed t;
   t.clocks.add(read_clock(dev));
@@ -133,7 +141,8 @@ Timed time_runs(const std::function<void(int, cudaStream_t)>& run, int sets, con
     per_run = e / batch;
     warm_s += e;
     warm_runs += batch;
-    if ((warm_s >= opts.warmup_s && warm_runs >= 3) || warm_s >= opts.budget_s || batch >= (1 << 16)) break;
+    if ((warm_s >= opts.warmup_s && warm_runs >= 3) || warm_s >= opts.budget_s || batch >= (1 << 16) || out_of_time())
+      break;
   }
   per_run = std::max(per_run, 1e-7);
 
@@ -182,7 +191,9 @@ Timed time_runs(const std::function<void(int, cudaStream_t)>& run, int sets, con
     for (int i = 0; i < n; ++i) samples.push_back(ev.seconds(i) / t.runs_per_sample);
     t.summary = summarize(samples);
     const double wall = std::chrono::duration<double>(clock::now() - t0).count();
-    if (int(samples.size()) >= min_samples && settled(before, t.summary.median, opts.settle)) {
+    const bool quiet = opts.max_noise > 0 ? t.summary.median_ci <= opts.max_noise
+                                          : settled(before, t.summary.median, opts.settle);
+    if (int(samples.size()) >= min_samples && quiet) {
       t.settled = true;
       break;
     }
@@ -190,11 +201,20 @@ Timed time_runs(const std::function<void(int, cudaStream_t)>& run, int sets, con
     if (int(samples.size()) >= opts.max_samples) break;
     if (int(samples.size()) >= min_samples && wall >= opts.budget_s) break;
     if (wall >= 4 * opts.budget_s && samples.size() >= 3) break;  // slow runs: accept fewer samples
+    if (out_of_time()) {
+      t.notes.push_back("stopped at the " + num(opts.timeout_s, 3) + " s timeout after " +
+                        std::to_string(samples.size()) + " samples");
+      break;
+    }
   }
   t.clocks.add(read_clock(dev));
-  if (!t.settled)
-    t.notes.push_back("median not settled to " + std::to_string(opts.settle * 100).substr(0, 4) + " % within the " +
-                      std::to_string(opts.budget_s).substr(0, 4) + " s budget");
+  const std::string within = " within the " + num(opts.budget_s, 3) + " s budget";
+  if (opts.max_noise > 0)
+    t.notes.push_back("median ±" + num(100 * t.summary.median_ci, 2) + " % (95 % CI) over " +
+                      std::to_string(samples.size()) + " samples" +
+                      (t.settled ? "" : ", above the ±" + num(100 * opts.max_noise, 2) + " % target" + within));
+  else if (!t.settled)
+    t.notes.push_back("median not settled to " + num(opts.settle * 100, 2) + " %" + within);
   return t;
 }
 
@@ -217,6 +237,17 @@ bool gpu_available(std::string* why) {
 void require_gpu() {
   std::string why;
   if (!gpu_available(&why)) failure(why, "run on a machine with an NVIDIA GPU and its driver");
+}
+
+void select_device(int ordinal) {
+  require_gpu();
+  int n = 0;
+  SOL_CUDA_CHECK(cudaGetDeviceCount(&n));
+  if (ordinal < 0 || ordinal >= n)
+    bad_input("--device " + std::to_string(ordinal) + ": this machine has " + std::to_string(n) + " CUDA device" +
+                  (n == 1 ? "" : "s"),
+              "give --device 0" + (n > 1 ? "…" + std::to_string(n - 1) : std::string()));
+  SOL_CUDA_CHECK(cudaSetDevice(ordinal));
 }
 
 results::Device device_info() {

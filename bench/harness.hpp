@@ -30,6 +30,9 @@ namespace sol::bench {
 inline constexpr const char* kSolVersion = "0.1";
 
 // ---- the device -------------------------------------------------------------------------------
+// Makes CUDA device `ordinal` current for this thread; throws sol::Error (BadInput) naming the
+// devices there are when it is out of range, (Failure) when there is no usable device.
+void select_device(int ordinal);
 // True if a CUDA device can be used; otherwise *why says "no CUDA device: <cudaGetErrorString>".
 bool gpu_available(std::string* why = nullptr);
 // Throws sol::Error (Failure) with gpu_available's reason when there is no usable device.
@@ -53,8 +56,13 @@ struct Options {
   int min_samples = 10;      // fewer only when one run alone exceeds budget_s / min_samples (≥ 3)
   int max_samples = 2000;
   double settle = 0.005;     // stop once the median moves less than this between rounds
+  double max_noise = 0;      // > 0: stop instead once the median's 95 % CI is within ± this (relative)
+  double timeout_s = 0;      // > 0: wall time for one record (warm-up and samples), at most; stops early
   uint64_t seed = 0x5eed5eedull;
   bool memory = false;       // also measure the peak device memory of one call (one input set)
+  // For profilers: one verified run per variant and shape inside an NVTX range named
+  // "family/variant/shape", timed by one event pair; no warm-up, no sampling loop, no peers.
+  bool run_once = false;
 };
 
 // ---- sol probe: this card's ceilings ----------------------------------------------------------
@@ -112,7 +120,8 @@ struct RunOptions {
   Options timing;
   std::vector<Shape> shapes;   // instead of each variant's bench_shapes
   bool headline_only = false;  // only the first bench shape
-  bool peers = true;           // run bench/peers/torch_peers.py for the family
+  bool peers = true;           // run bench/peers/torch_peers.py for the family (not with run_once)
+  std::map<std::string, std::string> environment;  // copied into the file (run_environment)
   std::function<void(const results::Record&)> on_record;  // progress, called after each record
 };
 // Measures `variants` (all of one family) and its PyTorch peers into one results file.
@@ -121,18 +130,41 @@ results::File run_family(const std::string& family, const std::vector<const Vari
 // Groups select(pattern) by family, in registry order.
 std::vector<std::pair<std::string, std::vector<const Variant*>>> by_family(const std::vector<const Variant*>& variants);
 
+// What the run has done so far, after each of sol's own records and at each family's start and end.
+struct RegistryProgress {
+  size_t family = 0, families = 0;  // the family being measured (1-based), of how many
+  std::string name;                 // that family
+  std::string variant, shape;       // the record just measured ("" at a family's start)
+  size_t records = 0, total = 0;    // sol's records measured so far, of how many (peers not counted)
+  double elapsed_s = 0;             // since the run began, probe included
+  double eta_s = -1;                // time left at the pace so far (eta_s()); -1 before the first record
+  bool family_done = false;         // the family's peers have run and its file is complete
+};
+// Time left when `done` of `total` items took `elapsed_s`: the mean so far times what is left;
+// -1 when nothing is done yet.
+double eta_s(double elapsed_s, size_t done, size_t total);
+
 // The whole registry, as `sol report` measures it: a probe (saving the profile when full_probe),
 // then every family with its peers; writes out_dir/<family>.json when out_dir is given.
 struct RegistryRun {
   Options timing;
   bool peers = true;
   bool full_probe = true;
+  bool headline_only = false;  // only each variant's first (headline) bench shape
+  bool findings = false;       // the doctor's findings at each family's headline record (no re-timing)
   std::string gpu;       // database row override ("" = the matched row)
   std::string out_dir;   // "" = do not write files
-  std::function<void(const std::string&)> progress;  // one line per family
+  std::function<void(const RegistryProgress&)> progress;
 };
 // *note says what ran (device, row, families, records, profile path).
 std::vector<results::File> measure_registry(const RegistryRun& run, std::string* note);
+// A family's headline record: the fastest verified record of sol's own at the first shape any of
+// them was measured at; nullptr when none.
+const results::Record* headline_record(const results::File& f);
+// What a results file records about the run beside the device (results::File::environment):
+// "gpu", "driver", "cuda_runtime", "cuda_driver_api", NVML's "sm_clock", "memory_clock" and
+// "power_limit", "host", "date", "sol", and (ask_torch) "torch", asked of python3 once.
+std::map<std::string, std::string> run_environment(const results::Device& d, bool ask_torch);
 
 // PyTorch peers: `python3 <script> --family F --shapes "a=1,b=2;..." --out FILE`. When python3,
 // torch or CUDA is missing, `missing` says why and `records` is empty.
@@ -154,6 +186,12 @@ std::string records_table(const results::File& f);
 // and over the fastest valid peer at the same shape; 0 when there is none.
 double speedup_over_previous(const results::File& f, const results::Record& r);
 double speedup_over_peer(const results::File& f, const results::Record& r);
+// Every record of the files as CSV: a header row, then one row per record with the raw figures
+// in SI units (seconds, FLOP/s, B/s; fractions, not percents), status ok | invalid | skipped, the
+// fractions of the floors and the speed-ups derived as in records_table; fields quoted per RFC 4180.
+std::string records_csv(const std::vector<results::File>& files);
+// One Markdown table per file (the columns of records_table), skips and failures as a list below.
+std::string records_markdown(const std::vector<results::File>& files);
 
 // ---- a compiled kernel's resources ---------------------------------------------------------------
 struct KernelReport {
@@ -213,9 +251,16 @@ inline constexpr double kNearRoof = 0.60;
 inline constexpr double kSaturated = 0.85;
 // The §12 workflow on numbers already measured (pure; host-tested).
 Diagnosis diagnose(const DoctorInputs& in);
+// The inputs for a record already measured: the measured ceilings for its cost, the probe's
+// launch overhead, and its kernel's resources (a Case is made, nothing is run or timed).
+DoctorInputs doctor_inputs(const Variant& v, const Shape& s, const results::Record& measured, const ProbeResult& probed,
+                           const hw::HwSpec& row);
 // Measures the variant (and, if it is short, again from a graph), reads its kernel's resources,
 // and diagnoses. Throws sol::Error if the variant cannot run at this shape.
 Diagnosis doctor(const Variant& v, const Shape& s, const Options& opts, const ProbeResult& probed, const hw::HwSpec& row);
+// One line each: "verdict: …", then every finding as "[!] topic: observation → prescription"
+// (a problem) or "[ok] topic: observation" (Record::findings).
+std::vector<std::string> finding_lines(const Diagnosis& d);
 std::string diagnosis_text(const Diagnosis& d);
 std::string diagnosis_json(const Diagnosis& d);
 

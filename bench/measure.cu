@@ -1,7 +1,11 @@
 // Verify, then time: one variant at one shape (measure), a family with its peers (run_family),
 // the whole registry (measure_registry), and the data the doctor needs from a compiled kernel.
+#include <nvtx3/nvToolsExt.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 
@@ -56,20 +60,48 @@ std::string cannot_run(const Variant& v, const Shape& s, int device_cc) {
   return "";
 }
 
+// An NVTX range (what a profiler's timeline shows) for the life of a scope.
+struct NvtxRange {
+  explicit NvtxRange(const std::string& name) { nvtxRangePushA(name.c_str()); }
+  ~NvtxRange() { nvtxRangePop(); }
+  NvtxRange(const NvtxRange&) = delete;
+  NvtxRange& operator=(const NvtxRange&) = delete;
+};
+
+// How to make the one checked run visible: inside an NVTX range of this name (when not empty),
+// timed by one event pair into *seconds (when not null).
+struct Visible {
+  std::string range;
+  double* seconds = nullptr;
+};
+
 // One run on the Case's current inputs, into a poisoned output, checked.
-CheckResult run_checked(Case& c, cudaStream_t st) {
+CheckResult run_checked(Case& c, cudaStream_t st, const Visible& how = {}) {
   c.poison(0);
   // randomize/poison may use the legacy default stream, which a non-blocking stream ignores.
   SOL_CUDA_CHECK(cudaDeviceSynchronize());
-  c.run(0, st);
+  if (how.range.empty() && !how.seconds) {
+    c.run(0, st);
+  } else {
+    gpu::EventPairs ev(1);
+    {
+      std::optional<NvtxRange> range;
+      if (!how.range.empty()) range.emplace(how.range);
+      ev.start(0, st);
+      c.run(0, st);
+      ev.stop(0, st);
+    }
+    ev.sync(0);
+    if (how.seconds) *how.seconds = ev.seconds(0);
+  }
   SOL_CUDA_CHECK(cudaGetLastError());
   SOL_CUDA_CHECK(cudaStreamSynchronize(st));
   return c.check();
 }
 
-CheckResult verify_case(Case& c, uint64_t seed, cudaStream_t st) {
+CheckResult verify_case(Case& c, uint64_t seed, cudaStream_t st, const Visible& how = {}) {
   c.randomize(seed);
-  return run_checked(c, st);
+  return run_checked(c, st, how);
 }
 
 std::string check_text(const CheckResult& c) {
@@ -157,10 +189,20 @@ results::Record measure(const Variant& v, const Shape& s, const Options& opts, c
     auto c = v.make(s);
     if (!c) failure("make() returned no Case");
     gpu::Stream st;
-    const CheckResult chk = verify_case(*c, fresh_seed(opts.seed), st.get());
+    double once_s = 0;
+    const Visible how = opts.run_once ? Visible{v.family + "/" + v.name + "/" + s.str(), &once_s} : Visible{};
+    const CheckResult chk = verify_case(*c, fresh_seed(opts.seed), st.get(), how);
     r.verified = chk.ok;
     r.rel_l2 = chk.rel_l2;
     if (!chk.ok) add_note(r, "FAILED verification (" + check_text(chk) + "): the time is not a valid result");
+    if (opts.run_once) {
+      r.median_s = r.min_s = r.max_s = once_s;
+      r.samples = 1;
+      r.timing = "once";
+      set_achieved(r);
+      add_note(r, "one run (--run-once), cold and unrepeated: a profiler's view, not a timing; NVTX range " + how.range);
+      return r;
+    }
     const int sets = c->sets();
     gpu::Timed t = gpu::time_runs([&](int set, cudaStream_t stream) { c->run(set, stream); }, sets, opts, st.get());
     r.timing = t.graph ? "graph" : "events";
@@ -210,6 +252,7 @@ results::File run_family(const std::string& family, const std::vector<const Vari
   f.created = now_utc();
   f.sol_version = kSolVersion;
   f.device = probed.device;
+  f.environment = opts.environment;
   f.ceilings = probed.ceilings;
   auto emit = [&](const results::Record& r) {
     f.records.push_back(r);
@@ -226,7 +269,7 @@ results::File run_family(const std::string& family, const std::vector<const Vari
       append_unique(measured_shapes, s);
     }
   }
-  if (!opts.peers || measured_shapes.empty()) return f;
+  if (!opts.peers || opts.timing.run_once || measured_shapes.empty()) return f;
   PeerRun peers = torch_peers(family, measured_shapes);
   if (!peers.missing.empty()) {
     emit(missing_peer_record(family, peers.missing));
@@ -247,8 +290,69 @@ results::File run_family(const std::string& family, const std::vector<const Vari
   return f;
 }
 
+const results::Record* headline_record(const results::File& f) {
+  const results::Record* best = nullptr;
+  std::string shape;
+  for (const auto& r : f.records)
+    if (!results::is_peer(r) && r.skipped.empty() && r.median_s > 0) {
+      if (shape.empty()) shape = r.shape;
+      if (r.shape == shape && r.verified && (!best || r.median_s < best->median_s)) best = &r;
+    }
+  return best;
+}
+
+double eta_s(double elapsed_s, size_t done, size_t total) {
+  if (done == 0 || elapsed_s <= 0) return -1;
+  return elapsed_s / double(done) * double(total > done ? total - done : 0);
+}
+
+std::map<std::string, std::string> run_environment(const results::Device& d, bool ask_torch) {
+  const gpu::Device g = gpu::current_device();
+  std::map<std::string, std::string> env = nvml_environment(g.pci_bus_id, g.ordinal);
+  env["gpu"] = d.name + " (" + cc_text(d.compute_capability) + ", " + std::to_string(d.sms) + " SMs, " +
+               bytes_iec(d.memory_bytes) + ", bus " + g.pci_bus_id + ")";
+  if (std::string v = nvml_driver_version(); !v.empty()) env["driver"] = v;
+  int runtime = 0, driver_api = 0;
+  SOL_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  SOL_CUDA_CHECK(cudaDriverGetVersion(&driver_api));
+  auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  env["cuda_runtime"] = version(runtime);
+  env["cuda_driver_api"] = version(driver_api);
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) env["host"] = host;
+  env["date"] = now_utc();
+  env["sol"] = kSolVersion;
+  if (ask_torch) {
+    // One question to python3, bounded in time; any failure is recorded, never fatal.
+    const char* cmd =
+        "timeout 60 python3 -c 'import torch; print(torch.__version__, \"(CUDA\", str(torch.version.cuda) + \")\")' "
+        "2>/dev/null";
+    std::string out;
+    if (FILE* p = popen(cmd, "r")) {
+      char buf[256];
+      while (fgets(buf, sizeof buf, p)) out += buf;
+      const int status = pclose(p);
+      while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+      if (status != 0) out.clear();
+    }
+    env["torch"] = out.empty() ? "not available (python3 -c 'import torch' failed)" : out;
+  }
+  return env;
+}
+
+// The doctor's findings on a measured record, from what was measured (no new timing).
+static std::vector<std::string> headline_findings(const results::Record& r, const ProbeResult& probed, const hw::HwSpec& row) {
+  const Variant* v = nullptr;
+  for (const Variant& x : registry())
+    if (x.family == r.family && x.name == r.variant) v = &x;
+  if (!v || !v->cost) return {};
+  return finding_lines(diagnose(doctor_inputs(*v, Shape::parse(r.shape), r, probed, row)));
+}
+
 std::vector<results::File> measure_registry(const RegistryRun& run, std::string* note) {
   require_gpu();
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
   ProbeOptions po;
   po.gpu = run.gpu;
   po.quick = !run.full_probe;
@@ -256,21 +360,56 @@ std::vector<results::File> measure_registry(const RegistryRun& run, std::string*
   const hw::HwSpec& row = datasheet_for(probed.device, run.gpu);
   std::vector<const Variant*> all;
   for (const Variant& v : registry()) all.push_back(&v);
+  const auto families = by_family(all);
+  RegistryProgress pr;
+  pr.families = families.size();
+  for (const Variant* v : all) pr.total += run.headline_only ? std::min<size_t>(1, v->bench_shapes.size()) : v->bench_shapes.size();
+  auto report = [&](bool done) {
+    if (!run.progress) return;
+    pr.elapsed_s = std::chrono::duration<double>(clock::now() - t0).count();
+    pr.eta_s = eta_s(pr.elapsed_s, pr.records, pr.total);
+    pr.family_done = done;
+    run.progress(pr);
+  };
+  RunOptions ro;
+  ro.timing = run.timing;
+  ro.peers = run.peers;
+  ro.headline_only = run.headline_only;
+  ro.environment = run_environment(probed.device, run.peers);
+  ro.on_record = [&](const results::Record& r) {
+    if (results::is_peer(r)) return;
+    ++pr.records;
+    pr.variant = r.variant;
+    pr.shape = r.shape;
+    report(false);
+  };
   std::vector<results::File> files;
   size_t records = 0;
-  for (const auto& [family, variants] : by_family(all)) {
-    if (run.progress) run.progress("measuring " + family + " (" + std::to_string(variants.size()) + " variants)");
-    RunOptions ro;
-    ro.timing = run.timing;
-    ro.peers = run.peers;
+  for (const auto& [family, variants] : families) {
+    ++pr.family;
+    pr.name = family;
+    pr.variant = pr.shape = "";
+    report(false);
     files.push_back(run_family(family, variants, ro, probed, row));
-    records += files.back().records.size();
-    if (!run.out_dir.empty()) results::write(files.back(), (std::filesystem::path(run.out_dir) / (family + ".json")).string());
+    results::File& f = files.back();
+    if (const results::Record* h = run.findings ? headline_record(f) : nullptr) {
+      results::Record& r = f.records[size_t(h - f.records.data())];
+      try {
+        r.findings = headline_findings(r, probed, row);
+      } catch (const Error& e) {
+        r.findings = {std::string("no diagnosis: ") + e.line()};
+      }
+    }
+    records += f.records.size();
+    report(true);
+    if (!run.out_dir.empty()) results::write(f, (std::filesystem::path(run.out_dir) / (family + ".json")).string());
   }
   if (note)
     *note = "Measured on " + probed.device.name + " (database row " + row.name + ") in this run: " +
-            std::to_string(files.size()) + " families, " + std::to_string(records) + " records; ceilings from `sol probe`" +
-            (probed.saved_to.empty() ? "" : " (profile saved to " + probed.saved_to + ")") + ".";
+            std::to_string(files.size()) + " families, " + std::to_string(records) + " records" +
+            (run.headline_only ? " at each variant's headline shape" : " at every bench shape") +
+            "; ceilings from `sol probe`" + (probed.saved_to.empty() ? "" : " (profile saved to " + probed.saved_to + ")") +
+            ".";
   return files;
 }
 
@@ -294,21 +433,13 @@ KernelReport inspect_kernel(const LaunchInfo& li) {
   return k;
 }
 
-Diagnosis doctor(const Variant& v, const Shape& s, const Options& opts, const ProbeResult& probed, const hw::HwSpec& row) {
+DoctorInputs doctor_inputs(const Variant& v, const Shape& s, const results::Record& measured, const ProbeResult& probed,
+                           const hw::HwSpec& row) {
   DoctorInputs in;
-  in.record = measure(v, s, opts, probed.ceilings, row);
-  if (!in.record.skipped.empty()) bad_input(v.family + "/" + v.name + " at " + s.str() + ": " + in.record.skipped);
+  in.record = measured;
   in.measured = measured_ceilings(v.cost(s), probed.ceilings, row);
   in.launch_overhead_s = probed.ceilings.launch_overhead_s;
-  // A short kernel is timed again from a graph: the difference is what launch gaps cost.
-  if (!opts.graph && in.record.median_s > 0 && in.record.median_s < 50e-6) {
-    Options g = opts;
-    g.graph = true;
-    g.cold_l2 = false;
-    const results::Record rg = measure(v, s, g, probed.ceilings, row);
-    if (rg.skipped.empty() && rg.graph) in.graph_median_s = rg.median_s;
-  }
-  auto c = v.make(s);
+  auto c = make_checked(v, s);
   in.launch = c->launch();
   const KernelReport k = inspect_kernel(in.launch);
   in.has_kernel = k.known;
@@ -318,6 +449,21 @@ Diagnosis doctor(const Variant& v, const Shape& s, const Options& opts, const Pr
   in.runtime_blocks_per_sm = k.runtime_blocks_per_sm;
   in.limits = row.limits;
   in.sms = probed.device.sms > 0 ? probed.device.sms : row.compute_units;
+  return in;
+}
+
+Diagnosis doctor(const Variant& v, const Shape& s, const Options& opts, const ProbeResult& probed, const hw::HwSpec& row) {
+  const results::Record r = measure(v, s, opts, probed.ceilings, row);
+  if (!r.skipped.empty()) bad_input(v.family + "/" + v.name + " at " + s.str() + ": " + r.skipped);
+  DoctorInputs in = doctor_inputs(v, s, r, probed, row);
+  // A short kernel is timed again from a graph: the difference is what launch gaps cost.
+  if (!opts.graph && r.median_s > 0 && r.median_s < 50e-6) {
+    Options g = opts;
+    g.graph = true;
+    g.cold_l2 = false;
+    const results::Record rg = measure(v, s, g, probed.ceilings, row);
+    if (rg.skipped.empty() && rg.graph) in.graph_median_s = rg.median_s;
+  }
   return diagnose(in);
 }
 

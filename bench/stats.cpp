@@ -30,6 +30,14 @@ Summary summarize(std::vector<double> samples) {
   r.p10 = quantile(samples, 0.1);
   r.p90 = quantile(samples, 0.9);
   r.spread = r.median > 0 ? (r.p90 - r.p10) / r.median : 0;
+  const double n = double(samples.size()), half = 0.98 * std::sqrt(n);
+  size_t lo = 0, hi = samples.size() - 1;
+  if (samples.size() >= 6) {
+    // 1-based ranks ⌊n/2 − h⌋ and ⌈1 + n/2 + h⌉ (n = 100: the 40th and 61st values).
+    lo = size_t(std::max(1.0, std::floor(n / 2 - half))) - 1;
+    hi = std::min(samples.size(), size_t(std::ceil(1 + n / 2 + half))) - 1;
+  }
+  r.median_ci = r.median > 0 ? (samples[hi] - samples[lo]) / (2 * r.median) : 0;
   return r;
 }
 

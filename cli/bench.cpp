@@ -1,7 +1,9 @@
 // `sol bench [FAMILY[/VARIANT]]`: verify and time registry variants with their peers; per variant
 // the time, achieved FLOP/s and B/s, the model's floor and the fraction of it reached (against the
 // datasheet and against the ceilings measured in this run), the bound, and the speed-ups over
-// the previous version and over the peer. JSON: one results file per family.
+// the previous version and over the peer. JSON: one results file per family; --csv and --md print
+// the records as CSV or Markdown instead of the table. --run-once: one verified run per variant and
+// shape inside an NVTX range "family/variant/shape", for a profiler (nsys, ncu --nvtx).
 // `sol bench gemm --sweep` (or one GEMM family): sol's best rung and the peers over the size sweep
 // of include/sol/sweep.hpp, into one results file, family gemm_sweep; `--plan` prints the sweep's
 // shapes and the shape model's predictions without measuring (no GPU needed).
@@ -29,7 +31,10 @@ struct Opts {
   std::string json, out_dir, gpu;
   bool cold_l2 = false, graph = false, no_peers = false, headline = false, full_probe = false, memory = false;
   bool sweep = false, plan = false;
+  bool csv = false, md = false, run_once = false;
   double budget_s = 0.5;
+  int min_samples = 0;  // 0: the harness's default
+  double max_noise = 0, timeout_s = 0;
 };
 
 // The sweep samples each point briefly: one run at 16384³ bf16 is ~12 ms, so 0.1 s still gives the
@@ -49,13 +54,27 @@ std::vector<std::string> sweep_families(const Opts& o) {
   return sweep::resolve(o.pattern.empty() ? "gemm" : o.pattern);
 }
 
-#ifdef SOL_WITH_CUDA
-void check_timing(const Opts& o) {
-  if (o.budget_s <= 0) bad_input("--budget must be positive");
+// The flags that shape sampling and output, checked before any GPU is needed.
+void check_flags(const Opts& o) {
+  if (!(o.budget_s > 0)) bad_input("--budget must be positive, in seconds");
+  if (o.min_samples < 0 || (o.min_samples > 0 && o.min_samples < 3))
+    bad_input("--min-samples " + std::to_string(o.min_samples) + " is too few", "give 3 or more");
+  if (!(o.max_noise >= 0) || o.max_noise >= 1)
+    bad_input("--max-noise " + num(o.max_noise) + " is out of range",
+              "give the median's 95 % confidence half-width as a fraction, e.g. 0.01 for ±1 %");
+  if (!(o.timeout_s >= 0)) bad_input("--timeout must be ≥ 0 seconds per record");
   if (o.cold_l2 && o.graph)
     bad_input("--cold-l2 and --graph cannot be combined",
               "cold L2 flushes before every sample; a graph replays runs back to back without a flush");
+  if (o.csv && o.md) bad_input("--csv and --md cannot be combined", "each prints the records to stdout: pick one");
+  if (o.run_once && (o.graph || o.cold_l2 || o.memory || o.sweep))
+    bad_input("--run-once runs each variant once, untimed by the sampling loop",
+              "drop --graph, --cold-l2, --memory and --sweep with it");
+  if (o.run_once && (o.min_samples > 0 || o.max_noise > 0 || o.timeout_s > 0))
+    bad_input("--run-once takes no samples", "drop --min-samples, --max-noise and --timeout with it");
 }
+
+#ifdef SOL_WITH_CUDA
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path);
@@ -80,25 +99,29 @@ std::string outcome(const results::Record& r) {
   return r.verified ? si(r.median_s, "s", 3) : "FAILED verification";
 }
 
-bench::RunOptions run_options(const Opts& o) {
+bench::RunOptions run_options(const Opts& o, const bench::ProbeResult& probed) {
   bench::RunOptions ro;
   ro.timing.cold_l2 = o.cold_l2;
   ro.timing.memory = o.memory;
   ro.timing.graph = o.graph;
   ro.timing.budget_s = o.budget_s;
-  ro.peers = !o.no_peers;
+  if (o.min_samples > 0) ro.timing.min_samples = o.min_samples;
+  ro.timing.max_noise = o.max_noise;
+  ro.timing.timeout_s = o.timeout_s;
+  ro.timing.run_once = o.run_once;
+  ro.peers = !o.no_peers && !o.run_once;
+  ro.environment = bench::run_environment(probed.device, ro.peers);
   return ro;
 }
 
 int run_bench(const Opts& o) {
   std::vector<Shape> shapes;
   for (const auto& s : o.shapes) shapes.push_back(Shape::parse(s));
-  check_timing(o);
   const auto variants = bench::select_variants(o.pattern);
   const bench::ProbeResult probed = probe_once(o);
   const hw::HwSpec& row = bench::datasheet_for(probed.device, o.gpu);
 
-  bench::RunOptions ro = run_options(o);
+  bench::RunOptions ro = run_options(o, probed);
   ro.shapes = shapes;
   ro.headline_only = o.headline;
   ro.on_record = [](const results::Record& r) {
@@ -108,7 +131,7 @@ int run_bench(const Opts& o) {
   for (const auto& [family, members] : bench::by_family(variants)) {
     std::fprintf(stderr, "sol: %s (%zu variants)\n", family.c_str(), members.size());
     files.push_back(bench::run_family(family, members, ro, probed, row));
-    std::cout << bench::records_table(files.back()) << "\n";
+    if (!o.csv && !o.md) std::cout << bench::records_table(files.back()) << "\n";
     if (!o.out_dir.empty())
       results::write(files.back(), (std::filesystem::path(o.out_dir) / (family + ".json")).string());
   }
@@ -123,12 +146,13 @@ int run_bench(const Opts& o) {
     }
     write_text(o.json, text);
   }
+  if (o.csv) std::cout << bench::records_csv(files);
+  if (o.md) std::cout << bench::records_markdown(files);
   return 0;
 }
 
 // Every chosen family over its sweep points, into one gemm_sweep results file.
 int run_sweep(const Opts& o, const std::vector<std::string>& names) {
-  check_timing(o);
   std::vector<std::pair<const sweep::GemmFamily*, std::vector<const Variant*>>> plan;
   for (const auto& name : names) {
     std::vector<const Variant*> members;
@@ -147,8 +171,9 @@ int run_sweep(const Opts& o, const std::vector<std::string>& names) {
   const int sms = probed.device.sms > 0 ? probed.device.sms : row.compute_units;
 
   results::File out;
+  const bench::RunOptions common = run_options(o, probed);
   for (const auto& [family, variants] : plan) {
-    bench::RunOptions ro = run_options(o);
+    bench::RunOptions ro = common;
     for (const auto& p : sweep::points(*family, sms)) ro.shapes.push_back(p.shape());
     ro.on_record = [](const results::Record& r) {
       std::fprintf(stderr, "sol:   %s %s %s: %s\n", r.family.c_str(), r.variant.c_str(), r.shape.c_str(), outcome(r).c_str());
@@ -159,7 +184,9 @@ int run_sweep(const Opts& o, const std::vector<std::string>& names) {
     else out.records.insert(out.records.end(), f.records.begin(), f.records.end());
   }
   out.family = sweep::kFamily;
-  std::cout << report::sweep_text(out, row);
+  if (o.csv) std::cout << bench::records_csv({out});
+  else if (o.md) std::cout << bench::records_markdown({out});
+  else std::cout << report::sweep_text(out, row);
   if (!o.out_dir.empty()) results::write(out, (std::filesystem::path(o.out_dir) / (out.family + ".json")).string());
   if (!o.json.empty()) write_text(o.json, results::to_json(out));
   return 0;
@@ -189,7 +216,19 @@ Command add_bench(CLI::App& root, Global&) {
                 "GEMM size sweep: pattern gemm (every GEMM family) or one family; peers and the best rung over "
                 "cubes 256…16384 and whole-wave shapes, into one gemm_sweep results file");
   app->add_flag("--plan", o->plan, "with --sweep: print the shapes and the shape model's predictions, measure nothing");
+  app->add_flag("--csv", o->csv, "print the records as CSV (one row per record, SI units) instead of the tables");
+  app->add_flag("--md", o->md, "print the records as Markdown tables instead of the terminal tables");
+  app->add_option("--min-samples", o->min_samples,
+                  "at least N timed samples per record (default 10; fewer only when N runs outlast --budget)");
+  app->add_option("--max-noise", o->max_noise,
+                  "stop sampling once the median's 95 % confidence interval is within ± this fraction "
+                  "(e.g. 0.01), instead of when the median stops moving");
+  app->add_option("--timeout", o->timeout_s, "seconds of warm-up and sampling per record, at most (default: none)");
+  app->add_flag("--run-once", o->run_once,
+                "for profilers: one verified run per variant and shape, each inside an NVTX range "
+                "family/variant/shape; no timing loop, no peers");
   return {app, [o, budget]() -> int {
+            check_flags(*o);
             const auto families = sweep_families(*o);
             if (o->plan) {
               const hw::HwSpec& spec = hw::find(o->gpu.empty() ? "h200" : o->gpu);

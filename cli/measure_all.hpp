@@ -4,13 +4,36 @@
 #include <vector>
 
 #include "sol/results.hpp"
+#ifdef SOL_WITH_CUDA
+#include "bench/harness.hpp"
+#endif
 
 namespace sol::cli {
 
 // True if a CUDA device can be used; otherwise *why says why not (no CUDA build, no device, ...).
 bool gpu_present(std::string* why);
-// Probe, then bench every family of the registry (with peers unless no_peers); writes
-// out_dir/<family>.json and returns the files. *note describes what ran.
-std::vector<results::File> measure_registry(bool no_peers, const std::string& out_dir, std::string* note);
+
+struct MeasureAll {
+  bool no_peers = false;
+  // Every variant at every bench shape with the harness's default sampling (minutes per family);
+  // else each variant's headline shape with the report's shorter sampling (kReportTiming).
+  bool full = false;
+  std::string out_dir;  // writes out_dir/<family>.json
+};
+// Probe, then bench every family of the registry (with peers unless no_peers), the doctor's
+// findings stored at each family's headline record; returns the files. Progress goes to stderr:
+// one line rewritten in place on a terminal, one line per family otherwise. *note says what ran.
+std::vector<results::File> measure_registry(const MeasureAll& how, std::string* note);
+
+#ifdef SOL_WITH_CUDA
+// The report's sampling: a quarter second per record at most (at least 10 samples, unless the
+// median settles sooner or one run is long), never more than 2 s of wall time per record.
+bench::Options report_timing();
+// "sol: [ 3/19] gemm_bf16  v05_wgmma m=4096,…  41/96  0:27 elapsed, ETA 0:36": the family i/N,
+// the record just measured, records done, and the time left; at most 100 columns.
+std::string progress_line(const bench::RegistryProgress& p);
+// "1:05", "12:00", "1:02:03"; "?" for a negative time.
+std::string clock_text(double seconds);
+#endif
 
 }  // namespace sol::cli

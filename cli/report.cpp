@@ -1,5 +1,5 @@
-// sol report — the main job. On a GPU machine: probe, bench the whole registry with its peers, and
-// render everything; without one: the model-only report of the lecture's operations (or a report
+// sol report — the main job. On a GPU machine: probe, bench the whole registry with its peers (each
+// variant at its headline shape, or with --full at every bench shape), and render everything; without one: the model-only report of the lecture's operations (or a report
 // rendered from committed results with --results DIR).
 #include <chrono>
 #include <ctime>
@@ -38,6 +38,7 @@ struct Opts {
   std::string results_dir;
   bool model_only = false;
   bool no_peers = false;
+  bool full = false;
 };
 
 }  // namespace
@@ -52,6 +53,9 @@ Command add_report(CLI::App& root, Global&) {
       ->check(CLI::ExistingDirectory);
   app->add_flag("--model-only", o->model_only, "do not measure even if a GPU is present");
   app->add_flag("--no-peers", o->no_peers, "skip the PyTorch peers when measuring");
+  app->add_flag("--full", o->full,
+                "measure every bench shape with the full sampling budget (tens of minutes), "
+                "not only each variant's headline shape");
   return {app, [o]() -> int {
             namespace fs = std::filesystem;
             report::Input in;
@@ -65,7 +69,11 @@ Command add_report(CLI::App& root, Global&) {
               in.measured_note = "Rendered from the results in " + o->results_dir + ".";
               in.checkpoint_markdown = model::measurement_markdown_in(o->results_dir);
             } else if (measure) {
-              in.measured = measure_registry(o->no_peers, (fs::path(o->out) / "results").string(), &in.measured_note);
+              MeasureAll how;
+              how.no_peers = o->no_peers;
+              how.full = o->full;
+              how.out_dir = (fs::path(o->out) / "results").string();
+              in.measured = measure_registry(how, &in.measured_note);
             } else {
               in.measured_note = o->model_only ? "--model-only was given."
                                                : "Measuring needs a GPU: " + why_not +

@@ -186,15 +186,21 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_kernel(AttnBwdArgs
 }
 
 template <class T, int kD>
+LaunchPlan plan_for(const AttnBwdArgs<T>& a) {
+  LaunchPlan p;
+  p.func = reinterpret_cast<const void*>(&flash_backward_kernel<T, kD>);
+  p.grid = blocks_for(a.f.nk, kBlock) * a.f.hkv * a.f.b;
+  p.block = kThreads;
+  p.smem = smem_bytes<kD>();
+  opt_in_dynamic_smem(p.func, p.smem);
+  return p;
+}
+
+template <class T, int kD>
 void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
-  const auto kernel = &flash_backward_kernel<T, kD>;
-  static bool opted_in = false;  // > 48 KiB of dynamic shared memory needs the opt-in once
-  if (!opted_in) {
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes<kD>()));
-    opted_in = true;
-  }
+  const LaunchPlan plan = plan_for<T, kD>(a);
   const dim3 grid(unsigned(blocks_for(a.f.nk, kBlock)), unsigned(a.f.hkv), unsigned(a.f.b));
-  kernel<<<grid, kThreads, smem_bytes<kD>(), stream>>>(a);
+  flash_backward_kernel<T, kD><<<grid, unsigned(plan.block), size_t(plan.smem), stream>>>(a);
   SOL_LAUNCH_CHECK();
   if (a.deterministic) bwd::launch_dq<T, kD>(a, stream);
 }
@@ -213,13 +219,7 @@ void flash_backward(const AttnBwdArgs<T>& a, cudaStream_t stream) {
 
 template <class T>
 LaunchPlan flash_backward_plan(const AttnBwdArgs<T>& a) {
-  LaunchPlan p;
-  p.func = a.f.d == 64 ? reinterpret_cast<const void*>(&flash_backward_kernel<T, 64>)
-                       : reinterpret_cast<const void*>(&flash_backward_kernel<T, 128>);
-  p.grid = blocks_for(a.f.nk, kBlock) * a.f.hkv * a.f.b;
-  p.block = kThreads;
-  p.smem = a.f.d == 64 ? smem_bytes<64>() : smem_bytes<128>();
-  return p;
+  return a.f.d == 64 ? plan_for<T, 64>(a) : plan_for<T, 128>(a);
 }
 
 template void flash_backward<__nv_bfloat16>(const AttnBwdArgs<__nv_bfloat16>&, cudaStream_t);

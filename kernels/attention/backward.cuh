@@ -171,11 +171,7 @@ void launch_delta(const AttnBwdArgs<T>& a, cudaStream_t stream) {
 template <class T, int kD>
 void launch_dq(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   const auto dq = &dq_kernel<T, kD>;
-  static bool dq_opted_in = false;
-  if (!dq_opted_in) {
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(dq, cudaFuncAttributeMaxDynamicSharedMemorySize, dq_smem_bytes<kD>()));
-    dq_opted_in = true;
-  }
+  opt_in_dynamic_smem(dq, dq_smem_bytes<kD>());
   const dim3 dq_grid(unsigned(blocks_for(a.f.n, kDqBlock)), unsigned(a.f.h), unsigned(a.f.b));
   dq<<<dq_grid, kDqThreads, dq_smem_bytes<kD>(), stream>>>(a);
   SOL_LAUNCH_CHECK();

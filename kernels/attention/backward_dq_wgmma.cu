@@ -266,6 +266,7 @@ LaunchPlan dq_plan(const AttnBwdArgs<T>& a) {
   p.grid = blocks_for(a.f.n, kRowsPerCta) * a.f.h * a.f.b;
   p.block = kCtaThreads;
   p.smem = DqGeometry<kD>::kBytes;
+  opt_in_dynamic_smem(p.func, p.smem);
   return p;
 }
 
@@ -281,14 +282,9 @@ void dq_launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   const CUtensorMap mapdO = cached_map(a.dout, f.b, f.n, f.h * kD, kRowsPerCta);
   const CUtensorMap mapK = cached_map(f.k, f.b, f.nk, f.hkv * kD, G::kKeys);
   const CUtensorMap mapV = cached_map(f.v, f.b, f.nk, f.hkv * kD, G::kKeys);
-  const auto kernel = &flash_dq_wgmma_kernel<T, kD>;
-  static bool opted_in = false;  // > 48 KiB of dynamic shared memory needs the opt-in once
-  if (!opted_in) {
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kBytes));
-    opted_in = true;
-  }
+  const LaunchPlan plan = dq_plan<T, kD>(a);
   const dim3 grid(unsigned(blocks_for(f.n, kRowsPerCta)), unsigned(f.h), unsigned(f.b));
-  kernel<<<grid, kCtaThreads, G::kBytes, stream>>>(mapQ, mapK, mapV, mapdO, a);
+  flash_dq_wgmma_kernel<T, kD><<<grid, unsigned(plan.block), size_t(plan.smem), stream>>>(mapQ, mapK, mapV, mapdO, a);
   SOL_LAUNCH_CHECK();
 }
 

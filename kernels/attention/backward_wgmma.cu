@@ -507,6 +507,17 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
 }
 
 template <class T, int kD, int kWG>
+LaunchPlan plan_for(const AttnBwdArgs<T>& a) {
+  LaunchPlan p;
+  p.func = reinterpret_cast<const void*>(&flash_bwd_wgmma_kernel<T, kD, kWG>);
+  p.grid = blocks_for(a.f.nk, kWgKeys * kWG) * a.f.hkv * a.f.b;
+  p.block = 128 * kWG;
+  p.smem = Geometry<kD, kWG>::kBytes;
+  opt_in_dynamic_smem(p.func, p.smem, true);
+  return p;
+}
+
+template <class T, int kD, int kWG>
 void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   using S = Geometry<kD, kWG>;
   const AttnArgs<T>& f = a.f;
@@ -521,28 +532,17 @@ void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   const CUtensorMap mapV = cached_map(f.v, f.b, f.nk, f.hkv * kD, S::kKeys);
   // v04's dQ reduce-add target: the fp32 accumulator [b, n, h·d] in 32-column × 64-row boxes.
   const CUtensorMap mapdQ = S::kDqByTma ? cached_map(a.dq_accum, f.b, f.n, f.h * kD, 64) : CUtensorMap{};
-  const auto kernel = &flash_bwd_wgmma_kernel<T, kD, kWG>;
-  static bool opted_in = false;  // > 48 KiB of dynamic shared memory needs the opt-in once
-  if (!opted_in) {
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kBytes));
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
-    opted_in = true;
-  }
+  const LaunchPlan plan = plan_for<T, kD, kWG>(a);
   const dim3 grid(unsigned(blocks_for(f.nk, S::kKeys)), unsigned(f.hkv), unsigned(f.b));
-  kernel<<<grid, 128 * kWG, S::kBytes, stream>>>(mapQ, mapK, mapV, mapdO, mapdQ, a);
+  flash_bwd_wgmma_kernel<T, kD, kWG>
+      <<<grid, unsigned(plan.block), size_t(plan.smem), stream>>>(mapQ, mapK, mapV, mapdO, mapdQ, a);
   SOL_LAUNCH_CHECK();
   if (a.deterministic) flash_backward_dq_wgmma<T>(a, stream);
 }
 
 template <class T, int kWG>
 LaunchPlan plan(const AttnBwdArgs<T>& a) {
-  LaunchPlan p;
-  p.func = a.f.d == 64 ? reinterpret_cast<const void*>(&flash_bwd_wgmma_kernel<T, 64, kWG>)
-                       : reinterpret_cast<const void*>(&flash_bwd_wgmma_kernel<T, 128, kWG>);
-  p.grid = blocks_for(a.f.nk, kWgKeys * kWG) * a.f.hkv * a.f.b;
-  p.block = 128 * kWG;
-  p.smem = a.f.d == 64 ? Geometry<64, kWG>::kBytes : Geometry<128, kWG>::kBytes;
-  return p;
+  return a.f.d == 64 ? plan_for<T, 64, kWG>(a) : plan_for<T, 128, kWG>(a);
 }
 
 }  // namespace

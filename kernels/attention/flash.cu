@@ -218,19 +218,15 @@ LaunchPlan plan_for(const AttnArgs<T>& a) {
   p.grid = blocks_for(a.n, kSlices * kSliceM) * a.h * a.b;
   p.block = kThreads;
   p.smem = smem_bytes<kD, kSlices>();
+  opt_in_dynamic_smem(p.func, p.smem);
   return p;
 }
 
 template <class T, int kD, int kSlices>
 void launch(const AttnArgs<T>& a, cudaStream_t stream) {
-  const auto kernel = &flash_forward_kernel<T, kD, kSlices>;
-  static bool opted_in = false;  // > 48 KiB of dynamic shared memory needs the opt-in once
-  if (!opted_in) {
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes<kD, kSlices>()));
-    opted_in = true;
-  }
+  const LaunchPlan plan = plan_for<T, kD, kSlices>(a);
   const dim3 grid(unsigned(blocks_for(a.n, kSlices * kSliceM)), unsigned(a.h), unsigned(a.b));
-  kernel<<<grid, kThreads, smem_bytes<kD, kSlices>(), stream>>>(a);
+  flash_forward_kernel<T, kD, kSlices><<<grid, unsigned(plan.block), size_t(plan.smem), stream>>>(a);
   SOL_LAUNCH_CHECK();
 }
 

@@ -368,6 +368,7 @@ LaunchPlan plan_for(const AttnArgs<T>& a) {
   p.grid = blocks_for(a.n, kBlockM) * a.h * a.b;
   p.block = threads(kOverlap);
   p.smem = Smem<kD, kOverlap>::kBytes;
+  opt_in_dynamic_smem(p.func, p.smem);
   return p;
 }
 
@@ -379,14 +380,9 @@ void launch(const AttnArgs<T>& a, cudaStream_t stream) {
   const CUtensorMap mapQ = cached_map(a.q, a.b, a.n, a.h * kD, kBlockM);
   const CUtensorMap mapK = cached_map(a.k, a.b, a.nk, a.hkv * kD, kBlockN);
   const CUtensorMap mapV = cached_map(a.v, a.b, a.nk, a.hkv * kD, kBlockN);
-  const auto kernel = &flash_wgmma_kernel<T, kD, kOverlap>;
-  static bool opted_in = false;  // > 48 KiB of dynamic shared memory needs the opt-in once
-  if (!opted_in) {
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Smem<kD, kOverlap>::kBytes));
-    opted_in = true;
-  }
+  const LaunchPlan plan = plan_for<T, kD, kOverlap>(a);
   const dim3 grid(unsigned(blocks_for(a.n, kBlockM)), unsigned(a.h), unsigned(a.b));
-  kernel<<<grid, threads(kOverlap), Smem<kD, kOverlap>::kBytes, stream>>>(mapQ, mapK, mapV, a);
+  flash_wgmma_kernel<T, kD, kOverlap><<<grid, unsigned(plan.block), size_t(plan.smem), stream>>>(mapQ, mapK, mapV, a);
   SOL_LAUNCH_CHECK();
 }
 

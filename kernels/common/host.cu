@@ -245,3 +245,30 @@ model::Cost vector_cost(std::string op, double flops, double bytes, DType dtype,
 }
 
 }  // namespace sol::kernels
+
+// ---- kernels/common/launch.cuh ----------------------------------------------------------------
+#include <map>
+
+#include "kernels/common/launch.cuh"
+
+namespace sol::kernels {
+
+void opt_in_dynamic_smem(const void* func, int64_t bytes, bool max_carveout) {
+  if (!func) failure("opt_in_dynamic_smem: no kernel function");
+  int device = 0;
+  SOL_CUDA_CHECK(cudaGetDevice(&device));
+  // The bytes each (function, device) is opted in for; attributes are per function and context.
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int>, int64_t> opted;
+  std::lock_guard<std::mutex> lock(mutex);
+  int64_t& have = opted[{func, device}];
+  if (have >= bytes && have > 0) return;
+  if (bytes > std::numeric_limits<int>::max())
+    bad_input(std::to_string(bytes) + " bytes of dynamic shared memory do not fit an int", "lower the tile's shared memory");
+  SOL_CUDA_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  if (max_carveout)
+    SOL_CUDA_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+  have = std::max<int64_t>(bytes, 1);
+}
+
+}  // namespace sol::kernels

@@ -46,6 +46,17 @@ LaunchPlan plan_1d(void (*kernel)(Params...), int64_t work, int64_t per_block, i
   return p;
 }
 
+// Past 48 KiB of dynamic shared memory a kernel needs an opt-in (cudaFuncSetAttribute) before the
+// runtime launches it or counts it resident: without it the occupancy query says 0 blocks. A plan
+// and its launcher both call this, so a LaunchInfo read before the first launch (the doctor, the
+// occupancy test) describes the kernel as it will run. `max_carveout` also asks for the largest
+// shared-memory carve-out. Sets the attributes once per function and device, thread-safe.
+void opt_in_dynamic_smem(const void* func, int64_t bytes, bool max_carveout = false);
+template <class... Params>
+void opt_in_dynamic_smem(void (*kernel)(Params...), int64_t bytes, bool max_carveout = false) {
+  opt_in_dynamic_smem(reinterpret_cast<const void*>(kernel), bytes, max_carveout);
+}
+
 // Launches `kernel` as planned (nothing for an empty grid) and checks the launch.
 template <class... Params, class... Args>
 void launch_1d(const LaunchPlan& p, void (*kernel)(Params...), cudaStream_t stream, Args&&... args) {

@@ -407,7 +407,7 @@ BwdPlan plan_config(const BwdArgs<T>& a, int slices) {
   p.params = Op::kParams;
   p.main.block = kThreads * kGroups;
   p.main.smem = int64_t(kGroups) * Op::kParams * kVecs * kPerVec * kThreads * int64_t(sizeof(float));
-  SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(p.main.smem)));
+  opt_in_dynamic_smem(kernel, p.main.smem);
   int device = 0, sms = 0, fit = 0;
   SOL_CUDA_CHECK(cudaGetDevice(&device));
   SOL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));

@@ -1,9 +1,11 @@
 // The harness itself on a GPU: the timer gives positive, ordered statistics in every mode; poison
 // detection and the tolerance catch deliberately broken variants; the probe measures and saves a
 // loadable profile; the occupancy model agrees with cudaOccupancyMaxActiveBlocksPerMultiprocessor
-// for every kernel the registry launches; the doctor produces a verdict with findings.
+// for every kernel the registry launches, before any of them has run; the doctor produces a verdict
+// with findings; the stopping rules (noise target, timeout), one-run mode and device selection.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +17,8 @@
 #include "tests/gpu/gpu_env.hpp"
 
 #ifdef SOL_WITH_CUDA
+#include <cuda_runtime.h>
+
 using namespace sol;
 
 namespace {
@@ -176,6 +180,9 @@ TEST(HarnessGpu, OccupancyModelMatchesTheRuntime) {
     const bench::KernelReport k = bench::inspect_kernel(li);
     if (!k.known) continue;  // a library peer
     const model::Occupancy o = model::occupancy(row->limits, k.resources);
+    // A kernel the runtime fits nowhere could not launch: its shared-memory opt-in is missing.
+    EXPECT_GE(k.runtime_blocks_per_sm, 1) << v->family << "/" << v->name << ": " << k.resources.dynamic_shared_bytes
+                                          << " B of dynamic shared memory";
     EXPECT_EQ(o.blocks_per_sm, k.runtime_blocks_per_sm)
         << v->family << "/" << v->name << ": " << k.resources.registers_per_thread << " registers, "
         << k.resources.static_shared_bytes << "+" << k.resources.dynamic_shared_bytes << " B shared, "
@@ -186,6 +193,77 @@ TEST(HarnessGpu, OccupancyModelMatchesTheRuntime) {
   // The staged selftest kernel is limited by its 40 KiB of shared memory.
   const bench::KernelReport staged = bench::inspect_kernel(selftest("v02_staged").make(Shape::parse("n=4097"))->launch());
   EXPECT_EQ(model::occupancy(row->limits, staged.resources).limiter, model::OccupancyLimiter::SharedMemory);
+}
+
+TEST(HarnessGpu, NoiseTargetAndTimeoutStopSampling) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  bench::Options o = quick_timing();
+  o.max_noise = 0.5;  // ±50 %: met by the first round of samples
+  const results::Record loose = time_selftest("v01_axpb", o);
+  expect_sane_timing(loose);
+  EXPECT_NE(loose.note.find("95 % CI"), std::string::npos) << loose.note;
+  EXPECT_EQ(loose.note.find("above the"), std::string::npos) << loose.note;
+  // A target no run can meet, cut short by the timeout long before the 4 × budget fallback.
+  o.max_noise = 1e-9;
+  o.budget_s = 10;
+  o.max_samples = 1000000;
+  o.timeout_s = 0.2;
+  const auto t0 = std::chrono::steady_clock::now();
+  const results::Record cut = time_selftest("v01_axpb", o);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(wall, 5.0);
+  EXPECT_NE(cut.note.find("timeout"), std::string::npos) << cut.note;
+  EXPECT_NE(cut.note.find("above the"), std::string::npos) << cut.note;
+  EXPECT_GT(cut.samples, 0);
+}
+
+TEST(HarnessGpu, RunOnceIsOneVerifiedRun) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  bench::Options o;
+  o.run_once = true;
+  const results::Record r = time_selftest("v01_axpb", o);
+  EXPECT_TRUE(r.verified) << r.note;
+  EXPECT_EQ(r.samples, 1);
+  EXPECT_EQ(r.timing, "once");
+  EXPECT_GT(r.median_s, 0);
+  EXPECT_NE(r.note.find("NVTX range selftest/v01_axpb/" + Shape::parse("n=2^20").str()), std::string::npos) << r.note;
+  // A broken variant is still caught by its one run.
+  EXPECT_FALSE(time_selftest("broken_values", o).verified);
+}
+
+TEST(HarnessGpu, SelectDeviceValidatesTheOrdinal) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  int n = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&n), cudaSuccess);
+  EXPECT_NO_THROW(bench::select_device(0));
+  for (int bad : {-1, n}) {
+    try {
+      bench::select_device(bad);
+      ADD_FAILURE() << "device " << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::BadInput);
+      EXPECT_NE(std::string(e.what()).find(std::to_string(n) + " CUDA device"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(HarnessGpu, EnvironmentAndHeadlineFindings) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  const bench::ProbeResult p = quick_probe();
+  const auto env = bench::run_environment(p.device, false);
+  for (const char* k : {"gpu", "cuda_runtime", "cuda_driver_api", "host", "date", "sol"})
+    EXPECT_TRUE(env.count(k)) << k;
+  EXPECT_FALSE(env.count("torch"));  // not asked
+  // The doctor on a record already measured: inputs from the record, the kernel's resources read.
+  const Shape s = Shape::parse("n=2^22");
+  const results::Record r = bench::measure(selftest("v01_axpb"), s, quick_timing(), p.ceilings, sheet());
+  const bench::DoctorInputs in = bench::doctor_inputs(selftest("v01_axpb"), s, r, p, sheet());
+  EXPECT_EQ(in.record.median_s, r.median_s);
+  EXPECT_TRUE(in.has_kernel);
+  EXPECT_GT(in.registers_per_thread, 0);
+  const auto lines = bench::finding_lines(bench::diagnose(in));
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines.front().rfind("verdict: ", 0), 0u);
 }
 
 TEST(HarnessGpu, DoctorGivesAVerdictWithFindings) {

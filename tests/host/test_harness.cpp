@@ -11,6 +11,8 @@
 
 #include "bench/clocks.hpp"
 #include "bench/harness.hpp"
+#include "cli/measure_all.hpp"
+#include "sol/core/format.hpp"
 #include "bench/stats.hpp"
 #include "sol/core/error.hpp"
 
@@ -76,6 +78,18 @@ TEST(Stats, MedianQuantilesSpread) {
   EXPECT_THROW(summarize({}), Error);
   EXPECT_THROW(summarize({1, -1}), Error);
   EXPECT_THROW(summarize({1, NAN}), Error);
+}
+
+TEST(Stats, MedianConfidenceInterval) {
+  // 100 samples 1..100: the 95 % interval of the median runs from the 40th to the 61st value.
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);
+  const Summary s = summarize(v);
+  EXPECT_DOUBLE_EQ(s.median, 50.5);
+  EXPECT_DOUBLE_EQ(s.median_ci, (61.0 - 40.0) / (2 * 50.5));
+  // Below 6 samples the interval is the whole range.
+  EXPECT_DOUBLE_EQ(summarize({1, 2, 3}).median_ci, (3.0 - 1.0) / (2 * 2.0));
+  EXPECT_DOUBLE_EQ(summarize({7, 7, 7, 7, 7, 7, 7}).median_ci, 0);
 }
 
 TEST(Stats, Settling) {
@@ -360,6 +374,114 @@ TEST(Peers, MissingPeerRecord) {
   EXPECT_EQ(r.variant.rfind("peer:", 0), 0u);
   EXPECT_NE(r.skipped.find("torch is not installed"), std::string::npos);
   EXPECT_FALSE(results::valid(r));
+}
+
+TEST(Export, CsvHasOneQuotedRowPerRecord) {
+  results::File f;
+  f.family = "copy";
+  results::Record a;
+  a.family = "copy";
+  a.variant = "v01_scalar";
+  a.version = 1;
+  a.shape = "n=1024";
+  a.median_s = a.min_s = a.max_s = 2e-6;
+  a.samples = 10;
+  a.verified = true;
+  a.bytes = 8192;
+  a.floor_s = 1e-6;
+  a.note = "a note, with \"quotes\"";
+  results::Record b = a;
+  b.variant = "v02_vec";
+  b.version = 2;
+  b.median_s = 1e-6;
+  b.note = "";
+  results::Record c = a;
+  c.variant = "v03_tma";
+  c.version = 3;
+  c.skipped = "needs compute capability 9.0";
+  f.records = {a, b, c};
+  const std::string csv = records_csv({f});
+  std::vector<std::string> rows;
+  for (size_t s = 0, e; s < csv.size(); s = e + 1) rows.push_back(csv.substr(s, (e = csv.find('\n', s)) - s));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].rfind("family,variant,version,dtype,shape,status,median_s,", 0), 0u) << rows[0];
+  EXPECT_NE(rows[1].find(",ok,2e-06,"), std::string::npos) << rows[1];
+  EXPECT_NE(rows[1].find("\"a note, with \"\"quotes\"\"\""), std::string::npos) << rows[1];
+  auto split = [](const std::string& row) {
+    std::vector<std::string> cells;
+    for (size_t s = 0, e; s <= row.size(); s = e + 1) cells.push_back(row.substr(s, (e = std::min(row.find(',', s), row.size())) - s));
+    return cells;
+  };
+  const std::vector<std::string> head = split(rows[0]), second = split(rows[2]);
+  ASSERT_EQ(head.size(), second.size()) << rows[2];
+  auto cell = [&](const std::string& name) {
+    for (size_t i = 0; i < head.size(); ++i)
+      if (head[i] == name) return second[i];
+    return std::string("no column ") + name;
+  };
+  EXPECT_EQ(cell("floor_fraction"), "1");           // 1 µs floor, 1 µs time
+  EXPECT_EQ(cell("speedup_over_previous"), "2");    // 2 µs → 1 µs
+  EXPECT_EQ(cell("status"), "ok");
+  EXPECT_NE(rows[3].find(",skipped,,"), std::string::npos) << rows[3];
+  const std::string md = records_markdown({f});
+  EXPECT_NE(md.find("| v02_vec | `n=1024` | 1 µs |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2× |"), std::string::npos) << md;
+  EXPECT_NE(md.find("- v03_tma `n=1024`: needs compute capability 9.0"), std::string::npos) << md;
+}
+
+TEST(RegistryRun, HeadlineRecordAndEta) {
+  results::File f;
+  auto rec = [](const std::string& v, const std::string& shape, double t, bool ok = true) {
+    results::Record r;
+    r.variant = v;
+    r.shape = shape;
+    r.median_s = t;
+    r.verified = ok;
+    return r;
+  };
+  f.records = {rec("v01", "n=8", 3e-3), rec("v02", "n=8", 1e-3, false), rec("v03", "n=8", 2e-3),
+               rec("v03", "n=4", 0.5e-3), rec("peer:torch.clone", "n=8", 0.1e-3)};
+  const results::Record* h = headline_record(f);
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->variant, "v03");  // the fastest verified of sol's own at the first shape
+  EXPECT_EQ(h->shape, "n=8");
+  EXPECT_EQ(headline_record(results::File{}), nullptr);
+  EXPECT_DOUBLE_EQ(eta_s(10, 5, 20), 30);
+  EXPECT_DOUBLE_EQ(eta_s(10, 20, 20), 0);
+  EXPECT_LT(eta_s(0, 0, 20), 0);
+}
+
+TEST(RegistryRun, ProgressLineFitsAndSaysWhereItIs) {
+  EXPECT_EQ(cli::clock_text(65), "1:05");
+  EXPECT_EQ(cli::clock_text(3723), "1:02:03");
+  EXPECT_EQ(cli::clock_text(-1), "?");
+  RegistryProgress p;
+  p.family = 3;
+  p.families = 19;
+  p.name = "attention_bwd";
+  p.variant = std::string(80, 'v');
+  p.shape = "b=4,h=16,hkv=16,n=4096,d=128,causal=1,det=1";
+  p.records = 41;
+  p.total = 96;
+  p.elapsed_s = 27;
+  p.eta_s = eta_s(p.elapsed_s, p.records, p.total);
+  const std::string line = cli::progress_line(p);
+  EXPECT_LE(display_width(line), 100u) << line;
+  EXPECT_EQ(line.rfind("sol: [ 3/19] attention_bwd  v", 0), 0u) << line;
+  EXPECT_NE(line.find("41/96"), std::string::npos) << line;
+  EXPECT_NE(line.find("0:27 elapsed, ETA 0:36"), std::string::npos) << line;  // 27 / 41 × 55 = 36.2
+  p.family_done = true;
+  EXPECT_NE(cli::progress_line(p).find("attention_bwd  done"), std::string::npos);
+  p.records = 0;
+  p.eta_s = -1;
+  EXPECT_NE(cli::progress_line(p).find("ETA …"), std::string::npos);
+}
+
+TEST(RegistryRun, ReportTimingIsBounded) {
+  const Options o = cli::report_timing();
+  EXPECT_GT(o.timeout_s, 0);
+  EXPECT_LE(o.budget_s, o.timeout_s);
+  EXPECT_GE(o.min_samples, 3);
 }
 
 #else

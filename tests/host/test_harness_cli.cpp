@@ -83,6 +83,19 @@ TEST_F(Cli, BadInputExitsTwoWithOneLine) {
   }
 }
 
+TEST_F(Cli, BenchControlsRejectBadValuesBeforeAnyGpuWork) {
+  // Checked in every build, GPU or not, before the probe.
+  for (const std::string& args : std::vector<std::string>{
+           "bench selftest --csv --md", "bench selftest --min-samples 2", "bench selftest --min-samples -5",
+           "bench selftest --max-noise 1.5", "bench selftest --max-noise -0.1", "bench selftest --timeout -1",
+           "bench selftest --run-once --graph", "bench selftest --run-once --min-samples 20",
+           "bench selftest --run-once --timeout 3", "bench selftest --min-samples many"}) {
+    const SolRun r = run_sol(args, "stderr");
+    EXPECT_EQ(r.code, 2) << args << ": " << r.out;
+    EXPECT_EQ(lines(r.out), 1) << args << ": " << r.out;
+  }
+}
+
 TEST_F(Cli, NoGpuExitsOneWithTheReason) {
   if (have_gpu()) GTEST_SKIP() << "a GPU is present; this checks the message without one";
   for (const std::string& args : std::vector<std::string>{"probe", "bench selftest", "doctor selftest/v01_axpb"}) {

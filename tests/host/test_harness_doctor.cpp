@@ -96,6 +96,28 @@ TEST(Doctor, LaunchOverheadOnAShortKernel) {
   EXPECT_FALSE(find(diagnose(longer), "launch")->problem);
 }
 
+TEST(Doctor, FindingLinesForARecord) {
+  // What a report stores per headline record: the verdict, then one line per finding, problems
+  // with their prescription.
+  DoctorInputs in = inputs(1e6, 0, 4e-6);
+  in.launch_overhead_s = 2.5e-6;
+  const Diagnosis d = diagnose(in);
+  const std::vector<std::string> lines = finding_lines(d);
+  ASSERT_EQ(lines.size(), d.findings.size() + 1);
+  EXPECT_EQ(lines.front(), "verdict: " + d.verdict_line);
+  const Finding* launch = find(d, "launch");
+  ASSERT_TRUE(launch && launch->problem);
+  bool seen = false;
+  for (const auto& l : lines) {
+    EXPECT_EQ(l.find('\n'), std::string::npos) << l;
+    if (l.rfind("[!] launch: ", 0) == 0) {
+      seen = true;
+      EXPECT_TRUE(has(l, " → " + launch->prescription)) << l;
+    }
+  }
+  EXPECT_TRUE(seen);
+}
+
 TEST(Doctor, OccupancyLimitedByRegisters) {
   // 128 registers × 256 threads on H100: 4096 per warp, 4 warps per quarter = 16 warps = 2 blocks
   // = 25 %. Three blocks (24 warps, 6 per quarter) need ≤ 2730 → 2560 per warp = 80 registers.
