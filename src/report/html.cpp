@@ -18,8 +18,10 @@ namespace sol::report {
 
 namespace {
 
+using detail::floor_of;
 using detail::fraction_of_floor;
 using detail::headline;
+using detail::kThrottleMark;
 using detail::Ladder;
 using detail::usable;
 
@@ -59,6 +61,40 @@ double finite_or(double v, double otherwise) { return std::isfinite(v) ? v : oth
 // A usable record's achieved rates, from the model's counts and the median.
 double flop_rate(const results::Record& r) { return usable(r) && r.flops > 0 ? r.flops / r.median_s : 0; }
 double byte_rate(const results::Record& r) { return usable(r) && r.bytes > 0 ? r.bytes / r.median_s : 0; }
+
+std::string throttle_mark(const results::Record& r) { return r.throttled ? kThrottleMark : ""; }
+bool any_throttled(const std::vector<const results::Record*>& recs) {
+  return std::any_of(recs.begin(), recs.end(), [](auto* r) { return r->throttled; });
+}
+
+// The footnote under a table or chart that shows the times of `recs`: per set of reasons, the
+// throttled variants and their shapes ("v03, v04 at m=4096,n=4096,k=4096: sw power cap"); ""
+// when none was throttled.
+std::string throttle_footnote(const std::vector<const results::Record*>& recs) {
+  std::vector<std::string> reasons, variants;  // in first-seen order
+  std::map<std::string, std::string> shapes;   // variant → its throttled shapes
+  std::map<std::string, std::string> why;      // variant → its reasons (its first throttled record's)
+  for (auto* r : recs) {
+    if (!r->throttled || !usable(*r)) continue;
+    if (!why.count(r->variant)) {
+      why[r->variant] = r->throttle_reasons, variants.push_back(r->variant);
+      if (std::find(reasons.begin(), reasons.end(), r->throttle_reasons) == reasons.end())
+        reasons.push_back(r->throttle_reasons);
+    }
+    shapes[r->variant] += (shapes[r->variant].empty() ? "" : ", ") + r->shape;
+  }
+  std::vector<std::string> who;
+  for (const auto& reason : reasons) {
+    std::vector<std::string> vs;
+    for (const auto& v : variants)
+      if (why[v] == reason) vs.push_back(v);
+    const bool one_shape = std::all_of(vs.begin(), vs.end(), [&](auto& v) { return shapes[v] == shapes[vs.front()]; });
+    std::string w;
+    for (const auto& v : vs) w += (w.empty() ? "" : ", ") + v + (one_shape ? "" : " at " + shapes[v]);
+    who.push_back(w + (one_shape ? " at " + shapes[vs.front()] : "") + ": " + reason);
+  }
+  return who.empty() ? "" : "<p class='note'>" + svg::escape(detail::throttle_note(who)) + "</p>\n";
+}
 
 // ---- roofs ---------------------------------------------------------------------------------
 
@@ -199,7 +235,7 @@ std::vector<svg::Series> ladder_points(const Ladder& l, const Style& st, bool ov
     const auto* r = headline(l.by_variant.at(v));
     if (!r || flop_rate(*r) <= 0 || !(r->bytes > 0)) continue;
     const std::pair<double, double> p{r->flops / r->bytes, flop_rate(*r)};
-    const std::string tip = l.family + " " + v + " · " + r->shape + ": " + si(p.second, "FLOP/s");
+    const std::string tip = l.family + " " + v + " · " + r->shape + ": " + si(p.second, "FLOP/s") + throttle_mark(*r);
     if (is_peer(v)) {
       if (overview) continue;
       peers.points.push_back(p);
@@ -334,6 +370,7 @@ std::string bandwidth_chart(const Ladder& l, const hw::HwSpec& hw) {
   Range x;
   double top = 0;
   int k = 0;
+  std::vector<const results::Record*> shown;
   for (const auto& v : l.variants) {
     if (!mem.count(v)) continue;
     const Style st = style(k++);
@@ -341,11 +378,13 @@ std::string bandwidth_chart(const Ladder& l, const hw::HwSpec& hw) {
     s.marker = st.marker;
     s.hollow = is_peer(v);
     s.dashed = is_peer(v);
+    std::vector<const results::Record*> drawn;
     for (auto* r : mem.at(v)) {
       const double xv = dim.empty() ? r->bytes : dim_value(r->shape, dim);
       if (!(std::isfinite(xv) && xv > 0)) continue;  // a record without the swept dimension
       s.points.push_back({xv, byte_rate(*r) / 1e9});
-      s.point_titles.push_back(v + " · " + r->shape + ": " + fixed(byte_rate(*r) / 1e9, 0) + " GB/s");
+      s.point_titles.push_back(v + " · " + r->shape + ": " + fixed(byte_rate(*r) / 1e9, 0) + " GB/s" + throttle_mark(*r));
+      drawn.push_back(r);
     }
     // order by size, keeping each tooltip with its point
     std::vector<size_t> order(s.points.size());
@@ -355,6 +394,8 @@ std::string bandwidth_chart(const Ladder& l, const hw::HwSpec& hw) {
     for (size_t i = 0; i < order.size(); ++i) sorted.points[i] = s.points[order[i]], sorted.point_titles[i] = s.point_titles[order[i]];
     if (sorted.points.size() < 2) continue;
     for (const auto& [a, b] : sorted.points) x.add(a), top = std::max(top, b);
+    if (any_throttled(drawn)) sorted.label += kThrottleMark;
+    shown.insert(shown.end(), drawn.begin(), drawn.end());
     series.push_back(std::move(sorted));
   }
   if (series.empty() || !(x.hi > x.lo)) return "";
@@ -373,7 +414,8 @@ std::string bandwidth_chart(const Ladder& l, const hw::HwSpec& hw) {
     series.push_back(std::move(s));
   }
   return svg::xy_chart(l.family + ": achieved bandwidth across sizes", ax,
-                       {"achieved GB/s (bytes read + written ÷ median time)", false, 0, top * 1.1}, series, 1160, 440);
+                       {"achieved GB/s (bytes read + written ÷ median time)", false, 0, top * 1.1}, series, 1160, 440) +
+         throttle_footnote(shown);
 }
 
 // Median time across the one dimension a family's variants sweep, where no bandwidth chart
@@ -383,6 +425,7 @@ std::string time_chart(const Ladder& l) {
   std::string dim;
   Range x, y;
   int k = 0;
+  std::vector<const results::Record*> shown;
   for (const auto& v : l.variants) {
     const auto& recs = l.by_variant.at(v);
     std::string d = sweep_dim(recs);
@@ -391,20 +434,30 @@ std::string time_chart(const Ladder& l) {
     const Style st = style(k++);
     auto s = svg::series(short_name(v), st.color);
     s.marker = st.marker;
+    std::vector<const results::Record*> drawn;
     for (auto* r : recs) {
       const double xv = dim_value(r->shape, d);
       if (!usable(*r) || !(std::isfinite(xv) && xv > 0)) continue;
-      s.points.push_back({xv, r->median_s * 1e3});
-      x.add(xv), y.add(r->median_s * 1e3);
+      drawn.push_back(r);
     }
-    std::sort(s.points.begin(), s.points.end());
-    if (s.points.size() > 1) series.push_back(s);
+    std::stable_sort(drawn.begin(), drawn.end(),
+                     [&](auto* a, auto* b) { return dim_value(a->shape, d) < dim_value(b->shape, d); });
+    for (auto* r : drawn) {
+      s.points.push_back({dim_value(r->shape, d), r->median_s * 1e3});
+      s.point_titles.push_back(v + " · " + r->shape + ": " + si(r->median_s, "s") + throttle_mark(*r));
+      x.add(s.points.back().first), y.add(s.points.back().second);
+    }
+    if (s.points.size() < 2) continue;
+    if (any_throttled(drawn)) s.label += kThrottleMark;
+    shown.insert(shown.end(), drawn.begin(), drawn.end());
+    series.push_back(s);
   }
   if (series.empty() || !(x.hi > x.lo)) return "";
   svg::Axis ax = log_axis(dim, x.lo, x.hi, 1.2);
   svg::Axis ay{"median time (ms)", true, std::pow(10, std::floor(std::log10(y.lo))),
                std::pow(10, std::ceil(std::log10(y.hi * 1.01)))};
-  return svg::xy_chart(l.family + ": time across the " + dim + " sweep", ax, ay, series, 1160, 420);
+  return svg::xy_chart(l.family + ": time across the " + dim + " sweep", ax, ay, series, 1160, 420) +
+         throttle_footnote(shown);
 }
 
 // The time unit that suits a table of medians: (seconds per unit, name).
@@ -422,39 +475,80 @@ std::pair<double, std::string> time_unit(const std::vector<double>& seconds) {
 
 std::string td(const std::string& s) { return "<td>" + s + "</td>"; }
 
-std::string family_table(const Ladder& l) {
-  std::vector<double> times;
+// A family's headline records that have a time: the rows of its table and the bars of its chart.
+std::vector<const results::Record*> headline_rows(const Ladder& l) {
+  std::vector<const results::Record*> rows;
   for (const auto& v : l.variants)
-    if (const auto* r = headline(l.by_variant.at(v)); r && usable(*r))
-      times.push_back(r->median_s), times.push_back(r->floor_measured_s > 0 ? r->floor_measured_s : r->floor_s);
+    if (const auto* r = headline(l.by_variant.at(v)); r && usable(*r)) rows.push_back(r);
+  return rows;
+}
+
+// What the "% of floor" figures of `rows` are a % of: a header naming which floors they are, and
+// the ceilings the floors are computed on (results::floor_base), each once in row order.
+struct FloorBases {
+  std::string header = "% of floor";
+  std::vector<std::string> bases;
+};
+FloorBases floor_bases(const results::File& f, const std::vector<const results::Record*>& rows) {
+  FloorBases b;
+  bool measured = false, datasheet = false;
+  for (auto* r : rows) {
+    const std::string base = floor_of(*r) > 0 ? results::floor_base(f, *r) : "";
+    if (base.empty()) continue;
+    (detail::datasheet_base(base) ? datasheet : measured) = true;
+    if (std::find(b.bases.begin(), b.bases.end(), base) == b.bases.end()) b.bases.push_back(base);
+  }
+  if (measured != datasheet) b.header = measured ? "% of floor (measured ceilings)" : "% of datasheet floor";
+  if (measured && datasheet) b.header = "% of floor (measured or datasheet)";
+  return b;
+}
+
+std::string family_table(const Ladder& l, const FloorBases& fb) {
+  std::vector<double> times;
+  for (auto* r : headline_rows(l)) times.push_back(r->median_s), times.push_back(floor_of(*r));
   const auto [unit_s, unit] = time_unit(times);
+  // one base for every row: said once under the table; several: a column
+  const bool base_column = fb.bases.size() > 1;
+  // the fastest peer of each rung: named in the header when it is the same for every rung
+  std::set<std::string> peers;
+  for (auto* r : headline_rows(l))
+    if (const auto* p = is_peer(r->variant) ? nullptr : results::best_peer(*l.file, *r)) peers.insert(p->variant);
+  const bool one_peer = peers.size() == 1;
   std::ostringstream o;
   o << "<table class='runs'><tr><th>variant · technique</th><th>shape</th><th>median (" << unit
-    << ")</th><th>spread (%)</th><th>samples</th><th>GB/s</th><th>TFLOP/s</th><th>floor (" << unit
-    << ")</th><th>of floor (%)</th><th>vs peer (×)</th><th>check: rel. error ≤ tolerance</th></tr>\n";
+    << ")</th><th>spread (%)</th><th>samples</th><th>GB/s</th><th>TFLOP/s</th><th>floor (" << unit << ")</th><th>"
+    << svg::escape(fb.header) << "</th>" << (base_column ? "<th>floor base</th>" : "")
+    << "<th>vs fastest peer" << (one_peer ? ", " + svg::escape(short_name(*peers.begin())) + " (×)" : "")
+    << "</th><th>check: rel. error ≤ tolerance</th></tr>\n";
   for (const auto& v : l.variants) {
     const auto* r = headline(l.by_variant.at(v));
     if (!r) continue;
     if (!usable(*r)) {
-      o << "<tr><td>" << svg::escape(v) << "</td><td class='prose' colspan='10'>"
+      o << "<tr><td>" << svg::escape(v) << "</td><td class='prose' colspan='" << (base_column ? 11 : 10) << "'>"
         << (r->skipped.empty() ? "no usable time in the results file" : "skipped: " + svg::escape(r->skipped))
         << "</td></tr>\n";
       continue;
     }
-    const auto* peer = is_peer(v) ? nullptr : results::best_peer(*l.file, *r);
-    const double floor = r->floor_measured_s > 0 ? r->floor_measured_s : r->floor_s;
+    const double floor = floor_of(*r);
     o << "<tr><td class='variant'><b>" << svg::escape(v) << "</b>"
       << (r->technique.empty() ? "" : "<div class='tech'>" + svg::escape(r->technique) + "</div>") << "</td>"
-      << td(svg::escape(r->shape)) << td(num(r->median_s / unit_s, 4))
+      << td(svg::escape(r->shape)) << td(num(r->median_s / unit_s, 4) + throttle_mark(*r))
       << td(r->samples > 0 ? fixed(100 * finite_or(r->spread, 0), 1) : "") << td(r->samples > 0 ? std::to_string(r->samples) : "")
       << td(byte_rate(*r) > 0 ? fixed(byte_rate(*r) / 1e9, 0) : "-")
       << td(flop_rate(*r) > 0 ? num(flop_rate(*r) / 1e12, 4) : "-") << td(floor > 0 ? num(floor / unit_s, 4) : "-")
-      << td(floor > 0 ? pct(fraction_of_floor(*r)) : "-")
-      << td(peer ? fixed(peer->median_s / r->median_s, 2) : "") << "<td class='left'>"
+      << td(floor > 0 ? pct(fraction_of_floor(*r)) : "-");
+    if (base_column) o << "<td class='left'>" << svg::escape(floor > 0 ? results::floor_base(*l.file, *r) : "") << "</td>";
+    const auto* peer = is_peer(v) ? nullptr : results::best_peer(*l.file, *r);
+    o << td(!peer ? "" : one_peer ? fixed(peer->median_s / r->median_s, 2) : svg::escape(detail::vs_peer(*l.file, *r)))
+      << "<td class='left'>"
       << (r->verified ? "ok " + sci(r->rel_l2) + " ≤ " + sci(r->tolerance) : "<b>FAILED</b> " + sci(r->rel_l2))
-      << (r->throttled ? " (throttled: " + svg::escape(r->throttle_reasons) + ")" : "") << "</td></tr>\n";
+      << "</td></tr>\n";
   }
   o << "</table>\n";
+  if (fb.bases.size() == 1)
+    o << "<p class='note'>Floor base: " << svg::escape(fb.bases.front())
+      << ", the ceiling that binds every floor in this table.</p>\n";
+  o << throttle_footnote(headline_rows(l));
   return o.str();
 }
 
@@ -475,23 +569,22 @@ std::string family_section(const Ladder& l, const Input& in) {
   std::ostringstream o;
   o << "<h2 id='" << slug(l.family) << "'>" << svg::escape(l.family) << "</h2>\n";
   o << "<p class='note'>Measured " << svg::escape(l.file->created) << "; copy ceiling in that run "
-    << si(l.file->ceilings.copy_bytes_per_s, "B/s") << ". Floors use the ceilings measured in the same run.</p>\n";
-  o << family_table(l) << findings(l);
+    << si(l.file->ceilings.copy_bytes_per_s, "B/s") << ".</p>\n";
+  const auto rows = headline_rows(l);
+  const FloorBases fb = floor_bases(*l.file, rows);
+  o << family_table(l, fb) << findings(l);
   std::vector<svg::Bar> bars;
   std::set<std::string> shapes;
-  for (const auto& v : l.variants)
-    if (const auto* r = headline(l.by_variant.at(v)); r && usable(*r)) shapes.insert(r->shape);
-  for (const auto& v : l.variants) {
-    const auto* r = headline(l.by_variant.at(v));
-    if (!r || !usable(*r)) continue;
+  for (auto* r : rows) shapes.insert(r->shape);
+  for (auto* r : rows) {
     const double f = fraction_of_floor(*r);
     // one shared shape is named in the title, not on every bar
-    bars.push_back({shapes.size() == 1 ? v : v + " · " + r->shape, 100 * f, pct(f) + " %",
-                    is_peer(v) ? "#ff7f0e" : "#1f77b4"});
+    bars.push_back({(shapes.size() == 1 ? r->variant : r->variant + " · " + r->shape) + throttle_mark(*r), 100 * f,
+                    pct(f) + " %", is_peer(r->variant) ? "#ff7f0e" : "#1f77b4"});
   }
-  o << svg::bar_chart(l.family + ": % of the model's floor reached (" +
+  o << svg::bar_chart(l.family + ": " + fb.header + " reached (" +
                           (shapes.size() == 1 ? *shapes.begin() : std::string("headline shapes")) + ")",
-                      "% of floor (floor ÷ measured time)", bars, 100, "speed of light", 1160);
+                      fb.header + " (floor ÷ median)", bars, 100, "speed of light", 1160);
   o << roofline(l.family + " on the roofline (headline shapes)", in, types_in(l), ladder_points(l, style(0), false),
                 l.file, 1160, 480);
   const std::string bw = bandwidth_chart(l, *in.hw);
@@ -624,7 +717,7 @@ constexpr const char* kStyle =
     "body{font-family:sans-serif;max-width:1180px;margin:2em auto;color:#222;line-height:1.4}"
     "h2{border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:2em}"
     "table{border-collapse:collapse;margin:1em 0;font-size:13px}"
-    "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}"
+    "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}th{white-space:normal}"
     "td:first-child,th:first-child,td.prose{text-align:left}td.prose{white-space:normal;min-width:12em}td.left{text-align:left}"
     "td.variant{white-space:normal;min-width:14em;max-width:24em}.tech{font-size:11px;color:#666}"
     "table.env th{text-align:left;background:#f7f7f7}th{background:#f3f3f3}"
@@ -655,7 +748,7 @@ std::string html(const Input& in) {
   }
   o << "<h2 id='lecture'>The lecture's operations on " << svg::escape(hw.name) << "</h2>\n" << lecture_roofline(in);
   o << "<table><tr><th>#</th><th>operation</th><th>§</th><th>FLOPs</th><th>bytes</th><th>FLOP/B</th><th>ridge "
-       "(FLOP/B)</th><th>bound</th><th>floor</th><th>attainable</th><th>of peak (%)</th></tr>\n";
+       "(FLOP/B)</th><th>bound</th><th>floor</th><th>attainable</th><th>of datasheet peak (%)</th></tr>\n";
   int idx = 0;
   for (const auto& r : in.model)
     o << "<tr>" << td(std::to_string(++idx)) << "<td class='prose'>" << svg::escape(r.name) << "</td>" << td(r.section)

@@ -29,6 +29,22 @@ bool usable(const results::Record& r);
 // The headline record of a variant: its first usable shape, else its first record (a skip).
 const results::Record* headline(const std::vector<const results::Record*>& recs);
 
+// The floor a record's time is compared with: the model's floor on the ceilings measured in the
+// run, else on the datasheet's; 0 when the record has neither.
+double floor_of(const results::Record& r);
+
+// Whether a floor base (results::floor_base) is a datasheet ceiling, not one measured in the run.
+bool datasheet_base(const std::string& base);
+
+// The mark a throttled record's time carries, and the sentence that explains it, naming each
+// throttled record with its reasons (`who`: "v03 at n=4096: sw power cap"); "" when none.
+inline constexpr const char* kThrottleMark = " †";
+std::string throttle_note(const std::vector<std::string>& who);
+
+// The fastest comparable peer (results::best_peer) against `r`: "1.11× torch.matmul_fp16"; ""
+// when there is none.
+std::string vs_peer(const results::File& f, const results::Record& r);
+
 // % of the floor a measurement reached: floor / measured (≤ 1 unless the model is wrong); 0 if
 // the record has no usable time.
 double fraction_of_floor(const results::Record& r);

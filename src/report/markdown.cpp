@@ -4,6 +4,7 @@
 
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "ladder.hpp"
 #include "sol/report.hpp"
 
 namespace sol::report {
@@ -12,7 +13,8 @@ namespace {
 
 bool is_peer(const std::string& v) { return v.rfind("peer:", 0) == 0; }
 
-double floor_of(const results::Record& r) { return r.floor_measured_s > 0 ? r.floor_measured_s : r.floor_s; }
+using detail::floor_of;
+using detail::kThrottleMark;
 
 std::string pct(double f) { return fixed(100 * f, 1) + " %"; }
 
@@ -54,13 +56,11 @@ std::string memory_ratios(const results::File& f) {
 
 namespace {
 
-constexpr const char* kThrottleMark = " †";
-
 std::string floor_cell(const results::Record& r) { return floor_of(r) > 0 ? pct(floor_of(r) / r.median_s) : "-"; }
 
 std::string vs_peer_cell(const results::File& f, const results::Record& r, const std::string& none) {
-  const results::Record* p = results::best_peer(f, r);
-  return p ? fixed(p->median_s / r.median_s, 2) + "× " + p->variant.substr(5) : none;
+  const std::string s = detail::vs_peer(f, r);
+  return s.empty() ? none : s;
 }
 
 std::string median_cell(const results::Record& r) { return si(r.median_s, "s") + (r.throttled ? kThrottleMark : ""); }
@@ -76,10 +76,7 @@ std::string timed_cell(const results::Record& r) {
 }
 
 std::string throttle_footnote(const std::vector<std::string>& who) {
-  if (who.empty()) return "";
-  std::string s = "\n†: timed while the GPU held its clocks down (";
-  for (size_t i = 0; i < who.size(); ++i) s += (i ? "; " : "") + who[i];
-  return s + "): slower than the card runs unthrottled.\n";
+  return who.empty() ? "" : "\n" + detail::throttle_note(who) + "\n";
 }
 
 }  // namespace

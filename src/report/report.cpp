@@ -65,8 +65,24 @@ bool usable(const results::Record& r) {
   return r.skipped.empty() && std::isfinite(r.median_s) && r.median_s > 0 && r.median_s < 86400;
 }
 
+double floor_of(const results::Record& r) { return r.floor_measured_s > 0 ? r.floor_measured_s : r.floor_s; }
+
+bool datasheet_base(const std::string& base) { return base.find("datasheet") != std::string::npos; }
+
+std::string throttle_note(const std::vector<std::string>& who) {
+  if (who.empty()) return "";
+  std::string s = "†: timed while the GPU held its clocks down (";
+  for (size_t i = 0; i < who.size(); ++i) s += (i ? "; " : "") + who[i];
+  return s + "): slower than the card runs unthrottled.";
+}
+
+std::string vs_peer(const results::File& f, const results::Record& r) {
+  const results::Record* p = results::best_peer(f, r);
+  return p ? fixed(p->median_s / r.median_s, 2) + "× " + p->variant.substr(5) : "";
+}
+
 double fraction_of_floor(const results::Record& r) {
-  double floor = r.floor_measured_s > 0 ? r.floor_measured_s : r.floor_s;
+  const double floor = floor_of(r);
   return (usable(r) && std::isfinite(floor) && floor > 0) ? floor / r.median_s : 0;
 }
 
