@@ -1,9 +1,27 @@
 #!/usr/bin/env bash
-# sol's front door: builds on first use (installing missing Debian packages), then runs the CLI.
+# sol's front door: builds what the command needs on first use (installing missing Debian
+# packages), then runs the CLI. Without a GPU: the host-only CLI in build-host (no CUDA, no
+# tests). With one: the CLI and its kernels in build-cuda (no tests). $SOL_BUILD_DIR picks the
+# build directory and $SOL_CMAKE_ARGS adds to (and overrides) these choices; scripts/check.sh
+# builds everything, tests included, in a directory of its own.
 set -euo pipefail
 root=$(cd "$(dirname "$0")" && pwd)
-build=${SOL_BUILD_DIR:-$root/build}
+# A GPU is here when the driver lists one (or, without nvidia-smi, its device node exists).
+has_gpu() {
+  if command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi -L 2>/dev/null | grep -q '^GPU '
+  else
+    [ -c /dev/nvidia0 ]
+  fi
+}
+if has_gpu; then
+  build=${SOL_BUILD_DIR:-$root/build-cuda}
+  config=(-DSOL_BUILD_TESTS=OFF)
+else
+  build=${SOL_BUILD_DIR:-$root/build-host}
+  config=(-DSOL_ENABLE_CUDA=OFF -DSOL_BUILD_TESTS=OFF)
+fi
 if [ ! -x "$build/sol" ] || [ -n "$(find "$root/src" "$root/include" "$root/cli" "$root/kernels" "$root/bench" "$root/CMakeLists.txt" -newer "$build/sol" -print -quit 2>/dev/null)" ]; then
-  "$root/scripts/build.sh"
+  SOL_BUILD_DIR=$build "$root/scripts/build.sh" "${config[@]}" sol
 fi
 exec "$build/sol" "$@"

@@ -13,30 +13,45 @@ namespace sol::cli {
 namespace {
 std::string cc(int v) { return std::to_string(v / 10) + "." + std::to_string(v % 10); }
 
-std::vector<const Variant*> chosen(const std::string& pattern) {
-#ifdef SOL_WITH_CUDA  // sol::select lives beside the registry, which only a CUDA build has
-  if (!pattern.empty()) return select(pattern);
-#endif
-  std::vector<const Variant*> all;
-  for (const auto& v : registry()) all.push_back(&v);
-  return all;
+constexpr size_t kColumns = 100;  // a terminal's width
+
+// Words of text, each line at most `width` columns after `indent` spaces.
+std::string wrapped(const std::string& text, size_t indent, size_t width) {
+  std::string out, line;
+  size_t used = 0, start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    const size_t w = display_width(word);
+    if (used > 0 && used + 1 + w > width - indent) {
+      out += std::string(indent, ' ') + line + "\n";
+      line.clear();
+      used = 0;
+    }
+    line += (used > 0 ? " " : "") + word;
+    used += (used > 0 ? 1 : 0) + w;
+    start = end + 1;
+  }
+  if (used > 0) out += std::string(indent, ' ') + line + "\n";
+  return out;
 }
 }  // namespace
 
 Command add_list(CLI::App& root, Global&) {
   auto pattern = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
+  auto wide = std::make_shared<bool>(false);
   auto* app = root.add_subcommand("list", "the registry: every kernel variant, its technique, shapes and tolerance");
-  app->add_option("pattern", *pattern, "FAMILY or FAMILY/VARIANT (default: all)");
+  app->add_option("pattern", *pattern, "FAMILY or FAMILY/VARIANT, where VARIANT may be a prefix (default: all)");
   app->add_flag("--json", *json, "print a JSON array instead of the table");
-  return {app, [pattern, json]() -> int {
+  app->add_flag("--wide", *wide, "one row per variant with the technique and the tolerance's reason in full");
+  return {app, [pattern, json, wide]() -> int {
             if (registry().empty()) {
-              std::cout << (built_with_cuda() ? "the registry is empty\n"
-                                              : "the registry is empty: this sol was built without CUDA (nvcc was not "
-                                                "found at configure time)\n");
+              std::cout << "the registry is empty\n";
               return 0;
             }
-            const auto variants = chosen(*pattern);
+            const auto variants = select(*pattern);
             if (*json) {
               nlohmann::json a = nlohmann::json::array();
               for (const Variant* v : variants) {
@@ -64,14 +79,36 @@ Command add_list(CLI::App& root, Global&) {
               std::cout << a.dump(2) << "\n";
               return 0;
             }
-            Table t({"family", "ver", "name", "technique", "min cc", "headline shape", "tolerance"});
-            t.align(2, Table::Align::Left).align(3, Table::Align::Left).align(5, Table::Align::Left).align(6, Table::Align::Left);
-            for (const Variant* v : variants)
-              t.add_row({v->family, std::to_string(v->version), v->name, v->technique, cc(v->min_cc),
-                         v->bench_shapes.empty() ? "—" : v->bench_shapes.front().str(),
-                         "≤ " + num(v->tol.rel_l2, 2) + (v->tol.why.empty() ? "" : " (" + v->tol.why + ")")});
-            std::cout << t.str() << variants.size() << " variants; tolerance = ‖out − ref‖₂ / ‖ref‖₂, and no output "
-                                                        "element may be left unwritten\n";
+            const auto headline = [](const Variant* v) {
+              return v->bench_shapes.empty() ? "—" : v->bench_shapes.front().str();
+            };
+            std::string out;
+            if (*wide) {
+              Table t({"family", "ver", "name", "technique", "min cc", "headline shape", "tolerance"});
+              t.align(2, Table::Align::Left).align(3, Table::Align::Left).align(5, Table::Align::Left).align(6, Table::Align::Left);
+              for (const Variant* v : variants)
+                t.add_row({v->family, std::to_string(v->version), v->name, v->technique, cc(v->min_cc), headline(v),
+                           "≤ " + num(v->tol.rel_l2, 2) + (v->tol.why.empty() ? "" : " (" + v->tol.why + ")")});
+              out = t.str();
+            } else {
+              // Each row, then its technique wrapped beneath it: the table fits a terminal.
+              Table t({"family", "ver", "name", "min cc", "headline shape", "tolerance"});
+              t.align(2, Table::Align::Left).align(4, Table::Align::Left).align(5, Table::Align::Left);
+              for (const Variant* v : variants)
+                t.add_row({v->family, std::to_string(v->version), v->name, cc(v->min_cc), headline(v),
+                           "≤ " + num(v->tol.rel_l2, 2)});
+              const std::string table = t.str();
+              size_t at = 0;
+              for (int line = -2; at < table.size(); ++line) {
+                const size_t end = table.find('\n', at) + 1;
+                out += table.substr(at, end - at);
+                if (line >= 0) out += wrapped(variants[size_t(line)]->technique, 4, kColumns);
+                at = end;
+              }
+            }
+            std::cout << out << variants.size() << " variants; tolerance = ‖out − ref‖₂ / ‖ref‖₂, and no output element may be\n"
+                      << "left unwritten" << (*wide ? "" : " (--wide: each tolerance's reason; --json: everything)") << "\n";
+            if (!built_with_cuda()) std::cout << "this sol was built without CUDA: every variant is described, none can run\n";
             return 0;
           }};
 }

@@ -1,20 +1,33 @@
 #!/usr/bin/env bash
-# Builds sol and runs the whole test suite (host tests; GPU tests skip visibly without a GPU,
-# and fail instead of skipping when SOL_REQUIRE_GPU=1).
+# check.sh [CTEST ARGS...]: builds everything, tests included, in build/ (or $SOL_BUILD_DIR; the
+# launcher's build-host and build-cuda are left alone) and runs the whole test suite. GPU tests
+# are ctest tests of their own and skip visibly without a GPU; SOL_REQUIRE_GPU=1 makes a skip a
+# failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SOL_BUILD_DIR:-$root/build}
-"$root/scripts/build.sh"
+# The tests are required here, even in a directory configured without them.
+SOL_BUILD_DIR=$build SOL_CMAKE_ARGS="${SOL_CMAKE_ARGS:-} -DSOL_BUILD_TESTS=ON" "$root/scripts/build.sh"
 cd "$build"
-# ctest counts the GPU suite as one test; say first what it does on this machine.
-if [ -x ./sol_gpu_tests ]; then
-  out=$(./sol_gpu_tests 2>&1 || true)
-  skipped=$(grep -oE '^\[  SKIPPED \] [0-9]+ tests?' <<<"$out" | grep -oE '[0-9]+' || true)
-  if [ -n "$skipped" ]; then
-    why=$(grep -m1 -A1 ': Skipped$' <<<"$out" | tail -n 1 || true)
-    echo "GPU suite: $skipped tests skipped: $why"
-  else
-    echo "GPU suite: $(grep -oE '^\[  PASSED  \] [0-9]+ tests?' <<<"$out" || echo "see sol_gpu_tests")"
-  fi
+
+# ---- the test suites --------------------------------------------------------------------------
+# ctest prints a line per test (thousands); show the failures and the summary, and instead of
+# every skip how many skipped and why (the first one's reason). ctest.log keeps everything.
+log=$build/ctest.log
+set +e
+ctest --output-on-failure -j "$(nproc)" "$@" >"$log" 2>&1
+rc=$?
+set -e
+grep -vE '^ *Start +[0-9]+: |Test +#[0-9]+: .*(Passed|\*\*\*Skipped) |\(Skipped\)$|^The following tests did not run:' "$log" || true
+skipped=$(grep -c '(Skipped)$' "$log" || true)
+if [ "$skipped" -gt 0 ]; then
+  first=$(grep -m1 -oE ' - [A-Za-z0-9_./]+ \(Skipped\)$' "$log" | sed -E 's/^ - //; s/ \(Skipped\)$//')
+  why=""
+  for suite in ./sol_host_tests ./sol_gpu_tests; do
+    if [ -z "$why" ] && [ -x "$suite" ]; then
+      why=$("$suite" --gtest_filter="$first" 2>&1 | grep -m1 -A1 ': Skipped$' | tail -n 1 || true)
+    fi
+  done
+  echo "$skipped tests skipped (e.g. $first: ${why:-see ctest.log})"
 fi
-ctest --output-on-failure -j "$(nproc)" "$@"
+[ "$rc" -eq 0 ] || exit "$rc"

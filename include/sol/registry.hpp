@@ -1,5 +1,5 @@
 #pragma once
-// The one list of kernel variants. A variant is declared once (kernels/registry.cu) and the
+// The one list of kernel variants. A variant is declared once (kernels/registry.cpp) and the
 // CLI, the GPU tests, the benchmarks and the report all iterate it. No CUDA types here: a
 // stream travels as void*, device memory stays inside a Case.
 #include <cstdint>
@@ -78,14 +78,19 @@ struct Variant {
   std::vector<Shape> bench_shapes;  // first is the headline shape; the rest a sweep
   std::vector<Shape> test_shapes;   // odd, prime, tiny sizes for the GPU test suite
   Tolerance tol;
-  std::function<std::unique_ptr<Case>(const Shape&)> make;
+  std::function<std::unique_ptr<Case>(const Shape&)> make;  // empty in a build without CUDA
   bool is_peer() const { return name.rfind("peer:", 0) == 0; }
 };
 
-// Every variant, in family order then version order. Empty in a build without CUDA.
+// Every variant, in family order then version order. In a build without CUDA every variant is
+// described (shapes, cost, tolerance) but has no make: nothing can run.
 const std::vector<Variant>& registry();
-// Variants matching "family" or "family/name" (or all for ""); throws sol::Error if none match.
+// Variants matching "family" or "family/name" (all for ""), where name may be the start of the
+// variant's name ("layernorm/v03"); one named exactly is chosen alone. Throws sol::Error if none
+// match, naming the closest family or variant when the pattern looks like a typo of one.
 std::vector<const Variant*> select(const std::string& pattern);
+// The same over another list of variants (the harness's selftest family).
+std::vector<const Variant*> select(const std::vector<Variant>& from, const std::string& pattern);
 bool built_with_cuda();
 
 }  // namespace sol

@@ -6,22 +6,6 @@
 
 namespace sol::kernels::banks {
 
-std::string unsupported(Version, const Shape& s) {
-  std::string why = check_dims(s, {{"rows", 1}, {"cols", 1}});
-  if (why.empty() && product_or_minus1({s.at("rows"), s.at("cols"), 4}) < 0) why = "rows·cols·4 bytes overflows";
-  return why;
-}
-
-model::Cost cost(Version, const Shape& s) {
-  const double elems = double(s.at("rows")) * double(s.at("cols"));
-  return vector_cost("transpose of " + std::to_string(s.at("rows")) + "×" + std::to_string(s.at("cols")) + " fp32", 0,
-                     2 * 4 * elems, DType::f32,
-                     {"bytes = 2·rows·cols·4 (each element read once and written once)",
-                      "shared-memory traffic (not HBM): 4 B written + 4 B read per element"});
-}
-
-Tolerance tolerance(Version) { return {0.0, "a transpose moves bits: exact"}; }
-
 std::unique_ptr<Case> make(Version v, const Shape& s) {
   const int64_t rows = s.at("rows"), cols = s.at("cols");
   GatherSpec<float> spec;

@@ -39,11 +39,6 @@ GatherSpec<T> elementwise_spec(const Shape& s, double tol) {
   return spec;
 }
 
-// The dimensions elementwise_spec reads, for unsupported().
-inline std::vector<DimRule> elementwise_dims() {
-  return {{"n", 1, int64_t(1) << 58}, {"offset_in", 0, 64, false}, {"offset_out", 0, 64, false}};
-}
-
 template <class T>
 class GatherCase final : public Case {
   using Bits = typename Elem<T>::Bits;

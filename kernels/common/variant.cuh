@@ -1,33 +1,14 @@
 #pragma once
-// Helpers for the registry side of a family: shape validation with one clear reason, a
-// vector-unit cost, and the LaunchPlan → LaunchInfo conversion.
+// The registry-side helpers (kernels/common/spec.hpp) and the LaunchPlan → LaunchInfo conversion.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "kernels/common/launch.cuh"
-#include "sol/model/cost.hpp"
+#include "kernels/common/spec.hpp"
 #include "sol/registry.hpp"
 
 namespace sol::kernels {
-
-// One dimension a family accepts: its name, the valid range, whether it must be given.
-struct DimRule {
-  std::string name;
-  int64_t lo = 1;
-  int64_t hi = int64_t(1) << 62;
-  bool required = true;
-};
-
-// Empty if every required dimension is present, no unknown one is, and every value lies in
-// its range; otherwise the first problem as one line ("n=0 is out of range: need 1 ≤ n").
-std::string check_dims(const Shape& s, const std::vector<DimRule>& rules);
-
-// a·b·… with the result ≤ limit, else −1 (for unsupported(): sizes whose bytes overflow).
-int64_t product_or_minus1(std::initializer_list<int64_t> factors, int64_t limit = int64_t(1) << 62);
-
-// A cost on the vector unit (no tensor cores in these lessons).
-model::Cost vector_cost(std::string op, double flops, double bytes, DType dtype, std::vector<std::string> notes);
 
 inline LaunchInfo launch_info(const LaunchPlan& p) { return LaunchInfo{p.func, p.block, p.grid, p.smem}; }
 

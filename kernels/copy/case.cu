@@ -6,21 +6,6 @@
 
 namespace sol::kernels::copy {
 
-std::string unsupported(Version v, const Shape& s) {
-  std::string why = check_dims(s, elementwise_dims());
-  if (why.empty() && v == Version::v01_scalar && s.at("n") > int64_t(INT32_MAX) * 256)
-    why = "v01_scalar launches one thread per element: n > (2^31 − 1)·256 exceeds gridDim.x";
-  return why;
-}
-
-model::Cost cost(Version, const Shape& s) {
-  const double n = double(s.at("n"));
-  return vector_cost("copy of " + std::to_string(s.at("n")) + " fp32", 0, 8 * n, DType::f32,
-                     {"bytes = n × (4 read + 4 written)", "no arithmetic: flops = 0"});
-}
-
-Tolerance tolerance(Version) { return {0.0, "a copy is exact: every bit must arrive"}; }
-
 std::unique_ptr<Case> make(Version v, const Shape& s) {
   const int64_t n = s.at("n");
   GatherSpec<float> spec = elementwise_spec<float>(s, tolerance(v).rel_l2);

@@ -12,6 +12,9 @@ namespace sol::kernels::divergence {
 enum class Version { v01_warp_split, v02_loop_varied, v03_loop_sorted };
 
 inline constexpr int64_t kDefaultThreads = int64_t(1) << 22;
+inline int64_t threads_of(const Shape& s) { return s.get("threads", kDefaultThreads); }
+// FMAs in each lane's path in v01: the same for every path, so useful FLOPs do not depend on ways.
+inline constexpr int kChainFmas = 1024;
 
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);

@@ -9,11 +9,10 @@
 #include <cstdint>
 
 #include "kernels/common/launch.cuh"
+#include "kernels/divergence/case.hpp"  // kChainFmas
 
 namespace sol::kernels::divergence {
 
-// FMAs in each lane's path in v01: the same for every path, so useful FLOPs do not depend on ways.
-inline constexpr int kChainFmas = 1024;
 inline constexpr int kThreadsPerBlock = 256;  // a multiple of 32: lane = threadIdx.x % 32
 
 // v01: lane l of every warp takes path p = l % ways (1 ≤ ways ≤ 32) and runs kChainFmas FMAs

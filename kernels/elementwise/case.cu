@@ -24,26 +24,6 @@ GatherSpec<T> spec_for(Version v, const Shape& s) {
 
 }  // namespace
 
-std::string unsupported(Version, const Shape& s) { return check_dims(s, elementwise_dims()); }
-
-model::Cost cost(Version v, const Shape& s) {
-  model::ElementwiseOp op;
-  op.n = s.at("n");
-  op.ops = 5;  // sin, pow, cos, pow, add
-  op.fused = v != Version::v01_eager5_fp32;
-  op.extra_reads = op.fused ? 0 : 1;  // the add reads two tensors
-  op.dtype = v == Version::v03_fused_bf16 ? DType::bf16 : DType::f32;
-  model::Cost c = model::elementwise(op);
-  c.notes.push_back("FLOPs count one per op, as the lecture does; accurate sincosf costs ~40 instructions");
-  return c;
-}
-
-Tolerance tolerance(Version v) {
-  if (v == Version::v03_fused_bf16)
-    return {4e-3, "bf16 input and output (8 mantissa bits); the fp32 result ≈ 1 rounds to 1 in bf16"};
-  return {1e-6, "fp32: accurate sinf/cosf (≤ 2 ulp each) and three roundings; max |err| ≈ 4 ulp of 1 ≈ 5e-7"};
-}
-
 std::unique_ptr<Case> make(Version v, const Shape& s) {
   const int64_t n = s.at("n");
   switch (v) {

@@ -22,19 +22,6 @@ namespace {
 constexpr double kEps = 1e-5;
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-struct Info {
-  Kind kind;
-  Impl impl;
-  bool fp32;
-};
-
-Info info(Version v) {
-  const int i = int(v);
-  const Kind kinds[] = {Kind::LayerNorm, Kind::RMSNorm, Kind::Softmax};
-  const Impl impls[] = {Impl::Eager, Impl::Looped, Impl::Registers, Impl::Registers};
-  return {kinds[i / 4], impls[i % 4], i % 4 == 3};
-}
-
 // Host twin of from_f32: round to nearest even (finite inputs).
 template <class T>
 double round_host(float v) {
@@ -241,40 +228,6 @@ const char* kind_name(Kind k) {
 }
 
 }  // namespace
-
-std::string unsupported(Version v, const Shape& s) {
-  std::vector<DimRule> rules = {{"rows", 1, int64_t(1) << 31}, {"cols", 1, 65536}, {"scale", 1, 1000, false}};
-  if (info(v).kind == Kind::Softmax) rules.push_back({"mask", 0, 1, false});
-  if (std::string why = check_dims(s, rules); !why.empty()) return why;
-  if (product_or_minus1({s.at("rows"), s.at("cols"), 4}, int64_t(1) << 40) < 0)
-    return "rows × cols is too large (over 2^38 elements)";
-  return {};
-}
-
-model::Cost cost(Version v, const Shape& s) {
-  const Info i = info(v);
-  model::RowOp op;
-  op.kind = i.kind == Kind::LayerNorm ? model::RowKind::LayerNorm
-            : i.kind == Kind::RMSNorm ? model::RowKind::RMSNorm
-                                      : model::RowKind::Softmax;
-  op.rows = s.at("rows");
-  op.cols = s.at("cols");
-  op.fused = i.impl != Impl::Eager;
-  op.dtype = i.fp32 ? DType::f32 : DType::bf16;
-  model::Cost c = model::row_op(op);
-  if (i.impl == Impl::Looped)
-    c.notes.push_back("counted as one read: the second read of each row is meant to hit L1/L2, not HBM");
-  c.notes.push_back("saved statistics (fp32 per row) not counted: rows ≪ rows × cols");
-  return c;
-}
-
-Tolerance tolerance(Version v) {
-  const Info i = info(v);
-  if (i.fp32) return {1e-5, "fp32 input and output, fp32 statistics (tree reductions of ≤ 65536 terms)"};
-  if (i.impl == Impl::Eager)
-    return {1e-2, "bf16: every eager intermediate tensor is rounded to bf16 (three roundings of 2^-9)"};
-  return {4e-3, "bf16 output (8 mantissa bits, one rounding of 2^-9); statistics in fp32"};
-}
 
 std::unique_ptr<Case> make(Version v, const Shape& s) {
   if (std::string why = unsupported(v, s); !why.empty()) bad_input(std::string(kind_name(info(v).kind)) + ": " + why);

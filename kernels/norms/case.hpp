@@ -16,6 +16,27 @@ enum class Version {
   sm_v01_eager, sm_v02_online, sm_v03_registers, sm_v04_registers_fp32,
 };
 
+enum class Kind { LayerNorm, RMSNorm, Softmax };
+enum class Impl {
+  Eager,     // v01: the lecture's passes, one kernel each
+  Looped,    // v02: one kernel, statistics in one read (shifted sums / online softmax), a second read to write
+  Registers  // v03: one kernel, one read: the row in registers (looped when it does not fit)
+};
+
+// What a Version is: the op, the implementation, fp32 or bf16 storage.
+struct Info {
+  Kind kind;
+  Impl impl;
+  bool fp32;
+};
+
+inline Info info(Version v) {
+  const int i = int(v);
+  const Kind kinds[] = {Kind::LayerNorm, Kind::RMSNorm, Kind::Softmax};
+  const Impl impls[] = {Impl::Eager, Impl::Looped, Impl::Registers, Impl::Registers};
+  return {kinds[i / 4], impls[i % 4], i % 4 == 3};
+}
+
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);
 Tolerance tolerance(Version v);

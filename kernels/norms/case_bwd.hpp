@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "kernels/norms/case.hpp"
 #include "sol/registry.hpp"
 
 namespace sol::kernels::rows_bwd {
@@ -14,6 +15,33 @@ enum class Version {
   rms_v01_eager, rms_v02_one_read, rms_v03_one_read_fp32,
   sm_v01_eager, sm_v02_one_read, sm_v03_one_read_fp32,
 };
+
+using rows::Kind;
+
+// What a Version is: the op, eager or one read, fp32 or bf16 storage; the op's parameter count
+// (γ, β) and its family's name.
+struct Info {
+  Kind kind;
+  bool eager;
+  bool fp32;
+};
+
+inline Info info(Version v) {
+  const int i = int(v);
+  const Kind kinds[] = {Kind::LayerNorm, Kind::RMSNorm, Kind::Softmax};
+  return {kinds[i / 3], i % 3 == 0, i % 3 == 2};
+}
+
+inline int params(Kind k) { return k == Kind::LayerNorm ? 2 : k == Kind::RMSNorm ? 1 : 0; }
+
+inline const char* family_name(Kind k) {
+  switch (k) {
+    case Kind::LayerNorm: return "layernorm_bwd";
+    case Kind::RMSNorm: return "rmsnorm_bwd";
+    case Kind::Softmax: return "softmax_bwd";
+  }
+  return "?";
+}
 
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);

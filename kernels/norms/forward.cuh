@@ -3,16 +3,11 @@
 // fp32 and bf16. x, y: rows × cols, contiguous; γ, β: cols (nullptr where the op has none);
 // stat0/stat1: rows of fp32 saved for backward (see RowArgs). gTemp: rows × cols scratch, used
 // only by the eager passes.
+#include "kernels/norms/case.hpp"  // Kind, Impl
 #include "kernels/norms/rows.cuh"
 
 namespace sol::kernels::rows {
 
-enum class Kind { LayerNorm, RMSNorm, Softmax };
-enum class Impl {
-  Eager,     // v01: the lecture's passes, one kernel each
-  Looped,    // v02: one kernel, statistics in one read (shifted sums / online softmax), a second read to write
-  Registers  // v03: one kernel, one read: the row in registers (looped when it does not fit)
-};
 
 template <class T>
 void layernorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream);

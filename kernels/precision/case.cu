@@ -9,15 +9,6 @@
 namespace sol::kernels::precision {
 namespace {
 
-DType dtype_of(Version v) {
-  switch (v) {
-    case Version::v01_relu_fp32: return DType::f32;
-    case Version::v02_relu_bf16: return DType::bf16;
-    case Version::v03_relu_fp8_e4m3: return DType::fp8_e4m3;
-  }
-  return DType::f32;
-}
-
 template <class T>
 std::unique_ptr<Case> make_relu(Version v, const Shape& s, void (*run)(const T*, T*, int64_t, cudaStream_t),
                                 LaunchPlan (*plan)(const T*, const T*, int64_t)) {
@@ -30,20 +21,6 @@ std::unique_ptr<Case> make_relu(Version v, const Shape& s, void (*run)(const T*,
 }
 
 }  // namespace
-
-std::string unsupported(Version, const Shape& s) {
-  return check_dims(s, elementwise_dims());
-}
-
-model::Cost cost(Version v, const Shape& s) {
-  const DType t = dtype_of(v);
-  const double n = double(s.at("n")), b = dtype_bytes(t);
-  return vector_cost("relu of " + std::to_string(s.at("n")) + " " + dtype_name(t), n, 2 * b * n, t,
-                     {"bytes = n × (" + std::to_string(int(b)) + " read + " + std::to_string(int(b)) + " written)",
-                      "flops = n (one max per element, the lecture's count)"});
-}
-
-Tolerance tolerance(Version) { return {0.0, "ReLU is exact in every format: the output is the input or zero"}; }
 
 std::unique_ptr<Case> make(Version v, const Shape& s) {
   switch (v) {

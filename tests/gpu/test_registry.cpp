@@ -19,6 +19,8 @@ struct Param {
   bool headline = false;
   std::string label;
 };
+// How GoogleTest (and so each ctest entry's name) shows a parameter: its variant and shape.
+void PrintTo(const Param& p, std::ostream* os) { *os << p.v->family << "/" << p.v->name << " " << p.shape.str(); }
 
 std::string sanitize(const std::string& s) {
   std::string out;
@@ -86,7 +88,8 @@ TEST(Registry, EntriesAreWellFormed) {
     EXPECT_TRUE(names.insert(id).second) << "duplicate variant";
     EXPECT_FALSE(v.technique.empty());
     EXPECT_GE(v.min_cc, 50);
-    EXPECT_TRUE(v.unsupported && v.cost && v.make);
+    EXPECT_TRUE(v.unsupported && v.cost);
+    EXPECT_EQ(bool(v.make), built_with_cuda()) << "a Case factory exactly in a CUDA build";
     EXPECT_FALSE(v.bench_shapes.empty()) << "no headline shape";
     EXPECT_FALSE(v.test_shapes.empty()) << "no test shapes";
     EXPECT_GE(v.tol.rel_l2, 0);

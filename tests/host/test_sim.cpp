@@ -1,6 +1,6 @@
 // The systolic simulator: its two engines agree on a sweep of small cases, the cycle-stepped
 // one computes the right GEMM, and both reproduce hand-derived figures (the lecture's §5 array
-// and SCALE-Sim runs quoted in ../shared/scalesim/README.md).
+// and SCALE-Sim runs quoted in tests/data/scalesim/README.md).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -76,7 +76,7 @@ TEST(SimEngines, AgreeOnASweepOfSmallCases) {
   EXPECT_EQ(runs, 3 * 5 * 10 * 3);
 }
 
-// ---- figures derived by hand or quoted from SCALE-Sim runs (../shared/scalesim/README.md) ----------
+// ---- figures derived by hand or quoted from SCALE-Sim runs (tests/data/scalesim/README.md) ----------
 
 TEST(SimScaleSimFigures, SmallLayerPaysTheFullArrayLatency) {
   // H05: 3×5×7 on 128×128, ws: one fold of 2·128 + 128 + 3 − 2 = 385 rows → 384 cycles for 105 MACs

@@ -17,10 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path shared_dir() {
-  if (const char* p = std::getenv("SOL_SHARED_DIR"); p && *p) return p;
-  return fs::path(SOL_SOURCE_DIR) / ".." / "shared";
-}
+// SCALE-Sim's inputs and reports, kept in the repository (tests/data/scalesim/README.md).
+fs::path scalesim_dir() { return fs::path(SOL_SOURCE_DIR) / "tests" / "data" / "scalesim"; }
 
 struct Outcome {
   int code;
@@ -37,7 +35,7 @@ std::string read(const fs::path& p) { return sol::test::slurp(p); }
 }  // namespace
 
 TEST(SimCli, WritesScaleSimsReportsByteForByte) {
-  const fs::path root = shared_dir() / "scalesim";
+  const fs::path root = scalesim_dir();
   ASSERT_TRUE(fs::exists(root / "inputs" / "P07.cfg")) << "missing " << root;
   for (const char* id : {"P01", "P07", "P09"}) {
     const fs::path out = fs::temp_directory_path() / (std::string("sol_sim_cli_") + id);

@@ -1,4 +1,4 @@
-// SCALE-Sim v2's own reports for ten runs (../shared/scalesim): in --compat scalesim mode sol
+// SCALE-Sim v2's own reports for ten runs (tests/data/scalesim): in --compat scalesim mode sol
 // must reproduce its cycles, utilizations and SRAM counts exactly (P10, a USER-bandwidth run:
 // the stall-free part), and, by replaying its buffer bookkeeping, its DRAM figures too.
 #include <gtest/gtest.h>
@@ -17,10 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path shared_dir() {
-  if (const char* p = std::getenv("SOL_SHARED_DIR"); p && *p) return p;
-  return fs::path(SOL_SOURCE_DIR) / ".." / "shared";
-}
+// SCALE-Sim's inputs and reports, kept in the repository (tests/data/scalesim/README.md).
+fs::path scalesim_dir() { return fs::path(SOL_SOURCE_DIR) / "tests" / "data" / "scalesim"; }
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);
@@ -56,7 +54,7 @@ struct Case {
 };
 
 Case load(const std::string& id) {
-  const fs::path root = shared_dir() / "scalesim";
+  const fs::path root = scalesim_dir();
   Case c;
   c.id = id;
   c.cfg = read_scalesim_config((root / "inputs" / (id + ".cfg")).string());
@@ -73,8 +71,8 @@ const std::vector<std::string> kCases = {"P01", "P02", "P03", "P04", "P05", "P06
 }  // namespace
 
 TEST(SimScaleSim, ReferenceFilesArePresent) {
-  const fs::path root = shared_dir() / "scalesim";
-  ASSERT_TRUE(fs::exists(root / "public.csv")) << "missing " << root << " (set SOL_SHARED_DIR)";
+  const fs::path root = scalesim_dir();
+  ASSERT_TRUE(fs::exists(root / "public.csv")) << "missing " << root << "";
   for (const auto& id : kCases) {
     EXPECT_TRUE(fs::exists(root / "inputs" / (id + ".cfg"))) << id;
     EXPECT_TRUE(fs::exists(root / "reports" / id / "COMPUTE_REPORT.csv")) << id;
@@ -129,7 +127,7 @@ TEST_P(ScaleSimCase, ReplayedReportsMatchEveryPrintedNumber) {
   EXPECT_EQ(cells_of_first_row(bandwidth_report_csv({r})), c.bandwidth) << c.id;
   EXPECT_EQ(cells_of_first_row(detailed_access_report_csv({r})), c.detail) << c.id;
   // and the files byte for byte
-  const fs::path dir = shared_dir() / "scalesim" / "reports" / c.id;
+  const fs::path dir = scalesim_dir() / "reports" / c.id;
   EXPECT_EQ(compute_report_csv({r}), read(dir / "COMPUTE_REPORT.csv")) << c.id;
   EXPECT_EQ(detailed_access_report_csv({r}), read(dir / "DETAILED_ACCESS_REPORT.csv")) << c.id;
 }

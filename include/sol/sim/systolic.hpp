@@ -8,7 +8,7 @@
 // in closed form (any size, instantly); stepped() moves every operand and partial sum through
 // the cell registers cycle by cycle (small arrays; it also computes the numbers and checks them).
 // Model::sol counts what physically happens; Model::scalesim reproduces SCALE-Sim v2's reported
-// figures, quirks included (see docs/systolic.md and ../shared/scalesim/README.md).
+// figures, quirks included (see docs/systolic.md and tests/data/scalesim/README.md).
 #include <cstdint>
 #include <functional>
 #include <string>

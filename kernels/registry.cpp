@@ -1,23 +1,29 @@
-// The one explicit list of every kernel variant (DESIGN.md: one registry). Each family's
-// semantics (shape rules, cost, tolerance, Case) live in kernels/<family>/case.cu; this file
-// says which versions exist, what each one changes, and on which shapes it is benched and tested.
+// The one explicit list of every kernel variant (DESIGN.md: one registry). This file says which
+// versions exist, what each one changes, and on which shapes it is benched and tested. It is host
+// C++ and builds in every build: a family's shape rules, cost and tolerance are host code too
+// (kernels/<family>/spec.cpp), and only its Case factory (make, in case.cu) needs CUDA, so a build
+// without CUDA describes every variant of those families and has no factory for any.
 // Bench shapes: the first is the headline (≥ 1 GiB moved where memory is the question), the rest
 // a sweep. Test shapes: tiny, odd, prime, misaligned, and > 2^31 elements where the family allows.
+#include <algorithm>
 #include <initializer_list>
 
-#include "kernels/attention/case.hpp"
 #include "kernels/banks/case.hpp"
 #include "kernels/coalescing/case.hpp"
 #include "kernels/copy/case.hpp"
 #include "kernels/divergence/case.hpp"
-#include "kernels/mx/case.hpp"
 #include "kernels/elementwise/case.hpp"
 #include "kernels/gemm/fp32/case.hpp"
-#include "kernels/gemm/tc/case.hpp"
-#include "kernels/gemm/tc/problem.cuh"
 #include "kernels/norms/case.hpp"
 #include "kernels/norms/case_bwd.hpp"
 #include "kernels/precision/case.hpp"
+#ifdef SOL_WITH_CUDA  // families whose description is still CUDA code (their case.cu)
+#include "kernels/attention/case.hpp"
+#include "kernels/gemm/tc/case.hpp"
+#include "kernels/gemm/tc/problem.cuh"
+#include "kernels/mx/case.hpp"
+#endif
+#include "sol/core/error.hpp"
 #include "sol/registry.hpp"
 
 namespace sol {
@@ -32,7 +38,7 @@ std::vector<Shape> shapes(Texts texts) {
 }
 
 // One entry; V is a family's Version enum, whose namespace provides unsupported, cost,
-// tolerance and make (found by argument-dependent lookup).
+// tolerance and, in a CUDA build, make (found by argument-dependent lookup).
 template <class V>
 Variant entry(const char* family, V v, const char* name, int version, int min_cc, const char* technique, Texts bench,
               Texts test) {
@@ -47,10 +53,13 @@ Variant entry(const char* family, V v, const char* name, int version, int min_cc
   x.bench_shapes = shapes(bench);
   x.test_shapes = shapes(test);
   x.tol = tolerance(v);
+#ifdef SOL_WITH_CUDA
   x.make = [v](const Shape& s) { return make(v, s); };
+#endif
   return x;
 }
 
+#ifdef SOL_WITH_CUDA
 // ---- attention forward: b, h[, hkv], n[, nk], d[, causal, fp16] (BSHD layout) ------------------
 // The issue's grid: 16k tokens per batch, hidden 2048 (d=128 → h=16, d=64 → h=32), causal 0/1.
 const Texts kAttentionBench = {
@@ -152,6 +161,8 @@ void add_attention(std::vector<Variant>& all) {
   all.push_back(std::move(bwd4));
 }
 
+#endif  // SOL_WITH_CUDA
+
 // ---- copy: n fp32 elements ------------------------------------------------------------------------
 const Texts kCopyBench = {"n=2^28", "n=2^16", "n=2^20", "n=2^22", "n=2^24", "n=2^26", "n=2^30"};
 const Texts kCopyTest = {"n=1", "n=2", "n=3", "n=5", "n=31", "n=4099", "n=1000003", "n=1048577",
@@ -245,6 +256,7 @@ void add_banks(std::vector<Variant>& all) {
 }
 
 
+#ifdef SOL_WITH_CUDA
 // ==== mx (branch mx): MXFP8 quantization, dequantization, emulated GEMM ===================// Quantize shapes: rows, cols of a bf16 tensor; e5m2=1 / ocp=1 switch the element format / scale
 // rule (default e4m3, ceil); special=1 puts NaN, ±inf, ±0, subnormals and extreme magnitudes in
 // the input (tests only). Headline: 16384² bf16, the issue's target shape.
@@ -301,6 +313,8 @@ void add_mx(std::vector<Variant>& all) {
                       kMxGemmBench, kMxGemmTest));
 }
 // ==== end mx =======================================================================================
+#endif  // SOL_WITH_CUDA
+
 // ==== fusion block (issue 5: elementwise, layernorm, rmsnorm, softmax) ===========================
 // ---- elementwise: sin²x + cos²x over n elements -----------------------------------------------
 const Texts kSinCosBench = {"n=2^28", "n=2^20", "n=2^24", "n=2^26"};
@@ -321,6 +335,7 @@ void add_elementwise(std::vector<Variant>& all) {
   all.push_back(entry("elementwise", V::v03_fused_bf16, "v03_fused_bf16", 3, 80,
                       "the fused chain on bf16 storage (4 B/element), fp32 arithmetic", kSinCosBench, kSinCosTest));
 }
+#ifdef SOL_WITH_CUDA
 // ---- gemm_bf16, gemm_fp16, gemm_fp8: C[m×n] bf16 = alpha·A[m×k]·B[n×k]ᵀ (TN) on tensor cores ------
 const Texts kGemmBench = {"m=4096,n=4096,k=4096", "m=8192,n=8192,k=8192", "m=32768,n=4096,k=4096",
                           "m=1024,n=1024,k=1024", "m=1792,n=1792,k=1792", "m=2048,n=2048,k=2048",
@@ -374,6 +389,8 @@ void add_gemm_tc(std::vector<Variant>& all) {
                         kGemmBench, kGemmTest));
   }
 }
+
+#endif  // SOL_WITH_CUDA
 
 // ---- layernorm, rmsnorm, softmax: rows × cols, normalized over cols -----------------------------
 const Texts kRowBench = {"rows=32768,cols=4096", "rows=4096,cols=65536", "rows=65536,cols=1024"};
@@ -505,6 +522,7 @@ void add_gemm_fp32(std::vector<Variant>& all) {
 }
 // ==== end gemm_fp32 ================================================================================
 
+
 }  // namespace
 
 const std::vector<Variant>& registry() {
@@ -515,18 +533,90 @@ const std::vector<Variant>& registry() {
     add_precision(v);
     add_divergence(v);
     add_banks(v);
+#ifdef SOL_WITH_CUDA
     add_mx(v);
+#endif
     add_elementwise(v);  // fusion block
     add_rows(v);         // fusion block
     add_gemm_fp32(v);
+#ifdef SOL_WITH_CUDA
     add_gemm_tc(v);
+#endif
     add_rows_bwd(v);     // fusion block (backward)
+#ifdef SOL_WITH_CUDA
     add_attention(v);
+#endif
     return v;
   }();
   return all;
 }
 
+namespace {
+// Edits (insert, delete, substitute) between a and b: how close a mistyped name is.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean 'x'?)" for the candidate closest to what, when it is close enough to be a typo.
+std::string did_you_mean(const std::string& what, const std::vector<std::string>& candidates) {
+  const std::string* best = nullptr;
+  size_t best_d = 0;
+  for (const auto& c : candidates) {
+    const size_t d = edit_distance(what, c.substr(0, std::max(what.size(), c.find('_'))));
+    if (!best || d < best_d) best = &c, best_d = d;
+  }
+  if (!best || best_d > std::max<size_t>(2, what.size() / 3)) return {};
+  return " (did you mean '" + *best + "'?)";
+}
+}  // namespace
+
+std::vector<const Variant*> select(const std::vector<Variant>& from, const std::string& pattern) {
+  const auto slash = pattern.find('/');
+  const std::string family = pattern.substr(0, slash);
+  const std::string name = slash == std::string::npos ? "" : pattern.substr(slash + 1);
+  std::vector<const Variant*> in_family, exact, prefixed;
+  for (const auto& v : from) {
+    if (!pattern.empty() && v.family != family) continue;
+    in_family.push_back(&v);
+    if (v.name == name) exact.push_back(&v);
+    if (v.name.rfind(name, 0) == 0) prefixed.push_back(&v);
+  }
+  if (!exact.empty()) return exact;
+  if (!prefixed.empty()) return prefixed;
+  std::vector<std::string> families;
+  for (const auto& v : from)
+    if (std::find(families.begin(), families.end(), v.family) == families.end()) families.push_back(v.family);
+  std::string list;
+  for (const auto& f : families) list += (list.empty() ? "" : ", ") + f;
+  if (in_family.empty())
+    bad_input("no family '" + family + "' in this build's registry" + did_you_mean(family, families),
+              "give FAMILY or FAMILY/VARIANT; families: " + (list.empty() ? "none" : list) +
+                  (built_with_cuda() ? "" : "; some are described only in a build with CUDA"));
+  std::vector<std::string> names;
+  for (const Variant* v : in_family) names.push_back(v->name);
+  std::string variants;
+  for (const auto& n : names) variants += (variants.empty() ? "" : ", ") + n;
+  bad_input("no variant of " + family + " starts with '" + name + "'" + did_you_mean(name, names),
+            family + " has " + variants);
+}
+
+std::vector<const Variant*> select(const std::string& pattern) { return select(registry(), pattern); }
+
+#ifdef SOL_WITH_CUDA
 bool built_with_cuda() { return true; }
+#else
+bool built_with_cuda() { return false; }
+#endif
 
 }  // namespace sol

@@ -1,0 +1,74 @@
+// The registry's description of the coalescing family, host C++ in every build: which shapes it
+// takes, its cost from the model, its tolerance. The Case factory (make) is in case.cu, CUDA builds
+// only.
+#include "kernels/coalescing/case.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kernels/common/spec.hpp"
+
+namespace sol::kernels::coalescing {
+
+namespace {
+
+// Sequential fp32 sums drift as √L·2⁻²⁴ (≈ 3e-5 at L = 2^22, measured on the host); past
+// 2^22 terms the partial sums outgrow fp32's 24 bits and the tolerance would not hold.
+constexpr int64_t kMaxSumLength = int64_t(1) << 22;
+
+// 32-byte sectors a read of in[i·stride], i < n, touches (fp32, 32-byte aligned start): below
+// stride 8 the sectors are contiguous up to the last element's; from stride 8 on each element
+// sits in a sector of its own.
+double strided_read_sectors(int64_t n, int64_t stride) {
+  return stride >= 8 ? double(n) : double((n - 1) * stride / 8 + 1);
+}
+
+}  // namespace
+
+std::string unsupported(Version v, const Shape& s) {
+  if (v == Version::v03_strided) {
+    std::string why = check_dims(s, {{"n", 1, int64_t(1) << 40}, {"stride", 1, 1024}});
+    if (why.empty() && product_or_minus1({s.at("n"), s.at("stride"), 4}) < 0)
+      why = "n·stride·4 bytes overflows";
+    return why;
+  }
+  std::string why = check_dims(s, {{"rows", 1}, {"cols", 1}});
+  if (!why.empty()) return why;
+  if (product_or_minus1({s.at("rows"), s.at("cols"), 4}) < 0) return "rows·cols·4 bytes overflows";
+  const bool by_row = v == Version::v01_row_per_thread;
+  if ((by_row ? s.at("cols") : s.at("rows")) > kMaxSumLength)
+    return std::string(by_row ? "cols" : "rows") + " > 2^22: a sequential fp32 sum that long exceeds the tolerance";
+  return {};
+}
+
+model::Cost cost(Version v, const Shape& s) {
+  if (v == Version::v03_strided) {
+    const int64_t n = s.at("n"), stride = s.at("stride");
+    const double read_sectors = strided_read_sectors(n, stride), write_sectors = double((n - 1) / 8 + 1);
+    return vector_cost("strided read of " + std::to_string(n) + " fp32 at stride " + std::to_string(stride), 0,
+                       32 * (read_sectors + write_sectors), DType::f32,
+                       {"bytes = whole 32-byte sectors touched: reads " + std::to_string(int64_t(read_sectors)) +
+                            " sectors (stride < 8: contiguous span; stride ≥ 8: one per element), writes ⌈n/8⌉",
+                        "useful bytes are 8·n; the difference is the price of the stride",
+                        "if DRAM fetches 64-byte sector pairs, strides 16 and 32 cost up to 2× what is counted here"});
+  }
+  const int64_t rows = s.at("rows"), cols = s.at("cols");
+  const bool by_row = v == Version::v01_row_per_thread;
+  const double outs = double(by_row ? rows : cols);
+  return vector_cost(std::string(by_row ? "row" : "column") + " sums of " + std::to_string(rows) + "×" +
+                         std::to_string(cols) + " fp32",
+                     double(rows) * double(cols), 4.0 * double(rows) * double(cols) + 4 * outs, DType::f32,
+                     {"bytes = A read once (4·rows·cols) + one fp32 per sum written", "flops = one add per element",
+                      by_row ? "warp requests touch 32 sectors each (8× v02's 4): HBM bytes stay minimal only if L1 "
+                               "keeps each sector for the next 7 k"
+                             : "warp requests touch 4 sectors each, all bytes used"});
+}
+
+Tolerance tolerance(Version v) {
+  if (v == Version::v03_strided) return {0.0, "a strided copy is exact"};
+  return {1e-4, "fp32 sequential sum of ≤ 2^22 positive terms vs a double sum: ≈ √L·2⁻²⁴ (3e-5 at L = 2^22)"};
+}
+
+}  // namespace sol::kernels::coalescing

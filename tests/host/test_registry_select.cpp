@@ -1,0 +1,94 @@
+// Choosing variants by "family" or "family/prefix", the error line for a name that matches
+// nothing (with the closest name when it looks like a typo), and `sol list` within a terminal.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "sol/core/error.hpp"
+#include "sol/core/format.hpp"
+#include "sol/registry.hpp"
+#include "tests/host/sol_cli.hpp"
+
+namespace {
+
+std::vector<sol::Variant> catalogue() {
+  std::vector<sol::Variant> all;
+  for (auto [family, name] : {std::pair{"layernorm", "v01_eager_bf16"}, {"layernorm", "v03_one_read_bf16"},
+                              {"layernorm", "v03_one_read_fp32"}, {"layernorm_bwd", "v03_one_read_bf16"},
+                              {"gemm_fp32", "peer:cublas"}, {"gemm_fp32", "peer:cublas_tf32"}}) {
+    sol::Variant v;
+    v.family = family;
+    v.name = name;
+    all.push_back(v);
+  }
+  return all;
+}
+
+std::vector<std::string> ids(const std::vector<const sol::Variant*>& vs) {
+  std::vector<std::string> out;
+  for (const sol::Variant* v : vs) out.push_back(v->family + "/" + v->name);
+  return out;
+}
+
+std::string error_of(const std::vector<sol::Variant>& all, const std::string& pattern) {
+  try {
+    sol::select(all, pattern);
+  } catch (const sol::Error& e) {
+    return e.line();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(RegistrySelect, FamilyPrefixAndExactName) {
+  const auto all = catalogue();
+  EXPECT_EQ(sol::select(all, "").size(), all.size());
+  EXPECT_EQ(ids(sol::select(all, "layernorm")),
+            (std::vector<std::string>{"layernorm/v01_eager_bf16", "layernorm/v03_one_read_bf16", "layernorm/v03_one_read_fp32"}));
+  EXPECT_EQ(ids(sol::select(all, "layernorm/v03")),
+            (std::vector<std::string>{"layernorm/v03_one_read_bf16", "layernorm/v03_one_read_fp32"}));
+  // A name given in full picks that variant alone, even where it is the start of another's.
+  EXPECT_EQ(ids(sol::select(all, "gemm_fp32/peer:cublas")), (std::vector<std::string>{"gemm_fp32/peer:cublas"}));
+  EXPECT_EQ(ids(sol::select(all, "gemm_fp32/peer:")).size(), 2u);
+}
+
+TEST(RegistrySelect, UnknownNamesSuggestTheClosest) {
+  const auto all = catalogue();
+  EXPECT_NE(error_of(all, "layernrom").find("no family 'layernrom'"), std::string::npos);
+  EXPECT_NE(error_of(all, "layernrom").find("did you mean 'layernorm'?"), std::string::npos);
+  EXPECT_NE(error_of(all, "layernorm_bdw/v03").find("did you mean 'layernorm_bwd'?"), std::string::npos);
+  EXPECT_NE(error_of(all, "layernorm/v03_one_raed").find("did you mean 'v03_one_read_bf16'?"), std::string::npos);
+  // Nothing close: no guess, but the list to choose from.
+  const std::string far = error_of(all, "quantum");
+  EXPECT_EQ(far.find("did you mean"), std::string::npos) << far;
+  EXPECT_NE(far.find("families: layernorm, layernorm_bwd, gemm_fp32"), std::string::npos) << far;
+  const std::string v09 = error_of(all, "layernorm/v09");
+  EXPECT_NE(v09.find("no variant of layernorm starts with 'v09'"), std::string::npos) << v09;
+  EXPECT_NE(v09.find("v01_eager_bf16, v03_one_read_bf16, v03_one_read_fp32"), std::string::npos) << v09;
+}
+
+TEST(RegistrySelect, ListFitsATerminalAndTakesPrefixes) {
+  const auto r = sol::test::run_sol("list");
+  ASSERT_EQ(r.rc, 0) << r.all();
+  std::istringstream lines(r.out);
+  int rows = 0;
+  for (std::string line; std::getline(lines, line); ++rows) EXPECT_LE(sol::display_width(line), 100u) << line;
+  EXPECT_GT(rows, int(sol::registry().size()));
+  // The technique is wrapped beneath its row; --wide keeps it on the row, --json has it whole.
+  const sol::Variant& first = sol::registry().front();
+  const auto wide = sol::test::run_sol("list --wide");
+  ASSERT_EQ(wide.rc, 0);
+  EXPECT_NE(wide.out.find(first.technique), std::string::npos) << wide.out;
+
+  const std::string prefix = first.family + "/" + first.name.substr(0, 2);
+  const auto some = sol::test::run_sol("list " + prefix + " --json");
+  ASSERT_EQ(some.rc, 0) << some.all();
+  EXPECT_EQ(nlohmann::json::parse(some.out).size(), sol::select(prefix).size());
+
+  const auto typo = sol::test::run_sol("list " + first.family + "x");
+  EXPECT_EQ(typo.rc, 2);
+  EXPECT_EQ(sol::test::count_lines(typo.err), 1) << typo.err;
+  EXPECT_NE(typo.err.find("did you mean '" + first.family + "'?"), std::string::npos) << typo.err;
+}
