@@ -219,6 +219,16 @@ void require_gpu() {
   if (!gpu_available(&why)) failure(why, "run on a machine with an NVIDIA GPU and its driver");
 }
 
+void use_device(int index) {
+  require_gpu();
+  int n = 0;
+  SOL_CUDA_CHECK(cudaGetDeviceCount(&n));
+  if (index < 0 || index >= n)
+    bad_input("there is no CUDA device " + std::to_string(index) + ": this machine has " + std::to_string(n),
+              "give --device 0" + (n > 1 ? " to " + std::to_string(n - 1) : std::string()));
+  SOL_CUDA_CHECK(cudaSetDevice(index));
+}
+
 results::Device device_info() {
   require_gpu();
   const gpu::Device g = gpu::current_device();

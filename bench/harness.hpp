@@ -34,6 +34,9 @@ inline constexpr const char* kSolVersion = "0.1";
 bool gpu_available(std::string* why = nullptr);
 // Throws sol::Error (Failure) with gpu_available's reason when there is no usable device.
 void require_gpu();
+// Makes CUDA device `index` current (cudaSetDevice) for the rest of the process; BadInput when
+// there is no such device.
+void use_device(int index);
 // The current device; database_row filled by match_database_row ("" when nothing matches).
 results::Device device_info();
 // The database row this device is: same compute capability and SM count, and the memory size

@@ -144,9 +144,9 @@ Command add_hw(CLI::App& root, Global&) {
   auto* list = app->add_subcommand("list", "one line per chip: units, bf16 peak, HBM, ridge point");
   auto* show = app->add_subcommand("show", "every field of one chip, each peak with its derivation and source");
   auto name = std::make_shared<std::string>();
-  auto json = std::make_shared<bool>(false);
+  auto json = std::make_shared<JsonOut>();
   show->add_option("name", *name, "chip name (see `sol hw list`), or 'measured'")->required();
-  show->add_flag("--json", *json, "print the row in the --hw-file JSON format");
+  add_json(show, *json, "the row in the --hw-file format");
   return {app, [list, show, name, json]() -> int {
             if (list->parsed()) {
               std::fputs(list_table().c_str(), stdout);
@@ -154,7 +154,8 @@ Command add_hw(CLI::App& root, Global&) {
             }
             if (show->parsed()) {
               const hw::HwSpec& s = hw::find(*name);
-              std::fputs(((*json ? hw::to_json(s) + "\n" : show_text(s))).c_str(), stdout);
+              if (json->on()) emit_json(*json, nlohmann::ordered_json::parse(hw::to_json(s)));
+              else std::fputs(show_text(s).c_str(), stdout);
               return 0;
             }
             bad_input("sol hw: no subcommand", "use `sol hw list` or `sol hw show NAME`");

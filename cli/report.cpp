@@ -47,7 +47,8 @@ Command add_report(CLI::App& root, Global&) {
   auto* app = root.add_subcommand(
       "report", "the roofline report: the lecture's operations on a chip, plus every kernel measured on this GPU");
   app->add_option("--gpu", o->gpu, "database row for the model (default: this GPU's row, else h100)");
-  app->add_option("--out", o->out, "folder for report.html, report.json, report.txt (and results/)")->capture_default_str();
+  app->add_option("--out-dir", o->out, "folder for report.html, report.json, report.txt (and results/)")->capture_default_str();
+  app->add_option("--out", o->out)->group("");  // the older name of --out-dir
   app->add_option("--results", o->results_dir, "render measured results from this folder instead of measuring")
       ->check(CLI::ExistingDirectory);
   app->add_flag("--model-only", o->model_only, "do not measure even if a GPU is present");

@@ -2,8 +2,10 @@
 // Significant digits rather than fixed decimals, so 3.35 TB/s and 989.4 TFLOP/s read alike.
 #include "sol/core/format.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "sol/core/error.hpp"
 
@@ -69,6 +71,83 @@ size_t display_width(const std::string& s) {
   for (unsigned char c : s)
     if ((c & 0xC0) != 0x80) ++n;  // count every byte that is not a UTF-8 continuation
   return n;
+}
+
+std::vector<std::string> wrap(const std::string& text, size_t width) {
+  std::vector<std::string> lines;
+  std::stringstream paragraphs(text);
+  std::string para;
+  while (std::getline(paragraphs, para)) {
+    std::stringstream words(para);
+    std::string word, line;
+    while (words >> word) {
+      if (!line.empty() && display_width(line) + 1 + display_width(word) > width) lines.push_back(line), line.clear();
+      line += (line.empty() ? "" : " ") + word;
+    }
+    lines.push_back(line);
+  }
+  if (lines.empty()) lines.emplace_back();
+  return lines;
+}
+
+namespace {
+std::string unmarked(std::string s) {
+  for (const char* mark : {"**", "`"})
+    for (size_t p; (p = s.find(mark)) != std::string::npos;) s.erase(p, std::string(mark).size());
+  return s;
+}
+// "| a | b |" → {"a", "b"}; {} when the line is no table row.
+std::vector<std::string> md_cells(const std::string& line) {
+  size_t b = line.find_first_not_of(' '), e = line.find_last_not_of(' ');
+  if (b == std::string::npos || line[b] != '|' || line[e] != '|' || e == b) return {};
+  std::vector<std::string> cells;
+  std::string cell;
+  for (size_t i = b + 1; i < e; ++i) {
+    if (line[i] == '\\' && i + 1 < e && line[i + 1] == '|') cell += line[++i];
+    else if (line[i] == '|') cells.push_back(cell), cell.clear();
+    else cell += line[i];
+  }
+  cells.push_back(cell);
+  for (auto& c : cells) {
+    const size_t l = c.find_first_not_of(' '), r = c.find_last_not_of(' ');
+    c = l == std::string::npos ? "" : unmarked(c.substr(l, r - l + 1));
+  }
+  return cells;
+}
+bool md_rule(const std::vector<std::string>& cells) {
+  if (cells.empty()) return false;
+  for (const auto& c : cells)
+    if (c.empty() || c.find_first_not_of("-:") != std::string::npos) return false;
+  return true;
+}
+}  // namespace
+
+std::string markdown_text(const std::string& md) {
+  std::vector<std::string> lines;
+  std::stringstream in(md);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto head = md_cells(lines[i]);
+    if (head.empty() || i + 1 >= lines.size() || !md_rule(md_cells(lines[i + 1]))) {
+      out += unmarked(lines[i]) + "\n";
+      continue;
+    }
+    Table t(head);
+    std::vector<bool> numeric(head.size(), true);
+    for (i += 2; i < lines.size(); ++i) {
+      auto cells = md_cells(lines[i]);
+      if (cells.empty()) break;
+      cells.resize(head.size());
+      for (size_t c = 0; c < cells.size(); ++c)
+        if (!cells[c].empty() && !std::isdigit(static_cast<unsigned char>(cells[c][0]))) numeric[c] = false;
+      t.add_row(cells);
+    }
+    for (size_t c = 0; c < head.size(); ++c) t.align(c, numeric[c] && c > 0 ? Table::Align::Right : Table::Align::Left);
+    out += t.str();
+    --i;
+  }
+  return out;
 }
 
 Table::Table(std::vector<std::string> headers) : headers_(std::move(headers)) {

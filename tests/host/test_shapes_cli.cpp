@@ -72,11 +72,11 @@ TEST(OccupancyCli, Carveout) {
   // 30000 B dynamic + 1 KiB → 31104 B per block: 7 blocks in 228 KiB by default; 50 % asks for
   // 116736 B, which rounds up to the 132 KiB step → 4 blocks.
   json j = sol_json("occupancy --gpu h200 --threads 128 --regs 32 --dynamic-smem 30000");
-  EXPECT_EQ(j["carveout_percent"], -1);
+  EXPECT_TRUE(j["carveout_fraction"].is_null());
   EXPECT_EQ(j["carveout_bytes"], 228 * 1024);
   EXPECT_EQ(j["active_blocks_per_sm"], 7);
   j = sol_json("occupancy --gpu h200 --threads 128 --regs 32 --dynamic-smem 30000 --carveout 50");
-  EXPECT_EQ(j["carveout_percent"], 50);
+  EXPECT_DOUBLE_EQ(j["carveout_fraction"].get<double>(), 0.5);
   EXPECT_EQ(j["preferred_carveout_bytes"], 132 * 1024);
   EXPECT_EQ(j["carveout_bytes"], 132 * 1024);
   EXPECT_EQ(j["active_blocks_per_sm"], 4);
@@ -123,7 +123,7 @@ TEST(AccessCli, ThreeModels) {
   EXPECT_DOUBLE_EQ(sol_json("access divergence --trips 1,3")["efficiency"].get<double>(), 2.0 / 3);
   EXPECT_DOUBLE_EQ(sol_json("access divergence --base 0 --spread 1")["slowdown"].get<double>(), 2.0);
   const json rows = sol_json("access --against bench/results/h200/divergence.json");
-  EXPECT_EQ(rows.size(), 8u);
+  EXPECT_EQ(rows["rows"].size(), 8u);
   for (const char* bad : {"access coalescing --elem 3", "access banks --row 24 --swizzle --stride 24",
                           "access divergence", "access divergence --ways 2 --trips 1,2", "access smem",
                           "access coalescing --addresses 1,x", "access --against bench/results/h200/copy.json"}) {
