@@ -39,16 +39,16 @@ std::vector<std::string> ordered_keys(const std::map<std::string, hw::Peak>& pea
 }
 
 std::string list_table() {
-  Table t({"name", "full name", "units", "bf16 matrix", "HBM", "HBM BW", "bf16 ridge"});
-  t.align(1, Table::Align::Left).align(2, Table::Align::Left);
+  Table t({"name", "full name", "bf16 matrix", "HBM", "HBM BW", "ridge", "units"});
+  t.align(1, Table::Align::Left).align(6, Table::Align::Left);
   for (const hw::HwSpec* s : hw::all_specs()) {
     const bool bf16 = s->has(DType::bf16, hw::Unit::Matrix);
-    t.add_row({s->name, s->full_name, units_text(*s),
+    t.add_row({s->name, s->full_name,
                bf16 ? si(s->peak(DType::bf16, hw::Unit::Matrix).flops_per_s, "FLOP/s") : "—", bytes_iec(s->hbm_bytes),
-               si(s->hbm_bytes_per_s, "B/s"),
-               bf16 ? num(s->ridge(DType::bf16, hw::Unit::Matrix), 4) + " FLOP/B" : "—"});
+               si(s->hbm_bytes_per_s, "B/s"), bf16 ? num(s->ridge(DType::bf16, hw::Unit::Matrix), 4) : "—",
+               units_text(*s)});
   }
-  return t.str();
+  return t.str() + "ridge: FLOP/B where the bf16 matrix peak meets HBM bandwidth\n";
 }
 
 void peaks_block(std::string& out, const hw::HwSpec& s, hw::Unit unit) {
@@ -155,7 +155,7 @@ Command add_hw(CLI::App& root, Global&) {
             if (show->parsed()) {
               const hw::HwSpec& s = hw::find(*name);
               if (json->on()) emit_json(*json, nlohmann::ordered_json::parse(hw::to_json(s)));
-              else std::fputs(show_text(s).c_str(), stdout);
+              else std::fputs(reflow(show_text(s)).c_str(), stdout);
               return 0;
             }
             bad_input("sol hw: no subcommand", "use `sol hw list` or `sol hw show NAME`");

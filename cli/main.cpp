@@ -1,5 +1,7 @@
 // sol — speed of light for GPU and TPU kernels. One binary, one subcommand per question.
 #include <algorithm>
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 
@@ -70,6 +72,52 @@ std::string parse_error_line(const CLI::App& root, int argc, char** argv, const 
   return message;
 }
 
+// Runs a quick model command with its text output reflowed to the terminal's width: stdout is
+// caught in a scratch file and printed through reflow() when the command returns.
+int run_reflowed(const Command& c) {
+  std::fflush(stdout);
+  std::FILE* scratch = std::tmpfile();
+  const int saved = scratch ? dup(fileno(stdout)) : -1;
+  if (saved < 0 || dup2(fileno(scratch), fileno(stdout)) < 0) return c.run();
+  auto restore = [&] {
+    std::fflush(stdout);
+    dup2(saved, fileno(stdout));
+    close(saved);
+    std::string text;
+    std::rewind(scratch);
+    char buf[65536];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, scratch)) > 0;) text.append(buf, n);
+    std::fclose(scratch);
+    std::fputs(reflow(text).c_str(), stdout);
+  };
+  try {
+    const int rc = c.run();
+    restore();
+    return rc;
+  } catch (...) {
+    restore();
+    throw;
+  }
+}
+
+// The commands whose text is prose and tables computed on the host in a moment.
+bool reflows(const CLI::App& app) {
+  static const std::vector<std::string> kQuick = {"hw", "roofline", "cast", "quant", "systolic", "occupancy",
+                                                  "shapes", "access", "checkpoint"};
+  if (std::find(kQuick.begin(), kQuick.end(), app.get_name()) == kQuick.end()) return false;
+  auto given = [&](const char* flag) {
+    auto in = [&](const CLI::App& a) {
+      const CLI::Option* o = a.get_option_no_throw(flag);
+      return o && o->count() > 0;
+    };
+    if (in(app)) return true;
+    for (const CLI::App* sub : app.get_subcommands())
+      if (in(*sub)) return true;
+    return false;
+  };
+  return !given("--json") && !given("--out") && !given("--measure");
+}
+
 }  // namespace
 
 }  // namespace sol::cli
@@ -105,7 +153,7 @@ int main(int argc, char** argv) {
   try {
     for (const auto& f : g.hw_files) sol::hw::load_file(f);
     for (auto& c : cmds)
-      if (c.app->parsed()) return c.run();
+      if (c.app->parsed()) return reflows(*c.app) ? run_reflowed(c) : c.run();
     return 2;
   } catch (const sol::Error& e) {
     std::fprintf(stderr, "sol: error: %s\n", e.line().c_str());

@@ -330,7 +330,7 @@ Command add_roofline(CLI::App& root, Global&) {
               if (!mxu.is_null()) j["mxu"] = mxu;
               emit_json(a.json, j);
             } else
-              std::printf("%s", to_text(hw, cost, e, levels, cost.unit, notes, a.op == "attention").c_str());
+              std::printf("%s", reflow(to_text(hw, cost, e, levels, cost.unit, notes, a.op == "attention")).c_str());
             return 0;
           }};
 }

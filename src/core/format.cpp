@@ -2,6 +2,7 @@
 // Significant digits rather than fixed decimals, so 3.35 TB/s and 989.4 TFLOP/s read alike.
 #include "sol/core/format.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -90,6 +91,27 @@ std::vector<std::string> wrap(const std::string& text, size_t width) {
   return lines;
 }
 
+std::string reflow(const std::string& text, size_t width) {
+  std::string out;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const size_t lead = std::min(line.find_first_not_of(' '), line.size());
+    const bool table = line.find("  ", lead) != std::string::npos;
+    if (display_width(line) <= width || table || lead + 20 > width) {
+      out += line + "\n";
+      continue;
+    }
+    const size_t hang = lead + (line.compare(lead, 2, "- ") == 0 ? 2 : 0);
+    bool first = true;
+    for (const auto& l : wrap(line.substr(lead), width - hang)) {
+      out += std::string(first ? lead : hang, ' ') + l + "\n";
+      first = false;
+    }
+  }
+  if (!text.empty() && text.back() != '\n' && !out.empty()) out.pop_back();
+  return out;
+}
+
 namespace {
 std::string unmarked(std::string s) {
   for (const char* mark : {"**", "`"})
@@ -171,24 +193,38 @@ Table& Table::add_row(std::vector<std::string> cells) {
 }
 
 std::string Table::str() const {
-  std::vector<size_t> width(headers_.size());
-  for (size_t c = 0; c < headers_.size(); ++c) {
+  const size_t n = headers_.size();
+  std::vector<size_t> width(n);
+  for (size_t c = 0; c < n; ++c) {
     width[c] = display_width(headers_[c]);
     for (const auto& r : rows_) width[c] = std::max(width[c], display_width(r[c]));
   }
+  size_t total = 0;
+  for (size_t c = 0; c < n; ++c) total += width[c] + (c ? 2 : 0);
+  // A left-aligned last column wraps at spaces, so that the table fits the terminal.
+  if (n > 1 && total > kTerminalColumns && align_[n - 1] == Align::Left) {
+    const size_t before = total - width[n - 1];
+    width[n - 1] = std::max<size_t>(20, kTerminalColumns > before ? kTerminalColumns - before : 0);
+    total = before + width[n - 1];
+  }
   auto line = [&](const std::vector<std::string>& cells) {
+    const std::vector<std::string> last =
+        display_width(cells[n - 1]) > width[n - 1] ? wrap(cells[n - 1], width[n - 1]) : std::vector<std::string>{cells[n - 1]};
     std::string out;
-    for (size_t c = 0; c < cells.size(); ++c) {
-      const std::string pad(width[c] - display_width(cells[c]), ' ');
-      if (c) out += "  ";
-      out += align_[c] == Align::Right ? pad + cells[c] : cells[c] + pad;
+    for (size_t k = 0; k < last.size(); ++k) {
+      std::string l;
+      for (size_t c = 0; c < n; ++c) {
+        const std::string& cell = c + 1 == n ? last[k] : k == 0 ? cells[c] : std::string();
+        const std::string pad(width[c] > display_width(cell) ? width[c] - display_width(cell) : 0, ' ');
+        if (c) l += "  ";
+        l += align_[c] == Align::Right ? pad + cell : cell + pad;
+      }
+      while (!l.empty() && l.back() == ' ') l.pop_back();  // no trailing blanks
+      out += l + "\n";
     }
-    while (!out.empty() && out.back() == ' ') out.pop_back();  // no trailing blanks
-    return out + "\n";
+    return out;
   };
   std::string out = line(headers_);
-  size_t total = 0;
-  for (size_t c = 0; c < width.size(); ++c) total += width[c] + (c ? 2 : 0);
   out += std::string(total, '-') + "\n";
   for (const auto& r : rows_) out += line(r);
   return out;

@@ -29,6 +29,9 @@ std::vector<std::string> wrap(const std::string& text, size_t width);
 std::string markdown_text(const std::string& md);
 // The widest terminal line sol prints, in code points.
 inline constexpr size_t kTerminalColumns = 100;
+// Prose lines of `text` longer than `width` wrapped at spaces, continuing under their own indent
+// (under the text of a "- " bullet); table rows (cells apart by two spaces) are left alone.
+std::string reflow(const std::string& text, size_t width = kTerminalColumns);
 
 // Columns of text, each left- or right-aligned, separated by two spaces.
 class Table {

@@ -12,8 +12,8 @@
 namespace sol {
 
 // The accepted forms, for --help texts and error messages.
-inline constexpr const char* kCountForms = "an integer ≥ 0, 4k (k/M/G/T = ×2^10/2^20/2^30/2^40) or 2^N";
-inline constexpr const char* kBytesForms = "a count, or e.g. 40GiB (GiB = 2^30 B), 80GB (GB = 10^9 B), 1.5MiB, 1e9";
+inline constexpr const char* kCountForms = "e.g. 4096, 4k (k/M/G/T: ×2^10/20/30/40) or 2^N";
+inline constexpr const char* kBytesForms = "e.g. 4096, 4k, 2^30, 40GiB (2^30 B), 80GB (10^9 B) or 1e9";
 
 int64_t parse_count(const std::string& what, const std::string& text);
 double parse_bytes(const std::string& what, const std::string& text);  // > 0, finite
