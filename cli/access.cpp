@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/core/suggest.hpp"
 #include "sol/model/access.hpp"
 #include "sol/results.hpp"
 
@@ -24,7 +25,8 @@ struct Args {
   int64_t elem = 4, stride = 1, offset = 0, row = 0, pad = 0, granule = 64;
   int lanes = 32, ways = 0;
   int64_t base = -1, spread = -1;
-  bool swizzle = false, json = false;
+  bool swizzle = false, markdown = false;
+  JsonOut json;
 };
 
 // "0,4,8" or "0 4 8" → numbers; throws sol::Error (BadInput) on anything else.
@@ -54,12 +56,12 @@ void print(const std::string& text, const std::string& derivation) { std::printf
 int run_coalescing(const Args& a) {
   const model::Coalescing c = a.addresses.empty() ? model::coalescing(a.elem, a.stride, a.lanes, a.offset, a.granule)
                                                   : model::coalescing_addresses(parse_list("--addresses", a.addresses), a.elem, a.granule);
-  if (a.json) {
+  if (a.json.on()) {
     ojson j{{"lanes", c.lanes},         {"elem_bytes", c.elem_bytes},     {"sectors_per_request", c.sectors},
             {"cache_lines", c.lines},   {"useful_bytes", c.useful_bytes}, {"sector_bytes", c.sector_bytes},
-            {"ideal_sectors", c.ideal_sectors}, {"efficiency", c.efficiency}, {"dram_granule", c.dram_granule},
+            {"ideal_sectors", c.ideal_sectors}, {"efficiency", c.efficiency}, {"dram_granule_bytes", c.dram_granule},
             {"dram_bytes", c.dram_bytes}, {"derivation", c.derivation}};
-    std::printf("%s\n", j.dump(2).c_str());
+    emit_json(a.json, j);
     return 0;
   }
   print(std::to_string(c.sectors) + " sectors per request (" + std::to_string(c.lines) + " cache lines), efficiency " +
@@ -74,11 +76,11 @@ int run_banks(const Args& a) {
       a.addresses.empty()
           ? model::bank_conflicts({a.elem, a.stride, a.row, a.pad, a.swizzle, a.lanes})
           : model::bank_conflicts_addresses(parse_list("--addresses", a.addresses), a.elem);
-  if (a.json) {
+  if (a.json.on()) {
     ojson j{{"phases", b.phases},       {"wavefronts", b.wavefronts},   {"conflict_degree", b.degree},
             {"efficiency", b.efficiency}, {"broadcast", b.broadcast}, {"byte_addresses", b.byte_addresses},
             {"derivation", b.derivation}};
-    std::printf("%s\n", j.dump(2).c_str());
+    emit_json(a.json, j);
     return 0;
   }
   print(std::to_string(b.degree) + "-way" + (b.degree == 1 ? " (conflict-free)" : " bank conflict") + ", " +
@@ -94,10 +96,10 @@ int run_divergence(const Args& a) {
   if (a.ways > 0) d = model::divergent_paths(a.ways);
   else if (!a.trips.empty()) d = model::loop_trips(parse_list("--trips", a.trips));
   else d = model::loop_linear(a.base < 0 ? 0 : a.base, a.spread < 0 ? 0 : a.spread);
-  if (a.json) {
+  if (a.json.on()) {
     ojson j{{"issued", d.issued}, {"useful", d.useful}, {"efficiency", d.efficiency}, {"slowdown", d.slowdown},
             {"derivation", d.derivation}};
-    std::printf("%s\n", j.dump(2).c_str());
+    emit_json(a.json, j);
     return 0;
   }
   print("efficiency " + fixed(100 * d.efficiency, 1) + " %, " + fixed(d.slowdown, 2) + "× the time of a uniform warp",
@@ -108,16 +110,17 @@ int run_divergence(const Args& a) {
 int run_against(const Args& a) {
   const results::File f = results::read(a.against);
   const auto rows = model::predict_against(f);
-  if (a.json) {
-    ojson j = ojson::array();
+  if (a.json.on()) {
+    ojson j = {{"rows", ojson::array()}};
     for (const auto& r : rows)
-      j.push_back({{"family", r.family}, {"compared", r.compared}, {"model", r.model}, {"predicted", r.predicted},
+      j["rows"].push_back({{"family", r.family}, {"compared", r.compared}, {"model", r.model}, {"predicted", r.predicted},
                    {"predicted_dram_granule", r.predicted_alt > 0 ? ojson(r.predicted_alt) : ojson(nullptr)},
                    {"measured", r.measured}});
-    std::printf("%s\n", j.dump(2).c_str());
+    emit_json(a.json, j);
     return 0;
   }
-  std::printf("%s", model::against_markdown(rows).c_str());
+  const std::string md = model::against_markdown(rows);
+  std::printf("%s", a.markdown ? md.c_str() : markdown_text(md).c_str());
   return 0;
 }
 
@@ -129,20 +132,21 @@ Command add_access(CLI::App& root, Global&) {
   app->add_option("what", args->what, "coalescing | banks | divergence");
   app->add_option("--against", args->against, "a result file (coalescing, banks, divergence): predicted beside measured")
       ->check(CLI::ExistingFile);
-  app->add_option("--elem", args->elem, "bytes per lane's element (default 4)");
-  app->add_option("--stride", args->stride, "elements between neighbouring lanes (default 1; 0: all lanes on one)");
-  app->add_option("--lanes", args->lanes, "active lanes (default 32)");
-  app->add_option("--offset", args->offset, "coalescing: byte address of lane 0 (default 0)");
-  app->add_option("--granule", args->granule, "coalescing: DRAM access granule in bytes (default 64)");
+  add_size(app, "--elem", args->elem, "bytes per lane's element (default 4)");
+  add_size(app, "--stride", args->stride, "elements between neighbouring lanes (default 1; 0: all lanes on one)");
+  add_size(app, "--lanes", args->lanes, "active lanes (default 32)");
+  add_size(app, "--offset", args->offset, "coalescing: byte address of lane 0 (default 0)");
+  add_size(app, "--granule", args->granule, "coalescing: DRAM access granule in bytes (default 64)");
   app->add_option("--addresses", args->addresses, "coalescing, banks: one byte address per lane, comma-separated");
-  app->add_option("--row", args->row, "banks: elements per tile row (lane i reads element i·stride of the tile)");
-  app->add_option("--pad", args->pad, "banks: padding elements per tile row");
+  add_size(app, "--row", args->row, "banks: elements per tile row (lane i reads element i·stride of the tile)");
+  add_size(app, "--pad", args->pad, "banks: padding elements per tile row");
   app->add_flag("--swizzle", args->swizzle, "banks: column index XOR row index");
-  app->add_option("--ways", args->ways, "divergence: distinct paths the warp's lanes take");
+  add_size(app, "--ways", args->ways, "divergence: distinct paths the warp's lanes take");
   app->add_option("--trips", args->trips, "divergence: trip counts per lane, comma-separated");
-  app->add_option("--base", args->base, "divergence: lane i loops base + i·spread times");
-  app->add_option("--spread", args->spread, "divergence: see --base");
-  app->add_flag("--json", args->json, "print JSON");
+  add_size(app, "--base", args->base, "divergence: lane i loops base + i·spread times");
+  add_size(app, "--spread", args->spread, "divergence: see --base");
+  add_json(app, args->json, "the model's figures");
+  app->add_flag("--markdown", args->markdown, "--against: print the table as Markdown (as docs/access.md holds it)");
   return {app, [args]() -> int {
             const Args& a = *args;
             if (!a.against.empty()) {
@@ -152,7 +156,8 @@ Command add_access(CLI::App& root, Global&) {
             if (a.what == "coalescing") return run_coalescing(a);
             if (a.what == "banks") return run_banks(a);
             if (a.what == "divergence") return run_divergence(a);
-            bad_input("unknown access model '" + a.what + "'", "use coalescing, banks or divergence (or --against FILE)");
+            bad_input("unknown access model '" + a.what + "'" + did_you_mean(a.what, {"coalescing", "banks", "divergence"}),
+                      "use coalescing, banks or divergence (or --against FILE)");
           }};
 }
 

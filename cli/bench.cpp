@@ -35,6 +35,7 @@ struct Opts {
   double budget_s = 0.5;
   int min_samples = 0;  // 0: the harness's default
   double max_noise = 0, timeout_s = 0;
+  int device = 0;
 };
 
 // The sweep samples each point briefly: one run at 16384³ bf16 is ~12 ms, so 0.1 s still gives the
@@ -84,7 +85,7 @@ void write_text(const std::string& path, const std::string& text) {
 }
 
 bench::ProbeResult probe_once(const Opts& o) {
-  bench::require_gpu();
+  bench::select_device(o.device);
   bench::ProbeOptions po;
   po.quick = !o.full_probe;
   po.save = false;
@@ -202,6 +203,7 @@ Command add_bench(CLI::App& root, Global&) {
   app->add_option("--json", o->json, "write the results file (an array of files for several families)");
   app->add_option("--out-dir", o->out_dir, "write DIR/<family>.json for every family (as bench/results/h200/)");
   app->add_option("--gpu", o->gpu, "database row for the datasheet floor (default: the row this GPU matches)");
+  add_device(app, o->device);
   app->add_flag("--cold-l2", o->cold_l2, "flush L2 before every sample");
   app->add_flag("--memory", o->memory,
                 "also measure each variant's peak device memory for one call (inputs, outputs, workspace; one input set)");

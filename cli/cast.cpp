@@ -64,13 +64,14 @@ std::string hex(uint32_t code, int bits) {
 Command add_cast(CLI::App& root, Global&) {
   struct Args {
     std::string to;
-    bool saturate = false, json = false;
+    bool saturate = false;
+    JsonOut json;
   };
   auto args = std::make_shared<Args>();
   auto* app = root.add_subcommand("cast", "the bits and value of numbers in bf16, fp16, fp8 e4m3/e5m2, e8m0 or fp4 e2m1");
   app->add_option("--to", args->to, "bf16 | fp16 | e4m3 | e5m2 | e8m0 | e2m1")->required();
   app->add_flag("--saturate", args->saturate, "clamp overflow to the largest finite value (default: PyTorch's plain cast)");
-  app->add_flag("--json", args->json, "print an array of {in, bits, value, fields}");
+  add_json(app, args->json, "{\"values\": [{in, bits, value, fields}, ...]}");
   // The values are taken as extras, not a positional option, so that "-inf" and "-1e3" are
   // numbers rather than unknown flags; they keep their order.
   app->allow_extras();
@@ -94,8 +95,8 @@ Command add_cast(CLI::App& root, Global&) {
               out.push_back({{"in", json_number(in)}, {"bits", code}, {"value", json_number(value)}, {"fields", fields(f, code)}});
               t.add_row({shortest(in), fields(f, code), hex(code, format_bits(f)), shortest(value)});
             }
-            if (args->json) {
-              std::printf("%s\n", out.dump(2).c_str());
+            if (args->json.on()) {
+              emit_json(args->json, {{"format", format_name(f)}, {"saturate", args->saturate}, {"values", out}});
             } else {
               std::printf("%s%s\n", format_name(f).c_str(),
                           args->saturate ? ", saturating" : ", plain (overflow as PyTorch's cast)");

@@ -1,12 +1,12 @@
 // `sol checkpoint --layers L --batch B --seq N --d-model D --heads H --gpu NAME [--budget 40GiB]
-// [--attention flash|standard] [--mlp-ratio 4] [--svg FILE] [--json [FILE]]`: what one transformer layer
+// [--attention flash|standard] [--mlp-ratio 4] [--svg FILE] [--json] [--out FILE]`: what one transformer layer
 // keeps for backward, op by op, then each checkpointing strategy's peak activation memory, recompute
 // and step-time floor, and the fastest schedule under the budget, with whole layers recomputed and
 // with the in-block choice of which ops' tensors to keep (lecture §8.2); --svg draws the schedules.
 // --measure runs the stack forward + backward on the GPU (kernels/transformer/) under none, every
 // block, √L and optimal (under --budget, or halfway between √L's and none's peak): measured peak
 // activation memory and step time beside the predictions, and whether the gradients are
-// bit-identical to the un-checkpointed run's; --json FILE writes that measurement's JSON.
+// bit-identical to the un-checkpointed run's; --out FILE writes that measurement's JSON beside the table.
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -26,6 +26,7 @@
 #include "sol/model/checkpoint.hpp"
 #include "sol/model/checkpoint_measure.hpp"
 #ifdef SOL_WITH_CUDA
+#include "bench/harness.hpp"
 #include "kernels/transformer/stack.hpp"
 #endif
 
@@ -37,10 +38,9 @@ using ojson = nlohmann::ordered_json;
 struct Args {
   int64_t layers = 0, batch = 0, seq = 0, d_model = 0, heads = 0, mlp_ratio = 4;
   std::string gpu = "h200", budget, attention = "flash", svg;
-  bool json = false;      // --json given
-  std::string json_file;  // --json FILE: write there (else stdout)
+  JsonOut json;
   bool measure = false;
-  int warmup = 3, reps = 10;
+  int warmup = 3, reps = 10, device = 0;
 };
 
 #ifdef SOL_WITH_CUDA
@@ -78,8 +78,9 @@ int measure(const Args& a, const model::StackShape& shape, const model::LayerMod
   if (a.warmup < 0 || a.reps < 1) bad_input("--warmup must be ≥ 0 and --reps ≥ 1");
   std::string why;
   if (!transformer::device_available(&why)) failure(why + ": --measure needs a CUDA GPU", "run it on a GPU machine");
+  bench::select_device(a.device);
   const model::Plan none = model::no_checkpoints(layer, a.layers), root = model::sqrt_l(layer, a.layers);
-  const double budget = a.budget.empty() ? 0.5 * (none.peak_bytes + root.peak_bytes) : model::parse_bytes(a.budget);
+  const double budget = a.budget.empty() ? 0.5 * (none.peak_bytes + root.peak_bytes) : parse_bytes("--budget", a.budget);
   const std::vector<model::Plan> plans = {none, model::every_kth(layer, a.layers, 1), root,
                                           model::optimal(layer, a.layers, budget)};
   model::CheckpointMeasurement m;
@@ -117,12 +118,12 @@ int measure(const Args& a, const model::StackShape& shape, const model::LayerMod
   bool identical = true;
   for (const auto& r : m.schedules) identical = identical && r.gradients_identical;
   const std::string json = model::measurement_json(m);
-  if (a.json && a.json_file.empty()) {
+  if (a.json.flag && a.json.file.empty()) {
     std::printf("%s", json.c_str());
     return identical ? 0 : 1;
   }
-  if (!a.json_file.empty()) write_text(a.json_file, json);
-  std::printf("%s", model::measurement_markdown(json, "this run").c_str());
+  if (!a.json.file.empty()) write_text(a.json.file, json);
+  std::printf("%s", markdown_text(model::measurement_markdown(json, "this run")).c_str());
   std::printf("peak measured = high-water of the tensors the planner counts; step total peak adds activation "
               "gradients, transposes and workspaces; weights and their gradients are outside both\n");
   for (const auto& r : m.schedules)
@@ -133,7 +134,7 @@ int measure(const Args& a, const model::StackShape& shape, const model::LayerMod
       std::printf("note: %s took the host %s to issue against %s on the GPU: launch-bound, the GPU time is the "
                   "host's (raise --batch)\n",
                   r.plan.strategy.c_str(), si(r.enqueue_median_s, "s").c_str(), si(r.median_s, "s").c_str());
-  if (!a.json_file.empty()) std::printf("JSON: %s\n", a.json_file.c_str());
+  if (!a.json.file.empty()) std::printf("JSON: %s\n", a.json.file.c_str());
   return identical ? 0 : 1;  // a schedule whose gradients differ fails the proof
 #endif
 }
@@ -192,7 +193,7 @@ int run(const Args& a) {
   const hw::HwSpec& spec = hw::find(a.gpu);
   const model::StackShape shape{a.layers, a.batch, a.seq, a.d_model, a.heads, a.mlp_ratio, a.attention == "flash"};
   const model::LayerModel layer = model::layer_model(shape, spec);
-  const double budget = a.budget.empty() ? spec.hbm_bytes : model::parse_bytes(a.budget);
+  const double budget = a.budget.empty() ? spec.hbm_bytes : parse_bytes("--budget", a.budget);
   if (!(budget > 0)) bad_input("no --budget given and " + spec.name + " has no HBM size", "give --budget");
   if (a.measure) return measure(a, shape, layer, spec);
 
@@ -220,7 +221,7 @@ int run(const Args& a) {
     if (!out.flush()) bad_input("cannot write --svg " + a.svg);
   }
 
-  if (a.json) {
+  if (a.json.on()) {
     ojson j;
     j["gpu"] = spec.name;
     j["layers"] = a.layers;
@@ -235,7 +236,7 @@ int run(const Args& a) {
     j["strategies"] = ojson::array();
     for (const auto& p : plans) j["strategies"].push_back(plan_json(layer, p));
     j["chosen"] = plan_json(layer, best);
-    std::printf("%s\n", j.dump(2).c_str());
+    emit_json(a.json, j);
     return 0;
   }
 
@@ -286,26 +287,24 @@ int run(const Args& a) {
 Command add_checkpoint(CLI::App& root, Global&) {
   auto args = std::make_shared<Args>();
   auto* app = root.add_subcommand("checkpoint", "activation checkpointing: memory, recompute, the best schedule (§8.2)");
-  app->add_option("--layers", args->layers, "transformer layers")->required();
-  app->add_option("--batch", args->batch, "sequences per step")->required();
-  app->add_option("--seq", args->seq, "tokens per sequence")->required();
-  app->add_option("--d-model", args->d_model, "model width")->required();
-  app->add_option("--heads", args->heads, "attention heads (divide --d-model)")->required();
-  app->add_option("--mlp-ratio", args->mlp_ratio, "MLP width ÷ model width (default 4)");
+  add_size(app, "--layers", args->layers, "transformer layers")->required();
+  add_size(app, "--batch", args->batch, "sequences per step")->required();
+  add_size(app, "--seq", args->seq, "tokens per sequence")->required();
+  add_size(app, "--d-model", args->d_model, "model width")->required();
+  add_size(app, "--heads", args->heads, "attention heads (divide --d-model)")->required();
+  add_size(app, "--mlp-ratio", args->mlp_ratio, "MLP width ÷ model width (default 4)");
   app->add_option("--attention", args->attention, "flash (default) or standard");
   app->add_option("--gpu", args->gpu, "database name or a row from --hw-file (default h200)");
-  app->add_option("--budget", args->budget, "activation memory budget, e.g. 40GiB (default: the GPU's HBM)");
+  app->add_option("--budget", args->budget, std::string("activation memory budget (default: the GPU's HBM); ") + kBytesForms)
+      ->type_name("BYTES");
   app->add_option("--svg", args->svg, "also write a picture of the schedules to this SVG file");
-  auto* json = app->add_option("--json", args->json_file,
-                                "print one JSON object (with --measure: the measurement; --json FILE writes it to FILE)")
-                   ->expected(0, 1);
+  add_json(app, args->json, "the plan (with --measure: the measurement; --out FILE writes it beside the table)");
   app->add_flag("--measure", args->measure, "run the stack forward + backward on the GPU under the schedules");
-  app->add_option("--warmup", args->warmup, "with --measure: untimed steps per schedule (default 3)");
-  app->add_option("--reps", args->reps, "with --measure: timed steps per schedule, the median is reported (default 10)");
-  return {app, [args, json]() {
-            args->json = json->count() > 0;
-            if (args->json && !args->measure && !args->json_file.empty())
-              bad_input("--json FILE is for --measure", "use --json alone to print the plan's JSON");
+  add_size(app, "--warmup", args->warmup, "with --measure: untimed steps per schedule (default 3)");
+  add_size(app, "--reps", args->reps, "with --measure: timed steps per schedule, the median is reported (default 10)");
+  add_device(app, args->device);
+  return {app, [args, app]() {
+            if (app->count("--device") && !args->measure) bad_input("--device applies only to --measure");
             return run(*args);
           }};
 }

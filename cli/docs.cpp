@@ -18,7 +18,8 @@ Command add_docs(CLI::App& root, Global&) {
   auto o = std::make_shared<Opts>();
   auto* app = root.add_subcommand("docs", "regenerate docs/ pages and the README headline table from results JSON");
   app->add_option("--results", o->results, "folder of results files")->capture_default_str();
-  app->add_option("--out", o->out, "folder for the Markdown pages")->capture_default_str();
+  app->add_option("--out-dir", o->out, "folder for the Markdown pages")->capture_default_str();
+  app->add_option("--out", o->out)->group("");  // the older name of --out-dir
   app->add_option("--readme", o->readme, "README whose headline block is replaced (\"\" to skip)")->capture_default_str();
   app->add_option("--gpu", o->gpu, "database row for datasheet figures (default: the results' device row)");
   return {app, [o]() -> int {

@@ -16,7 +16,9 @@ namespace sol::cli {
 namespace {
 struct Opts {
   std::string pattern, shape, gpu;
-  bool json = false, cold_l2 = false, graph = false;
+  JsonOut json;
+  bool cold_l2 = false, graph = false;
+  int device = 0;
 };
 
 #ifdef SOL_WITH_CUDA
@@ -33,7 +35,7 @@ int run_doctor(const Opts& o) {
   if (std::string why = v.unsupported ? v.unsupported(shape) : ""; !why.empty())
     bad_input(v.family + "/" + v.name + " does not support " + shape.str() + ": " + why);
   if (o.cold_l2 && o.graph) bad_input("--cold-l2 and --graph cannot be combined");
-  bench::require_gpu();
+  bench::select_device(o.device);
   bench::ProbeOptions po;
   po.quick = true;
   po.save = false;
@@ -46,7 +48,8 @@ int run_doctor(const Opts& o) {
   opts.graph = o.graph;
   std::fprintf(stderr, "sol: measuring %s/%s at %s...\n", v.family.c_str(), v.name.c_str(), shape.str().c_str());
   const bench::Diagnosis d = bench::doctor(v, shape, opts, probed, row);
-  std::cout << (o.json ? bench::diagnosis_json(d) : bench::diagnosis_text(d));
+  if (o.json.on()) emit_json(o.json, nlohmann::ordered_json::parse(bench::diagnosis_json(d)));
+  else std::cout << bench::diagnosis_text(d);
   return 0;
 }
 #endif
@@ -58,7 +61,8 @@ Command add_doctor(CLI::App& root, Global&) {
   app->add_option("variant", o->pattern, "FAMILY/VARIANT (see sol list)")->required();
   app->add_option("--shape", o->shape, "shape (default: the variant's headline bench shape)");
   app->add_option("--gpu", o->gpu, "database row for the datasheet floor and SM limits (default: this GPU's row)");
-  app->add_flag("--json", o->json, "print the diagnosis as JSON");
+  add_json(app, o->json, "the diagnosis");
+  add_device(app, o->device);
   app->add_flag("--cold-l2", o->cold_l2, "time with L2 flushed before every sample");
   app->add_flag("--graph", o->graph, "time from a CUDA graph");
   return {app, [o]() -> int {

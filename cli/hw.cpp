@@ -39,16 +39,16 @@ std::vector<std::string> ordered_keys(const std::map<std::string, hw::Peak>& pea
 }
 
 std::string list_table() {
-  Table t({"name", "full name", "units", "bf16 matrix", "HBM", "HBM BW", "bf16 ridge"});
-  t.align(1, Table::Align::Left).align(2, Table::Align::Left);
+  Table t({"name", "full name", "bf16 matrix", "HBM", "HBM BW", "ridge", "units"});
+  t.align(1, Table::Align::Left).align(6, Table::Align::Left);
   for (const hw::HwSpec* s : hw::all_specs()) {
     const bool bf16 = s->has(DType::bf16, hw::Unit::Matrix);
-    t.add_row({s->name, s->full_name, units_text(*s),
+    t.add_row({s->name, s->full_name,
                bf16 ? si(s->peak(DType::bf16, hw::Unit::Matrix).flops_per_s, "FLOP/s") : "—", bytes_iec(s->hbm_bytes),
-               si(s->hbm_bytes_per_s, "B/s"),
-               bf16 ? num(s->ridge(DType::bf16, hw::Unit::Matrix), 4) + " FLOP/B" : "—"});
+               si(s->hbm_bytes_per_s, "B/s"), bf16 ? num(s->ridge(DType::bf16, hw::Unit::Matrix), 4) : "—",
+               units_text(*s)});
   }
-  return t.str();
+  return t.str() + "ridge: FLOP/B where the bf16 matrix peak meets HBM bandwidth\n";
 }
 
 void peaks_block(std::string& out, const hw::HwSpec& s, hw::Unit unit) {
@@ -144,9 +144,9 @@ Command add_hw(CLI::App& root, Global&) {
   auto* list = app->add_subcommand("list", "one line per chip: units, bf16 peak, HBM, ridge point");
   auto* show = app->add_subcommand("show", "every field of one chip, each peak with its derivation and source");
   auto name = std::make_shared<std::string>();
-  auto json = std::make_shared<bool>(false);
+  auto json = std::make_shared<JsonOut>();
   show->add_option("name", *name, "chip name (see `sol hw list`), or 'measured'")->required();
-  show->add_flag("--json", *json, "print the row in the --hw-file JSON format");
+  add_json(show, *json, "the row in the --hw-file format");
   return {app, [list, show, name, json]() -> int {
             if (list->parsed()) {
               std::fputs(list_table().c_str(), stdout);
@@ -154,7 +154,8 @@ Command add_hw(CLI::App& root, Global&) {
             }
             if (show->parsed()) {
               const hw::HwSpec& s = hw::find(*name);
-              std::fputs(((*json ? hw::to_json(s) + "\n" : show_text(s))).c_str(), stdout);
+              if (json->on()) emit_json(*json, nlohmann::ordered_json::parse(hw::to_json(s)));
+              else std::fputs(reflow(show_text(s)).c_str(), stdout);
               return 0;
             }
             bad_input("sol hw: no subcommand", "use `sol hw list` or `sol hw show NAME`");

@@ -53,6 +53,7 @@ std::string progress_line(const bench::RegistryProgress& p) {
 }
 
 std::vector<results::File> measure_registry(const MeasureAll& how, std::string* note) {
+  bench::select_device(how.device);
   bench::RegistryRun run;
   run.peers = !how.no_peers;
   run.out_dir = how.out_dir;

@@ -19,6 +19,7 @@ struct MeasureAll {
   // else each variant's headline shape with the report's shorter sampling (kReportTiming).
   bool full = false;
   std::string out_dir;  // writes out_dir/<family>.json
+  int device = 0;       // the CUDA device to measure on
 };
 // Probe, then bench every family of the registry (with peers unless no_peers), the doctor's
 // findings stored at each family's headline record; returns the files. Progress goes to stderr:

@@ -21,7 +21,7 @@ struct Args {
   int threads = 0, regs = 0;
   int64_t smem = 0, dynamic_smem = 0;
   int carveout = -1;
-  bool json = false;
+  JsonOut json;
 };
 
 int run(const Args& a) {
@@ -29,7 +29,7 @@ int run(const Args& a) {
   const model::KernelResources k{a.threads, a.regs, a.smem, a.dynamic_smem, a.carveout};
   const model::Occupancy o = model::occupancy(spec.limits, k);
   const bool fits = o.blocks_per_sm > 0;
-  if (a.json) {
+  if (a.json.on()) {
     auto limit = [](int b) { return b == INT_MAX ? nlohmann::json(nullptr) : nlohmann::json(b); };
     nlohmann::ordered_json j;
     j["gpu"] = spec.name;
@@ -37,7 +37,7 @@ int run(const Args& a) {
     j["registers_per_thread"] = a.regs;
     j["static_shared_bytes"] = a.smem;
     j["dynamic_shared_bytes"] = a.dynamic_smem;
-    j["carveout_percent"] = a.carveout;
+    j["carveout_fraction"] = a.carveout < 0 ? nlohmann::json(nullptr) : nlohmann::json(a.carveout / 100.0);
     j["fits"] = fits;
     j["active_blocks_per_sm"] = o.blocks_per_sm;
     j["active_warps_per_sm"] = o.warps_per_sm;
@@ -54,7 +54,7 @@ int run(const Args& a) {
     j["carveout_bytes"] = o.carveout_bytes;
     j["carveout_steps"] = spec.limits.carveout_steps;
     j["derivation"] = o.derivation;
-    std::printf("%s\n", j.dump(2).c_str());
+    emit_json(a.json, j);
     return 0;
   }
   std::printf("%s: %d threads/block, %d registers/thread, %s shared/block (%s static + %s dynamic)\n",
@@ -77,14 +77,14 @@ Command add_occupancy(CLI::App& root, Global&) {
   auto args = std::make_shared<Args>();
   auto* app = root.add_subcommand("occupancy", "resident blocks and warps per SM for a kernel's resources (§12)");
   app->add_option("--gpu", args->gpu, "database name or a row from --hw-file (default h100)");
-  app->add_option("--threads", args->threads, "threads per block")->required();
-  app->add_option("--regs", args->regs, "registers per thread (as ptxas -v or cudaFuncGetAttributes reports)")->required();
-  app->add_option("--smem", args->smem, "static shared memory per block, bytes (default 0)");
-  app->add_option("--dynamic-smem", args->dynamic_smem, "dynamic shared memory per block, bytes (default 0)");
+  add_size(app, "--threads", args->threads, "threads per block")->required();
+  add_size(app, "--regs", args->regs, "registers per thread (as ptxas -v or cudaFuncGetAttributes reports)")->required();
+  add_size(app, "--smem", args->smem, "static shared memory per block (default 0), e.g. 48KiB", true);
+  add_size(app, "--dynamic-smem", args->dynamic_smem, "dynamic shared memory per block (default 0)", true);
   app->add_option("--carveout", args->carveout,
                   "preferred shared-memory carve-out, percent of the maximum (0..100) as "
                   "cudaFuncAttributePreferredSharedMemoryCarveout takes; -1 (default): the driver's choice");
-  app->add_flag("--json", args->json, "print one JSON object");
+  add_json(app, args->json, "the occupancy");
   return {app, [args]() { return run(*args); }};
 }
 

@@ -15,15 +15,18 @@ Command add_probe(CLI::App& root, Global&) {
   struct Opts {
     bool quick = false, no_save = false;
     std::string gpu, profile;
+    int device = 0;
   };
   auto o = std::make_shared<Opts>();
   auto* app = root.add_subcommand("probe", "measure this GPU's ceilings and save them as the profile `--gpu measured`");
   app->add_flag("--quick", o->quick, "copy bandwidth and launch overhead only (saves nothing)");
   app->add_flag("--no-save", o->no_save, "do not write the measured profile");
   app->add_option("--gpu", o->gpu, "database row to compare with and fill the profile from (default: the matching row)");
+  add_device(app, o->device);
   app->add_option("--profile", o->profile, "where to write the profile (default: $SOL_PROFILE or ~/.cache/sol/measured.json)");
   return {app, [o]() -> int {
 #ifdef SOL_WITH_CUDA
+            bench::select_device(o->device);
             bench::ProbeOptions po;
             po.quick = o->quick;
             po.save = !o->no_save;

@@ -25,14 +25,8 @@ using namespace sol::formats;
 constexpr int64_t kMaxElements = int64_t(1) << 26;  // host memory: a few float copies of the tensor
 
 std::pair<int64_t, int64_t> parse_rc(const std::string& text) {
-  const auto comma = text.find(',');
-  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
-    bad_input("bad --shape '" + text + "'", "write ROWS,COLS, e.g. 4096,4096");
-  auto one = [&](const std::string& v) {
-    if (v.empty() || v.find('=') != std::string::npos) bad_input("bad --shape '" + text + "'", "write ROWS,COLS, e.g. 4096,4096");
-    return Shape::parse("x=" + v).at("x");
-  };
-  const int64_t r = one(text.substr(0, comma)), c = one(text.substr(comma + 1));
+  const auto rc = parse_counts("--shape", text, 2, 2);
+  const int64_t r = rc[0], c = rc[1];
   if (r < 1 || c < 1) bad_input("--shape " + text + " has an empty side", "give ROWS, COLS ≥ 1");
   if (r > kMaxElements / c) bad_input("--shape " + text + " has more than 2^26 elements", "use a smaller shape on the host");
   return {r, c};
@@ -63,7 +57,7 @@ Command add_quant(CLI::App& root, Global&) {
   struct Args {
     std::string fmt, rule, dist, shape = "2048,2048";
     uint64_t seed = 0x5eed;
-    bool json = false;
+    JsonOut json;
   };
   auto args = std::make_shared<Args>();
   auto* app = root.add_subcommand("quant", "MX quantization error on a generated bf16 tensor: rowwise, columnwise, and why both");
@@ -72,7 +66,7 @@ Command add_quant(CLI::App& root, Global&) {
   app->add_option("--dist", args->dist, "normal | student-t (3 dof) | outliers (1 column in 64 ×100)")->required();
   app->add_option("--shape", args->shape, "ROWS,COLS of the tensor (default 2048,2048; at most 2^26 elements)");
   app->add_option("--seed", args->seed, "seed of the generated tensor");
-  app->add_flag("--json", args->json, "print one JSON object");
+  add_json(app, args->json, "the errors");
 
   return {app, [args]() -> int {
             const Format elem = parse_mx_format(args->fmt);
@@ -95,7 +89,7 @@ Command add_quant(CLI::App& root, Global&) {
                                             {"columnwise from rowwise fp8", mx_error(x, requant)}};
             const std::string title = mx_format_name(elem) + ", " + scale_rule_name(rule) + " rule, " + dist_name(dist) + " " +
                                       std::to_string(rows) + "x" + std::to_string(cols) + " bf16 tensor";
-            if (args->json) {
+            if (args->json.on()) {
               ojson j;
               j["fmt"] = mx_format_name(elem);
               j["rule"] = scale_rule_name(rule);
@@ -108,7 +102,7 @@ Command add_quant(CLI::App& root, Global&) {
               for (const Row& r : table) rs.push_back(to_json(r));
               j["results"] = rs;
               j["rowwise_columnwise_differ"] = differ_frac;
-              std::printf("%s\n", j.dump(2).c_str());
+              emit_json(args->json, j);
               return 0;
             }
             Table t({"quantization", "rel L2 error", "SNR", "saturated", "flushed to 0", "max rel error"});

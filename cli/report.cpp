@@ -39,6 +39,7 @@ struct Opts {
   bool model_only = false;
   bool no_peers = false;
   bool full = false;
+  int device = 0;
 };
 
 }  // namespace
@@ -48,7 +49,9 @@ Command add_report(CLI::App& root, Global&) {
   auto* app = root.add_subcommand(
       "report", "the roofline report: the lecture's operations on a chip, plus every kernel measured on this GPU");
   app->add_option("--gpu", o->gpu, "database row for the model (default: this GPU's row, else h100)");
-  app->add_option("--out", o->out, "folder for report.html, report.json, report.txt (and results/)")->capture_default_str();
+  add_device(app, o->device);
+  app->add_option("--out-dir", o->out, "folder for report.html, report.json, report.txt (and results/)")->capture_default_str();
+  app->add_option("--out", o->out)->group("");  // the older name of --out-dir
   app->add_option("--results", o->results_dir, "render measured results from this folder instead of measuring")
       ->check(CLI::ExistingDirectory);
   app->add_flag("--model-only", o->model_only, "do not measure even if a GPU is present");
@@ -72,6 +75,7 @@ Command add_report(CLI::App& root, Global&) {
               MeasureAll how;
               how.no_peers = o->no_peers;
               how.full = o->full;
+              how.device = o->device;
               how.out_dir = (fs::path(o->out) / "results").string();
               in.measured = measure_registry(how, &in.measured_note);
             } else {

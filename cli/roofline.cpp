@@ -14,6 +14,8 @@
 #include "cli/commands.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/core/size.hpp"
+#include "sol/core/suggest.hpp"
 #include "sol/hw/spec.hpp"
 #include "sol/model/cost.hpp"
 #include "sol/model/roofline.hpp"
@@ -31,7 +33,8 @@ struct Args {
   std::string op, gpu = "h100", dtype = "bf16", unit, impl;
   std::string m, n, k, tile, ops, rows, cols, batch, heads, seq, head_dim, block_q, extra_reads;
   double flops_per_op = 1;
-  bool causal = false, backward = false, l2_reuse = false, json = false;
+  bool causal = false, backward = false, l2_reuse = false;
+  JsonOut json;
 };
 
 // Which size flags each op reads; any other size flag given is a mistake worth reporting.
@@ -47,14 +50,13 @@ const std::map<std::string, std::set<std::string>>& flags_of_op() {
   return m;
 }
 
-// A size: an integer, optionally with k/M/G (×1024) or written 2^N, as in shapes elsewhere.
+// A size in the one grammar (sol/core/size.hpp), or the default when the flag is not given.
 int64_t size_value(const std::string& flag, const std::string& text, bool given, int64_t dflt) {
   if (!given) {
     if (dflt > 0) return dflt;
     bad_input("missing " + flag, "give " + flag + " VALUE");
   }
-  if (text.find_first_of(",=") != std::string::npos) bad_input("bad value '" + text + "' for " + flag, "use one integer");
-  return Shape::parse(flag + "=" + text).at(flag);
+  return parse_count(flag, text);
 }
 
 std::string lower(std::string s) {
@@ -152,7 +154,7 @@ ojson mxu_estimate(const hw::HwSpec& hw, const model::Cost& c, const model::Esti
                   si(e.t_floor_s, "s"));
   return {{"mxus", mxus}, {"array", "128x128"}, {"dataflow", "ws"}, {"row_folds", s.map.row_folds},
           {"col_folds", s.map.col_folds}, {"mapped_fraction", s.mapped_fraction}, {"cycles_per_mxu", s.cycles},
-          {"t_mxu_s", s.seconds}, {"fraction_of_peak", s.fraction_of_peak}, {"t_estimate_s", t}};
+          {"mxu_s", s.seconds}, {"fraction_of_peak", s.fraction_of_peak}, {"estimate_s", t}};
 }
 
 ojson to_json(const Args& a, const hw::HwSpec& hw, const model::Cost& c, const model::Estimate& e,
@@ -170,12 +172,12 @@ ojson to_json(const Args& a, const hw::HwSpec& hw, const model::Cost& c, const m
   j["flops"] = e.flops;
   j["bytes"] = e.bytes;
   if (a.op == "attention") j["saved_bytes"] = e.saved_bytes;
-  j["intensity"] = e.intensity;
-  j["ridge"] = e.ridge;
+  j["intensity_flops_per_byte"] = e.intensity;
+  j["ridge_flops_per_byte"] = e.ridge;
   j["bound"] = e.bound;
-  j["t_compute_s"] = e.t_compute_s;
-  j["t_memory_s"] = e.t_memory_s;
-  j["t_floor_s"] = e.t_floor_s;
+  j["compute_s"] = e.t_compute_s;
+  j["memory_s"] = e.t_memory_s;
+  j["floor_s"] = e.t_floor_s;
   j["attainable_flops_per_s"] = e.attainable_flops_per_s;
   j["fraction_of_peak"] = e.fraction_of_peak;
   j["peak_flops_per_s"] = e.ceilings.flops_per_s;
@@ -186,8 +188,8 @@ ojson to_json(const Args& a, const hw::HwSpec& hw, const model::Cost& c, const m
   j["measured"] = hw.measured;
   ojson lv = ojson::array();
   for (const auto& l : levels)
-    lv.push_back({{"level", l.level}, {"bytes", l.bytes}, {"bytes_per_s", l.bytes_per_s}, {"intensity", l.intensity},
-                  {"ridge", l.ridge}, {"t_s", l.t_s}, {"binding", l.binding}});
+    lv.push_back({{"level", l.level}, {"bytes", l.bytes}, {"bytes_per_s", l.bytes_per_s}, {"intensity_flops_per_byte", l.intensity},
+                  {"ridge_flops_per_byte", l.ridge}, {"time_s", l.t_s}, {"binding", l.binding}});
   j["levels"] = lv;
   j["notes"] = notes;
   return j;
@@ -242,12 +244,13 @@ Command add_roofline(CLI::App& root, Global&) {
                                         "attention, vector otherwise)");
   app->add_option("--impl", args->impl, "matmul: minimal|naive|tiled; elementwise, norms, softmax: naive|fused; "
                                         "attention: naive|flash");
-  app->add_flag("--json", args->json, "print one JSON object");
+  add_json(app, args->json, "the estimate");
   struct SizeFlag {
     const char* name;
     std::string* target;
     const char* help;
   };
+  app->footer("SIZE: " + std::string(kCountForms));
   const SizeFlag sizes[] = {
       {"--m", &args->m, "matmul: rows of A and C (1 for a GEMV)"},
       {"--n", &args->n, "matmul: columns of B and C; elementwise: elements"},
@@ -280,7 +283,7 @@ Command add_roofline(CLI::App& root, Global&) {
             if (allowed == flags_of_op().end()) {
               std::string valid;
               for (const auto& o : kOps) valid += (valid.empty() ? "" : ", ") + o;
-              bad_input("unknown op '" + a.op + "'", "use one of " + valid);
+              bad_input("unknown op '" + a.op + "'" + did_you_mean(a.op, kOps), "use one of " + valid);
             }
             std::map<std::string, bool> given;
             for (const auto& [name, opt] : opts) {
@@ -322,12 +325,12 @@ Command add_roofline(CLI::App& root, Global&) {
             if (a.op == "matmul" && hw.vendor == "google" && cost.unit == hw::Unit::Matrix)
               mxu = mxu_estimate(hw, cost, e, notes, size_value("--m", a.m, true, 0), size_value("--n", a.n, true, 0),
                                  size_value("--k", a.k, true, 0));
-            if (a.json) {
+            if (a.json.on()) {
               ojson j = to_json(a, hw, cost, e, levels, cost.unit, notes);
               if (!mxu.is_null()) j["mxu"] = mxu;
-              std::printf("%s\n", j.dump(2).c_str());
+              emit_json(a.json, j);
             } else
-              std::printf("%s", to_text(hw, cost, e, levels, cost.unit, notes, a.op == "attention").c_str());
+              std::printf("%s", reflow(to_text(hw, cost, e, levels, cost.unit, notes, a.op == "attention")).c_str());
             return 0;
           }};
 }

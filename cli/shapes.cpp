@@ -22,7 +22,7 @@ struct Args {
   std::string op, gpu = "h100", dtype = "bf16", tile = "128x256x64", sweep;
   int64_t m = 0, n = 0, k = 0;
   int blocks_per_sm = 1;
-  bool json = false;
+  JsonOut json;
 };
 
 ojson to_json(const model::GemmEstimate& e) {
@@ -64,10 +64,10 @@ int run(Args a) {
   if (a.sweep.empty()) {
     if (a.m <= 0 || a.n <= 0 || a.k <= 0) bad_input("give --m, --n and --k (each ≥ 1)", "or --sweep FROM:TO:STEP");
     const model::GemmEstimate e = model::gemm_estimate(s, spec);
-    if (a.json) {
+    if (a.json.on()) {
       ojson j = to_json(e);
       j["gpu"] = spec.name;
-      std::printf("%s\n", j.dump(2).c_str());
+      emit_json(a.json, j);
       return 0;
     }
     std::printf("GEMM %lld×%lld×%lld %s on %s, tile %s\n", (long long)s.m, (long long)s.n, (long long)s.k,
@@ -79,12 +79,12 @@ int run(Args a) {
     return 0;
   }
   const auto curve = model::gemm_sweep(s, model::parse_sweep(a.sweep), spec);
-  if (a.json) {
+  if (a.json.on()) {
     ojson j;
     j["gpu"] = spec.name;
     j["points"] = ojson::array();
     for (const auto& e : curve) j["points"].push_back(to_json(e));
-    std::printf("%s\n", j.dump(2).c_str());
+    emit_json(a.json, j);
     return 0;
   }
   Table t({"M", "N", "K", "tiles", "waves", "tile eff", "wave eff", "align", "predicted", "TFLOP/s"});
@@ -103,15 +103,16 @@ Command add_shapes(CLI::App& root, Global&) {
   auto args = std::make_shared<Args>();
   auto* app = root.add_subcommand("shapes", "shape effects on a GEMM: tile and wave quantization, alignment (§0, §10)");
   app->add_option("op", args->op, "gemm")->required();
-  app->add_option("--m", args->m, "rows of A and C");
-  app->add_option("--n", args->n, "columns of B and C");
-  app->add_option("--k", args->k, "the contracted dimension");
+  add_size(app, "--m", args->m, "rows of A and C");
+  add_size(app, "--n", args->n, "columns of B and C");
+  add_size(app, "--k", args->k, "the contracted dimension");
   app->add_option("--dtype", args->dtype, "element type (default bf16)");
   app->add_option("--gpu", args->gpu, "database name or a row from --hw-file (default h100)");
   app->add_option("--tile", args->tile, "block tile MxNxK (default 128x256x64)");
-  app->add_option("--blocks-per-sm", args->blocks_per_sm, "tiles resident per SM at once (default 1)");
+  add_size(app, "--blocks-per-sm", args->blocks_per_sm, "tiles resident per SM at once (default 1)");
   app->add_option("--sweep", args->sweep, "FROM:TO:STEP: square sizes for every dimension not given");
-  app->add_flag("--json", args->json, "print one JSON object");
+  add_json(app, args->json, "the estimate");
+  app->footer(std::string("SIZE: ") + kCountForms);
   return {app, [args]() { return run(*args); }};
 }
 

@@ -1,12 +1,11 @@
 // `sol systolic`: the TPU-style systolic array simulator. Reads SCALE-Sim's config and topology
 // (or one --gemm / --conv layer on an --array), prints per-layer cycles, utilization and memory
-// traffic, writes SCALE-Sim's three CSV reports with --out, draws the data flow with --picture.
+// traffic, writes SCALE-Sim's three CSV reports with --out-dir, draws the data flow with --picture.
 // --compat scalesim reproduces SCALE-Sim v2's numbers; without it sol counts what physically happens.
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "sol/core/error.hpp"
@@ -22,40 +21,20 @@ struct Options {
   std::string config, topology, array, dataflow, gemm, conv, compat = "sol", engine = "analytic", sram, out, svg;
   double dram_bw = 0;
   int64_t word_bytes = 0;
-  bool overlap = false, json = false, picture = false, no_replay = false;
+  bool overlap = false, picture = false, no_replay = false;
+  JsonOut json;
   int64_t from = 0, cycles = 16;
 };
-
-std::vector<int64_t> ints(const std::string& text, const char* what, size_t n_min, size_t n_max) {
-  std::vector<int64_t> v;
-  std::stringstream ss(text);
-  std::string cell;
-  while (std::getline(ss, cell, ',')) {
-    try {
-      size_t used = 0;
-      v.push_back(std::stoll(cell, &used));
-      if (used != cell.size()) throw std::invalid_argument(cell);
-    } catch (const std::exception&) {
-      bad_input(std::string(what) + " '" + text + "' is not a list of integers");
-    }
-  }
-  if (v.size() < n_min || v.size() > n_max)
-    bad_input(std::string(what) + " '" + text + "' needs " + std::to_string(n_min) +
-              (n_max > n_min ? " to " + std::to_string(n_max) : "") + " comma-separated integers");
-  return v;
-}
 
 sim::ArrayConfig config_of(const Options& o) {
   sim::ArrayConfig c = o.config.empty() ? sim::ArrayConfig{} : sim::read_scalesim_config(o.config);
   if (!o.array.empty()) {
-    const size_t x = o.array.find_first_of("xX");
-    if (x == std::string::npos) bad_input("--array '" + o.array + "' is not RxC", "e.g. --array 128x128");
-    c.rows = ints(o.array.substr(0, x), "--array rows", 1, 1)[0];
-    c.cols = ints(o.array.substr(x + 1), "--array columns", 1, 1)[0];
+    const auto rc = parse_counts("--array", o.array, 2, 2);
+    c.rows = rc[0], c.cols = rc[1];
   }
   if (!o.dataflow.empty()) c.dataflow = sim::parse_dataflow(o.dataflow);
   if (!o.sram.empty()) {
-    const auto kb = ints(o.sram, "--sram", 1, 3);
+    const auto kb = parse_counts("--sram", o.sram, 1, 3);
     c.ifmap_sram_kb = kb[0], c.filter_sram_kb = kb.size() > 1 ? kb[1] : kb[0], c.ofmap_sram_kb = kb.size() > 2 ? kb[2] : kb[0];
   }
   if (o.dram_bw > 0) c.bandwidth_mode = sim::BandwidthMode::user, c.dram_words_per_cycle = o.dram_bw;
@@ -70,22 +49,29 @@ std::vector<sim::Layer> layers_of(const Options& o) {
   if (given != 1) bad_input("give exactly one of --topology FILE, --gemm M,N,K or --conv H,W,FH,FW,C,N,S[,S2]");
   if (!o.topology.empty()) return sim::read_topology(o.topology);
   if (!o.gemm.empty()) {
-    const auto v = ints(o.gemm, "--gemm", 3, 3);
+    const auto v = parse_counts("--gemm", o.gemm, 3, 3);
     return {sim::Layer::gemm("gemm", v[0], v[1], v[2])};
   }
-  const auto v = ints(o.conv, "--conv", 7, 8);
+  const auto v = parse_counts("--conv", o.conv, 7, 8);
   return {sim::Layer::conv("conv", v[0], v[1], v[2], v[3], v[4], v[5], v[6], v.size() > 7 ? v[7] : v[6])};
 }
 
 nlohmann::json traffic_json(const sim::OperandTraffic& t) {
-  return {{"sram", t.sram},           {"sram_rmw_reads", t.sram_rmw_reads}, {"dram", t.dram},
-          {"dram_spill_reads", t.dram_spill_reads}, {"sram_start", t.sram_start}, {"sram_stop", t.sram_stop},
-          {"dram_start", t.dram_start}, {"dram_stop", t.dram_stop},       {"avg_sram_bw", t.avg_sram_bw},
-          {"avg_dram_bw", t.avg_dram_bw}, {"peak_dram_bw", t.peak_dram_bw}};
+  return {{"sram_words", t.sram},
+          {"sram_rmw_read_words", t.sram_rmw_reads},
+          {"dram_words", t.dram},
+          {"dram_spill_read_words", t.dram_spill_reads},
+          {"sram_start_cycle", t.sram_start},
+          {"sram_stop_cycle", t.sram_stop},
+          {"dram_start_cycle", t.dram_start},
+          {"dram_stop_cycle", t.dram_stop},
+          {"avg_sram_words_per_cycle", t.avg_sram_bw},
+          {"avg_dram_words_per_cycle", t.avg_dram_bw},
+          {"peak_dram_words_per_cycle", t.peak_dram_bw}};
 }
 
-std::string json_text(const sim::ArrayConfig& c, const std::string& engine, const std::vector<sim::LayerResult>& rs) {
-  nlohmann::json j;
+nlohmann::ordered_json to_json(const sim::ArrayConfig& c, const std::string& engine, const std::vector<sim::LayerResult>& rs) {
+  nlohmann::ordered_json j;
   j["array"] = {{"rows", c.rows}, {"cols", c.cols}, {"dataflow", sim::to_string(c.dataflow)},
                 {"sram_kb", {c.ifmap_sram_kb, c.filter_sram_kb, c.ofmap_sram_kb}}, {"word_bytes", c.word_bytes},
                 {"bandwidth_mode", c.bandwidth_mode == sim::BandwidthMode::user ? "USER" : "CALC"},
@@ -96,18 +82,18 @@ std::string json_text(const sim::ArrayConfig& c, const std::string& engine, cons
   for (const auto& r : rs) {
     cycles += r.total_cycles, macs += r.macs;
     j["layers"].push_back({{"name", r.name},
-                           {"M", r.gemm.M}, {"N", r.gemm.N}, {"K", r.gemm.K},
+                           {"m", r.gemm.M}, {"n", r.gemm.N}, {"k", r.gemm.K},
                            {"row_folds", r.map.row_folds}, {"col_folds", r.map.col_folds},
                            {"total_cycles", r.total_cycles}, {"stall_cycles", r.stall_cycles},
                            {"compute_cycles", r.compute_cycles}, {"macs", r.macs},
-                           {"overall_util_pct", r.overall_util}, {"mapping_eff_pct", r.mapping_eff},
-                           {"compute_util_pct", r.compute_util}, {"dram_replayed", r.dram_replayed},
+                           {"overall_util", r.overall_util / 100}, {"mapping_efficiency", r.mapping_eff / 100},
+                           {"compute_util", r.compute_util / 100}, {"dram_replayed", r.dram_replayed},
                            {"ifmap", traffic_json(r.ifmap)}, {"filter", traffic_json(r.filter)},
                            {"ofmap", traffic_json(r.ofmap)}, {"notes", r.notes}});
   }
   j["total"] = {{"cycles", cycles}, {"macs", macs},
-                {"overall_util_pct", cycles > 0 ? 100.0 * double(macs) / (double(cycles) * double(c.rows * c.cols)) : 0}};
-  return j.dump(2) + "\n";
+                {"overall_util", cycles > 0 ? double(macs) / (double(cycles) * double(c.rows * c.cols)) : 0}};
+  return j;
 }
 
 std::string table_text(const sim::ArrayConfig& c, const std::string& engine, const std::vector<sim::LayerResult>& rs) {
@@ -147,7 +133,7 @@ Command add_systolic(CLI::App& root, Global&) {
   app->add_option("--config", o->config, "SCALE-Sim .cfg: array, SRAMs, dataflow, bandwidth mode")->check(CLI::ExistingFile);
   app->add_option("--topology", o->topology, "SCALE-Sim topology CSV (conv, or GEMM with header 'Layer, M, N, K,')")
       ->check(CLI::ExistingFile);
-  app->add_option("--gemm", o->gemm, "one GEMM layer: M,N,K");
+  app->add_option("--gemm", o->gemm, "one GEMM layer: M,N,K or MxNxK");
   app->add_option("--conv", o->conv, "one conv layer: H,W,FH,FW,C,N,stride[,column stride]");
   app->add_option("--array", o->array, "array size RxC (default 128x128, or the config's)");
   app->add_option("--dataflow", o->dataflow, "ws (weight-stationary), os or is");
@@ -158,8 +144,9 @@ Command add_systolic(CLI::App& root, Global&) {
   app->add_option("--dram-bw", o->dram_bw, "DRAM limit in words/cycle (USER mode; stalls when exceeded)");
   app->add_option("--word-bytes", o->word_bytes, "bytes per word for SRAM capacity (sol model; SCALE-Sim uses 1)");
   app->add_flag("--overlap", o->overlap, "sol model: overlap each fold's load and drain with its neighbours");
-  app->add_option("--out", o->out, "write COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv, DETAILED_ACCESS_REPORT.csv here");
-  app->add_flag("--json", o->json, "print the results as JSON");
+  app->add_option("--out-dir", o->out, "write COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv, DETAILED_ACCESS_REPORT.csv here")
+      ->type_name("DIR");
+  add_json(app, o->json, "the results");
   app->add_flag("--no-dram-replay", o->no_replay, "compat: skip replaying SCALE-Sim's buffers (DRAM figures estimated)");
   app->add_flag("--picture", o->picture, "print the data flow of the first layer, cycle by cycle (small arrays)");
   app->add_option("--svg", o->svg, "write the data-flow picture as SVG to this file");
@@ -189,7 +176,8 @@ Command add_systolic(CLI::App& root, Global&) {
               rs.push_back(std::move(r));
             }
             if (!o->out.empty()) sim::write_scalesim_reports(o->out, rs);
-            std::fputs((o->json ? json_text(cfg, o->engine, rs) : table_text(cfg, o->engine, rs)).c_str(), stdout);
+            if (o->json.on()) emit_json(o->json, to_json(cfg, o->engine, rs));
+            else std::fputs(table_text(cfg, o->engine, rs).c_str(), stdout);
             return 0;
           }};
 }

@@ -34,7 +34,7 @@ for s in $steps; do
       echo "racecheck exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|PASSED|FAILED" "$R/racecheck.log" | tail -5 ;;
     report)
       step report
-      "$B/sol" report --out "$R/report" > "$R/report.log" 2>&1
+      "$B/sol" report --out-dir "$R/report" > "$R/report.log" 2>&1
       echo "report exit $?"; tail -60 "$R/report.log" ;;
     *) "$B/sol" $s 2>&1 | tee -a "$R/extra.log" ;;
   esac

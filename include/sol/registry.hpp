@@ -20,7 +20,7 @@ struct Shape {
   int64_t get(const std::string& name, int64_t dflt) const;
   bool has(const std::string& name) const;
   std::string str() const;                              // "rows=4096,cols=4096"
-  // Parses "rows=4096,cols=4096"; values accept k/M/G suffixes (powers of 2) and 2^k.
+  // Parses "rows=4096,cols=4096"; each value is a count (sol/core/size.hpp: 4k, 2^28).
   static Shape parse(const std::string& text);
   bool operator==(const Shape& o) const { return dims == o.dims; }
 };

@@ -2,8 +2,11 @@
 // Significant digits rather than fixed decimals, so 3.35 TB/s and 989.4 TFLOP/s read alike.
 #include "sol/core/format.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "sol/core/error.hpp"
 
@@ -71,6 +74,104 @@ size_t display_width(const std::string& s) {
   return n;
 }
 
+std::vector<std::string> wrap(const std::string& text, size_t width) {
+  std::vector<std::string> lines;
+  std::stringstream paragraphs(text);
+  std::string para;
+  while (std::getline(paragraphs, para)) {
+    std::stringstream words(para);
+    std::string word, line;
+    while (words >> word) {
+      if (!line.empty() && display_width(line) + 1 + display_width(word) > width) lines.push_back(line), line.clear();
+      line += (line.empty() ? "" : " ") + word;
+    }
+    lines.push_back(line);
+  }
+  if (lines.empty()) lines.emplace_back();
+  return lines;
+}
+
+std::string reflow(const std::string& text, size_t width) {
+  std::string out;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const size_t lead = std::min(line.find_first_not_of(' '), line.size());
+    const bool table = line.find("  ", lead) != std::string::npos;
+    if (display_width(line) <= width || table || lead + 20 > width) {
+      out += line + "\n";
+      continue;
+    }
+    const size_t hang = lead + (line.compare(lead, 2, "- ") == 0 ? 2 : 0);
+    bool first = true;
+    for (const auto& l : wrap(line.substr(lead), width - hang)) {
+      out += std::string(first ? lead : hang, ' ') + l + "\n";
+      first = false;
+    }
+  }
+  if (!text.empty() && text.back() != '\n' && !out.empty()) out.pop_back();
+  return out;
+}
+
+namespace {
+std::string unmarked(std::string s) {
+  for (const char* mark : {"**", "`"})
+    for (size_t p; (p = s.find(mark)) != std::string::npos;) s.erase(p, std::string(mark).size());
+  return s;
+}
+// "| a | b |" → {"a", "b"}; {} when the line is no table row.
+std::vector<std::string> md_cells(const std::string& line) {
+  size_t b = line.find_first_not_of(' '), e = line.find_last_not_of(' ');
+  if (b == std::string::npos || line[b] != '|' || line[e] != '|' || e == b) return {};
+  std::vector<std::string> cells;
+  std::string cell;
+  for (size_t i = b + 1; i < e; ++i) {
+    if (line[i] == '\\' && i + 1 < e && line[i + 1] == '|') cell += line[++i];
+    else if (line[i] == '|') cells.push_back(cell), cell.clear();
+    else cell += line[i];
+  }
+  cells.push_back(cell);
+  for (auto& c : cells) {
+    const size_t l = c.find_first_not_of(' '), r = c.find_last_not_of(' ');
+    c = l == std::string::npos ? "" : unmarked(c.substr(l, r - l + 1));
+  }
+  return cells;
+}
+bool md_rule(const std::vector<std::string>& cells) {
+  if (cells.empty()) return false;
+  for (const auto& c : cells)
+    if (c.empty() || c.find_first_not_of("-:") != std::string::npos) return false;
+  return true;
+}
+}  // namespace
+
+std::string markdown_text(const std::string& md) {
+  std::vector<std::string> lines;
+  std::stringstream in(md);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto head = md_cells(lines[i]);
+    if (head.empty() || i + 1 >= lines.size() || !md_rule(md_cells(lines[i + 1]))) {
+      out += unmarked(lines[i]) + "\n";
+      continue;
+    }
+    Table t(head);
+    std::vector<bool> numeric(head.size(), true);
+    for (i += 2; i < lines.size(); ++i) {
+      auto cells = md_cells(lines[i]);
+      if (cells.empty()) break;
+      cells.resize(head.size());
+      for (size_t c = 0; c < cells.size(); ++c)
+        if (!cells[c].empty() && !std::isdigit(static_cast<unsigned char>(cells[c][0]))) numeric[c] = false;
+      t.add_row(cells);
+    }
+    for (size_t c = 0; c < head.size(); ++c) t.align(c, numeric[c] && c > 0 ? Table::Align::Right : Table::Align::Left);
+    out += t.str();
+    --i;
+  }
+  return out;
+}
+
 Table::Table(std::vector<std::string> headers) : headers_(std::move(headers)) {
   align_.assign(headers_.size(), Align::Right);
   if (!align_.empty()) align_[0] = Align::Left;
@@ -92,24 +193,38 @@ Table& Table::add_row(std::vector<std::string> cells) {
 }
 
 std::string Table::str() const {
-  std::vector<size_t> width(headers_.size());
-  for (size_t c = 0; c < headers_.size(); ++c) {
+  const size_t n = headers_.size();
+  std::vector<size_t> width(n);
+  for (size_t c = 0; c < n; ++c) {
     width[c] = display_width(headers_[c]);
     for (const auto& r : rows_) width[c] = std::max(width[c], display_width(r[c]));
   }
+  size_t total = 0;
+  for (size_t c = 0; c < n; ++c) total += width[c] + (c ? 2 : 0);
+  // A left-aligned last column wraps at spaces, so that the table fits the terminal.
+  if (n > 1 && total > kTerminalColumns && align_[n - 1] == Align::Left) {
+    const size_t before = total - width[n - 1];
+    width[n - 1] = std::max<size_t>(20, kTerminalColumns > before ? kTerminalColumns - before : 0);
+    total = before + width[n - 1];
+  }
   auto line = [&](const std::vector<std::string>& cells) {
+    const std::vector<std::string> last =
+        display_width(cells[n - 1]) > width[n - 1] ? wrap(cells[n - 1], width[n - 1]) : std::vector<std::string>{cells[n - 1]};
     std::string out;
-    for (size_t c = 0; c < cells.size(); ++c) {
-      const std::string pad(width[c] - display_width(cells[c]), ' ');
-      if (c) out += "  ";
-      out += align_[c] == Align::Right ? pad + cells[c] : cells[c] + pad;
+    for (size_t k = 0; k < last.size(); ++k) {
+      std::string l;
+      for (size_t c = 0; c < n; ++c) {
+        const std::string& cell = c + 1 == n ? last[k] : k == 0 ? cells[c] : std::string();
+        const std::string pad(width[c] > display_width(cell) ? width[c] - display_width(cell) : 0, ' ');
+        if (c) l += "  ";
+        l += align_[c] == Align::Right ? pad + cell : cell + pad;
+      }
+      while (!l.empty() && l.back() == ' ') l.pop_back();  // no trailing blanks
+      out += l + "\n";
     }
-    while (!out.empty() && out.back() == ' ') out.pop_back();  // no trailing blanks
-    return out + "\n";
+    return out;
   };
   std::string out = line(headers_);
-  size_t total = 0;
-  for (size_t c = 0; c < width.size(); ++c) total += width[c] + (c ? 2 : 0);
   out += std::string(total, '-') + "\n";
   for (const auto& r : rows_) out += line(r);
   return out;

@@ -77,7 +77,8 @@ class Reader {
   void only(std::initializer_list<const char*> known) const { only(std::vector<std::string>(known.begin(), known.end())); }
   void only(const std::vector<std::string>& known) const {
     for (const auto& [k, v] : obj_.items())
-      if (std::find(known.begin(), known.end(), k) == known.end()) fail(k, "is not a known field");
+      if (std::find(known.begin(), known.end(), k) == known.end() && !(path_.empty() && k == "schema_version"))
+        fail(k, "is not a known field");  // schema_version: `sol hw show --json` output reads back
   }
   double number(const std::string& k, bool required, double dflt = 0) const {
     if (!has(k)) return required ? (fail(k, "is missing"), 0.0) : dflt;

@@ -361,23 +361,4 @@ double min_peak_bytes(const LayerModel& layer, int64_t layers) {
   return least;
 }
 
-double parse_bytes(const std::string& text) {
-  const std::string bad = "cannot read '" + text + "' as a size";
-  const std::string fix = "write e.g. 40GiB, 512MiB, 80GB or 1e9";
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  const double v = std::strtod(begin, &end);
-  if (end == begin || !std::isfinite(v) || v <= 0) bad_input(bad, fix);
-  std::string unit;
-  for (const char* c = end; *c; ++c)
-    if (!std::isspace(static_cast<unsigned char>(*c))) unit += char(std::tolower(static_cast<unsigned char>(*c)));
-  static const std::pair<const char*, double> kUnits[] = {
-      {"", 1},         {"b", 1},         {"kb", 1e3},           {"mb", 1e6},   {"gb", 1e9},
-      {"tb", 1e12},    {"kib", 1024.0},  {"mib", 1048576.0},    {"gib", 1073741824.0},
-      {"tib", 1099511627776.0}};
-  for (const auto& [name, scale] : kUnits)
-    if (unit == name) return v * scale;
-  bad_input(bad, fix);
-}
-
 }  // namespace sol::model

@@ -3,10 +3,10 @@
 #include "sol/model/shapes.hpp"
 
 #include <cmath>
-#include <regex>
 
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/core/size.hpp"
 #include "sol/model/cost.hpp"
 #include "sol/model/occupancy.hpp"
 #include "sol/model/roofline.hpp"
@@ -35,10 +35,8 @@ OperandAlignment operand(const std::string& name, int64_t elems_per_row, int64_t
 }  // namespace
 
 GemmTile parse_tile(const std::string& text) {
-  static const std::regex re(R"((\d{1,6})\s*(?:x|×|X)\s*(\d{1,6})\s*(?:x|×|X)\s*(\d{1,6}))");
-  std::smatch m;
-  if (!std::regex_match(text, m, re)) bad_input("bad tile '" + text + "'", "write the block tile as MxNxK, e.g. 128x256x64");
-  GemmTile t{std::stoll(m[1]), std::stoll(m[2]), std::stoll(m[3])};
+  const std::vector<int64_t> v = parse_counts("--tile", text, 3, 3);
+  GemmTile t{v[0], v[1], v[2]};
   if (t.m <= 0 || t.n <= 0 || t.k <= 0) bad_input("tile '" + text + "' has a zero side", "every tile side is ≥ 1");
   return t;
 }
@@ -113,10 +111,11 @@ GemmEstimate gemm_estimate(const GemmShape& s, const hw::HwSpec& hw) {
 }
 
 SweepRange parse_sweep(const std::string& text) {
-  static const std::regex re(R"((\d{1,9}):(\d{1,9}):(\d{1,9}))");
-  std::smatch m;
-  if (!std::regex_match(text, m, re)) bad_input("bad sweep '" + text + "'", "write FROM:TO:STEP, e.g. 1024:2048:1");
-  SweepRange r{std::stoll(m[1]), std::stoll(m[2]), std::stoll(m[3])};
+  const size_t a = text.find(':'), b = a == std::string::npos ? a : text.find(':', a + 1);
+  if (b == std::string::npos || text.find(':', b + 1) != std::string::npos)
+    bad_input("bad value '" + text + "' for --sweep", "write FROM:TO:STEP, e.g. 1024:2048:1 or 1k:4k:256");
+  SweepRange r{parse_count("--sweep", text.substr(0, a)), parse_count("--sweep", text.substr(a + 1, b - a - 1)),
+               parse_count("--sweep", text.substr(b + 1))};
   if (r.from < 1 || r.step < 1 || r.to < r.from) bad_input("sweep '" + text + "'", "need 1 ≤ FROM ≤ TO and STEP ≥ 1");
   if ((r.to - r.from) / r.step >= 100000) bad_input("sweep '" + text + "' has over 100000 points", "use a larger STEP");
   return r;

@@ -230,16 +230,6 @@ TEST(CheckpointOptimal, MatchesBruteForceOnShortStacks) {
   }
 }
 
-TEST(CheckpointBytes, ParsesSizes) {
-  EXPECT_DOUBLE_EQ(parse_bytes("40GiB"), 40.0 * 1024 * 1024 * 1024);
-  EXPECT_DOUBLE_EQ(parse_bytes("512 MiB"), 512.0 * 1024 * 1024);
-  EXPECT_DOUBLE_EQ(parse_bytes("80GB"), 80e9);
-  EXPECT_DOUBLE_EQ(parse_bytes("1e9"), 1e9);
-  EXPECT_DOUBLE_EQ(parse_bytes("1.5kib"), 1536);
-  for (const char* bad : {"", "GiB", "40XB", "-1GiB", "0", "nan", "inf"})
-    EXPECT_TRUE(throws_bad_input([&] { parse_bytes(bad); })) << bad;
-}
-
 // The in-block choice (which ops of a kept layer keep their saved tensors) and its combination with
 // the segment search: re-run sets worked out by hand from the layer's dataflow, the classic answers
 // (drop the GeLU output and re-run GeLU; drop the LayerNorm outputs and re-run the norms), never

@@ -55,7 +55,7 @@ TEST(CastCli, JsonMatchesTheLibrary) {
   for (Format f : {Format::bf16, Format::fp16, Format::e4m3, Format::e5m2}) {
     for (bool sat : {false, true}) {
       SCOPED_TRACE(format_name(f) + (sat ? " saturate" : " plain"));
-      const json j = sol_json("cast --json --to " + format_name(f) + (sat ? " --saturate" : "") + args);
+      const json j = sol_json("cast --json --to " + format_name(f) + (sat ? " --saturate" : "") + args)["values"];
       ASSERT_EQ(j.size(), values.size());
       for (size_t i = 0; i < values.size(); ++i) {
         const float x = std::strtof(values[i].c_str(), nullptr);
@@ -78,17 +78,17 @@ TEST(CastCli, JsonMatchesTheLibrary) {
 
 TEST(CastCli, OverflowAsTheIssueStates) {
   // Plain: NaN for e4m3, infinity for e5m2; saturating: the largest finite value.
-  EXPECT_EQ(sol_json("cast --json --to e4m3 1000")[0]["value"], "nan");
-  EXPECT_EQ(sol_json("cast --json --to e5m2 1e6")[0]["value"], "inf");
-  EXPECT_EQ(sol_json("cast --json --to e4m3 --saturate 1000")[0]["value"], 448.0);
-  EXPECT_EQ(sol_json("cast --json --to e5m2 --saturate -1e6")[0]["value"], -57344.0);
-  EXPECT_EQ(sol_json("cast --json --to e4m3 --saturate nan")[0]["value"], "nan");
-  EXPECT_EQ(sol_json("cast --json --to e8m0 1.5 1e-40")[0]["bits"], 128);
-  EXPECT_EQ(sol_json("cast --json --to e2m1 2.5 100")[1]["value"], 6.0);
+  EXPECT_EQ(sol_json("cast --json --to e4m3 1000")["values"][0]["value"], "nan");
+  EXPECT_EQ(sol_json("cast --json --to e5m2 1e6")["values"][0]["value"], "inf");
+  EXPECT_EQ(sol_json("cast --json --to e4m3 --saturate 1000")["values"][0]["value"], 448.0);
+  EXPECT_EQ(sol_json("cast --json --to e5m2 --saturate -1e6")["values"][0]["value"], -57344.0);
+  EXPECT_EQ(sol_json("cast --json --to e4m3 --saturate nan")["values"][0]["value"], "nan");
+  EXPECT_EQ(sol_json("cast --json --to e8m0 1.5 1e-40")["values"][0]["bits"], 128);
+  EXPECT_EQ(sol_json("cast --json --to e2m1 2.5 100")["values"][1]["value"], 6.0);
 }
 
 TEST(CastCli, ReadsStdinWhenNoValuesAreGiven) {
-  const json j = sol_json("cast --json --to bf16", "1\n\n  3.14159265\n-inf\n");
+  const json j = sol_json("cast --json --to bf16", "1\n\n  3.14159265\n-inf\n")["values"];
   ASSERT_EQ(j.size(), 3u);
   EXPECT_EQ(j[0]["bits"], 0x3F80);
   EXPECT_EQ(j[1]["bits"], 0x4049);

@@ -50,16 +50,16 @@ using sol::test::count_lines;
 
 TEST(RooflineCli, MatmulJsonHasTheLectureFigures) {
   json j = sol_json("roofline matmul --m 4096 --n 4096 --k 4096");
-  for (const char* key : {"flops", "bytes", "intensity", "ridge", "bound", "t_compute_s", "t_memory_s", "t_floor_s",
+  for (const char* key : {"flops", "bytes", "intensity_flops_per_byte", "ridge_flops_per_byte", "bound", "compute_s", "memory_s", "floor_s",
                           "attainable_flops_per_s", "fraction_of_peak", "gpu", "dtype", "op", "notes", "levels"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_FALSE(j.contains("saved_bytes")) << "only attention saves anything for backward";
   EXPECT_EQ(j["gpu"], "h100");  // the lecture's chip is the default
   EXPECT_EQ(j["dtype"], "bf16");
   EXPECT_EQ(j["unit"], "matrix");
-  EXPECT_NEAR(j["intensity"].get<double>(), 1365.3, 0.1);
+  EXPECT_NEAR(j["intensity_flops_per_byte"].get<double>(), 1365.3, 0.1);
   EXPECT_EQ(j["bound"], "compute");
-  EXPECT_NEAR(j["t_floor_s"].get<double>() * 1e3, 0.139, 0.0005);
+  EXPECT_NEAR(j["floor_s"].get<double>() * 1e3, 0.139, 0.0005);
   EXPECT_EQ(j["levels"].back()["level"], "HBM");
   EXPECT_TRUE(j["notes"].is_array());
   EXPECT_FALSE(j["notes"].empty());
@@ -90,11 +90,11 @@ TEST(RooflineCli, JsonMatchesTheLibrary) {
     json j = sol_json(c.args);
     EXPECT_DOUBLE_EQ(j["flops"].get<double>(), c.cost.flops);
     EXPECT_DOUBLE_EQ(j["bytes"].get<double>(), c.cost.bytes);
-    EXPECT_DOUBLE_EQ(j["intensity"].get<double>(), c.cost.flops / c.cost.bytes);
+    EXPECT_DOUBLE_EQ(j["intensity_flops_per_byte"].get<double>(), c.cost.flops / c.cost.bytes);
     EXPECT_EQ(j["op"], c.cost.op);
-    const double t = j["t_floor_s"].get<double>();
-    EXPECT_DOUBLE_EQ(t, std::max(j["t_compute_s"].get<double>(), j["t_memory_s"].get<double>()));
-    EXPECT_EQ(j["bound"], j["t_compute_s"].get<double>() > j["t_memory_s"].get<double>() ? "compute" : "memory");
+    const double t = j["floor_s"].get<double>();
+    EXPECT_DOUBLE_EQ(t, std::max(j["compute_s"].get<double>(), j["memory_s"].get<double>()));
+    EXPECT_EQ(j["bound"], j["compute_s"].get<double>() > j["memory_s"].get<double>() ? "compute" : "memory");
     EXPECT_NEAR(j["attainable_flops_per_s"].get<double>() * t, c.cost.flops, 1e-9 * c.cost.flops);
   }
 }
@@ -114,7 +114,7 @@ TEST(RooflineCli, ElementwisePeakChoice) {
   EXPECT_EQ(vec["unit"], "vector");
   EXPECT_EQ(mat["unit"], "matrix");
   EXPECT_NEAR(mat["fraction_of_peak"].get<double>() * 100, 0.085, 0.0005);
-  EXPECT_DOUBLE_EQ(vec["t_floor_s"].get<double>(), mat["t_floor_s"].get<double>());
+  EXPECT_DOUBLE_EQ(vec["floor_s"].get<double>(), mat["floor_s"].get<double>());
   const hw::HwSpec& h100 = hw::find("h100");
   EXPECT_DOUBLE_EQ(vec["peak_flops_per_s"].get<double>(), h100.peak(DType::bf16, hw::Unit::Vector).flops_per_s);
   // fp8 data: no fp8 vector math anywhere, so the fp32 vector peak, said in a note.
@@ -150,7 +150,7 @@ TEST(RooflineCli, HwFileAndMeasuredProfile) {
   json base = sol_json("roofline elementwise --n 2^28");
   json fast = sol_json("--hw-file '" + path + "' roofline elementwise --n 2^28 --gpu h100-fast-hbm");
   EXPECT_EQ(fast["gpu"], "h100-fast-hbm");
-  EXPECT_NEAR(fast["t_floor_s"].get<double>(), base["t_floor_s"].get<double>() / 2, 1e-12);
+  EXPECT_NEAR(fast["floor_s"].get<double>(), base["floor_s"].get<double>() / 2, 1e-12);
   // The profile `sol probe` writes, found through SOL_PROFILE: ceilings are labelled measured.
   row["name"] = "h100-probed";
   row["measured"] = true;

@@ -41,7 +41,7 @@ TEST(SimCli, WritesScaleSimsReportsByteForByte) {
     const fs::path out = fs::temp_directory_path() / (std::string("sol_sim_cli_") + id);
     fs::remove_all(out);
     const Outcome r = run_cli("systolic --config " + (root / "inputs" / (std::string(id) + ".cfg")).string() + " --topology " +
-                      (root / "inputs" / (std::string(id) + ".csv")).string() + " --compat scalesim --out " + out.string());
+                      (root / "inputs" / (std::string(id) + ".csv")).string() + " --compat scalesim --out-dir " + out.string());
     ASSERT_EQ(r.code, 0) << r.out;
     for (const char* f : {"COMPUTE_REPORT.csv", "BANDWIDTH_REPORT.csv", "DETAILED_ACCESS_REPORT.csv"})
       EXPECT_EQ(read(out / f), read(root / "reports" / id / f)) << id << " " << f;
@@ -59,7 +59,7 @@ TEST(SimCli, OneLayerAsJsonBothEngines) {
   EXPECT_EQ(ja["layers"][0]["row_folds"], 3);
   EXPECT_EQ(ja["layers"][0]["col_folds"], 4);
   EXPECT_EQ(ja["layers"][0]["total_cycles"], js["layers"][0]["total_cycles"]);
-  EXPECT_EQ(ja["layers"][0]["ifmap"]["sram"], js["layers"][0]["ifmap"]["sram"]);
+  EXPECT_EQ(ja["layers"][0]["ifmap"]["sram_words"], js["layers"][0]["ifmap"]["sram_words"]);
   EXPECT_EQ(ja["model"], "sol");
 }
 
@@ -91,7 +91,7 @@ TEST(SimCli, RooflineOnATpuReportsTheMxuFolds) {
   EXPECT_EQ(j["mxu"]["row_folds"], 8);  // ⌈1000/128⌉
   EXPECT_EQ(j["mxu"]["mxus"], 4);
   EXPECT_NEAR(j["mxu"]["mapped_fraction"].get<double>(), 1000.0 * 1000 / (64 * 128 * 128), 1e-12);
-  EXPECT_GE(j["mxu"]["t_estimate_s"].get<double>(), j["t_floor_s"].get<double>());
+  EXPECT_GE(j["mxu"]["estimate_s"].get<double>(), j["floor_s"].get<double>());
   const Outcome g = run_cli("roofline matmul --gpu h100 --m 1000 --n 1000 --k 1000 --json");
   ASSERT_EQ(g.code, 0) << g.out;
   EXPECT_FALSE(nlohmann::json::parse(g.out).contains("mxu"));  // GPUs have no MXU

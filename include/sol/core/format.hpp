@@ -20,6 +20,18 @@ std::string fixed(double v, int decimals);
 std::string sci(double v);
 // Display width of a UTF-8 string (code points, not bytes).
 size_t display_width(const std::string& s);
+// `text` broken at spaces into lines of at most `width` code points (a longer word gets a line
+// of its own); a '\n' in the text starts a new line. Never empty: "" gives one empty line.
+std::vector<std::string> wrap(const std::string& text, size_t width);
+// Markdown as a terminal shows it: each table ("| a | b |" rows, the second a "| --- |" rule)
+// becomes a Table (numeric-looking columns right-aligned), `code` and **bold** lose their marks,
+// other lines are kept as they are.
+std::string markdown_text(const std::string& md);
+// The widest terminal line sol prints, in code points.
+inline constexpr size_t kTerminalColumns = 100;
+// Prose lines of `text` longer than `width` wrapped at spaces, continuing under their own indent
+// (under the text of a "- " bullet); table rows (cells apart by two spaces) are left alone.
+std::string reflow(const std::string& text, size_t width = kTerminalColumns);
 
 // Columns of text, each left- or right-aligned, separated by two spaces.
 class Table {

@@ -131,7 +131,4 @@ double min_peak_bytes(const LayerModel& layer, int64_t layers);
 std::string plans_svg(const LayerModel& layer, int64_t layers, const std::vector<Plan>& plans, double budget_bytes,
                       const std::string& title);
 
-// "40GiB", "40 GB", "512MiB", "1e9" (bytes) → bytes. Throws sol::Error (BadInput).
-double parse_bytes(const std::string& text);
-
 }  // namespace sol::model
