@@ -21,6 +21,7 @@
 #include "sol/model/cost.hpp"
 #include "sol/model/occupancy.hpp"
 #include "sol/results.hpp"
+#include "sol/sim/picture.hpp"
 #include "sol/sim/scalesim_io.hpp"
 #include "sol/sim/systolic.hpp"
 #include "sol_cli.hpp"
@@ -301,4 +302,20 @@ TEST(Robustness, FlashWithL2ReuseIsNotRefusedForAnUnstoredScoreMatrix) {
   op.flash = false;
   bad_input_of([&] { model::attention(op); });  // the N×N matrix really is stored
   EXPECT_EQ(run_sol("roofline attention --impl flash --l2-reuse --seq 2147483648 --head-dim 64").rc, 0);
+}
+
+// ---- the cycle-stepped engine does only the work asked of it -------------------------------------
+TEST(Robustness, PictureStepsOnlyToTheEndOfItsWindow) {
+  sim::ArrayConfig c;
+  c.rows = c.cols = 8;
+  // 1000³ on 8x8 is 2·10^10 cell updates in all; the picture needs the first 24 cycles.
+  const auto frames = sim::capture_frames(sim::Layer::gemm("g", 1000, 1000, 1000), c, sim::Model::scalesim, 8, 16);
+  ASSERT_EQ(frames.size(), 16u);
+  EXPECT_EQ(frames.front().cycle, 8);
+  EXPECT_NE(bad_input_of([&] { sim::capture_frames(sim::Layer::gemm("g", 1000, 1000, 1000), c, sim::Model::sol, 1e9, 16); })
+                .find("steps the array too long"),
+            std::string::npos);
+  EXPECT_NE(bad_input_of([&] { sim::stepped(sim::Layer::gemm("g", 1000, 1000, 1000), c, sim::Model::sol); })
+                .find("--engine analytic"),
+            std::string::npos);
 }
