@@ -18,3 +18,6 @@ if [ -x ./sol_gpu_tests ]; then
   fi
 fi
 ctest --output-on-failure -j "$(nproc)" "$@"
+# The host build again under ASan + UBSan, with the CLI fuzz smoke (SOL_SANITIZE=0 skips it; a
+# compiler without the sanitizer runtimes says so and skips it).
+if [ "${SOL_SANITIZE:-1}" != 0 ]; then "$root/scripts/sanitize.sh"; fi
