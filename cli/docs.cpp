@@ -3,13 +3,21 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "sol/core/error.hpp"
+#include "sol/core/input.hpp"
 #include "sol/model/checkpoint_measure.hpp"
 #include "sol/report.hpp"
 
 namespace sol::cli {
+namespace {
+struct Page {
+  std::filesystem::path path;
+  std::string text, what;
+};
+}  // namespace
 
 Command add_docs(CLI::App& root, Global&) {
   struct Opts {
@@ -24,50 +32,57 @@ Command add_docs(CLI::App& root, Global&) {
   app->add_option("--gpu", o->gpu, "database row for datasheet figures (default: the results' device row)");
   return {app, [o]() -> int {
             namespace fs = std::filesystem;
+            // Every page is computed before any is written: a failure part-way leaves no file changed.
+            std::vector<Page> pages;
+            // A page's current text: the one about to be written, or the file, or "" when absent.
+            auto current = [&](const fs::path& p) -> std::string {
+              for (auto it = pages.rbegin(); it != pages.rend(); ++it)
+                if (it->path == p) return it->text;
+              std::error_code ec;
+              return fs::exists(p, ec) ? read_input_file(p.string(), "page") : std::string();
+            };
+            if (std::error_code ec; fs::exists(o->out, ec) && !fs::is_directory(o->out, ec))
+              bad_input("--out '" + o->out + "' is a file, not a folder", "give a folder for the Markdown pages");
             auto files = results::read_dir(o->results);
             if (files.empty()) bad_input("no results files (*.json) in " + o->results);
             std::string gpu = o->gpu.empty() ? files.front().device.database_row : o->gpu;
             if (gpu.empty()) bad_input("results do not name a database row", "pass --gpu NAME");
             const auto& spec = hw::find(gpu);
             const std::optional<hw::HwSpec> probed = report::measured_profile_beside(o->results);
-            fs::create_directories(o->out);
             // A family page may hold prose around its numbers: only the block between the
             // "results" markers is generated; a page without them gets the block appended.
             for (const auto& f : files) {
               // The GEMM sweep is many families at many shapes: its own page, docs/gemm-sweep.md.
+              // (results::read checked that a family is a plain name, so the page stays in --out.)
               const bool sweep = report::is_sweep(f);
-              fs::path p = fs::path(o->out) / (sweep ? std::string("gemm-sweep.md") : f.family + ".md");
-              std::string page;
-              if (std::ifstream in(p); in) {
-                std::stringstream ss;
-                ss << in.rdbuf();
-                page = ss.str();
-              }
+              const fs::path p = fs::path(o->out) / (sweep ? std::string("gemm-sweep.md") : f.family + ".md");
+              std::string page = current(p);
               const std::string block = sweep ? report::sweep_markdown(f, spec, probed ? &*probed : nullptr) : report::family_markdown(f, spec);
               if (page.find("<!-- sol:BEGIN results -->") == std::string::npos)
                 page += (page.empty() ? "" : "\n") + std::string("<!-- sol:BEGIN results -->\n<!-- sol:END results -->\n");
-              std::ofstream(p) << report::replace_block(page, "results", block);
-              std::cout << "wrote the results block of " << p.string() << "\n";
+              pages.push_back({p, report::replace_block(page, "results", block), "the results block of " + p.string()});
             }
             // The checkpointing planner's GPU proof (a subfolder: it is not a kernel results file).
             if (const std::string measured = model::measurement_markdown_in(o->results); !measured.empty()) {
-              std::stringstream page;
               const fs::path p = fs::path(o->out) / "checkpoint.md";
-              if (std::ifstream in(p); in) page << in.rdbuf();
-              std::string doc = page.str();
+              std::string doc = current(p);
               if (doc.find("<!-- sol:BEGIN measured -->") == std::string::npos)
                 doc += "\n<!-- sol:BEGIN measured -->\n<!-- sol:END measured -->\n";
-              std::ofstream(p) << report::replace_block(doc, "measured", measured);
-              std::cout << "wrote the measured block of " << p.string() << "\n";
+              pages.push_back({p, report::replace_block(doc, "measured", measured), "the measured block of " + p.string()});
             }
             if (!o->readme.empty()) {
-              std::ifstream in(o->readme);
-              if (!in) bad_input("cannot read " + o->readme);
-              std::stringstream ss;
-              ss << in.rdbuf();
-              std::string doc = report::replace_block(ss.str(), "headline", report::headline_markdown(files));
-              std::ofstream(o->readme) << doc;
-              std::cout << "updated the headline table in " << o->readme << "\n";
+              const std::string doc = read_input_file(o->readme, "README");
+              pages.push_back({o->readme, report::replace_block(doc, "headline", report::headline_markdown(files)),
+                               "the headline table in " + o->readme});
+            }
+            std::error_code ec;
+            fs::create_directories(o->out, ec);
+            if (ec) failure("cannot create folder " + o->out + ": " + ec.message());
+            for (const Page& pg : pages) {
+              std::ofstream out(pg.path, std::ios::binary);
+              out << pg.text;
+              if (!out.flush()) failure("cannot write " + pg.path.string());
+              std::cout << "wrote " << pg.what << "\n";
             }
             return 0;
           }};

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/core/input.hpp"
 #include "sol/core/suggest.hpp"
 #include "sol/hw/spec.hpp"
 
@@ -122,6 +123,9 @@ bool reflows(const CLI::App& app) {
 
 }  // namespace sol::cli
 
+// An error is one printable line, whatever input it quotes.
+static std::string error_line(const std::string& message) { return sol::printable(message, 1000); }
+
 int main(int argc, char** argv) {
   using namespace sol::cli;
   CLI::App app{"sol: how fast could it run, how fast does it run, and what holds it back", "sol"};
@@ -145,10 +149,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "sol: error: %s (see sol --help)\n", parse_error_line(app, argc, argv, e.what()).c_str());
+    std::fprintf(stderr, "sol: error: %s (see sol --help)\n", error_line(parse_error_line(app, argc, argv, e.what())).c_str());
     return 2;
   } catch (const sol::Error& e) {  // a value the size grammar refused while parsing
-    std::fprintf(stderr, "sol: error: %s\n", e.line().c_str());
+    std::fprintf(stderr, "sol: error: %s\n", error_line(e.line()).c_str());
     return 2;
   }
   try {
@@ -157,10 +161,11 @@ int main(int argc, char** argv) {
       if (c.app->parsed()) return reflows(*c.app) ? run_reflowed(c) : c.run();
     return 2;
   } catch (const sol::Error& e) {
-    std::fprintf(stderr, "sol: error: %s\n", e.line().c_str());
+    std::fprintf(stderr, "sol: error: %s\n", error_line(e.line()).c_str());
     return e.kind() == sol::Error::Kind::BadInput ? 2 : 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "sol: error: %s\n", e.what());
+    // Library code throws sol::Error for everything it expects; anything else is a bug in sol.
+    std::fprintf(stderr, "sol: internal error: %s\n", error_line(e.what()).c_str());
     return 1;
   }
 }

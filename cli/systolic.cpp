@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -19,7 +20,7 @@ namespace {
 
 struct Options {
   std::string config, topology, array, dataflow, gemm, conv, compat = "sol", engine = "analytic", sram, out, svg;
-  double dram_bw = 0;
+  std::optional<double> dram_bw;  // absent: unlimited
   int64_t word_bytes = 0;
   bool overlap = false, picture = false, no_replay = false;
   JsonOut json;
@@ -37,7 +38,7 @@ sim::ArrayConfig config_of(const Options& o) {
     const auto kb = parse_counts("--sram", o.sram, 1, 3);
     c.ifmap_sram_kb = kb[0], c.filter_sram_kb = kb.size() > 1 ? kb[1] : kb[0], c.ofmap_sram_kb = kb.size() > 2 ? kb[2] : kb[0];
   }
-  if (o.dram_bw > 0) c.bandwidth_mode = sim::BandwidthMode::user, c.dram_words_per_cycle = o.dram_bw;
+  if (o.dram_bw) c.bandwidth_mode = sim::BandwidthMode::user, c.dram_words_per_cycle = *o.dram_bw;
   if (o.word_bytes > 0) c.word_bytes = o.word_bytes;
   c.overlap = o.overlap;
   sim::validate(c);

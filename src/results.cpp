@@ -3,14 +3,18 @@
 #include "sol/results.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <type_traits>
 
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/core/input.hpp"
 
 namespace sol::results {
 
@@ -76,10 +80,49 @@ template <class T>
 void get(const json& j, const char* key, T& out, const std::string& where) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // nlohmann converts 1e20 or 2^40 to an int unchecked; a count must fit its field.
+    const bool fits = it->is_number() && it->template get<double>() == std::floor(it->template get<double>()) &&
+                      it->template get<double>() >= double(std::numeric_limits<T>::min()) &&
+                      it->template get<double>() < -double(std::numeric_limits<T>::min());
+    if (!fits) bad_input(where + ": field '" + key + "' must be an integer that fits in " +
+                         std::to_string(sizeof(T) * 8) + " bits, got " + printable(it->dump(), 40));
+  }
   try {
     out = it->get<T>();
   } catch (const json::exception&) {
     bad_input(where + ": field '" + key + "' has the wrong type (" + it->type_name() + ")");
+  }
+}
+
+// A family names files (docs/<family>.md): a plain identifier, never a path.
+void check_family(const std::string& family, const std::string& where) {
+  bool ok = !family.empty() && family.size() <= 64 && std::isalnum(static_cast<unsigned char>(family[0]));
+  for (unsigned char c : family) ok = ok && (std::isalnum(c) || c == '_' || c == '-');
+  if (!ok)
+    bad_input(where + ": field 'family' is '" + printable(family, 64) + "'",
+              "a family is letters, digits, '_' and '-' (gemm_bf16), at most 64 characters");
+}
+
+// A shape is "" or dimensions "name=count" joined by commas (b=4,h=16,n=4096,d=128).
+void check_shape(const std::string& shape, const std::string& where) {
+  size_t at = 0;
+  while (at < shape.size()) {
+    const size_t end = std::min(shape.find(',', at), shape.size());
+    const std::string dim = shape.substr(at, end - at);
+    const size_t eq = dim.find('=');
+    bool ok = eq != std::string::npos && eq > 0 && eq + 1 < dim.size() && eq + 19 > dim.size() &&
+              std::islower(static_cast<unsigned char>(dim[0]));
+    for (size_t i = 0; ok && i < dim.size(); ++i) {
+      const auto c = static_cast<unsigned char>(dim[i]);
+      ok = i < eq ? (std::islower(c) || std::isdigit(c) || c == '_') : i == eq || std::isdigit(c);
+    }
+    if (!ok)
+      bad_input(where + ": field 'shape' is '" + printable(shape, 80) + "': '" + printable(dim, 40) +
+                    "' is not name=count",
+                "a shape is dimensions like b=4,h=16,n=4096 (lower-case names, decimal counts)");
+    at = end + 1;
+    if (end + 1 == shape.size()) bad_input(where + ": field 'shape' '" + printable(shape, 80) + "' ends with ','");
   }
 }
 
@@ -99,6 +142,8 @@ Record record_from(const json& j, const std::string& where) {
   need(j, "flops", r.flops, where);
   need(j, "bytes", r.bytes, where);
   need(j, "verified", r.verified, where);
+  check_family(r.family, where);
+  check_shape(r.shape, where);
   get(j, "technique", r.technique, where);
   get(j, "version", r.version, where);
   get(j, "dtype", r.dtype, where);
@@ -193,8 +238,8 @@ File from_json_text(const std::string& text, const std::string& origin) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    bad_input(origin + ": not valid JSON: " + e.what());
+  } catch (const json::exception& e) {
+    bad_input(origin + ": not valid JSON: " + printable(e.what(), 200));
   }
   if (!j.is_object()) bad_input(origin + ": a results file is a JSON object");
   File f;
@@ -204,6 +249,7 @@ File from_json_text(const std::string& text, const std::string& origin) {
     bad_input(origin + ": results schema version " + std::to_string(f.schema_version) + " is not one this build reads (1.." +
               std::to_string(kSchemaVersion) + ")");
   need(j, "family", f.family, origin);
+  check_family(f.family, origin);
   get(j, "environment", f.environment, origin);
   get(j, "created", f.created, origin);
   get(j, "sol_version", f.sol_version, origin);
@@ -236,11 +282,7 @@ File from_json_text(const std::string& text, const std::string& origin) {
 }
 
 File read(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) bad_input("cannot read results file " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return from_json_text(ss.str(), path);
+  return from_json_text(read_input_file(path, "results file"), path);
 }
 
 void write(const File& f, const std::string& path) {
@@ -263,8 +305,9 @@ std::vector<File> read_dir(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return files;
   std::vector<fs::path> paths;
-  for (const auto& e : fs::directory_iterator(dir))
+  for (const auto& e : fs::directory_iterator(dir, ec))
     if (e.path().extension() == ".json") paths.push_back(e.path());
+  if (ec) bad_input("cannot list results folder " + dir + ": " + ec.message());
   std::sort(paths.begin(), paths.end());
   for (const auto& p : paths) files.push_back(read(p.string()));
   return files;

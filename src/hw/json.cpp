@@ -14,6 +14,7 @@
 #include "rows.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/core/input.hpp"
 #include "sol/hw/spec.hpp"
 
 namespace sol::hw {
@@ -24,6 +25,20 @@ using ojson = nlohmann::ordered_json;
 
 // A stated peak may differ from units × rate × clock by this much (vendors round their figures).
 constexpr double kPeakTolerance = 0.02;
+
+// Ranges a real chip's figures fall in, with orders of magnitude to spare: a value outside is a
+// typo or a unit mistake (GB/s given as B/s), and would print as nonsense in every roofline.
+struct Range {
+  double lo, hi;
+  const char* unit;
+};
+constexpr Range kFlopRate{1e6, 1e19, "FLOP/s"};
+constexpr Range kByteRate{1e6, 1e16, "B/s"};
+constexpr Range kClock{1e6, 1e11, "Hz"};
+constexpr Range kCapacity{1, 1e16, "B"};
+// Occupancy limits (counts and bytes): products of two of them must not overflow.
+constexpr int kMaxLimit = 1 << 30;
+constexpr int kMaxWarpSize = 1024;
 
 // The occupancy limits, named once for reading, checking and writing.
 constexpr std::pair<const char*, int SmLimits::*> kLimitFields[] = {
@@ -178,7 +193,8 @@ SmLimits read_limits(const Reader& row) {
     const json& steps = r.array("carveout_steps");
     for (size_t i = 0; i < steps.size(); ++i) {
       const json& v = steps[i];
-      if (!v.is_number_integer()) r.fail("carveout_steps[" + std::to_string(i) + "]", "must be an integer (bytes)");
+      if (!v.is_number_integer() || v.get<double>() < 0 || v.get<double>() > kMaxLimit)
+        r.fail("carveout_steps[" + std::to_string(i) + "]", "must be an integer 0.." + std::to_string(kMaxLimit) + " (bytes)");
       l.carveout_steps.push_back(v.get<int>());
     }
   }
@@ -268,6 +284,11 @@ void validate(const HwSpec& s, const std::string& origin) {
   auto fail = [&](const std::string& field, const std::string& problem) {
     bad_input(origin + ": " + row + ": field '" + field + "' " + problem);
   };
+  // NaN and inf fail too: every comparison with them is false.
+  auto plausible = [&](const std::string& field, double v, const Range& r) {
+    if (!(v >= r.lo && v <= r.hi))
+      fail(field, "is " + num(v) + ", outside the plausible " + si(r.lo, r.unit) + " .. " + si(r.hi, r.unit));
+  };
   if (s.name.empty()) fail("name", "is empty");
   for (unsigned char c : s.name)
     if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.'))
@@ -291,7 +312,10 @@ void validate(const HwSpec& s, const std::string& origin) {
       if (p.flops_per_clock_per_unit <= 0) fail(f + ".flops_per_clock_per_unit", "must be > 0, got " + num(p.flops_per_clock_per_unit));
       if (p.clock_hz <= 0) fail(f + ".clock_hz", "must be > 0, got " + num(p.clock_hz));
       if (p.flops_per_s <= 0) fail(f + ".flops_per_s", "must be > 0, got " + num(p.flops_per_s));
+      plausible(f + ".clock_hz", p.clock_hz, kClock);
       const double product = p.units * p.flops_per_clock_per_unit * p.clock_hz;
+      plausible(f + " (units × flops_per_clock_per_unit × clock_hz)", product, kFlopRate);
+      plausible(f + ".flops_per_s", p.flops_per_s, kFlopRate);
       if (std::fabs(p.flops_per_s - product) > kPeakTolerance * product)
         fail(f + ".flops_per_s", "is " + si(p.flops_per_s, "FLOP/s") + " but units × flops_per_clock_per_unit × clock_hz = " +
                                      si(product, "FLOP/s") + " (more than 2 % apart)");
@@ -303,6 +327,15 @@ void validate(const HwSpec& s, const std::string& origin) {
   if (s.l2_bytes < 0) fail("l2_bytes", "must be >= 0");
   if (s.hbm_bytes <= 0) fail("hbm_bytes", "must be > 0, got " + num(s.hbm_bytes));
   if (s.hbm_bytes_per_s <= 0) fail("hbm_bytes_per_s", "must be > 0, got " + num(s.hbm_bytes_per_s));
+  plausible("hbm_bytes", s.hbm_bytes, kCapacity);
+  plausible("hbm_bytes_per_s", s.hbm_bytes_per_s, kByteRate);
+  for (const auto& [field, v] : {std::pair<const char*, double>{"boost_clock_hz", s.boost_clock_hz},
+                                 {"base_clock_hz", s.base_clock_hz}})
+    if (v != 0) plausible(field, v, kClock);
+  for (const auto& [field, v] : {std::pair<const char*, double>{"register_bytes_per_unit", s.register_bytes_per_unit},
+                                 {"shared_bytes_per_unit", s.shared_bytes_per_unit},
+                                 {"l2_bytes", s.l2_bytes}})
+    if (v != 0) plausible(field, v, kCapacity);
   if (s.levels.empty()) fail("levels", "is empty: the last level must be HBM");
   for (size_t i = 0; i < s.levels.size(); ++i) {
     const MemLevel& m = s.levels[i];
@@ -310,6 +343,8 @@ void validate(const HwSpec& s, const std::string& origin) {
     if (m.name.empty()) fail(f + ".name", "is empty");
     if (m.capacity_bytes <= 0) fail(f + ".capacity_bytes", "must be > 0, got " + num(m.capacity_bytes));
     if (m.bytes_per_s <= 0) fail(f + ".bytes_per_s", "must be > 0, got " + num(m.bytes_per_s));
+    plausible(f + ".capacity_bytes", m.capacity_bytes, kCapacity);
+    plausible(f + ".bytes_per_s", m.bytes_per_s, kByteRate);
     if (i > 0 && m.bytes_per_s > s.levels[i - 1].bytes_per_s)
       fail(f + ".bytes_per_s", "is faster than the level before it: levels go fastest first");
   }
@@ -321,10 +356,14 @@ void validate(const HwSpec& s, const std::string& origin) {
     const std::string f = l == &s.host_link ? "host_link" : "chip_link";
     if (l->bytes_per_s < 0 || (!l->name.empty() && l->bytes_per_s == 0))
       fail(f + ".bytes_per_s", "must be > 0, got " + num(l->bytes_per_s));
+    if (l->bytes_per_s != 0) plausible(f + ".bytes_per_s", l->bytes_per_s, kByteRate);
   }
   const SmLimits& m = s.limits;
   for (const auto& [name, field] : kLimitFields)
-    if (m.*field < 0) fail(std::string("limits.") + name, "must be >= 0, got " + std::to_string(m.*field));
+    if (m.*field < 0 || m.*field > kMaxLimit)
+      fail(std::string("limits.") + name, "must be 0.." + std::to_string(kMaxLimit) + ", got " + std::to_string(m.*field));
+  if (m.warp_size > kMaxWarpSize)
+    fail("limits.warp_size", "must be at most " + std::to_string(kMaxWarpSize) + ", got " + std::to_string(m.warp_size));
   if (m.max_shared_bytes_per_block > m.shared_bytes_per_sm)
     fail("limits.max_shared_bytes_per_block", "exceeds limits.shared_bytes_per_sm");
   for (size_t i = 0; i < m.carveout_steps.size(); ++i)
@@ -332,7 +371,7 @@ void validate(const HwSpec& s, const std::string& origin) {
       fail("limits.carveout_steps", "must be ascending sizes ≥ 0");
   if (!m.carveout_steps.empty() && m.carveout_steps.back() != m.shared_bytes_per_sm)
     fail("limits.carveout_steps", "must end at limits.shared_bytes_per_sm");
-  if (m.max_warps_per_sm > 0 && m.max_threads_per_block > m.max_warps_per_sm * m.warp_size)
+  if (m.max_warps_per_sm > 0 && m.max_threads_per_block > int64_t(m.max_warps_per_sm) * m.warp_size)
     fail("limits.max_threads_per_block", "exceeds max_warps_per_sm × warp_size");
   if (s.sources.empty()) fail("sources", "is empty: every row needs a source");
   for (const auto& src : s.sources)
@@ -383,8 +422,9 @@ std::vector<HwSpec> from_json_array_text(const std::string& text, const std::str
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    bad_input(origin + ": bad JSON: " + e.what(), "check the file with a JSON validator");
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number such as 1e999.
+    bad_input(origin + ": bad JSON: " + printable(e.what(), 200), "check the file with a JSON validator");
   }
   std::vector<HwSpec> rows;
   if (j.is_array()) {

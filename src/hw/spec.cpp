@@ -7,10 +7,12 @@
 #include <cctype>
 #include <cstdlib>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "sol/core/error.hpp"
+#include "sol/core/input.hpp"
 #include "sol/core/format.hpp"
 #include "rows.hpp"
 
@@ -48,13 +50,7 @@ std::string valid_names() {
   return out + ", measured";
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) bad_input("cannot open hardware file '" + path + "'", "check the path");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_text(const std::string& path) { return read_input_file(path, "hardware file"); }
 
 }  // namespace
 
@@ -110,8 +106,7 @@ const HwSpec& find(const std::string& raw) {
     if (lower(e.spec.name) == key) return e.spec;
   if (key == "measured") {
     const std::string path = measured_profile_path();
-    std::ifstream probe(path);
-    if (!probe)
+    if (std::error_code ec; !std::filesystem::exists(path, ec))
       bad_input("no measured profile at " + path,
                 "run `sol probe` on a GPU machine to create it, or set SOL_PROFILE to its path");
     HwSpec s = from_json_text(read_text(path), path);

@@ -18,6 +18,11 @@ namespace sol::model {
 namespace {
 constexpr int64_t kSectorBytes = 32;
 constexpr int64_t kLineBytes = 128;
+// Addresses and counts are bounded so that the arithmetic on them (a + bytes, sums over 32 lanes,
+// units × granule) stays far inside 64 bits: no GPU maps 2^56 bytes or loops 2^50 times per lane.
+constexpr int64_t kMaxAddress = int64_t(1) << 56;
+constexpr int64_t kMaxGranule = int64_t(1) << 20;
+constexpr int64_t kMaxTrips = int64_t(1) << 50;
 
 std::string str(int64_t v) { return std::to_string(v); }
 
@@ -25,6 +30,16 @@ bool power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 void check_lanes(int64_t lanes) {
   if (lanes < 1 || lanes > 32) bad_input("a warp of " + str(lanes) + " lanes", "give 1..32 lanes (addresses)");
+}
+
+void check_elem(int64_t elem_bytes, const char* what) {
+  if (!power_of_two(elem_bytes) || elem_bytes > 16)
+    bad_input(std::string(what) + str(elem_bytes) + " bytes", "a lane accesses 1, 2, 4, 8 or 16 bytes");
+}
+
+void check_address(int64_t a, const char* what) {
+  if (a < 0) bad_input("a negative " + std::string(what) + " (" + str(a) + ")");
+  if (a >= kMaxAddress) bad_input("a " + std::string(what) + " of " + str(a), "addresses are below 2^56");
 }
 
 // Distinct units of `unit` bytes covered by [a, a + bytes) over all addresses.
@@ -38,12 +53,10 @@ int64_t distinct_units(const std::vector<int64_t>& addresses, int64_t bytes, int
 
 Coalescing coalescing_addresses(const std::vector<int64_t>& addresses, int64_t elem_bytes, int64_t dram_granule) {
   check_lanes(int64_t(addresses.size()));
-  if (!power_of_two(elem_bytes) || elem_bytes > 16)
-    bad_input("an element of " + str(elem_bytes) + " bytes", "a lane loads 1, 2, 4, 8 or 16 bytes");
-  if (dram_granule < kSectorBytes || dram_granule % kSectorBytes != 0)
-    bad_input("a DRAM granule of " + str(dram_granule) + " bytes", "give a multiple of 32 bytes");
-  for (int64_t a : addresses)
-    if (a < 0) bad_input("a negative address (" + str(a) + ")");
+  check_elem(elem_bytes, "an element of ");
+  if (dram_granule < kSectorBytes || dram_granule % kSectorBytes != 0 || dram_granule > kMaxGranule)
+    bad_input("a DRAM granule of " + str(dram_granule) + " bytes", "give a multiple of 32 bytes up to 1 MiB");
+  for (int64_t a : addresses) check_address(a, "address");
   Coalescing c;
   c.lanes = int(addresses.size());
   c.elem_bytes = elem_bytes;
@@ -63,8 +76,10 @@ Coalescing coalescing_addresses(const std::vector<int64_t>& addresses, int64_t e
 
 Coalescing coalescing(int64_t elem_bytes, int64_t stride, int lanes, int64_t base, int64_t dram_granule) {
   check_lanes(lanes);
-  if (stride < 0 || base < 0) bad_input("a negative stride or base address", "strides are in elements, ≥ 0");
+  check_elem(elem_bytes, "an element of ");
+  if (stride < 0) bad_input("a negative stride", "strides are in elements, ≥ 0");
   if (stride > (int64_t(1) << 40)) bad_input("a stride of " + str(stride) + " elements", "give a stride below 2^40");
+  check_address(base, "base address");
   std::vector<int64_t> addresses(lanes);
   for (int i = 0; i < lanes; ++i) addresses[i] = base + int64_t(i) * stride * elem_bytes;
   Coalescing c = coalescing_addresses(addresses, elem_bytes, dram_granule);
@@ -74,10 +89,9 @@ Coalescing coalescing(int64_t elem_bytes, int64_t stride, int lanes, int64_t bas
 
 BankConflict bank_conflicts_addresses(const std::vector<int64_t>& byte_addresses, int64_t elem_bytes) {
   check_lanes(int64_t(byte_addresses.size()));
-  if (!power_of_two(elem_bytes) || elem_bytes > 16)
-    bad_input("a shared-memory access of " + str(elem_bytes) + " bytes", "a lane accesses 1, 2, 4, 8 or 16 bytes");
+  check_elem(elem_bytes, "a shared-memory access of ");
   for (int64_t a : byte_addresses) {
-    if (a < 0) bad_input("a negative shared-memory address (" + str(a) + ")");
+    check_address(a, "shared-memory address");
     if (a % elem_bytes != 0)
       bad_input("address " + str(a) + " is not aligned to its " + str(elem_bytes) + "-byte access",
                 "shared-memory accesses are naturally aligned");
@@ -117,6 +131,7 @@ BankConflict bank_conflicts_addresses(const std::vector<int64_t>& byte_addresses
 
 BankConflict bank_conflicts(const BankPattern& p) {
   check_lanes(p.lanes);
+  check_elem(p.elem_bytes, "a shared-memory access of ");
   if (p.stride < 0 || p.pad < 0 || p.row_elems < 0) bad_input("a negative stride, pad or row length");
   if (p.xor_swizzle && !power_of_two(p.row_elems))
     bad_input("an XOR swizzle over a row of " + str(p.row_elems) + " elements", "give --row as a power of two");
@@ -133,6 +148,9 @@ BankConflict bank_conflicts(const BankPattern& p) {
     const int64_t r = index / p.row_elems;
     int64_t c = index % p.row_elems;
     if (p.xor_swizzle) c ^= r % p.row_elems;
+    // r · (row + pad) reaches 2^65 at the limits above: bound it before it is formed.
+    if ((double(r) * double(p.row_elems + p.pad) + double(c)) * double(p.elem_bytes) >= double(kMaxAddress))
+      bad_input("lane " + str(i) + " of this pattern lies past 2^56 bytes", "give a smaller stride, row or pad");
     addresses[i] = (r * (p.row_elems + p.pad) + c) * p.elem_bytes;
   }
   BankConflict b = bank_conflicts_addresses(addresses, p.elem_bytes);
@@ -147,9 +165,10 @@ BankConflict bank_conflicts(const BankPattern& p) {
 Divergence divergent_paths(const std::vector<int>& lanes_per_path, const std::vector<double>& length) {
   if (lanes_per_path.empty() || lanes_per_path.size() != length.size())
     bad_input("divergent paths need one length per path", "give as many lengths as paths");
-  const int lanes = std::accumulate(lanes_per_path.begin(), lanes_per_path.end(), 0);
   for (size_t i = 0; i < length.size(); ++i)
-    if (lanes_per_path[i] < 0 || !(length[i] > 0)) bad_input("a path with negative lanes or a length ≤ 0");
+    if (lanes_per_path[i] < 0 || lanes_per_path[i] > 32 || !(length[i] > 0) || !std::isfinite(length[i]))
+      bad_input("a path with lanes outside 0..32 or a length that is not a finite number > 0");
+  const int lanes = std::accumulate(lanes_per_path.begin(), lanes_per_path.end(), 0);
   check_lanes(lanes);
   Divergence d;
   for (size_t i = 0; i < length.size(); ++i)
@@ -177,7 +196,7 @@ Divergence divergent_paths(int ways) {
 Divergence loop_trips(const std::vector<int64_t>& trips) {
   check_lanes(int64_t(trips.size()));
   for (int64_t t : trips)
-    if (t < 0) bad_input("a negative trip count");
+    if (t < 0 || t > kMaxTrips) bad_input("a trip count of " + str(t), "give 0..2^50 trips per lane");
   const int64_t longest = *std::max_element(trips.begin(), trips.end());
   if (longest == 0) bad_input("every lane runs 0 trips", "give at least one positive trip count");
   Divergence d;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "sol/core/error.hpp"
+#include "sol/core/input.hpp"
 #include "sol/core/format.hpp"
 
 namespace sol::model {
@@ -151,9 +152,7 @@ std::string measurement_markdown(const std::string& json_text, const std::string
 std::string measurement_markdown_in(const std::string& results_dir) {
   const std::filesystem::path path = std::filesystem::path(results_dir) / "checkpoint" / "measured.json";
   if (!std::filesystem::exists(path)) return "";
-  std::stringstream text;
-  text << std::ifstream(path).rdbuf();
-  return measurement_markdown(text.str(), path.string());
+  return measurement_markdown(read_input_file(path.string(), "checkpoint measurement"), path.string());
 }
 
 }  // namespace sol::model

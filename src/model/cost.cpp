@@ -241,9 +241,9 @@ Cost attention(const AttentionOp& op) {
   const std::string what = "attention B=" + std::to_string(op.batch) + " H=" + std::to_string(op.heads) +
                            " N=" + std::to_string(N) + " d=" + std::to_string(d) + " byte count";
   const int64_t bh = checked_product({op.batch, op.heads}, what);
-  // Per (batch, head): a Q/K/V/O-shaped tensor, an N×N score matrix, and an fp32 row vector.
+  // Per (batch, head): a Q/K/V/O-shaped tensor and an fp32 row vector. Each further term is formed
+  // only where it is counted, so a flash shape is not refused for an N×N it never stores.
   const int64_t nd = checked_product({bh, N, d, b}, what);
-  const int64_t nn = checked_product({bh, N, N, b}, what);
   constexpr int64_t kStatBytes = 4;  // logsumexp and D = rowsum(dO∘O) are kept in fp32
   const int64_t rows_f32 = checked_product({bh, N, kStatBytes}, what);
 
@@ -261,6 +261,7 @@ Cost attention(const AttentionOp& op) {
   ByteCount q(what);
 
   if (!op.flash) {
+    const int64_t nn = checked_product({bh, N, N, b}, what);  // the N×N score matrix
     c.saved_bytes = double(nn);
     c.notes.push_back("saved for backward: P, N×N per head");
     if (!op.backward) {
@@ -281,12 +282,6 @@ Cost attention(const AttentionOp& op) {
   // FlashAttention: Q block of Bq rows stays on chip; K and V stream past it once per block.
   const int64_t bq = op.block_q;
   const int64_t blocks = ceil_div(N, bq);
-  // Keys each block visits: all N; causal: block i sees keys [0, min((i+1)·Bq, N)).
-  // Σ_{i<blocks} i·Bq: the rows a causal mask removes, summed over blocks (0 for one block).
-  const int64_t triangle = blocks == 1 ? 0 : checked_product({bq, blocks - 1, blocks}, what) / 2;
-  const int64_t all_rows = checked_product({blocks, N}, what);
-  const int64_t key_rows = op.causal ? std::min(all_rows, triangle + N) : all_rows;
-  const int64_t kv_row = checked_product({bh, 2, d, b}, what);  // one row of K and one of V, every head
   c.saved_bytes = double(nd) + double(rows_f32);
   c.notes.push_back("saved for backward: O (N×d) and the logsumexp (N, fp32) per head");
   if (op.reuse_in_l2) {
@@ -306,6 +301,12 @@ Cost attention(const AttentionOp& op) {
   }
   c.notes.push_back("re-reads are counted as HBM traffic, as the lecture counts them; where L2 holds a head's "
                     "re-read tensors, part of them comes from L2 and the HBM traffic is lower");
+  // Keys each block visits: all N; causal: block i sees keys [0, min((i+1)·Bq, N)).
+  // Σ_{i<blocks} i·Bq: the rows a causal mask removes, summed over blocks (0 for one block).
+  const int64_t triangle = blocks == 1 ? 0 : checked_product({bq, blocks - 1, blocks}, what) / 2;
+  const int64_t all_rows = checked_product({blocks, N}, what);
+  const int64_t key_rows = op.causal ? std::min(all_rows, triangle + N) : all_rows;
+  const int64_t kv_row = checked_product({bh, 2, d, b}, what);  // one row of K and one of V, every head
   if (!op.backward) {
     q.add(nd, 2).add(rows_f32).add(kv_row, key_rows);
     c.notes.push_back("flash: Q read and O written once, logsumexp written (fp32); K and V re-read once per query block (" +

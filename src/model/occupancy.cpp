@@ -21,10 +21,11 @@ int64_t round_up(int64_t x, int64_t unit) { return unit > 0 ? (x + unit - 1) / u
 std::string str(int64_t v) { return std::to_string(v); }
 
 int blocks_by_registers(const hw::SmLimits& sm, int warps_per_block, int regs_per_thread, int* regs_per_warp) {
-  *regs_per_warp = int(round_up(int64_t(regs_per_thread) * sm.warp_size, sm.register_alloc_unit));
+  const int64_t per_warp = round_up(int64_t(regs_per_thread) * sm.warp_size, sm.register_alloc_unit);
+  *regs_per_warp = int(std::min<int64_t>(per_warp, INT_MAX));
   if (regs_per_thread == 0) return INT_MAX;
-  int warps_per_scheduler = (sm.registers_per_sm / kSchedulersPerSm) / *regs_per_warp;
-  return warps_per_scheduler * kSchedulersPerSm / warps_per_block;
+  const int64_t warps_per_scheduler = (sm.registers_per_sm / kSchedulersPerSm) / per_warp;
+  return int(warps_per_scheduler * kSchedulersPerSm / warps_per_block);
 }
 std::string kib(int64_t bytes) { return bytes % 1024 == 0 ? str(bytes / 1024) + " KiB" : str(bytes) + " B"; }
 
@@ -80,10 +81,13 @@ Occupancy occupancy(const hw::SmLimits& sm, const KernelResources& k) {
     bad_input(str(k.registers_per_thread) + " registers per thread",
               "a thread may use 0.." + str(sm.max_registers_per_thread));
   if (k.static_shared_bytes < 0 || k.dynamic_shared_bytes < 0) bad_input("negative shared memory per block");
-  const int64_t asked = k.static_shared_bytes + k.dynamic_shared_bytes;
-  if (asked > sm.max_shared_bytes_per_block)
-    bad_input(str(asked) + " bytes of shared memory per block",
+  // Compared term by term: the sum of two huge sizes would wrap before the comparison.
+  if (k.static_shared_bytes > sm.max_shared_bytes_per_block ||
+      k.dynamic_shared_bytes > sm.max_shared_bytes_per_block - k.static_shared_bytes)
+    bad_input(str(k.static_shared_bytes) + " static + " + str(k.dynamic_shared_bytes) +
+                  " dynamic bytes of shared memory per block",
               "a block may use at most " + str(sm.max_shared_bytes_per_block));
+  const int64_t asked = k.static_shared_bytes + k.dynamic_shared_bytes;
 
   Occupancy o;
   o.warps_per_block = (k.block_threads + sm.warp_size - 1) / sm.warp_size;

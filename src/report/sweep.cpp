@@ -11,6 +11,7 @@
 
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/core/input.hpp"
 #include "sol/report.hpp"
 #include "sol/sweep.hpp"
 #include "svg.hpp"
@@ -417,11 +418,8 @@ std::string sweep_text(const results::File& f, const hw::HwSpec& hw, const hw::H
 
 std::optional<hw::HwSpec> measured_profile_beside(const std::string& results_dir) {
   const std::filesystem::path p = std::filesystem::path(results_dir) / "probe" / "measured-profile.json";
-  std::ifstream in(p);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  hw::HwSpec spec = hw::from_json_text(text.str(), p.string());
+  if (std::error_code ec; !std::filesystem::exists(p, ec)) return std::nullopt;
+  hw::HwSpec spec = hw::from_json_text(read_input_file(p.string(), "measured profile"), p.string());
   if (!spec.measured) return std::nullopt;
   return spec;
 }

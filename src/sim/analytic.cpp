@@ -6,6 +6,7 @@
 
 #include "schedule.hpp"
 #include "sol/core/error.hpp"
+#include "sol/core/format.hpp"
 #include "sol/sim/systolic.hpp"
 
 namespace sol::sim {
@@ -130,7 +131,11 @@ void finish_memory(const Layer& layer, const ArrayConfig& cfg, const Schedule& s
   r.total_cycles = r.compute_cycles;
   if (!compat && cfg.bandwidth_mode == BandwidthMode::user) {
     const double words = double(r.ifmap.dram + r.filter.dram + r.ofmap.dram + r.ofmap.dram_spill_reads);
-    const auto need = int64_t(std::ceil(words / cfg.dram_words_per_cycle));
+    const double cycles = std::ceil(words / cfg.dram_words_per_cycle);
+    if (cycles > 4e18)
+      bad_input("at " + num(cfg.dram_words_per_cycle) + " words per cycle this layer stalls past 2^62 cycles",
+                "give a higher --dram-bw");
+    const auto need = int64_t(cycles);
     r.stall_cycles = std::max<int64_t>(0, need - r.compute_cycles);
     r.total_cycles = r.compute_cycles + r.stall_cycles;
   }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "sol/core/error.hpp"
+#include "sol/core/format.hpp"
 #include "sol/sim/systolic.hpp"
 
 namespace sol::sim {
@@ -22,13 +23,14 @@ void positive(const std::string& layer, const char* what, int64_t v) {
 
 // Rows (or columns) of the image that some window touches: windows [o·S, o·S + F) clipped to H.
 int64_t covered(int64_t H, int64_t F, int64_t S, int64_t out) {
-  int64_t n = 0, end = 0;
-  for (int64_t o = 0; o < out; ++o) {
-    const int64_t lo = std::max(o * S, end), hi = std::min(o * S + F, H);
-    if (hi > lo) n += hi - lo;
-    end = std::max(end, hi);
-  }
-  return n;
+  if (out <= 0 || H <= 0) return 0;
+  // Windows that overlap or touch (F >= S) cover one run from 0 to the end of the last one.
+  if (F >= S) return std::min((out - 1) * S + F, H);
+  // Disjoint windows: F rows each while inside the image; past it, at most one window is cut
+  // short (the next one starts S > F rows later, beyond H).
+  const int64_t whole = H < F ? 0 : std::min(out, (H - F) / S + 1);
+  const int64_t cut = whole < out && whole * S < H ? H - whole * S : 0;
+  return whole * F + cut;
 }
 
 }  // namespace
@@ -61,8 +63,10 @@ void validate(const ArrayConfig& c) {
     bad_input("SRAM size too large", "at most 2^30 KB");
   if (c.word_bytes != 1 && c.word_bytes != 2 && c.word_bytes != 4)
     bad_input("word size " + std::to_string(c.word_bytes) + " bytes is not supported", "use 1, 2 or 4");
-  if (!(c.dram_words_per_cycle > 0) || c.dram_words_per_cycle > 1e9)
-    bad_input("DRAM bandwidth must be a positive number of words per cycle");
+  // NaN fails both comparisons; below 1e-6 the stall count of a large layer leaves 64 bits.
+  if (!(c.dram_words_per_cycle >= 1e-6 && c.dram_words_per_cycle <= 1e9))
+    bad_input("a DRAM bandwidth of " + num(c.dram_words_per_cycle) + " words per cycle",
+              "give 1e-6 .. 1e9 words per cycle");
 }
 
 Layer Layer::gemm(const std::string& name, int64_t M, int64_t N, int64_t K) {
@@ -99,11 +103,11 @@ Gemm Layer::lower() const {
   if (filter_h > ifmap_h || filter_w > ifmap_w)
     bad_input("layer '" + name + "': the filter is larger than the image",
               "filter height/width must not exceed the IFMAP's (valid convolution, no padding)");
-  Gemm g{ofmap_h() * ofmap_w(), filters, filter_h * filter_w * channels};
-  const double macs = double(g.M) * double(g.N) * double(g.K);
-  if (macs > 4e18 || double(ifmap_h) * double(ifmap_w) * double(channels) > 4e18)
+  // Sizes are counted in double first: each factor may be 2^31, and their product in int64 wraps.
+  const double m = double(ofmap_h()) * double(ofmap_w()), k = double(filter_h) * double(filter_w) * double(channels);
+  if (m * double(filters) * k > 4e18 || k > 4e18 || double(ifmap_h) * double(ifmap_w) * double(channels) > 4e18)
     bad_input("layer '" + name + "' is too large to count in 64 bits");
-  return g;
+  return Gemm{ofmap_h() * ofmap_w(), filters, filter_h * filter_w * channels};
 }
 
 int64_t Layer::ifmap_address(int64_t m, int64_t k) const {

@@ -3,6 +3,7 @@
 #include "sol/sim/picture.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 
 #include "sol/core/error.hpp"
@@ -14,13 +15,24 @@ std::vector<Frame> capture_frames(const Layer& layer, const ArrayConfig& cfg, Mo
   if (cfg.rows > 64 || cfg.cols > 64)
     bad_input("the picture is drawn for arrays up to 64x64", "use e.g. --array 8x8 for the picture");
   if (first_cycle < 0 || cycles < 1 || cycles > 400) bad_input("picture cycles must be 1..400 from a cycle >= 0");
+  // The engine steps every cell of every cycle up to the window's end, and no further.
+  constexpr double kMaxCellUpdates = 1e8;
+  if ((double(first_cycle) + double(cycles)) * double(cfg.rows) * double(cfg.cols) > kMaxCellUpdates)
+    bad_input("a picture from cycle " + std::to_string(first_cycle) + " steps the array too long",
+              "(first cycle + cycles) × rows × cols may be at most 1e8");
+  struct WindowDrawn {};
   std::vector<Frame> frames;
   StepOptions opt;
   opt.check_values = false;
+  opt.max_cell_updates = INT64_MAX;  // the window bounds the work, not the layer
   opt.on_cycle = [&](const Frame& f) {
     if (f.cycle >= first_cycle && f.cycle < first_cycle + cycles) frames.push_back(f);
+    if (f.cycle + 1 >= first_cycle + cycles) throw WindowDrawn{};
   };
-  stepped(layer, cfg, model, opt);
+  try {
+    stepped(layer, cfg, model, opt);
+  } catch (const WindowDrawn&) {
+  }
   return frames;
 }
 

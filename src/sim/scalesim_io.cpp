@@ -14,9 +14,13 @@
 #include <sstream>
 
 #include "sol/core/error.hpp"
+#include "sol/core/input.hpp"
 
 namespace sol::sim {
 namespace {
+
+// Depthwise rows expand to one layer per channel; every layer costs a simulation and a report row.
+constexpr int64_t kMaxLayers = 65536;
 
 std::string trim(const std::string& s) {
   size_t a = 0, b = s.size();
@@ -31,11 +35,7 @@ std::string lower(std::string s) {
 }
 
 std::string slurp(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) bad_input(std::string("cannot read the ") + what + " file '" + path + "'", "check the path");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_input_file(path, std::string(what) + " file");
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -54,7 +54,7 @@ int64_t to_int(const std::string& v, const std::string& where, const std::string
   int64_t x = 0;
   auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
   if (t.empty() || ec != std::errc() || p != t.data() + t.size())
-    bad_input(where + ": " + what + " is '" + t + "', not an integer");
+    bad_input(where + ": " + what + " is '" + printable(t) + "', not an integer");
   return x;
 }
 
@@ -71,13 +71,15 @@ ArrayConfig parse_scalesim_config(const std::string& text, const std::string& wh
     const std::string line = trim(raw);
     if (line.empty() || line[0] == '#' || line[0] == ';') continue;
     if (line.front() == '[') {
-      if (line.back() != ']') bad_input(where + ":" + std::to_string(n) + ": malformed section header '" + line + "'");
+      if (line.back() != ']')
+        bad_input(where + ":" + std::to_string(n) + ": malformed section header '" + printable(line) + "'");
       section = lower(trim(line.substr(1, line.size() - 2)));
       continue;
     }
     const size_t eq = line.find_first_of(":=");
     if (eq == std::string::npos || section.empty())
-      bad_input(where + ":" + std::to_string(n) + ": expected 'key: value' inside a [section], got '" + line + "'");
+      bad_input(where + ":" + std::to_string(n) + ": expected 'key: value' inside a [section], got '" + printable(line) +
+                "'");
     std::string value = line.substr(eq + 1);
     for (const char* c : {" #", " ;", "\t#", "\t;"})  // tolerate trailing comments
       if (size_t p = value.find(c); p != std::string::npos) value = value.substr(0, p);
@@ -110,7 +112,7 @@ ArrayConfig parse_scalesim_config(const std::string& text, const std::string& wh
     const std::string bw = get("architecture_presets", "Bandwidth");
     c.dram_words_per_cycle = double(to_int(bw.substr(0, bw.find(',')), where, "Bandwidth"));  // first value only
   } else {
-    bad_input(where + ": InterfaceBandwidth is '" + mode + "'", "use CALC or USER");
+    bad_input(where + ": InterfaceBandwidth is '" + printable(mode) + "'", "use CALC or USER");
   }
   c.word_bytes = 1;
   validate(c);
@@ -136,6 +138,8 @@ std::vector<Layer> parse_topology(const std::string& text, const std::string& wh
   std::vector<Layer> layers;
   for (size_t i = 1; i < lines.size(); ++i) {
     if (trim(lines[i]).empty()) continue;
+    if (layers.size() >= size_t(kMaxLayers))
+      bad_input(where + " holds more than " + std::to_string(kMaxLayers) + " layers", "split the topology");
     const std::vector<std::string> f = fields(lines[i]);
     const std::string at = where + ":" + std::to_string(i + 1);
     auto v = [&](size_t j, const char* what) { return to_int(f[j], at, what); };
@@ -150,6 +154,10 @@ std::vector<Layer> parse_topology(const std::string& text, const std::string& wh
     const int64_t sh = v(7, "stride"), sw = f.size() >= 9 && !f[8].empty() ? v(8, "column stride") : sh;
     const int64_t ch = v(5, "channels");
     if (f[0].find("DP") != std::string::npos) {  // depthwise: SCALE-Sim runs one layer per channel
+      if (ch < 1) bad_input(at + ": channels is " + std::to_string(ch), "sizes must be at least 1");
+      if (ch > kMaxLayers - int64_t(layers.size()))
+        bad_input(at + ": a depthwise layer of " + std::to_string(ch) + " channels is " + std::to_string(ch) +
+                      " layers", "a topology holds at most " + std::to_string(kMaxLayers) + " layers in all");
       for (int64_t c = 0; c < ch; ++c)
         layers.push_back(Layer::conv(f[0] + "Channel_" + std::to_string(c), v(1, "IFMAP height"), v(2, "IFMAP width"),
                                      v(3, "filter height"), v(4, "filter width"), 1, v(6, "filters"), sh, sw));

@@ -11,6 +11,7 @@
 
 #include "schedule.hpp"
 #include "sol/core/error.hpp"
+#include "sol/core/format.hpp"
 #include "sol/sim/systolic.hpp"
 
 namespace sol::sim {
@@ -124,6 +125,11 @@ class LineWriteBuffer {
   std::vector<int32_t> lines_;  // valid words per line
 };
 
+// The replay walks every operand port of every cycle and keeps a 4-byte tag per IFMAP and filter
+// word: bounded so that a layer replays in seconds and in at most 1 GiB.
+constexpr double kMaxReplaySteps = 4e8;
+constexpr double kMaxReplayWords = double(int64_t(1) << 28);
+
 struct FirstLast {
   int64_t first = -1, last = -1;
   void see(int64_t c) {
@@ -145,6 +151,13 @@ void replay_scalesim_memory(const Layer& layer, const ArrayConfig& cfg, LayerRes
   const int64_t R = mp.R, C = mp.C, T = mp.T, P = s.slot, Fr = mp.row_folds;
   const Gemm& g = r.gemm;
   const int64_t K = g.K;
+  const double steps = double(mp.folds()) * double(P) * double(std::min(R, mp.Sr) + std::min(C, mp.Sc));
+  const double words = double(layer.ifmap_h) * double(layer.ifmap_w) * double(layer.channels) + double(K) * double(g.N);
+  if (steps > kMaxReplaySteps || words > kMaxReplayWords)
+    bad_input("layer '" + layer.name + "' is too large to replay SCALE-Sim's DRAM buffers (" + sci(steps) +
+                  " port-cycles, " + sci(words) + " words; the replay takes at most " + sci(kMaxReplaySteps) + " and " +
+                  sci(kMaxReplayWords) + ")",
+              "pass --no-dram-replay: cycles and SRAM counts do not need the replay");
 
   WindowReadBuffer ifmap_buf(cfg.sram_words(cfg.ifmap_sram_kb), layer.ifmap_h * layer.ifmap_w * layer.channels);
   WindowReadBuffer filter_buf(cfg.sram_words(cfg.filter_sram_kb), K * g.N);

@@ -22,6 +22,7 @@
 
 #include "schedule.hpp"
 #include "sol/core/error.hpp"
+#include "sol/core/format.hpp"
 #include "sol/sim/systolic.hpp"
 
 namespace sol::sim {
@@ -653,8 +654,8 @@ LayerResult stepped(const Layer& layer, const ArrayConfig& cfg, Model model, con
   const int64_t R = mp.R, C = mp.C, F = mp.folds();
   const double updates = double(s.sigma(F - 1) + s.slot + 2 * R + C) * double(R * C);
   if (updates > double(opt.max_cell_updates))
-    bad_input("layer '" + layer.name + "' needs " + std::to_string(int64_t(updates / 1e9)) +
-                  "G cell updates in the cycle-stepped engine",
+    bad_input("layer '" + layer.name + "' needs " + sci(updates) + " cell updates in the cycle-stepped engine (at most " +
+                  sci(double(opt.max_cell_updates)) + ")",
               "use the closed-form engine (--engine analytic) or a smaller array");
   if (g.K >= (int64_t{1} << 20) || g.M >= (int64_t{1} << 31) || g.N >= (int64_t{1} << 31))
     bad_input("layer '" + layer.name + "' is too large for the cycle-stepped engine (K < 2^20: its sums are exact floats)",

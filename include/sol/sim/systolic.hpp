@@ -130,7 +130,7 @@ struct Frame {
 
 struct StepOptions {
   bool check_values = true;          // compute the GEMM in the cells and compare with a reference
-  int64_t max_cell_updates = 4e10;   // refuse runs bigger than this (R·C·cycles)
+  int64_t max_cell_updates = 5e8;    // refuse runs bigger than this (R·C·cycles; ~2 s)
   std::function<void(const Frame&)> on_cycle;  // called after every cycle when set (implies register_planes)
   // How registers are stored. Planes: one array per register kind, shifted one cell every cycle
   // (literal; used for pictures). Skewed (default): the same registers indexed by when their value
