@@ -173,7 +173,9 @@ struct PeerRun {
   std::vector<model::Cost> costs;  // per record: its FLOPs, bytes, dtype, unit and math type, as the script states
   std::string missing;
 };
-PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes, const std::string& script = "");
+// budget_s: seconds of sampling per peer and shape, each way (the script's --budget).
+PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes, double budget_s = 0.5,
+                    const std::string& script = "");
 // The record that stands in a results file for peers that could not run.
 results::Record missing_peer_record(const std::string& family, const std::string& why);
 

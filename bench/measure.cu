@@ -270,7 +270,7 @@ results::File run_family(const std::string& family, const std::vector<const Vari
     }
   }
   if (!opts.peers || opts.timing.run_once || measured_shapes.empty()) return f;
-  PeerRun peers = torch_peers(family, measured_shapes);
+  PeerRun peers = torch_peers(family, measured_shapes, opts.timing.budget_s);
   if (!peers.missing.empty()) {
     emit(missing_peer_record(family, peers.missing));
     return f;

@@ -11,6 +11,7 @@
 
 #include "bench/harness.hpp"
 #include "sol/core/error.hpp"
+#include "sol/core/format.hpp"
 
 namespace sol::bench {
 
@@ -83,7 +84,8 @@ results::Record missing_peer_record(const std::string& family, const std::string
   return r;
 }
 
-PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes, const std::string& script_arg) {
+PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes, double budget_s,
+                    const std::string& script_arg) {
   PeerRun run;
   if (family.empty() || family.find_first_of("\"\\'") != std::string::npos) bad_input("bad family name '" + family + "'");
   // The source tree the binary was built from, unless SOL_SOURCE_DIR says where it is now
@@ -109,7 +111,7 @@ PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes,
                    ("sol-peers-" + std::to_string(::getpid()) + "-" + std::to_string(calls++));
   TempFiles files{tmp.string() + ".json", tmp.string() + ".err"};
   const std::string timeout = std::system("command -v timeout >/dev/null 2>&1") == 0 ? "timeout 1200 " : "";
-  const std::string cmd = timeout + "python3 " + quote(script) + " --family " + quote(family) + " --shapes " +
+  const std::string cmd = timeout + "python3 " + quote(script) + " --family " + quote(family) + " --budget " + num(budget_s, 3) + " --shapes " +
                           quote(shape_list) + " --out " + quote(files.out.string()) + " 2> " + quote(files.err.string()) +
                           " >/dev/null";
   const int status = std::system(cmd.c_str());

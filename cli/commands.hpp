@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <type_traits>
@@ -33,7 +34,8 @@ CLI::Option* add_size(CLI::App* app, const std::string& name, T& target, const s
   static_assert(std::is_integral_v<T>);
   auto set = [&target, name, bytes](const std::string& text) {
     const double v = bytes ? parse_bytes(name, text) : double(parse_count(name, text));
-    if (v > double(std::numeric_limits<T>::max()))
+    // 2^digits is the first value T cannot hold; double(max) rounds up to it for 64-bit T.
+    if (v >= std::ldexp(1.0, std::numeric_limits<T>::digits))
       bad_input("bad value '" + text + "' for " + name + ": more than " + std::to_string(std::numeric_limits<T>::max()));
     if (bytes && v != double(int64_t(v))) bad_input("bad value '" + text + "' for " + name + ": not a whole number of bytes");
     target = T(v);

@@ -10,9 +10,10 @@ counts as kernels/<family>/case.cu. dtype, unit ("matrix" or "vector") and math 
 arithmetic runs in, where it is not dtype) place the peer on its own roofline.
 
 Timing, two ways. Device time (median_s, min_s, max_s, spread, the comparison with sol's kernels):
-the calls over all rotated input sets captured in one CUDA graph, replayed back to back, CUDA events
-around each sample of replays, per-call time = sample / calls (timing "graph"); where capture
-fails, many eager calls between one event pair (timing "events_batched"). Eager time
+for calls shorter than GRAPH_BELOW_S, the calls over all rotated input sets captured in one CUDA
+graph, replayed back to back, CUDA events around each sample of replays, per-call time = sample /
+calls (timing "graph"); for longer calls, autograd backwards and where capture fails, many eager
+calls between one event pair (timing "events_batched"), which the host queues ahead of the GPU. Eager time
 (eager_median_s, what a user's Python loop sees, host dispatch included): host clock around a
 batch of eager calls, synchronised before and after, per call. Warm-up first; inputs are fresh
 random values (never zero) rotated over enough sets to exceed 256 MiB, as the Cases do; the SM
@@ -29,9 +30,12 @@ import time
 
 ROTATE_BYTES = 256 * 2**20  # all sets together exceed this (5× H200's 50 MB L2)
 MAX_SETS = 16
-DEVICE_SECONDS, EAGER_SECONDS = 0.5, 0.5  # measuring time per (variant, shape) for each way, after warm-up
+SECONDS = {"device": 0.5, "eager": 0.5}  # measuring time per (variant, shape) each way, after warm-up (--budget)
 SAMPLE_SECONDS = 1e-3  # one sample spans at least this long (many calls when a call is short)
 GRAPH_CALLS_MAX = 256  # calls captured in one graph, at most
+# Calls at least this long are device-timed as eager calls between one event pair: the host queues
+# them far ahead of the GPU, so a graph would remove no gap (and holds its outputs in its own pool).
+GRAPH_BELOW_S = 50e-6
 MIN_SAMPLES, MAX_SAMPLES, WARMUP = 10, 200, 3
 
 def fail(code, line):
@@ -174,14 +178,14 @@ class Timer:
         g.replay()
         torch.cuda.synchronize()
         (per_call,), _ = self.events(g.replay, calls, 1, 1)
-        replays, count = sample_plan(per_call * calls, DEVICE_SECONDS)
+        replays, count = sample_plan(per_call * calls, SECONDS["device"])
         times, clock = self.events(g.replay, calls, replays, count)
         del outs, g
         return times, clock, f"graph of {calls} calls over {len(inputs)} input sets, {replays} replays per sample"
 
     def batched(self, fn, inputs, per_call_s):
         """Device time of many eager calls between one event pair: for calls a graph cannot capture."""
-        calls, count = sample_plan(per_call_s, DEVICE_SECONDS)
+        calls, count = sample_plan(per_call_s, SECONDS["device"])
         state = {"i": 0}
 
         def run():
@@ -217,14 +221,21 @@ class Timer:
                              capture_output=True, text=True, timeout=10, check=True).stdout
         return float(out.strip().splitlines()[0]) * 1e6
 
-    def measure(self, fn, inputs):
-        """The record's timing fields and a note; set i % len(inputs) feeds call i."""
+    def measure(self, fn, inputs, capturable=True):
+        """The record's timing fields and a note; set i % len(inputs) feeds call i. capturable:
+        False for calls a graph cannot hold (autograd's backward), whose failed capture would
+        leave torch's generator unusable for the inputs of the next peer."""
         for i in range(WARMUP):
             fn(inputs[i % len(inputs)])
         self.sync()
-        eager = summary(self.eager(fn, inputs, EAGER_SECONDS))
+        eager = summary(self.eager(fn, inputs, SECONDS["eager"]))
         if self.cpu:  # no device: the host clock is the only clock
             return dict(eager, timing="host_clock", eager_median_s=eager["median_s"], sm_clock_hz=0.0), "none (--cpu)"
+        if not capturable or eager["median_s"] >= GRAPH_BELOW_S:
+            times, clock, how = self.batched(fn, inputs, eager["median_s"])
+            why = "autograd backward" if not capturable else f"calls of ≥ {GRAPH_BELOW_S * 1e6:.0f} µs"
+            return dict(summary(times), timing="events_batched", eager_median_s=eager["median_s"],
+                        sm_clock_hz=clock), how + f" ({why}: no graph)"
         try:
             times, clock, how = self.graph(fn, inputs, eager["median_s"])
             timing = "graph"
@@ -272,7 +283,7 @@ def run_peer(torch, timer, family, variant, technique, dims, make_input, fn, ref
         inputs = [first] + [make_input() for _ in range(rotating_sets(per_set) - 1)]
         rec["rel_l2"], rec["verified"] = err, bool(err <= tol)
         del out
-        timing, how = timer.measure(fn, inputs)
+        timing, how = timer.measure(fn, inputs, capturable=not family.endswith("_bwd"))
         rec.update(timing)
         rec["note"] = (note + "; " if note else "") + "device time: " + how + "; eager_median_s: host clock per call"
     except Exception as e:  # an op torch lacks for this dtype, torch.compile without a compiler, OOM
@@ -597,7 +608,12 @@ def main():
     ap.add_argument("--shapes", required=True, help='shapes separated by ";", e.g. "n=2^28;n=2^20"')
     ap.add_argument("--out", required=True)
     ap.add_argument("--cpu", action="store_true", help="check this script on a machine without a GPU (wall-clock timing)")
+    ap.add_argument("--budget", type=float, default=SECONDS["device"],
+                    help="seconds of sampling per peer and shape, for each of the two timings (default %(default)s)")
     args = ap.parse_args()
+    if not (0 < args.budget <= 60):
+        fail(2, f"--budget {args.budget}: give seconds in (0, 60]")
+    SECONDS.update(device=args.budget, eager=args.budget)
     shapes = [parse_shape(s.strip()) for s in args.shapes.split(";") if s.strip()]
     if not shapes:
         fail(2, "no shapes given")

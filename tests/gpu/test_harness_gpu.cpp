@@ -203,9 +203,12 @@ TEST(HarnessGpu, NoiseTargetAndTimeoutStopSampling) {
   expect_sane_timing(loose);
   EXPECT_NE(loose.note.find("95 % CI"), std::string::npos) << loose.note;
   EXPECT_EQ(loose.note.find("above the"), std::string::npos) << loose.note;
-  // A target no run can meet, cut short by the timeout long before the 4 × budget fallback.
+  // More samples than the timeout allows (a tiny kernel's samples can all be equal, so even a
+  // 1e-9 noise target is met at once): cut short by the timeout long before the 4 × budget
+  // fallback, with the target reported as unmet.
   o.max_noise = 1e-9;
   o.budget_s = 10;
+  o.min_samples = 1000000;
   o.max_samples = 1000000;
   o.timeout_s = 0.2;
   const auto t0 = std::chrono::steady_clock::now();

@@ -293,13 +293,13 @@ TEST(Profile, ProbeTable) {
 }
 
 TEST(Peers, MissingScriptPythonOrTorchIsAReason) {
-  EXPECT_NE(torch_peers("copy", {Shape::parse("n=4")}, "/nonexistent/peers.py").missing.find("no peer script"),
+  EXPECT_NE(torch_peers("copy", {Shape::parse("n=4")}, 0.5, "/nonexistent/peers.py").missing.find("no peer script"),
             std::string::npos);
   if (!have_python()) GTEST_SKIP() << "python3 is not installed here";
   const auto exit3 = write_script("sol-test-peer-exit3.py", "import sys\nsys.stderr.write('no torch here\\n')\nsys.exit(3)\n");
-  EXPECT_EQ(torch_peers("copy", {Shape::parse("n=4")}, exit3.string()).missing, "no torch here");
+  EXPECT_EQ(torch_peers("copy", {Shape::parse("n=4")}, 0.5, exit3.string()).missing, "no torch here");
   const auto crash = write_script("sol-test-peer-crash.py", "import sys\nsys.stderr.write('boom\\n')\nsys.exit(1)\n");
-  const PeerRun c = torch_peers("copy", {Shape::parse("n=4")}, crash.string());
+  const PeerRun c = torch_peers("copy", {Shape::parse("n=4")}, 0.5, crash.string());
   EXPECT_NE(c.missing.find("exit 1"), std::string::npos) << c.missing;
   EXPECT_NE(c.missing.find("boom"), std::string::npos);
   // The real script: records, or a reason (no torch, no GPU, no peer for the family) — one of the two.
@@ -315,7 +315,7 @@ TEST(Peers, RecordsFollowTheContract) {
   // The contract: --family F --shapes "a=1;b=2" --out FILE writes a JSON array of records.
   const auto ok = write_script("sol-test-peer-ok.py", R"(import argparse, json
 ap = argparse.ArgumentParser()
-ap.add_argument('--family'); ap.add_argument('--shapes'); ap.add_argument('--out')
+ap.add_argument('--family'); ap.add_argument('--budget'); ap.add_argument('--shapes'); ap.add_argument('--out')
 a = ap.parse_args()
 recs = [{'family': a.family, 'variant': 'torch.clone', 'shape': s, 'median_s': 1e-3, 'flops': 0,
          'bytes': 8.0 * int(s.split('=')[1]), 'verified': True, 'samples': 20, 'dtype': 'fp32', 'unit': 'vector',
@@ -323,7 +323,7 @@ recs = [{'family': a.family, 'variant': 'torch.clone', 'shape': s, 'median_s': 1
 recs[1].update(dtype='tf32', unit='matrix', math='tf32')
 json.dump(recs, open(a.out, 'w'))
 )");
-  const PeerRun r = torch_peers("copy", {Shape::parse("n=1024"), Shape::parse("n=2048")}, ok.string());
+  const PeerRun r = torch_peers("copy", {Shape::parse("n=1024"), Shape::parse("n=2048")}, 0.5, ok.string());
   ASSERT_EQ(r.missing, "");
   ASSERT_EQ(r.records.size(), 2u);
   EXPECT_EQ(r.records[0].variant, "peer:torch.clone");  // the peer: prefix is ensured
@@ -344,27 +344,27 @@ json.dump(recs, open(a.out, 'w'))
   // A record that does not say where its arithmetic runs has no floor to take: the peers are missing.
   const auto untyped = write_script("sol-test-peer-untyped.py", R"(import argparse, json
 ap = argparse.ArgumentParser()
-ap.add_argument('--family'); ap.add_argument('--shapes'); ap.add_argument('--out')
+ap.add_argument('--family'); ap.add_argument('--budget'); ap.add_argument('--shapes'); ap.add_argument('--out')
 json.dump([{'family': 'copy', 'variant': 'clone', 'shape': 'n=4', 'median_s': 1e-3, 'flops': 0, 'bytes': 32,
             'verified': True}], open(ap.parse_args().out, 'w'))
 )");
-  const PeerRun u = torch_peers("copy", {Shape::parse("n=4")}, untyped.string());
+  const PeerRun u = torch_peers("copy", {Shape::parse("n=4")}, 0.5, untyped.string());
   EXPECT_TRUE(u.records.empty());
   EXPECT_TRUE(u.costs.empty());
   EXPECT_NE(u.missing.find("states no dtype"), std::string::npos) << u.missing;
   const auto garbage = write_script("sol-test-peer-garbage.py", R"(import argparse
 ap = argparse.ArgumentParser()
-ap.add_argument('--family'); ap.add_argument('--shapes'); ap.add_argument('--out')
+ap.add_argument('--family'); ap.add_argument('--budget'); ap.add_argument('--shapes'); ap.add_argument('--out')
 open(ap.parse_args().out, 'w').write('[{"family": "copy"}]')
 )");
   const auto empty = write_script("sol-test-peer-empty.py", R"(import argparse, sys
 ap = argparse.ArgumentParser()
-ap.add_argument('--family'); ap.add_argument('--shapes'); ap.add_argument('--out')
+ap.add_argument('--family'); ap.add_argument('--budget'); ap.add_argument('--shapes'); ap.add_argument('--out')
 open(ap.parse_args().out, 'w').write('[]')
 sys.stderr.write('no PyTorch peer for this family\n')
 )");
-  EXPECT_EQ(torch_peers("copy", {Shape::parse("n=4")}, empty.string()).missing, "no PyTorch peer for this family");
-  const PeerRun g = torch_peers("copy", {Shape::parse("n=4")}, garbage.string());
+  EXPECT_EQ(torch_peers("copy", {Shape::parse("n=4")}, 0.5, empty.string()).missing, "no PyTorch peer for this family");
+  const PeerRun g = torch_peers("copy", {Shape::parse("n=4")}, 0.5, garbage.string());
   EXPECT_TRUE(g.records.empty());
   EXPECT_NE(g.missing.find("unreadable"), std::string::npos) << g.missing;
 }

@@ -164,7 +164,16 @@ TEST(Report, BrokenRecordsRenderInBoundedTimeAndSize) {
 TEST(Report, CliRendersABrokenResultsFolder) {
   const fs::path dir = fs::temp_directory_path() / ("sol-report-broken-" + std::to_string(::getpid()));
   fs::create_directories(dir / "results");
-  results::write(broken_file(), (dir / "results" / "precision.json").string());
+  results::File f = broken_file();
+  // A shape that is no name=count list is refused where results are read, in one line.
+  results::write(f, (dir / "results" / "precision.json").string());
+  const auto refused = sol::test::run_sol("report --results '" + (dir / "results").string() + "' --out '" +
+                                          (dir / "out").string() + "'");
+  EXPECT_EQ(refused.rc, 2) << refused.all();
+  EXPECT_NE(refused.err.find("n=abc"), std::string::npos) << refused.err;
+  // Everything else that is broken renders.
+  std::erase_if(f.records, [](const results::Record& r) { return r.shape == "n=abc"; });
+  results::write(f, (dir / "results" / "precision.json").string());
   const auto r = sol::test::run_sol("report --results '" + (dir / "results").string() + "' --out '" +
                                         (dir / "out").string() + "'",
                                     sol::test::with_env("timeout 60"));
