@@ -431,7 +431,7 @@ BwdPlan plan_config(const BwdArgs<T>& a, int slices) {
 // per block) to 128 packs; then a block per row, or per row slice of ≤ kThreads·kVecs packs in a
 // cluster of ≤ 8 (portable size). Every cols ≤ 65536 fits.
 // Pipelined (the next row's loads in flight, γ in registers: 128 registers instead of ~72) where
-// the H200 measured it faster (session 3, same harness): bf16 warp rows and 128-thread rows
+// the H200 measured it faster (same harness): bf16 warp rows and 128-thread rows
 // (LayerNorm 65536×1024: 128 → 119 µs, 32768×4096: 314 → 262 µs) and the fp32 256-thread rows
 // (32768×4096: 416 → 408 µs). Not in clusters, where each row already waits on a cluster barrier
 // and the halved occupancy lost (softmax 4096×65536: 431 → 509 µs), nor fp32 128-thread rows

@@ -19,7 +19,7 @@ std::string unsupported(Version v, const Shape& s) {
   return rows::unsupported(twin[int(info(v).kind)], s);
 }
 
-// Bytes: the one-read floor for every rung, as the brief counts it — a (x or y) and dy read, dx
+// Bytes: the one-read floor for every rung — a (x or y) and dy read, dx
 // written, plus γ read and dγ/dβ written, plus the saved fp32 mean/rstd; the eager rungs count
 // their whole-tensor passes instead.
 model::Cost cost(Version v, const Shape& s) {
