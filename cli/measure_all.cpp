@@ -14,7 +14,7 @@ namespace sol::cli {
 
 #ifndef SOL_WITH_CUDA
 bool gpu_present(std::string* why) {
-  *why = "this sol was built without CUDA (nvcc was not found at configure time)";
+  *why = "this sol was built without CUDA (the launcher builds host-only where no GPU is found; nvcc may also be missing)";
   return false;
 }
 std::vector<results::File> measure_registry(const MeasureAll&, std::string*) {
