@@ -24,6 +24,7 @@
 #include "kernels/mx/case.hpp"
 #endif
 #include "sol/core/error.hpp"
+#include "sol/core/suggest.hpp"
 #include "sol/registry.hpp"
 
 namespace sol {
@@ -552,24 +553,9 @@ const std::vector<Variant>& registry() {
 }
 
 namespace {
-// Edits (insert, delete, substitute) between a and b: how close a mistyped name is.
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // " (did you mean 'x'?)" for the candidate closest to what, when it is close enough to be a typo.
-std::string did_you_mean(const std::string& what, const std::vector<std::string>& candidates) {
+// Names are compared up to their first '_' (a version prefix such as "v04" matches "v04_flash_wgmma").
+std::string name_hint(const std::string& what, const std::vector<std::string>& candidates) {
   const std::string* best = nullptr;
   size_t best_d = 0;
   for (const auto& c : candidates) {
@@ -600,14 +586,14 @@ std::vector<const Variant*> select(const std::vector<Variant>& from, const std::
   std::string list;
   for (const auto& f : families) list += (list.empty() ? "" : ", ") + f;
   if (in_family.empty())
-    bad_input("no family '" + family + "' in this build's registry" + did_you_mean(family, families),
+    bad_input("no family '" + family + "' in this build's registry" + name_hint(family, families),
               "give FAMILY or FAMILY/VARIANT; families: " + (list.empty() ? "none" : list) +
                   (built_with_cuda() ? "" : "; some are described only in a build with CUDA"));
   std::vector<std::string> names;
   for (const Variant* v : in_family) names.push_back(v->name);
   std::string variants;
   for (const auto& n : names) variants += (variants.empty() ? "" : ", ") + n;
-  bad_input("no variant of " + family + " starts with '" + name + "'" + did_you_mean(name, names),
+  bad_input("no variant of " + family + " starts with '" + name + "'" + name_hint(name, names),
             family + " has " + variants);
 }
 
