@@ -62,7 +62,7 @@ Variant entry(const char* family, V v, const char* name, int version, int min_cc
 
 #ifdef SOL_WITH_CUDA
 // ---- attention forward: b, h[, hkv], n[, nk], d[, causal, fp16] (BSHD layout) ------------------
-// The issue's grid: 16k tokens per batch, hidden 2048 (d=128 → h=16, d=64 → h=32), causal 0/1.
+// The grid: 16k tokens per batch, hidden 2048 (d=128 → h=16, d=64 → h=32), causal 0/1.
 const Texts kAttentionBench = {
     "b=4,h=16,n=4096,d=128",           "b=4,h=16,n=4096,d=128,causal=1",  "b=16,h=16,n=1024,d=128",
     "b=16,h=16,n=1024,d=128,causal=1", "b=1,h=16,n=16384,d=128",          "b=1,h=16,n=16384,d=128,causal=1",
@@ -258,9 +258,10 @@ void add_banks(std::vector<Variant>& all) {
 
 
 #ifdef SOL_WITH_CUDA
-// ==== mx (branch mx): MXFP8 quantization, dequantization, emulated GEMM ===================// Quantize shapes: rows, cols of a bf16 tensor; e5m2=1 / ocp=1 switch the element format / scale
+// ---- mx: MXFP8 quantization, dequantization, emulated GEMM ---------------------------------------
+// Quantize shapes: rows, cols of a bf16 tensor; e5m2=1 / ocp=1 switch the element format / scale
 // rule (default e4m3, ceil); special=1 puts NaN, ±inf, ±0, subnormals and extreme magnitudes in
-// the input (tests only). Headline: 16384² bf16, the issue's target shape.
+// the input (tests only). Headline: 16384² bf16.
 const Texts kMxQuantBench = {"rows=16384,cols=16384", "rows=4096,cols=4096", "rows=8192,cols=8192",
                              "rows=16384,cols=16384,e5m2=1", "rows=16384,cols=16384,ocp=1", "rows=16383,cols=16385"};
 const Texts kMxQuantTest = {"rows=1,cols=1",
@@ -316,7 +317,7 @@ void add_mx(std::vector<Variant>& all) {
 // ==== end mx =======================================================================================
 #endif  // SOL_WITH_CUDA
 
-// ==== fusion block (issue 5: elementwise, layernorm, rmsnorm, softmax) ===========================
+// ==== fusion block (elementwise, layernorm, rmsnorm, softmax) ==================================
 // ---- elementwise: sin²x + cos²x over n elements -----------------------------------------------
 const Texts kSinCosBench = {"n=2^28", "n=2^20", "n=2^24", "n=2^26"};
 const Texts kSinCosTest = {"n=1",       "n=2",      "n=3",     "n=17",   "n=4099",
@@ -474,7 +475,7 @@ void add_rows_bwd(std::vector<Variant>& all) {
 }
 // ==== end of fusion block =======================================================================
 
-// ==== gemm_fp32 (branch sgemm): the fp32 matrix-multiply ladder, C = 1.25·A·B + beta·C ===========
+// ==== gemm_fp32: the fp32 matrix-multiply ladder, C = 1.25·A·B + beta·C ===========
 const Texts kSgemmBench = {"m=4096,n=4096,k=4096", "m=1024,n=1024,k=1024", "m=2048,n=2048,k=2048",
                            "m=8192,n=8192,k=8192", "m=1023,n=1023,k=1023", "m=1025,n=1025,k=1025",
                            "m=4097,n=4097,k=4097"};
