@@ -1,0 +1,247 @@
+#pragma once
+// sol's kernels as a library: one entry per operation, one argument struct each.
+//
+// Every entry:
+//  - takes device pointers and a cudaStream_t and is asynchronous on that stream;
+//  - never allocates: an op that needs scratch has a *_workspace_size query, and the caller passes
+//    a device buffer of at least that many bytes (nullptr when the size is 0);
+//  - picks its implementation itself (the dispatcher: the shape model plus a table measured on
+//    an H200, never run-time timing) among sol's kernels and, for matmul, cuBLASLt; explain_*
+//    says what it would run and why, without running anything;
+//  - throws sol::Error (what was wrong, how to fix it) on a shape, dtype, layout or pointer it
+//    cannot serve, before launching anything; a CUDA launch failure is a sol::Error as well;
+//  - is thread-safe; the only global state is one-time kernel attribute setup and, for matmul,
+//    one cuBLASLt handle per device.
+//
+// Layouts are row-major, sizes and leading dimensions in elements. A leading dimension (or
+// stride) of 0 means "packed": the row length (or the contiguous BSHD stride).
+// This header uses no CUDA type but cudaStream_t.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "sol/core/dtype.hpp"
+#include "sol/core/error.hpp"
+
+namespace sol {
+
+// What the dispatcher runs for one call, and why.
+struct Choice {
+  std::string implementation;  // a registry name ("gemm_bf16/v08_tile_choice") or a peer ("cublasLt")
+  std::string reason;          // one line: the rule or table entry that decided
+  double predicted_s = 0;      // the model's time for this implementation (0: no prediction)
+};
+
+// ---- matmul --------------------------------------------------------------------------------------
+// C[m×n] = alpha · op(A) · op(B) + beta · C, fp32 accumulation.
+//   op(A) is m×k: trans_a = N stores A as m×k (lda ≥ k); T stores it as k×m (lda ≥ m).
+//   op(B) is k×n: trans_b = N stores B as k×n (ldb ≥ n); T stores it as n×k (ldb ≥ k)
+//   (nn.Linear's weight: y = x·Wᵀ is trans_b = T).
+//   C is m×n, ldc ≥ n.
+// Types: a_type = b_type ∈ {bf16, f16, fp8_e4m3, f32}; c_type ∈ {bf16, f16, f32} (fp8 and 16-bit
+// inputs: bf16, f16 or f32 output; f32 inputs: f32 output). fp8: scale_a and scale_b point to one
+// fp32 each on the device (per-tensor dequantization scales; the product is scale_a·scale_b·alpha).
+// Any m, n, k ≥ 1.
+enum class Transpose { N, T };
+
+struct MatmulArgs {
+  int64_t m = 0, n = 0, k = 0;
+  DType a_type = DType::bf16, b_type = DType::bf16, c_type = DType::bf16;
+  Transpose trans_a = Transpose::N, trans_b = Transpose::T;
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  float alpha = 1.f, beta = 0.f;
+  const float* scale_a = nullptr;  // fp8 only
+  const float* scale_b = nullptr;  // fp8 only
+};
+
+size_t matmul_workspace_size(const MatmulArgs& args);
+Choice explain_matmul(const MatmulArgs& args);
+void matmul(const MatmulArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream);
+
+// ---- attention -----------------------------------------------------------------------------------
+// BSHD: Q, O [b, n, h, d]; K, V [b, nk, h_kv, d]; LSE [b, h, n] fp32 (natural-log logsumexp of
+// the scaled, masked scores; −∞ for a row that sees no key, whose O is 0).
+// Query head i reads K/V head i / (h / h_kv) (h_kv divides h: grouped-query attention).
+// Causal masking is bottom-right aligned: query i sees key j iff j ≤ i + nk − n.
+// dtype ∈ {bf16, f16}; d ∈ {64, 128}; any b, h, n, nk ≥ 1. scale 0 means 1/√d.
+// Strides (elements) of the batch, sequence and head dimensions; d is contiguous. All 0: packed.
+struct BSHDStrides {
+  int64_t batch = 0, seq = 0, head = 0;
+};
+
+struct AttentionArgs {
+  DType dtype = DType::bf16;
+  int64_t b = 1, h = 1, h_kv = 1, n = 1, nk = 1;
+  int d = 128;
+  bool causal = false;
+  float scale = 0.f;
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+  float* lse = nullptr;  // may be nullptr in the forward when no backward follows
+  BSHDStrides q_stride, k_stride, v_stride, o_stride;
+};
+
+size_t attention_forward_workspace_size(const AttentionArgs& args);
+Choice explain_attention_forward(const AttentionArgs& args);
+void attention_forward(const AttentionArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream);
+
+// The backward reads Q, K, V, O and LSE of the forward (fwd.o, fwd.lse are inputs) and dO (O's
+// layout), and writes dQ, dK, dV (the layouts of Q, K, V). deterministic: bit-identical results
+// across runs (dQ without atomics).
+struct AttentionBackwardArgs {
+  AttentionArgs fwd;
+  const void* dout = nullptr;
+  void* dq = nullptr;
+  void* dk = nullptr;
+  void* dv = nullptr;
+  BSHDStrides dout_stride, dq_stride, dk_stride, dv_stride;
+  bool deterministic = false;
+};
+
+size_t attention_backward_workspace_size(const AttentionBackwardArgs& args);
+Choice explain_attention_backward(const AttentionBackwardArgs& args);
+void attention_backward(const AttentionBackwardArgs& args, void* workspace, size_t workspace_bytes,
+                        cudaStream_t stream);
+
+// ---- row operations: LayerNorm, RMSNorm, softmax over the last dimension --------------------------
+// x, y: rows × cols, row pitch ldx / ldy (0: cols). dtype ∈ {f32, bf16, f16}. Statistics are fp32.
+// The forwards save what their backward needs when the pointers are given (nullptr: not saved):
+// LayerNorm mean and rstd, RMSNorm rstd (rows each).
+struct LayerNormArgs {
+  DType dtype = DType::bf16;
+  int64_t rows = 0, cols = 0;
+  const void* x = nullptr;
+  void* y = nullptr;
+  int64_t ldx = 0, ldy = 0;
+  const void* gamma = nullptr;  // cols, or nullptr (1)
+  const void* beta = nullptr;   // cols, or nullptr (0)
+  float eps = 1e-5f;
+  float* mean = nullptr;
+  float* rstd = nullptr;
+};
+struct RMSNormArgs {
+  DType dtype = DType::bf16;
+  int64_t rows = 0, cols = 0;
+  const void* x = nullptr;
+  void* y = nullptr;
+  int64_t ldx = 0, ldy = 0;
+  const void* gamma = nullptr;  // cols, or nullptr (1)
+  float eps = 1e-6f;
+  float* rstd = nullptr;
+};
+struct SoftmaxArgs {
+  DType dtype = DType::bf16;
+  int64_t rows = 0, cols = 0;
+  const void* x = nullptr;
+  void* y = nullptr;
+  int64_t ldx = 0, ldy = 0;
+};
+
+// Backward: dx from x (norms) or y (softmax), dy and the saved statistics; the parameter
+// gradients dγ (and dβ) are written (not accumulated) when their pointers are given, in a fixed
+// reduction order (bit-identical across runs). Pitches as the forward's (0: cols).
+struct LayerNormBackwardArgs {
+  DType dtype = DType::bf16;
+  int64_t rows = 0, cols = 0;
+  const void* x = nullptr;
+  const void* dy = nullptr;
+  void* dx = nullptr;
+  int64_t ldx = 0, lddy = 0, lddx = 0;
+  const void* gamma = nullptr;
+  const float* mean = nullptr;  // required
+  const float* rstd = nullptr;  // required
+  void* dgamma = nullptr;
+  void* dbeta = nullptr;
+};
+struct RMSNormBackwardArgs {
+  DType dtype = DType::bf16;
+  int64_t rows = 0, cols = 0;
+  const void* x = nullptr;
+  const void* dy = nullptr;
+  void* dx = nullptr;
+  int64_t ldx = 0, lddy = 0, lddx = 0;
+  const void* gamma = nullptr;
+  const float* rstd = nullptr;  // required
+  void* dgamma = nullptr;
+};
+struct SoftmaxBackwardArgs {
+  DType dtype = DType::bf16;
+  int64_t rows = 0, cols = 0;
+  const void* y = nullptr;
+  const void* dy = nullptr;
+  void* dx = nullptr;
+  int64_t ldy = 0, lddy = 0, lddx = 0;
+};
+
+size_t layernorm_forward_workspace_size(const LayerNormArgs& args);
+size_t rmsnorm_forward_workspace_size(const RMSNormArgs& args);
+size_t softmax_forward_workspace_size(const SoftmaxArgs& args);
+size_t layernorm_backward_workspace_size(const LayerNormBackwardArgs& args);
+size_t rmsnorm_backward_workspace_size(const RMSNormBackwardArgs& args);
+size_t softmax_backward_workspace_size(const SoftmaxBackwardArgs& args);
+
+Choice explain_layernorm_forward(const LayerNormArgs& args);
+Choice explain_rmsnorm_forward(const RMSNormArgs& args);
+Choice explain_softmax_forward(const SoftmaxArgs& args);
+Choice explain_layernorm_backward(const LayerNormBackwardArgs& args);
+Choice explain_rmsnorm_backward(const RMSNormBackwardArgs& args);
+Choice explain_softmax_backward(const SoftmaxBackwardArgs& args);
+
+void layernorm_forward(const LayerNormArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream);
+void rmsnorm_forward(const RMSNormArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream);
+void softmax_forward(const SoftmaxArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream);
+void layernorm_backward(const LayerNormBackwardArgs& args, void* workspace, size_t workspace_bytes,
+                        cudaStream_t stream);
+void rmsnorm_backward(const RMSNormBackwardArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream);
+void softmax_backward(const SoftmaxBackwardArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream);
+
+// ---- MX (OCP microscaling) quantization -----------------------------------------------------------
+// x: rows × cols bf16, row-major, packed. Codes keep x's layout (one byte per element); scales are
+// e8m0, row-major: rowwise (1×32 blocks along a row) rows × ⌈cols/32⌉, columnwise (32×1 blocks down
+// a column) ⌈rows/32⌉ × cols. Every output is bit for bit sol::formats::mx_quantize's.
+// elem ∈ {fp8_e4m3, fp8_e5m2}. Either orientation may be skipped (its pointers nullptr).
+enum class MxScaleRule { Ceil, Floor };  // the e8m0 scale rounding (Ceil: the training recipes')
+
+struct MxQuantizeArgs {
+  int64_t rows = 0, cols = 0;
+  DType elem = DType::fp8_e4m3;
+  MxScaleRule rule = MxScaleRule::Ceil;
+  const void* x = nullptr;
+  void* row_codes = nullptr;
+  void* row_scales = nullptr;
+  void* col_codes = nullptr;
+  void* col_scales = nullptr;
+};
+struct MxDequantizeArgs {
+  int64_t rows = 0, cols = 0;
+  DType elem = DType::fp8_e4m3;
+  bool columnwise = false;  // which orientation the scales are
+  const void* codes = nullptr;
+  const void* scales = nullptr;
+  void* out = nullptr;  // rows × cols bf16
+};
+
+Choice explain_mx_quantize(const MxQuantizeArgs& args);
+Choice explain_mx_dequantize(const MxDequantizeArgs& args);
+void mx_quantize(const MxQuantizeArgs& args, cudaStream_t stream);
+void mx_dequantize(const MxDequantizeArgs& args, cudaStream_t stream);
+
+// ---- copy ----------------------------------------------------------------------------------------
+// dst[0, bytes) = src[0, bytes), device to device, any alignment, non-overlapping.
+struct CopyArgs {
+  const void* src = nullptr;
+  void* dst = nullptr;
+  size_t bytes = 0;
+};
+
+Choice explain_copy(const CopyArgs& args);
+void copy(const CopyArgs& args, cudaStream_t stream);
+
+}  // namespace sol
