@@ -2,7 +2,7 @@
 
 #include "sol/core/error.hpp"
 #include "sol/core/size.hpp"
-#include "sol/registry.hpp"
+#include "sol/core/shape.hpp"
 
 namespace sol {
 
