@@ -30,7 +30,6 @@
 // the edge mask compares 32-bit rows and keys: the consumers' issue slots are the softmax's cost.
 // Expected bottleneck: the tensor cores and the softmax between the two GEMMs. At b=4,h=16,
 // n=4096,d=128: 275 GFLOP → 0.28 ms at the 989 TFLOP/s dense peak; FA3 reaches 60–75 % of it.
-// measured (H200, bench/results/h200/): v04_flash_wgmma b=4,h=16,n=4096,d=128: 1.04 ms, 528 TFLOP/s (attention), 53 % of the model's floor; v05_flash_wgmma_overlap b=4,h=16,n=4096,d=128: 1.18 ms, 465 TFLOP/s (attention), 47 % of the model's floor
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
