@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "sol/core/error.hpp"
-#include "sol/model/attention_ref.hpp"
+#include "sol/ref/attention.hpp"
 
 namespace {
 
-using sol::model::AttentionHead;
+using sol::ref::AttentionHead;
 using Vec = std::vector<double>;
 
 Vec random_vec(int64_t count, uint32_t seed) {
@@ -41,7 +41,7 @@ TEST(AttentionRef, HandComputedTwoKeys) {
   const AttentionHead a{1, 2, 1, false, 1.0};
   const Vec q{1}, k{0, 1}, v{0, 1};
   double o = -1, l = 0;
-  sol::model::attention_standard(a, q.data(), k.data(), v.data(), &o, &l);
+  sol::ref::attention_standard(a, q.data(), k.data(), v.data(), &o, &l);
   EXPECT_NEAR(o, std::exp(1.0) / (1 + std::exp(1.0)), 1e-15);
   EXPECT_NEAR(l, std::log(1 + std::exp(1.0)), 1e-15);
 }
@@ -49,13 +49,13 @@ TEST(AttentionRef, HandComputedTwoKeys) {
 TEST(AttentionRef, CausalBottomRightMask) {
   // n = 2 queries, nk = 3 keys: row 0 sees keys 0..1, row 1 sees keys 0..2.
   const AttentionHead a = head(2, 3, 1, true);
-  EXPECT_EQ(sol::model::attention_last_key(a, 0), 1);
-  EXPECT_EQ(sol::model::attention_last_key(a, 1), 2);
+  EXPECT_EQ(sol::ref::attention_last_key(a, 0), 1);
+  EXPECT_EQ(sol::ref::attention_last_key(a, 1), 2);
   // n = 3 queries, nk = 1 key: rows 0 and 1 see nothing → O = 0, L = −∞.
   const AttentionHead b = head(3, 1, 2, true);
   const Vec q = random_vec(6, 3), k = random_vec(2, 4), v{0.5, -0.25};
   Vec o(6, 7.0), l(3, 7.0);
-  sol::model::attention_standard(b, q.data(), k.data(), v.data(), o.data(), l.data());
+  sol::ref::attention_standard(b, q.data(), k.data(), v.data(), o.data(), l.data());
   for (int r = 0; r < 2; ++r) {
     EXPECT_EQ(o[size_t(2 * r)], 0.0);
     EXPECT_EQ(o[size_t(2 * r + 1)], 0.0);
@@ -74,7 +74,7 @@ TEST(AttentionRef, UniformValuesGiveThatValue) {
   for (int64_t j = 0; j < a.nk; ++j)
     for (int64_t c = 0; c < a.d; ++c) in.v[size_t(j * a.d + c)] = double(c) - 1.5;
   Vec o(static_cast<size_t>(a.n * a.d)), l(size_t(a.n));
-  sol::model::attention_standard(a, in.q.data(), in.k.data(), in.v.data(), o.data(), l.data());
+  sol::ref::attention_standard(a, in.q.data(), in.k.data(), in.v.data(), o.data(), l.data());
   for (int64_t i = 0; i < a.n; ++i)
     for (int64_t c = 0; c < a.d; ++c) EXPECT_NEAR(o[size_t(i * a.d + c)], double(c) - 1.5, 1e-12);
 }
@@ -92,15 +92,15 @@ TEST_P(TiledEqualsStandard, OutputsAndLogsumexp) {
   const AttentionHead a = head(t.n, t.nk, t.d, t.causal);
   const Inputs in = inputs(a, uint32_t(t.n * 131 + t.nk));
   Vec o1(static_cast<size_t>(a.n * a.d)), l1(size_t(a.n)), o2(o1.size(), 9.0), l2(l1.size(), 9.0), o3(size_t(a.d));
-  sol::model::attention_standard(a, in.q.data(), in.k.data(), in.v.data(), o1.data(), l1.data());
-  sol::model::attention_tiled(a, in.q.data(), in.k.data(), in.v.data(), o2.data(), l2.data(), t.bq, t.bk);
+  sol::ref::attention_standard(a, in.q.data(), in.k.data(), in.v.data(), o1.data(), l1.data());
+  sol::ref::attention_tiled(a, in.q.data(), in.k.data(), in.v.data(), o2.data(), l2.data(), t.bq, t.bk);
   for (int64_t i = 0; i < a.n; ++i) {
     if (std::isinf(l1[size_t(i)])) {
       EXPECT_EQ(l2[size_t(i)], l1[size_t(i)]) << "row " << i;
     } else {
       EXPECT_NEAR(l2[size_t(i)], l1[size_t(i)], 1e-12) << "row " << i;
     }
-    const double lr = sol::model::attention_row(a, i, in.q.data() + i * a.d, in.k.data(), in.v.data(), o3.data());
+    const double lr = sol::ref::attention_row(a, i, in.q.data() + i * a.d, in.k.data(), in.v.data(), o3.data());
     if (!std::isinf(l1[size_t(i)])) {
       EXPECT_NEAR(lr, l1[size_t(i)], 1e-12);
     }
@@ -121,7 +121,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TiledEqualsStandard,
 // Loss = Σ dO ∘ O; its gradient with respect to each input is what attention_backward returns.
 double loss(const AttentionHead& a, const Inputs& in, const Vec& dout) {
   Vec o(static_cast<size_t>(a.n * a.d)), l(size_t(a.n));
-  sol::model::attention_standard(a, in.q.data(), in.k.data(), in.v.data(), o.data(), l.data());
+  sol::ref::attention_standard(a, in.q.data(), in.k.data(), in.v.data(), o.data(), l.data());
   double s = 0;
   for (size_t i = 0; i < o.size(); ++i) s += o[i] * dout[i];
   return s;
@@ -135,8 +135,8 @@ TEST_P(BackwardFiniteDifferences, AllThreeGradients) {
   Inputs in = inputs(a, uint32_t(7 + t.n));
   const Vec dout = random_vec(a.n * a.d, 99);
   Vec o(static_cast<size_t>(a.n * a.d)), l(size_t(a.n)), dq(o.size()), dk(size_t(a.nk * a.d)), dv(dk.size());
-  sol::model::attention_standard(a, in.q.data(), in.k.data(), in.v.data(), o.data(), l.data());
-  sol::model::attention_backward(a, in.q.data(), in.k.data(), in.v.data(), o.data(), l.data(), dout.data(), dq.data(),
+  sol::ref::attention_standard(a, in.q.data(), in.k.data(), in.v.data(), o.data(), l.data());
+  sol::ref::attention_backward(a, in.q.data(), in.k.data(), in.v.data(), o.data(), l.data(), dout.data(), dq.data(),
                                  dk.data(), dv.data());
   const double h = 1e-5;
   auto check = [&](Vec& x, const Vec& grad, const char* name) {
@@ -167,9 +167,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, BackwardFiniteDifferences,
 TEST(AttentionRef, BadSizesThrow) {
   const Vec x(4, 1.0);
   Vec o(4), l(4);
-  EXPECT_THROW(sol::model::attention_standard(head(0, 1, 1, false), x.data(), x.data(), x.data(), o.data(), l.data()),
+  EXPECT_THROW(sol::ref::attention_standard(head(0, 1, 1, false), x.data(), x.data(), x.data(), o.data(), l.data()),
                sol::Error);
-  EXPECT_THROW(sol::model::attention_tiled(head(1, 1, 1, false), x.data(), x.data(), x.data(), o.data(), l.data(), 0, 1),
+  EXPECT_THROW(sol::ref::attention_tiled(head(1, 1, 1, false), x.data(), x.data(), x.data(), o.data(), l.data(), 0, 1),
                sol::Error);
 }
 

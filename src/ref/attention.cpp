@@ -1,6 +1,6 @@
-// Host attention references in double (include/sol/model/attention_ref.hpp). Straight loops:
+// Host attention references in double (include/sol/ref/attention.hpp). Straight loops:
 // they are the definition the GPU kernels are checked against, so clarity beats speed.
-#include "sol/model/attention_ref.hpp"
+#include "sol/ref/attention.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 
 #include "sol/core/error.hpp"
 
-namespace sol::model {
+namespace sol::ref {
 namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
@@ -160,4 +160,4 @@ void attention_backward(const AttentionHead& a, const double* q, const double* k
     attention_backward_key(a, j, q, k + j * a.d, v + j * a.d, o, lse, dout, dk + j * a.d, dv + j * a.d);
 }
 
-}  // namespace sol::model
+}  // namespace sol::ref

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace sol::model {
+namespace sol::ref {
 
 struct AttentionHead {
   int64_t n = 0;    // query rows
@@ -55,4 +55,4 @@ void attention_backward_key(const AttentionHead& a, int64_t j, const double* q, 
                             const double* v_row, const double* o, const double* lse, const double* dout, double* dk_row,
                             double* dv_row);
 
-}  // namespace sol::model
+}  // namespace sol::ref
