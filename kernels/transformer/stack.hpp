@@ -8,7 +8,8 @@
 // its forward just before its backward. Every kernel is deterministic, so every schedule must
 // produce the same gradient bits; the step's device memory is counted by a stream-ordered pool
 // with per-tensor bookkeeping (what the planner calls saved activations, and everything else).
-// Host-visible interface only (no CUDA types): the CLI and the GPU tests include it.
+// Host-visible interface only (no CUDA types): the harness (bench/checkpoint.cpp) and the GPU tests
+// include it.
 #include <cstdint>
 #include <memory>
 #include <string>

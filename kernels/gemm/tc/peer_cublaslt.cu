@@ -12,8 +12,8 @@
 
 #include <algorithm>
 
-#include "bench/cublas_check.cuh"
 #include "kernels/common/buffer.cuh"
+#include "kernels/common/cublas_check.cuh"
 #include "kernels/gemm/tc/peer_cublaslt.cuh"
 
 namespace sol::kernels::gemm_tc {

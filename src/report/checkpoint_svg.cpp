@@ -6,12 +6,15 @@
 #include <cstdio>
 #include <string>
 
-#include "../report/svg.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
 #include "sol/model/checkpoint.hpp"
+#include "sol/report/checkpoint.hpp"
+#include "svg.hpp"
 
-namespace sol::model {
+namespace sol::report {
+using namespace sol::model;  // the models drawn or set against measurement
+
 namespace {
 
 constexpr const char* kInputColor = "#1f3f66";     // a stored layer input (a checkpoint)
@@ -131,4 +134,4 @@ std::string plans_svg(const LayerModel& layer, int64_t layers, const std::vector
   return o;
 }
 
-}  // namespace sol::model
+}  // namespace sol::report
