@@ -1,4 +1,4 @@
-// The checkpointing planner's GPU proof (lecture §8.2, issue 11): forward and backward of a pre-LN
+// The checkpointing planner's GPU proof (lecture §8.2): forward and backward of a pre-LN
 // transformer stack on sol's own kernels, under any schedule of kept / recomputed segments.
 //   forward of a layer (x → y), saved tensors marked *:
 //     LN1: a1*, mean1*, rstd1* = LN(x*)            (kernels/norms, one-read kernel)

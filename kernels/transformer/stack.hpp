@@ -1,5 +1,5 @@
 #pragma once
-// The checkpointing planner's GPU proof (lecture §8.2; issue 11): a stack of pre-LN transformer
+// The checkpointing planner's GPU proof (lecture §8.2): a stack of pre-LN transformer
 // layers — exactly include/sol/model/checkpoint.hpp's layer_model(): LN1 → QKV matmul → flash
 // attention → out proj → residual → LN2 → MLP up → GeLU → MLP down → residual, no biases —
 // run forward and backward on sol's own kernels (LayerNorm, FlashAttention-2 with det=1, the

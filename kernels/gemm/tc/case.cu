@@ -258,7 +258,7 @@ std::string unsupported(Version v, const Shape& s) {
       if ((d.m + 127) / 128 > 65535) return "m over 65535 × 128: the grid's y dimension counts 128-row tiles";
       return {};
     default:
-      if (!launcher(v.rung)) return "this rung is not built on this branch";
+      if (!launcher(v.rung)) return "this rung has no launcher in this build";
       return {};
   }
 }
