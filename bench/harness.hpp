@@ -5,7 +5,7 @@
 // host code (statistics, clocks through NVML, the peers' subprocess, diagnosis, text), testable
 // without a GPU.
 //
-// Method (DESIGN.md, METHOD.md): verify before timing (fresh random inputs, poisoned output,
+// Method (docs/architecture.md): verify before timing (fresh random inputs, poisoned output,
 // CPU reference, the variant's tolerance); device events around each sample; warm-up; rounds of
 // samples until the median settles; inputs rotated across Case::sets() so they exceed L2;
 // optional cold-L2 flush before each sample, or a CUDA graph that removes launch gaps; clocks and

@@ -15,7 +15,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bench/cublas_check.cuh"
+#include "kernels/common/cublas_check.cuh"
 #include "bench/gpu.cuh"
 #include "kernels/common/random.cuh"
 #include "sol/core/format.hpp"

@@ -13,6 +13,7 @@
 #include "sol/core/format.hpp"
 #include "sol/core/suggest.hpp"
 #include "sol/model/access.hpp"
+#include "sol/report/access.hpp"
 #include "sol/results.hpp"
 
 namespace sol::cli {
@@ -109,7 +110,7 @@ int run_divergence(const Args& a) {
 
 int run_against(const Args& a) {
   const results::File f = results::read(a.against);
-  const auto rows = model::predict_against(f);
+  const auto rows = report::predict_against(f);
   if (a.json.on()) {
     ojson j = {{"rows", ojson::array()}};
     for (const auto& r : rows)
@@ -119,7 +120,7 @@ int run_against(const Args& a) {
     emit_json(a.json, j);
     return 0;
   }
-  const std::string md = model::against_markdown(rows);
+  const std::string md = report::against_markdown(rows);
   std::printf("%s", a.markdown ? md.c_str() : markdown_text(md).c_str());
   return 0;
 }

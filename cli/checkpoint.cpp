@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -25,9 +24,9 @@
 #include "sol/hw/spec.hpp"
 #include "sol/model/checkpoint.hpp"
 #include "sol/model/checkpoint_measure.hpp"
+#include "sol/report/checkpoint.hpp"
 #ifdef SOL_WITH_CUDA
-#include "bench/harness.hpp"
-#include "kernels/transformer/stack.hpp"
+#include "bench/checkpoint.hpp"
 #endif
 
 namespace sol::cli {
@@ -59,13 +58,6 @@ void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   if (!out || !(out << text) || !out.flush()) bad_input("cannot write " + path, "give a path in a writable directory");
 }
-
-// bf16 bits that are NaN or ±∞ (exponent all ones): a gradient left unwritten is the NaN poison.
-int64_t non_finite_bf16(const std::vector<uint16_t>& bits) {
-  int64_t n = 0;
-  for (uint16_t b : bits) n += (b & 0x7F80u) == 0x7F80u;
-  return n;
-}
 #endif
 
 // The GPU proof: the planner's schedules run for real, predictions beside measurements.
@@ -76,9 +68,6 @@ int measure(const Args& a, const model::StackShape& shape, const model::LayerMod
 #else
   if (!shape.flash) bad_input("--measure runs FlashAttention only", "drop --attention standard");
   if (a.warmup < 0 || a.reps < 1) bad_input("--warmup must be ≥ 0 and --reps ≥ 1");
-  std::string why;
-  if (!transformer::device_available(&why)) failure(why + ": --measure needs a CUDA GPU", "run it on a GPU machine");
-  bench::select_device(a.device);
   const model::Plan none = model::no_checkpoints(layer, a.layers), root = model::sqrt_l(layer, a.layers);
   const double budget = a.budget.empty() ? 0.5 * (none.peak_bytes + root.peak_bytes) : parse_bytes("--budget", a.budget);
   const std::vector<model::Plan> plans = {none, model::every_kth(layer, a.layers, 1), root,
@@ -91,30 +80,7 @@ int measure(const Args& a, const model::StackShape& shape, const model::LayerMod
   m.warmup = a.warmup;
   m.reps = a.reps;
   m.layer = layer;
-  transformer::Stack stack(shape, 2026);
-  m.device = transformer::device_name();
-  std::vector<uint16_t> reference;
-  for (const model::Plan& p : plans) {
-    std::fprintf(stderr, "sol: measuring %s\n", p.strategy.c_str());
-    model::MeasuredSchedule r;
-    r.plan = p;
-    const transformer::StepMemory mem = stack.step(p.segments, /*sample_device=*/true);
-    const std::vector<uint16_t> grads = stack.gradients();
-    if (const int64_t bad = non_finite_bf16(grads); bad > 0)
-      failure(p.strategy + ": " + std::to_string(bad) + " gradient elements are NaN or infinite");
-    if (reference.empty()) reference = grads;
-    r.gradients_identical =
-        grads.size() == reference.size() && std::memcmp(grads.data(), reference.data(), grads.size() * 2) == 0;
-    r.saved_peak_bytes = mem.saved_peak;
-    r.total_peak_bytes = mem.total_peak;
-    r.pool_used_high_bytes = mem.pool_used_high;
-    r.device_delta_bytes = mem.device_delta;
-    std::vector<double> enqueue_ms;
-    for (double ms : stack.time_steps(p.segments, a.warmup, a.reps, &enqueue_ms)) r.step_s.push_back(ms * 1e-3);
-    r.median_s = model::median(r.step_s);
-    r.enqueue_median_s = model::median(enqueue_ms) * 1e-3;
-    m.schedules.push_back(std::move(r));
-  }
+  bench::measure_checkpoint_plans(m, plans, a.device);
   bool identical = true;
   for (const auto& r : m.schedules) identical = identical && r.gradients_identical;
   const std::string json = model::measurement_json(m);
@@ -214,7 +180,7 @@ int run(const Args& a) {
   if (!a.svg.empty()) {
     std::ofstream out(a.svg);
     if (!out) bad_input("cannot write --svg " + a.svg, "give a path in a writable directory");
-    out << model::plans_svg(layer, a.layers, plans, budget,
+    out << report::plans_svg(layer, a.layers, plans, budget,
                             std::to_string(a.layers) + " layers, B=" + std::to_string(a.batch) + " N=" +
                                 std::to_string(a.seq) + " d=" + std::to_string(a.d_model) + ", " + a.attention +
                                 " attention on " + spec.name + ": what each schedule keeps");

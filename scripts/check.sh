@@ -6,6 +6,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SOL_BUILD_DIR:-$root/build}
+# Generated sources equal their generator's output (fast; before the build).
+python3 "$root/scripts/gen-wgmma.py" --check
 # The tests are required here, even in a directory configured without them.
 SOL_BUILD_DIR=$build SOL_CMAKE_ARGS="${SOL_CMAKE_ARGS:-} -DSOL_BUILD_TESTS=ON" "$root/scripts/build.sh"
 cd "$build"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The tiled-traffic model against ncu for the fp32 GEMM ladder (issue 6).
+"""The tiled-traffic model against ncu for the fp32 GEMM ladder.
 
 Reads the ncu metric dumps bench/results/<gpu>/ncu/gemm_fp32-traffic-<variant>.txt (written on the GPU
 machine by `ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,

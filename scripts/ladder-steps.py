@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""A ladder's measured steps, from the results files each step's GPU run wrote (issue 8: "docs/ tells
-the ladder with each step's measured gain"). Reads bench/results/<gpu>/steps/<family>/steps.json —
+"""A ladder's measured steps, from the results files each step's GPU run wrote: docs/ tells
+the ladder with each step's measured gain. Reads bench/results/<gpu>/steps/<family>/steps.json —
 the doc page and block, the peer, a few shapes, and the steps in order (results file relative to
 bench/results/<gpu>/, variant, label) — and renders, per step and shape, the variant's median and its
 ratio to the peer measured in the same run into <!-- sol:BEGIN block --> … <!-- sol:END block -->.

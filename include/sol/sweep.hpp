@@ -1,5 +1,5 @@
 #pragma once
-// The GEMM size sweep (issue 6, §0 and §10): which shapes `sol bench gemm --sweep` runs, which
+// The GEMM size sweep (lecture §0 and §10): which shapes `sol bench gemm --sweep` runs, which
 // variants of each GEMM family it runs there, and what the shape model predicts for sol's own
 // kernel at each shape. Host-only, so that the shape list, the variant choice and the predictions
 // are tested without a GPU and the report renders a committed sweep on any machine.

@@ -13,7 +13,6 @@
 // Expected bottleneck: tensor cores (five GEMMs, 2.5× the forward's FLOPs) plus the dQ atomics
 // (b·h·n·d·nk/64 fp32 adds: 2.1 G at the headline shape, through L2), whose order varies
 // between runs.
-// measured (H200, bench/results/h200/): v01_flash_bwd b=4,h=16,n=4096,d=128: 10.56 ms, 130 TFLOP/s (attention_bwd), 13 % of the model's floor
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

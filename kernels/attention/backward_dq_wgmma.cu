@@ -46,13 +46,12 @@
 #include "kernels/attention/forward.cuh"
 #include "kernels/attention/hopper_attention.cuh"
 #include "kernels/attention/mma.cuh"
-#include "kernels/gemm/tc/hopper.cuh"
 
 namespace sol::kernels::attention {
 namespace {
 
-namespace hw = gemm_tc::hopper;
-using namespace hopper_attn;  // TMA, bounded waits, tile layout, descriptors, tensor maps
+namespace hw = ::sol::kernels::hopper;  // mbarrier, TMA, wgmma
+using namespace hopper_attn;  // tile layout, descriptors, tensor maps
 
 constexpr int kRowsPerCta = 128;  // query rows per CTA: two consumer warpgroups of 64
 constexpr int kCtaThreads = 256;

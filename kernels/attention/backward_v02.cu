@@ -25,7 +25,6 @@
 // copies and the P/dS stores: ≈ 3200 cycles at 128 B/cycle against 1280 MMA issue cycles, a
 // ceiling near 370 TFLOP/s at 1.75 GHz) and the three barriers per tile; the dQ atomics
 // (b·h·n·d·nk/64 fp32 adds, 4 per instruction) through L2.
-// measured (H200, bench/results/h200/): v02_flash_bwd_8warp b=4,h=16,n=4096,d=128: 8.82 ms, 156 TFLOP/s (attention_bwd), 16 % of the model's floor
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

@@ -51,7 +51,6 @@
 // and their dK, dV not stored.
 // Floor at b=4,h=16,n=4096,d=128: 1.37 TFLOP (2.5 × 4·b·h·n²·d) → 1.39 ms at the 989 TFLOP/s
 // dense peak; v02 took 8.8 ms, the flash backend (FA2) 4.8 ms, cuDNN 2.9 ms.
-// measured (H200, bench/results/h200/): v03_flash_bwd_wgmma b=4,h=16,n=4096,d=128: 4.86 ms, 283 TFLOP/s (attention_bwd), 29 % of the model's floor; v04_flash_bwd_2wg b=4,h=16,n=4096,d=128: 2.98 ms, 461 TFLOP/s (attention_bwd), 47 % of the model's floor
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -66,13 +65,12 @@
 #include "kernels/attention/forward.cuh"
 #include "kernels/attention/hopper_attention.cuh"
 #include "kernels/attention/mma.cuh"
-#include "kernels/gemm/tc/hopper.cuh"
 
 namespace sol::kernels::attention {
 namespace {
 
-namespace hw = gemm_tc::hopper;
-using namespace hopper_attn;  // TMA, bounded waits, tile layout, descriptors, tensor maps
+namespace hw = ::sol::kernels::hopper;  // mbarrier, TMA, wgmma
+using namespace hopper_attn;  // tile layout, descriptors, tensor maps
 
 constexpr int kWgKeys = 64;  // keys per consumer warpgroup: the m of Sᵀ, dPᵀ, dK, dV
 

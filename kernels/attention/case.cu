@@ -1,6 +1,6 @@
 // Registry wrapper for the attention forward: one Case per element type (bf16, fp16). Inputs
 // are hashed values (kernels/common/random.cuh), so the host rebuilds any Q/K/V row in double
-// without copying it back. The reference (sol::model::attention_row, double) runs on sampled
+// without copying it back. The reference (sol::ref::attention_row, double) runs on sampled
 // rows of sampled heads — all of them at small shapes — while O and L are scanned whole for
 // unwritten (poisoned) and non-finite entries.
 #include <cuda_bf16.h>
@@ -18,7 +18,7 @@
 #include "kernels/common/compare.cuh"
 #include "kernels/common/elem.cuh"
 #include "kernels/common/variant.cuh"
-#include "sol/model/attention_ref.hpp"
+#include "sol/ref/attention.hpp"
 
 namespace sol::kernels::attention {
 namespace {
@@ -233,7 +233,7 @@ class AttentionCase final : public Case {
       kh[hix] = decode_head<T>(hash64(seed0_, 'K'), bi, hk, x_.nk, x_.hkv, x_.d);
       vh[hix] = decode_head<T>(hash64(seed0_, 'V'), bi, hk, x_.nk, x_.hkv, x_.d);
     }
-    const model::AttentionHead head{x_.n, x_.nk, x_.d, x_.causal, 1.0 / std::sqrt(double(x_.d))};
+    const ref::AttentionHead head{x_.n, x_.nk, x_.d, x_.causal, 1.0 / std::sqrt(double(x_.d))};
     std::vector<double> refO(rows.size() * size_t(x_.d)), refL(rows.size());
     parallel_chunks(
         int64_t(rows.size()),
@@ -245,7 +245,7 @@ class AttentionCase final : public Case {
             const int64_t bi = row.bh / x_.h, hi = row.bh % x_.h;
             for (int64_t c = 0; c < x_.d; ++c)
               q[size_t(c)] = Half<T>::value(hash64(seed0_, 'Q'), ((bi * x_.n + row.i) * x_.h + hi) * x_.d + c);
-            refL[size_t(r)] = model::attention_row(head, row.i, q.data(), kh[hix].data(), vh[hix].data(),
+            refL[size_t(r)] = ref::attention_row(head, row.i, q.data(), kh[hix].data(), vh[hix].data(),
                                                    refO.data() + r * x_.d);
           }
         },
@@ -346,7 +346,7 @@ class AttentionBwdCase final : public Case {
     const std::vector<uint16_t> gotDV = dv_[0].template to_host<uint16_t>(0, dv_[0].count());
     std::vector<double> lse(lbits.size());
     for (size_t i = 0; i < lbits.size(); ++i) lse[i] = decode_f32(lbits[i]);
-    const model::AttentionHead head{x_.n, x_.nk, x_.d, x_.causal, 1.0 / std::sqrt(double(x_.d))};
+    const ref::AttentionHead head{x_.n, x_.nk, x_.d, x_.causal, 1.0 / std::sqrt(double(x_.d))};
     const int64_t d = x_.d, group = x_.h / x_.hkv;
     const uint64_t sq = hash64(seed0_, 'Q'), sk = hash64(seed0_, 'K'), sv = hash64(seed0_, 'V'), sg = hash64(seed0_, 'G');
 
@@ -378,7 +378,7 @@ class AttentionBwdCase final : public Case {
               g[size_t(c)] = Half<T>::value(sg, at);
               o[size_t(c)] = Half<T>::decode(gotO[size_t(at)]);
             }
-            model::attention_backward_query(head, row.r, q.data(), kh.data(), vh.data(), o.data(),
+            ref::attention_backward_query(head, row.r, q.data(), kh.data(), vh.data(), o.data(),
                                             lse[size_t(row.head * x_.n + row.r)], g.data(), refDQ.data() + r * d);
           }
         },
@@ -412,7 +412,7 @@ class AttentionBwdCase final : public Case {
               for (int64_t r = begin; r < end; ++r) {
                 const Row& row = krows[size_t(r)];
                 if (row.head != bk) continue;
-                model::attention_backward_key(head, row.r, qh.data(), kh.data() + row.r * d, vh.data() + row.r * d,
+                ref::attention_backward_key(head, row.r, qh.data(), kh.data() + row.r * d, vh.data() + row.r * d,
                                               oh.data(), lh, gh.data(), refDK.data() + r * d, refDV.data() + r * d);
               }
             },

@@ -16,7 +16,6 @@
 // At b=4,h=16,n=4096,d=128: 4·b·h·n²·d = 275 GFLOP against 989 TFLOP/s dense bf16 → 0.28 ms
 // floor; HBM traffic ~0.07 GB (K/V re-read per Q tile mostly from L2) → far from memory.
 // mma.sync tops out near 60–70 % of the wgmma peak on H100-class parts (FA2 reaches ~350 TFLOP/s).
-// measured (H200, bench/results/h200/): v02_flash_mma b=4,h=16,n=4096,d=128: 2.39 ms, 230 TFLOP/s (attention), 23 % of the model's floor; v03_flash_mma_128 b=4,h=16,n=4096,d=128: 1.90 ms, 289 TFLOP/s (attention), 29 % of the model's floor
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

@@ -30,7 +30,6 @@
 // the edge mask compares 32-bit rows and keys: the consumers' issue slots are the softmax's cost.
 // Expected bottleneck: the tensor cores and the softmax between the two GEMMs. At b=4,h=16,
 // n=4096,d=128: 275 GFLOP → 0.28 ms at the 989 TFLOP/s dense peak; FA3 reaches 60–75 % of it.
-// measured (H200, bench/results/h200/): v04_flash_wgmma b=4,h=16,n=4096,d=128: 1.04 ms, 528 TFLOP/s (attention), 53 % of the model's floor; v05_flash_wgmma_overlap b=4,h=16,n=4096,d=128: 1.18 ms, 465 TFLOP/s (attention), 47 % of the model's floor
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -44,13 +43,12 @@
 #include "kernels/attention/forward.cuh"
 #include "kernels/attention/hopper_attention.cuh"
 #include "kernels/attention/mma.cuh"
-#include "kernels/gemm/tc/hopper.cuh"
 
 namespace sol::kernels::attention {
 namespace {
 
-namespace hw = gemm_tc::hopper;
-using namespace hopper_attn;  // TMA, bounded waits, tile layout, descriptors, tensor maps
+namespace hw = ::sol::kernels::hopper;  // mbarrier, TMA, wgmma
+using namespace hopper_attn;  // tile layout, descriptors, tensor maps
 
 constexpr int kBlockM = 128;    // query rows per CTA: two consumer warpgroups of 64
 constexpr int kBlockN = 128;    // keys per streamed tile (the n of Q·Kᵀ's wgmma)
@@ -82,7 +80,7 @@ __host__ __device__ constexpr uint64_t mn_major_desc_fields(uint32_t smem_byte_a
 }
 static_assert((kVLbo >> 4) < (1 << 14), "leading byte offset fits its 14-bit field");
 // The encoding spelled out for one address: start 0x400 >> 4, LBO 16384 >> 4, SBO 1024 >> 4, 128B
-// swizzle (2-bit mode 1 at bit 62) — the SBO and mode bits of hopper.cuh's K-major smem_desc,
+// swizzle (2-bit mode 1 at bit 62) — the SBO and mode bits of the K-major hopper::smem_desc,
 // which the GEMM rungs run with.
 static_assert(mn_major_desc_fields(0x400) ==
                   (uint64_t(0x40) | (uint64_t(1024) << 16) | (uint64_t(64) << 32) | (uint64_t(1) << 62)),

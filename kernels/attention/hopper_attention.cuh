@@ -1,10 +1,10 @@
 #pragma once
 // What the Hopper attention kernels share (the forward v04/v05 in flash_wgmma.cu, the backward
-// v03 in backward_wgmma.cu), beside gemm_tc::hopper's mbarrier and wgmma wrappers: the 3-D TMA
-// load of a BSHD tensor's box, a bounded mbarrier wait (traps after 10 s instead of hanging),
-// the tile byte layout TMA writes (kD/64 column blocks of [rows × 128 B], 128B-swizzled) with
-// the PTX ISA's canonical K-major / MN-major layouts to check descriptors against at compile
-// time, the MN-major descriptor, the register pin for wgmma operands, and the tensor maps.
+// v03 in backward_wgmma.cu) beside the instructions of kernels/common/hopper (mbarrier, TMA,
+// wgmma): a tile of 3-D TMA boxes, the tile byte layout TMA writes (kD/64 column blocks of
+// [rows × 128 B], 128B-swizzled) with the PTX ISA's canonical K-major / MN-major layouts to check
+// descriptors against at compile time, the MN-major descriptor, the register pin for wgmma
+// operands, and the tensor maps.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -14,60 +14,24 @@
 #include <string>
 #include <type_traits>
 
-#include "kernels/attention/wgmma_rs.cuh"
+#include "kernels/common/hopper/mbarrier.cuh"
+#include "kernels/common/hopper/tma.cuh"
+#include "kernels/common/hopper/wgmma.cuh"
 #include "kernels/common/ptx.cuh"
-#include "kernels/gemm/tc/hopper.cuh"
 #include "sol/core/error.hpp"
 
 namespace sol::kernels::attention::hopper_attn {
 // Internal linkage, as when these lived in flash_wgmma.cu alone (each .cu gets its own map cache).
 namespace {
 
-namespace hw = gemm_tc::hopper;
+namespace hw = ::sol::kernels::hopper;
+using hw::mbar_wait_bounded;  // the kernels' waits: a hang becomes a trap
+using hw::tma_load_3d;
+using hw::tma_reduce_add_3d;
 
 constexpr int kSwizzleRow = 128;  // bytes: one 128B-swizzle row = 64 elements of 16 bits
 constexpr int kBoxCols = kSwizzleRow / 2;
 constexpr int kSbo = 1024;        // 8 rows × 128 B: one swizzle atom (K-major and MN-major)
-
-// One box of a 3-D tensor map ({column, row, batch}) into shared memory, counted on `bar`.
-__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar, int col, int row,
-                                            int batch) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(
-          smem_addr(dst)),
-      "l"(map), "r"(smem_addr(bar)), "r"(col), "r"(row), "r"(batch)
-      : "memory");
-}
-// The reverse: a box of shared memory added (fp32 +=) into a 3-D tensor map's box in global
-// memory, in the bulk async-group (commit, then wait_group.read before the buffer is rewritten).
-__device__ __forceinline__ void tma_reduce_add_3d(const CUtensorMap* map, const void* src, int col, int row, int batch) {
-  asm volatile("cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(map),
-               "r"(smem_addr(src)), "r"(col), "r"(row), "r"(batch)
-               : "memory");
-}
-// hopper.cuh's mbar_wait with a bound: a barrier that never completes (a wrong byte count, a
-// phase off by one) traps after 10 s instead of hanging the GPU. The clock is read only once a
-// poll has failed, so a wait that succeeds at once costs one try_wait as before.
-__device__ __forceinline__ bool mbar_try_wait(uint64_t* bar, uint32_t parity) {
-  uint32_t done;
-  asm volatile(
-      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(smem_addr(bar)), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-__device__ __forceinline__ uint64_t global_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-__device__ __forceinline__ void mbar_wait_bounded(uint64_t* bar, uint32_t parity) {
-  if (mbar_try_wait(bar, parity)) return;
-  const uint64_t start = global_ns();
-  while (!mbar_try_wait(bar, parity))
-    if (global_ns() - start > 10'000'000'000ull) __trap();
-}
 
 // A tile of kColBlocks boxes (64 columns each, from column col0; rows row… of batch `batch`) into
 // dst as [kColBlocks][rows][128 B], the layout tile_byte describes, counted on `bar`.
@@ -75,13 +39,13 @@ template <int kColBlocks>
 __device__ __forceinline__ void tma_load_tile(uint8_t* dst, const CUtensorMap* map, uint64_t* bar, int rows, int col0,
                                               int row, int batch) {
 #pragma unroll
-  for (int cb = 0; cb < kColBlocks; ++cb) tma_load_3d(dst + cb * rows * kSwizzleRow, map, bar, col0 + cb * kBoxCols, row, batch);
+  for (int cb = 0; cb < kColBlocks; ++cb) hw::tma_load_3d(dst + cb * rows * kSwizzleRow, map, bar, col0 + cb * kBoxCols, row, batch);
 }
 
 // Descriptor of an MN-major operand in the 128B swizzle: 8 k-rows of 128 bytes form one
 // 1024-byte swizzle atom, the stride byte offset (8-row groups along k) is kSbo; the leading byte
 // offset `lbo` is the distance between 64-element blocks along m or n, i.e. one column block of
-// the tile (rows × 128 B). The mode bits are those of hopper.cuh's K-major smem_desc.
+// the tile (rows × 128 B). The mode bits are those of hopper::smem_desc (K-major).
 __host__ __device__ constexpr uint64_t mn_major_desc(uint32_t smem_byte_addr, int lbo) {
   return ((uint64_t(smem_byte_addr) & 0x3FFFF) >> 4) | (uint64_t(lbo >> 4) << 16) | (uint64_t(kSbo >> 4) << 32) |
          (uint64_t(1) << 62);
@@ -126,9 +90,9 @@ __device__ __forceinline__ void ss(float (&d)[kN], uint64_t desc_a, uint64_t des
 template <class T, int kN>
 __device__ __forceinline__ void rs(float (&d)[kN], const uint32_t (&a)[4], uint64_t desc_b) {
   if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    wgmma::rs_bf16(d, a, desc_b);
+    hw::rs_bf16</*kTransB=*/1>(d, a, desc_b);
   else
-    wgmma::rs_fp16(d, a, desc_b);
+    hw::rs_fp16</*kTransB=*/1>(d, a, desc_b);
 }
 
 // Where TMA put element (row, col) of a tile (before the swizzle, which TMA and wgmma both apply

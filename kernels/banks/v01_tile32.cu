@@ -4,7 +4,6 @@
 // Expected bottleneck: shared memory, not HBM: each SM then reads 4 B per clock from the
 // tile instead of 128 B; on H200 (132 SMs, ~1.98 GHz) ≈ 1 TB/s of tile reads for 4 B/element,
 // against 8 B/element of HBM traffic at ~4 TB/s — expect ≈ 2× slower than v02/v03.
-// measured (H200, bench/results/h200/): v01_tile32 rows=16384,cols=16384: 1.20 ms, 1.79 TB/s, 42 % of the model's floor
 #include "kernels/banks/transpose_tile.cuh"
 
 namespace sol::kernels::banks {

@@ -6,7 +6,6 @@
 // row's sector for the next 7 values of k. HBM bytes at best = the whole of A once (4 B/element).
 // With one thread per row there are only `rows` threads (16384: ~4 warps per SM), so latency
 // also shows. Compare with v02 at the same shape.
-// measured (H200, bench/results/h200/): v01_row_per_thread rows=16384,cols=16384: 1.12 ms, 0.96 TB/s, 22 % of the model's floor
 #include "kernels/coalescing/coalescing.cuh"
 
 namespace sol::kernels::coalescing {

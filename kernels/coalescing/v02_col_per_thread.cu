@@ -6,7 +6,6 @@
 // Expected bottleneck: HBM at 4 B/element read, but only `cols` threads each with kSumUnroll
 // loads in flight (16384 columns: 16384 × 16 × 4 B = 1 MiB, near the ≈ 1.4 MB Little's law asks
 // for on H200) — expect well above v01, below the copy ceiling.
-// measured (H200, bench/results/h200/): v02_col_per_thread rows=16384,cols=16384: 949 µs, 1.13 TB/s, 27 % of the model's floor
 #include "kernels/coalescing/coalescing.cuh"
 
 namespace sol::kernels::coalescing {

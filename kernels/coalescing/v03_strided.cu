@@ -5,7 +5,6 @@
 // stride 8 and then stay flat (the registry's cost counts those sectors).
 // Each thread keeps 4 loads in flight (fixed elements per thread, like copy v03), so that the
 // stride, not latency, sets the time. Writes are contiguous at every stride.
-// measured (H200, bench/results/h200/): v03_strided n=134217728,stride=1: 255 µs, 4.21 TB/s, 99 % of the model's floor
 #include "kernels/coalescing/coalescing.cuh"
 
 namespace sol::kernels::coalescing {

@@ -4,7 +4,6 @@
 // 32 × 4 B = 128 B = 4 fully used sectors), but each thread has only 4 B in flight: at most
 // 2048 threads × 4 B = 8 KiB of loads per SM, while Little's law asks for ≈ 2.4 TB/s of reads ×
 // ~600 ns ≈ 1.4 MB ≈ 11 KiB per SM on H200. Expect ~70–85 % of the copy ceiling, short of v03.
-// measured (H200, bench/results/h200/): v01_scalar n=268435456: 786 µs, 2.73 TB/s, 64 % of the model's floor
 #include "kernels/copy/copy.cuh"
 
 namespace sol::kernels::copy {

@@ -4,7 +4,6 @@
 // a warp request is 512 B = 16 sectors. Elements before the first 16-byte boundary and after
 // the last whole float4 are copied one by one (kernels/common/vec16_map.cuh).
 // Expected bottleneck: HBM, 8 B/element; expect close to the copy ceiling.
-// measured (H200, bench/results/h200/): v02_vec16 n=268435456: 501 µs, 4.28 TB/s, 101 % of the model's floor
 #include "kernels/common/vec16_map.cuh"
 #include "kernels/copy/copy.cuh"
 

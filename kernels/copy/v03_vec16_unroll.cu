@@ -5,7 +5,6 @@
 // and 4× fewer blocks to schedule. This is the bandwidth ceiling itself: target ≥ 95 % of
 // cudaMemcpy device-to-device in the same run.
 // Expected bottleneck: HBM, 8 B/element (4 read + 4 written).
-// measured (H200, bench/results/h200/): v03_vec16_unroll n=268435456: 525 µs, 4.09 TB/s, 96 % of the model's floor
 #include "kernels/common/vec16_map.cuh"
 #include "kernels/copy/copy.cuh"
 

@@ -7,7 +7,6 @@
 // does for a k-way branch. (A switch with k literal cases would let the compiler merge the
 // identical bodies into one — the divergence would vanish from the machine code.)
 // Expected bottleneck: the FP32 pipe; memory is 8 B per thread, negligible.
-// measured (H200, bench/results/h200/): v01_warp_split ways=1: 168 µs, 51 TFLOP/s (divergence), 86 % of the model's floor
 #include "kernels/divergence/divergence.cuh"
 
 namespace sol::kernels::divergence {

@@ -3,7 +3,6 @@
 // base + 31·spread iterations while its lanes average base + 15.5·spread: useful FLOP/s is
 // (base + 15.5·spread)/(base + 31·spread) of the fp32 peak — about ½ when spread ≫ base.
 // Expected bottleneck: the FP32 pipe, half idle; memory is 8 B per thread.
-// measured (H200, bench/results/h200/): v02_loop_varied base=64,spread=32: 419 µs, 11 TFLOP/s (divergence), 19 % of the model's floor
 #include "kernels/divergence/trip_loop.cuh"
 
 namespace sol::kernels::divergence {

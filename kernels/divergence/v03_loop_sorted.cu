@@ -4,7 +4,6 @@
 // variable-length work is to bucket it by length before launching.
 // Expected bottleneck: the FP32 pipe at full use; time ≈ (base + 15.5·spread)/(base + 31·spread)
 // of v02's.
-// measured (H200, bench/results/h200/): v03_loop_sorted base=64,spread=32: 232 µs, 20 TFLOP/s (divergence), 34 % of the model's floor
 #include "kernels/divergence/trip_loop.cuh"
 
 namespace sol::kernels::divergence {

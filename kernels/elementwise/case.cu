@@ -1,19 +1,17 @@
 // Registry wrapper for elementwise: a GatherCase with f(x) = sin²x + cos²x computed in double
-// from the same hashed input the device saw. The eager version owns its two temporaries.
-#include <cmath>
+// (sol/ref/elementwise.hpp) from the same hashed input the device saw. The eager version owns its
+// two temporaries.
 #include <memory>
 
 #include "kernels/common/gather_case.cuh"
 #include "kernels/elementwise/case.hpp"
 #include "kernels/elementwise/sincos.cuh"
+#include "sol/ref/elementwise.hpp"
 
 namespace sol::kernels::elementwise {
 namespace {
 
-double reference(double x, int64_t) {
-  const double s = std::sin(x), c = std::cos(x);
-  return s * s + c * c;
-}
+double reference(double x, int64_t) { return ref::sincos_chain(x); }
 
 template <class T>
 GatherSpec<T> spec_for(Version v, const Shape& s) {

@@ -6,7 +6,6 @@
 // v03: v02 on bf16 storage (4 B/element), arithmetic still fp32.
 // Expected bottleneck: HBM for v01/v02; for v03 the accurate sincosf (~40 instructions per
 //      element) starts to compete with 4 B/element — the H200 run says which wins.
-// measured (H200, bench/results/h200/): v01_eager5_fp32 n=268435456: 3.03 ms, 3.90 TB/s, 92 % of the model's floor; v02_fused_fp32 n=268435456: 564 µs, 3.81 TB/s, 90 % of the model's floor; v03_fused_bf16 n=268435456: 330 µs, 3.25 TB/s, 76 % of the model's floor
 #include "kernels/elementwise/chain.cuh"
 #include "kernels/elementwise/sincos.cuh"
 

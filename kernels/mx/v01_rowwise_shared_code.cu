@@ -6,7 +6,6 @@
 // Expected bottleneck: integer issue, not HBM: H200 retires 64 INT32 ops per SM per clock,
 // ≈ 17 T/s in all, so ~30 per element ≈ 0.5 ms at 16384² against ~0.27 ms of memory time —
 // the ladder's point: the conversion instruction matters as much as the bytes.
-// measured (H200, bench/results/h200/): v01_rowwise_shared_code rows=16384,cols=16384: 2.46 ms, 0.33 TB/s, 8 % of the model's floor
 #include "kernels/common/check.cuh"
 #include "kernels/mx/mx.cuh"
 

@@ -7,7 +7,6 @@
 // issue-bound: see docs/mx.md).
 // Expected bottleneck: HBM, 2 B read + 1 B + 1/32 B written per element (3.03 B): ≈ 0.27 ms at
 // 16384² on H200 at the copy kernel's ~3.3 TB/s; target ≥ 85 % of the copy bandwidth.
-// measured (H200, bench/results/h200/): v02_rowwise rows=16384,cols=16384: 199 µs, 4.09 TB/s, 96 % of the model's floor
 #include "kernels/mx/quantize_tile.cuh"
 
 namespace sol::kernels::mx {

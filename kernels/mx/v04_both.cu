@@ -4,7 +4,6 @@
 // What changed from v02 + v03: 2 B read + 2 × (1 + 1/32) B written = 4.06 B per element instead
 // of 6.06 B for two separate passes (−33 % bytes).
 // Expected bottleneck: HBM; target ≥ 85 % of the copy bandwidth, counting 4.06 B per element.
-// measured (H200, bench/results/h200/): v04_both rows=16384,cols=16384: 282 µs, 3.87 TB/s, 91 % of the model's floor
 #include "kernels/mx/quantize_tile.cuh"
 
 namespace sol::kernels::mx {

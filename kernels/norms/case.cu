@@ -1,5 +1,5 @@
 // Registry wrapper for layernorm, rmsnorm and softmax: one RowCase per element type. The
-// reference is computed per row in double from the same hashed inputs the device saw (after
+// reference (sol/ref/rows.hpp) runs per row in double on the hashed inputs the device saw (after
 // the same scale-and-mask step, rounded to T the same way), and the saved statistics (mean /
 // max, rstd / 1/sum) are checked beside y.
 #include <cmath>
@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "kernels/common/buffer.cuh"
 #include "kernels/common/compare.cuh"
@@ -15,6 +16,7 @@
 #include "kernels/norms/case.hpp"
 #include "kernels/norms/forward.cuh"
 #include "kernels/norms/prepare.cuh"
+#include "sol/ref/rows.hpp"
 
 namespace sol::kernels::rows {
 namespace {
@@ -164,32 +166,22 @@ class RowCase final : public Case {
   double gamma(int64_t c) const { return Elem<T>::decode(Elem<T>::draw(gseed_, uint64_t(c), Dist::Positive)); }
   double beta(int64_t c) const { return Elem<T>::decode(Elem<T>::draw(bseed_, uint64_t(c), Dist::Signed)); }
 
+  // The row's statistics (sol::ref) from the row as the device holds it.
   RowRef row_ref(int64_t r) const {
-    RowRef f;
-    const double n = double(cols_);
+    std::vector<double> row(static_cast<size_t>(cols_));
+    for (int64_t c = 0; c < cols_; ++c) row[size_t(c)] = x(r, c);
     switch (in_.kind) {
       case Kind::LayerNorm: {
-        double sum = 0, m2 = 0;
-        for (int64_t c = 0; c < cols_; ++c) sum += x(r, c);
-        f.s0 = sum / n;
-        for (int64_t c = 0; c < cols_; ++c) m2 += (x(r, c) - f.s0) * (x(r, c) - f.s0);
-        f.s1 = 1 / std::sqrt(m2 / n + kEps);
-        break;
+        const ref::LayerNormStats st = ref::layernorm_stats(row.data(), cols_, kEps);
+        return {st.mean, st.rstd};
       }
-      case Kind::RMSNorm: {
-        double sq = 0;
-        for (int64_t c = 0; c < cols_; ++c) sq += x(r, c) * x(r, c);
-        f.s1 = 1 / std::sqrt(sq / n + kEps);
-        break;
-      }
+      case Kind::RMSNorm: return {0, ref::rmsnorm_rstd(row.data(), cols_, kEps)};
       case Kind::Softmax: {
-        f.s0 = kNegInf;
-        for (int64_t c = 0; c < cols_; ++c) f.s0 = std::max(f.s0, x(r, c));
-        for (int64_t c = 0; c < cols_; ++c) f.s1 += f.s0 == kNegInf || x(r, c) == kNegInf ? 0 : std::exp(x(r, c) - f.s0);
-        break;
+        const ref::SoftmaxStats st = ref::softmax_stats(row.data(), cols_);
+        return {st.max, st.sum};
       }
     }
-    return f;
+    return {};
   }
 
   double saved1(const RowRef& f) const {
@@ -199,9 +191,9 @@ class RowCase final : public Case {
 
   double expected(const RowRef& f, double xv, int64_t c) const {
     switch (in_.kind) {
-      case Kind::LayerNorm: return (xv - f.s0) * f.s1 * gamma(c) + beta(c);
-      case Kind::RMSNorm: return xv * f.s1 * gamma(c);
-      case Kind::Softmax: return f.s1 > 0 && xv != kNegInf ? std::exp(xv - f.s0) / f.s1 : 0;
+      case Kind::LayerNorm: return ref::layernorm_y(xv, {f.s0, f.s1}, gamma(c), beta(c));
+      case Kind::RMSNorm: return ref::rmsnorm_y(xv, f.s1, gamma(c));
+      case Kind::Softmax: return ref::softmax_y(xv, {f.s0, f.s1});
     }
     return 0;
   }

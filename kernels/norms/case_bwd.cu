@@ -1,7 +1,7 @@
 // Registry wrapper for the backward row families: one RowBwdCase per element type. Inputs are
 // what a training step hands the backward: x (norms, scaled) with the mean and rstd the forward
 // saved — produced here by the forward's looped kernel — or y = softmax(x) (the forward run on the
-// scaled, masked x), and a fresh dy. The reference is computed in double on the host over every row:
+// scaled, masked x), and a fresh dy. The reference (sol/ref/rows.hpp) runs in double over every row:
 // the per-row sums and the dγ/dβ column sums (chunk partials, added in chunk order), then dx
 // element by element. The check also runs the kernel a second time into poisoned outputs and
 // requires bit-identical dx, dγ, dβ (no atomics: the column sums have a fixed order).
@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "kernels/common/buffer.cuh"
 #include "kernels/common/compare.cuh"
@@ -19,13 +20,14 @@
 #include "kernels/norms/case_bwd.hpp"
 #include "kernels/norms/forward.cuh"
 #include "kernels/norms/prepare.cuh"
+#include "sol/ref/rows.hpp"
 
 namespace sol::kernels::rows_bwd {
 namespace {
 
 // Per-row reference: the two means (or Σ dy·y) the output formula needs.
 struct RowSums {
-  double m1 = 0, m2 = 0;
+  double m1 = 0, m2 = 0;  // mean(dy·γ) (LayerNorm), mean(dy·γ·x̂); softmax: -, Σ dy·y
   double terms2 = 0;   // Σ over the row of (rstd·dy·γ)² (norms) or (y·dy)² (softmax)
   double gterms2 = 0;  // Σ over the row of (dy·x̂)² (+ dy² for LayerNorm)
 };
@@ -242,40 +244,48 @@ class RowBwdCase final : public Case {
   double mean(int64_t r) const { return mean_h_.empty() ? 0.0 : decode_f32(mean_h_[size_t(r)]); }
   double rstd(int64_t r) const { return rstd_h_.empty() ? 0.0 : decode_f32(rstd_h_[size_t(r)]); }
 
-  // The row's sums, and its dy·x̂ (and dy) added into pGrad[0 … cols) (and [cols … 2·cols)).
+  // The row's sums (sol::ref), and its dy·x̂ (and dy) added into pGrad[0 … cols) (and
+  // [cols … 2·cols)): the reference's dγ (dβ) column sums, chunk by chunk.
   RowSums row_pass(int64_t r, double* pGrad) const {
     RowSums s;
     const double mu = mean(r), rs = rstd(r);
+    std::vector<double> av(static_cast<size_t>(cols_)), d(av.size()), g(av.size());
     for (int64_t c = 0; c < cols_; ++c) {
-      const double av = a(r, c), d = dy(r, c);
+      av[size_t(c)] = a(r, c);
+      d[size_t(c)] = dy(r, c);
+      g[size_t(c)] = in_.kind == Kind::Softmax ? 0.0 : gamma(c);
+    }
+    switch (in_.kind) {
+      case Kind::Softmax: s.m2 = ref::softmax_bwd_sum(av.data(), d.data(), cols_); break;
+      case Kind::LayerNorm: {
+        const ref::NormBwdSums n = ref::layernorm_bwd_sums(av.data(), d.data(), g.data(), cols_, mu, rs);
+        s.m1 = n.mean_g;
+        s.m2 = n.mean_gx;
+        break;
+      }
+      case Kind::RMSNorm: s.m2 = ref::rmsnorm_bwd_sums(av.data(), d.data(), g.data(), cols_, rs).mean_gx; break;
+    }
+    for (int64_t c = 0; c < cols_; ++c) {
+      const double dc = d[size_t(c)];
       if (in_.kind == Kind::Softmax) {
-        s.m2 += d * av;
-        s.terms2 += (d * av) * (d * av);
+        s.terms2 += (dc * av[size_t(c)]) * (dc * av[size_t(c)]);
         continue;
       }
-      const double xh = (av - mu) * rs, g = d * gamma(c);
-      s.terms2 += (rs * g) * (rs * g);
-      s.m1 += g;
-      s.m2 += g * xh;
-      pGrad[c] += d * xh;
-      s.gterms2 += (d * xh) * (d * xh);
+      const double xh = ref::norm_xhat(av[size_t(c)], mu, rs), t = rs * dc * g[size_t(c)];
+      s.terms2 += t * t;
+      pGrad[c] += dc * xh;
+      s.gterms2 += (dc * xh) * (dc * xh);
       if (in_.kind == Kind::LayerNorm) {
-        pGrad[cols_ + c] += d;
-        s.gterms2 += d * d;
+        pGrad[cols_ + c] += dc;
+        s.gterms2 += dc * dc;
       }
-    }
-    if (in_.kind != Kind::Softmax) {
-      s.m1 = in_.kind == Kind::LayerNorm ? s.m1 / double(cols_) : 0.0;
-      s.m2 /= double(cols_);
     }
     return s;
   }
 
   double dx_ref(int64_t r, int64_t c, const RowSums& s) const {
-    const double av = a(r, c), d = dy(r, c);
-    if (in_.kind == Kind::Softmax) return av * (d - s.m2);
-    const double rs = rstd(r), xh = (av - mean(r)) * rs;
-    return rs * (d * gamma(c) - s.m1 - xh * s.m2);
+    if (in_.kind == Kind::Softmax) return ref::softmax_dx(a(r, c), dy(r, c), s.m2);
+    return ref::norm_dx(a(r, c), dy(r, c), gamma(c), mean(r), rstd(r), {s.m1, s.m2});
   }
 
   Version v_;

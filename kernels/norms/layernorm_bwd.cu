@@ -7,7 +7,6 @@
 //      memory, a workspace and a fixed-order column sum: 6 B/element in bf16 (x, dy read; dx
 //      written). Bottleneck: HBM — at 4.3 TB/s copy, 32768×4096 bf16 (805 MB) takes ≥ 187 µs;
 //      the workspace adds parts × 2 × cols × 4 B twice (≈ 3 MB at 4096 cols: < 1 %).
-// measured (H200, bench/results/h200/): v01_eager_bf16 rows=32768,cols=4096: 2.20 ms, 2.08 TB/s, 49 % of the model's floor; v02_one_read_bf16 rows=32768,cols=4096: 263 µs, 3.06 TB/s, 73 % of the model's floor; v03_one_read_fp32 rows=32768,cols=4096: 408 µs, 3.95 TB/s, 93 % of the model's floor
 #include "kernels/norms/backward.cuh"
 
 namespace sol::kernels::rows {

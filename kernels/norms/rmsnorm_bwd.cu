@@ -3,7 +3,6 @@
 //      u = dy·x̂ | dγ = Σ_rows u: 10 reads + 5 writes = 30 B/element in bf16.
 // v02: one read, as layernorm's (kernels/norms/backward.cuh) with one row sum and one
 //      parameter gradient: 6 B/element. Bottleneck: HBM, ≥ 187 µs at 32768×4096 bf16.
-// measured (H200, bench/results/h200/): v01_eager_bf16 rows=32768,cols=4096: 1.94 ms, 2.07 TB/s, 49 % of the model's floor; v02_one_read_bf16 rows=32768,cols=4096: 223 µs, 3.61 TB/s, 85 % of the model's floor; v03_one_read_fp32 rows=32768,cols=4096: 390 µs, 4.13 TB/s, 98 % of the model's floor
 #include "kernels/norms/backward.cuh"
 
 namespace sol::kernels::rows {

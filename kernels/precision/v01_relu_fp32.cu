@@ -3,7 +3,6 @@
 // What changed: the element type only; the kernel is the 16-byte, 4-in-flight map of
 // kernels/common/vec16_map.cuh (4 fp32 per vector, 512 B = 16 sectors per warp request).
 // Expected bottleneck: HBM, 8 B/element; time ≈ the copy ceiling's time for n fp32.
-// measured (H200, bench/results/h200/): v01_relu_fp32 n=536870912: 1.04 ms, 4.12 TB/s, 97 % of the model's floor
 #include "kernels/common/vec16_map.cuh"
 #include "kernels/precision/precision.cuh"
 

@@ -4,7 +4,6 @@
 //      6 B/element. No parameters, so no workspace. Masked elements (y = 0) give dx = 0, a fully
 //      masked row zeros — never NaN (y and dy are finite). Bottleneck: HBM, ≥ 187 µs at
 //      32768×4096 bf16 with 4.3 TB/s copy.
-// measured (H200, bench/results/h200/): v01_eager_bf16 rows=32768,cols=4096: 800 µs, 2.35 TB/s, 56 % of the model's floor; v02_one_read_bf16 rows=32768,cols=4096: 206 µs, 3.90 TB/s, 92 % of the model's floor; v03_one_read_fp32 rows=32768,cols=4096: 393 µs, 4.10 TB/s, 97 % of the model's floor
 #include "kernels/norms/backward.cuh"
 
 namespace sol::kernels::rows {

@@ -1,4 +1,4 @@
-// The checkpointing planner's GPU proof (lecture §8.2, issue 11): forward and backward of a pre-LN
+// The checkpointing planner's GPU proof (lecture §8.2): forward and backward of a pre-LN
 // transformer stack on sol's own kernels, under any schedule of kept / recomputed segments.
 //   forward of a layer (x → y), saved tensors marked *:
 //     LN1: a1*, mean1*, rstd1* = LN(x*)            (kernels/norms, one-read kernel)
@@ -22,7 +22,6 @@
 // the attention runs on mma.sync, so expect ~2× the planner's roofline floor, plus the transposes,
 // LayerNorms and adds (memory-bound, ~10 % more). The host issues ~150 calls per layer (pool,
 // launches, tensor maps): at batch 1 it can approach the GPU time; batch 2 keeps the GPU ahead.
-// measured (H200, bench/results/h200/checkpoint/measured.json): none peak 1026 MiB (predicted 1026), step 15.82 ms; every block peak 184 MiB (predicted 184), step 18.97 ms; √L segments (k=3) peak 393 MiB (predicted 401), step 19.03 ms; optimal peak 666 MiB (predicted 666), step 17.42 ms; gradients identical
 #include "kernels/transformer/stack.hpp"
 
 #include <cuda_bf16.h>

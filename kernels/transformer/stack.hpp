@@ -1,5 +1,5 @@
 #pragma once
-// The checkpointing planner's GPU proof (lecture §8.2; issue 11): a stack of pre-LN transformer
+// The checkpointing planner's GPU proof (lecture §8.2): a stack of pre-LN transformer
 // layers — exactly include/sol/model/checkpoint.hpp's layer_model(): LN1 → QKV matmul → flash
 // attention → out proj → residual → LN2 → MLP up → GeLU → MLP down → residual, no biases —
 // run forward and backward on sol's own kernels (LayerNorm, FlashAttention-2 with det=1, the
@@ -8,7 +8,8 @@
 // its forward just before its backward. Every kernel is deterministic, so every schedule must
 // produce the same gradient bits; the step's device memory is counted by a stream-ordered pool
 // with per-tensor bookkeeping (what the planner calls saved activations, and everything else).
-// Host-visible interface only (no CUDA types): the CLI and the GPU tests include it.
+// Host-visible interface only (no CUDA types): the harness (bench/checkpoint.cpp) and the GPU tests
+// include it.
 #include <cstdint>
 #include <memory>
 #include <string>

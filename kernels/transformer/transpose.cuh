@@ -9,7 +9,6 @@
 // (17 is odd), where an unpadded 32-element row (16 words) would put 16 lanes on one bank pair.
 // Expected bottleneck: HBM, 2 bytes read + 2 written per element (8 MiB at T=2048, d=1024:
 // ~2.5 µs at 3.4 TB/s) — noticeable beside a 1024-wide GEMM of ~10 µs.
-// measured: pending H200 run
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 

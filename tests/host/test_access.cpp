@@ -7,10 +7,13 @@
 
 #include "sol/core/error.hpp"
 #include "sol/model/access.hpp"
+#include "sol/report/access.hpp"
 #include "sol/results.hpp"
 
 using namespace sol;
 using namespace sol::model;
+using sol::report::against_markdown;
+using sol::report::predict_against;
 
 TEST(Coalescing, LectureSectorsPerRequest) {
   const Coalescing contiguous = coalescing(4, 1);  // 32 × 4 B = 128 B = 4 sectors, all used

@@ -15,6 +15,7 @@
 #include "sol/hw/spec.hpp"
 #include "sol/model/checkpoint.hpp"
 #include "sol/model/cost.hpp"
+#include "sol/report/checkpoint.hpp"
 
 using namespace sol::model;
 
@@ -374,7 +375,7 @@ TEST(CheckpointInBlock, PictureHasARowPerPlanAndTheRightCells) {
   const int64_t L = 8;
   const double budget = 40.0 * (1ull << 30);
   const std::vector<Plan> plans = {no_checkpoints(l, L), every_kth(l, L, 2), optimal_in_block(l, L, budget)};
-  const std::string svg = plans_svg(l, L, plans, budget, "test <title>");
+  const std::string svg = sol::report::plans_svg(l, L, plans, budget, "test <title>");
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   EXPECT_NE(svg.find("test &lt;title&gt;"), std::string::npos);

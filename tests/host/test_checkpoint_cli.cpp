@@ -1,5 +1,6 @@
 // `sol checkpoint` as a user runs it (the built binary, SOL_BIN): the table and JSON for the
-// issue's example, and exit 2 with one line for bad input and for a budget nothing fits.
+// example of docs/checkpoint.md, and exit 2 with one line for bad input and for a budget nothing
+// fits.
 #include <gtest/gtest.h>
 
 #include "tests/host/sol_cli.hpp"

@@ -1,7 +1,7 @@
 // The scalar formats (include/sol/formats/scalar.hpp) against an independent oracle: every
 // code's value from the textbook formula (−1)^s · 2^(E − bias) · (1 + m/2^M) in double, and
 // rounding as "the nearest of those values, ties to the even code", found by search. The
-// implementation works on integer bits; the oracle on values. Edge cases named by the issue:
+// implementation works on integer bits; the oracle on values. Edge cases:
 // zeros, subnormals, ties, max, overflow (both modes), NaN, infinity; plus bits the specs fix.
 #include <gtest/gtest.h>
 

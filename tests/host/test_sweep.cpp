@@ -1,4 +1,4 @@
-// The GEMM size sweep without a GPU: the shape list (the brief's cubes, whole waves and one tile
+// The GEMM size sweep without a GPU: the shape list (the cubes, whole waves and one tile
 // more, counted here by hand), the variant choice, the predictions' packing term, the report's
 // chart, tables and cliffs from a small synthetic results file, and `sol bench --sweep`'s errors.
 #include <gtest/gtest.h>
@@ -101,7 +101,7 @@ TEST(SweepShapes, H200WavesAreCountedRightByTheModel) {
   EXPECT_EQ(e133.last_wave_tiles, 1);
   EXPECT_NEAR(e133.wave_efficiency, 133.0 / 264.0, 1e-12);
   EXPECT_NEAR(e265.wave_efficiency, 265.0 / 396.0, 1e-12);
-  // the brief's example: 132 = 12 × 11 tiles of 128 × 256 (closest to square; the tie goes to the larger m)
+  // 132 = 12 × 11 tiles of 128 × 256 (closest to square; the tie goes to the larger m)
   EXPECT_EQ(w[0].m * w[0].n, int64_t(12 * 128) * (11 * 256));
   EXPECT_GE(w[0].m, w[0].n);
 }
@@ -191,7 +191,7 @@ sol::results::File synthetic() {
   f.device.name = "NVIDIA H200";
   f.device.sms = 132;
   f.device.database_row = "h200";
-  // the cuBLAS figures at 1792/1793/2048, and a rung that holds up at 1793
+  // the quoted cuBLAS figures at 1792/1793/2048, and a rung that holds up at 1793
   f.records = {rec("peer:cublasLt", 0, 1792, 1792, 1792, 470), rec("peer:cublasLt", 0, 1793, 1793, 1793, 100),
                rec("peer:cublasLt", 0, 2048, 2048, 2048, 615), rec("v07_tma_store", 7, 1792, 1792, 1792, 500),
                rec("v07_tma_store", 7, 1793, 1793, 1793, 450), rec("v07_tma_store", 7, 2048, 2048, 2048, 640),

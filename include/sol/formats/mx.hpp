@@ -4,6 +4,9 @@
 // prints, and the test distributions. The lecture's §7.2 point lives here: the columnwise
 // quantization of X groups other elements than the rowwise one, so neither is derived from the
 // other's fp8 data without a second rounding; training keeps both, each from the bf16 tensor.
+// This is the format's definition, not a reference beside it (so it lives in formats/, not
+// ref/): the MX kernels are bit-compared with these functions, and one of them runs the very
+// block function (mx_block.hpp) on the device.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -125,10 +125,4 @@ Plan optimal_in_block(const LayerModel& layer, int64_t layers, double budget_byt
 // The smallest peak any schedule reaches (what optimal() needs at least).
 double min_peak_bytes(const LayerModel& layer, int64_t layers);
 
-// The schedules as a picture (SVG text): one row per plan, one column per layer × (its input and
-// each op that saves something); a filled cell where the plan keeps that tensor through the forward,
-// a pale one where it is rebuilt; each plan's peak as a bar beside it, with the budget marked.
-std::string plans_svg(const LayerModel& layer, int64_t layers, const std::vector<Plan>& plans, double budget_bytes,
-                      const std::string& title);
-
 }  // namespace sol::model

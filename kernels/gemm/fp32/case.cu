@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <vector>
 
 #include "kernels/common/buffer.cuh"
 #include "kernels/common/compare.cuh"
@@ -17,15 +18,12 @@
 #include "kernels/common/variant.cuh"
 #include "kernels/gemm/fp32/case.hpp"
 #include "kernels/gemm/fp32/gemm.cuh"
+#include "sol/ref/gemm.hpp"
 
 namespace sol::kernels::gemm_fp32 {
 namespace {
 
 constexpr float kAlpha = 1.25f;
-// An output's reference value and the magnitude of the terms it is the sum of.
-struct RefTerms {
-  double value = 0, terms = 0;
-};
 constexpr int64_t kFullCheck = 16384;  // outputs up to this many are all compared
 constexpr int64_t kSamples = 8192;     // otherwise this many, by a fixed hash
 constexpr int64_t kEdgeSamples = 256;  // of which these lie on the last row and last column
@@ -143,7 +141,7 @@ class GemmCase final : public Case {
     // With beta = 1 the result α·A·B + C may cancel; fp32 rounds relative to the two terms, so the
     // error is judged against ‖|α·A·B| + |C|‖ where that exceeds ‖result‖ (never looser for beta = 0).
     const int64_t samples = outputs <= kFullCheck ? outputs : kSamples;
-    std::vector<RefTerms> refs(static_cast<size_t>(samples));
+    std::vector<ref::GemmElement> refs(static_cast<size_t>(samples));
     parallel_chunks(
         samples,
         [&](int64_t b, int64_t e, int) {
@@ -154,7 +152,7 @@ class GemmCase final : public Case {
         },
         host_chunks(samples));
     double terms2 = 0;
-    for (const RefTerms& f : refs) terms2 += f.terms * f.terms;
+    for (const ref::GemmElement& f : refs) terms2 += f.terms * f.terms;
     CheckResult r = compare_floored(samples, terms2, tol_at(v_, k_), [&](int64_t s) {
       return Sample{decode_f32(got[size_t(sample_at(s, outputs))]), refs[size_t(s)].value, false};
     });
@@ -201,16 +199,15 @@ class GemmCase final : public Case {
     return int64_t(h % uint64_t(outputs));
   }
 
-  // alpha·Σ A[r, i]·B[i, c] + beta·C_in[r, c] in double, from the hashed inputs of set 0, and the
-  // magnitude of its two terms |alpha·Σ| + |beta·C_in| (RefTerms).
-  RefTerms reference(int64_t r, int64_t c) const {
-    double acc = 0;
-    for (int64_t i = 0; i < k_; ++i)
-      acc += decode_f32(random_f32_bits(seed_a(0), uint64_t(r * k_ + i), Dist::Signed)) *
-             decode_f32(random_f32_bits(seed_b(0), uint64_t(i * n_ + c), Dist::Signed));
-    const double ab = double(kAlpha) * acc;
-    const double bc = beta_ != 0 ? double(beta_) * decode_f32(random_f32_bits(seed_c(0), uint64_t(r * n_ + c), Dist::Signed)) : 0.0;
-    return {ab + bc, std::fabs(ab) + std::fabs(bc)};
+  // alpha·Σ A[r, i]·B[i, c] + beta·C_in[r, c] (sol::ref) from the hashed inputs of set 0.
+  ref::GemmElement reference(int64_t r, int64_t c) const {
+    std::vector<double> a(static_cast<size_t>(k_)), b(a.size());
+    for (int64_t i = 0; i < k_; ++i) {
+      a[size_t(i)] = decode_f32(random_f32_bits(seed_a(0), uint64_t(r * k_ + i), Dist::Signed));
+      b[size_t(i)] = decode_f32(random_f32_bits(seed_b(0), uint64_t(i * n_ + c), Dist::Signed));
+    }
+    const double c_in = beta_ != 0 ? decode_f32(random_f32_bits(seed_c(0), uint64_t(r * n_ + c), Dist::Signed)) : 0.0;
+    return ref::gemm_element(a.data(), 1, b.data(), 1, k_, double(kAlpha), double(beta_), c_in);
   }
 
   Version v_;

@@ -6,7 +6,6 @@
 // the Naive model's 550 GB of operand traffic mostly hits L1/L2, but the 32-sector A requests cap
 // the kernel near the L1/LSU request rate: expect ~1–2 TFLOP/s, ~2–4 % of cuBLAS's ~51.
 // Block: 256 threads = a 32-row × 8-column tile of C.
-// measured (H200, bench/results/h200/): v01_naive m=4096,n=4096,k=4096: 275.13 ms, 0 TFLOP/s (gemm_fp32), 1 % of the model's floor
 #include "kernels/gemm/fp32/gemm.cuh"
 
 namespace sol::kernels::gemm_fp32 {

@@ -5,7 +5,6 @@
 // multiply-add issues a load of A and of B (Naive model: 2·m·n·k·4 bytes = 550 GB at 4096³,
 // served by L1 at ~30 TB/s aggregate and L2 at ~10 TB/s) → expect ~3–6 TFLOP/s, ~6–12 % of cuBLAS.
 // Block: 256 threads = an 8-row × 32-column tile of C.
-// measured (H200, bench/results/h200/): v02_coalesced m=4096,n=4096,k=4096: 23.14 ms, 6 TFLOP/s (gemm_fp32), 9 % of the model's floor
 #include "kernels/gemm/fp32/gemm.cuh"
 
 namespace sol::kernels::gemm_fp32 {

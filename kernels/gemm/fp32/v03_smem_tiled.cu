@@ -9,7 +9,6 @@
 // sB one word per lane), each a full wavefront: an SM serves 1 wavefront (32 words) per clock but
 // issues 4 FFMA instructions (128 FMAs) per clock, so FMAs run at ≤ 1/8 of the FP32 peak
 // (~67 TFLOP/s): expect ~6–8 TFLOP/s, ~12–15 % of cuBLAS.
-// measured (H200, bench/results/h200/): v03_smem_tiled m=4096,n=4096,k=4096: 16.39 ms, 8 TFLOP/s (gemm_fp32), 13 % of the model's floor
 #include "kernels/gemm/fp32/gemm.cuh"
 
 namespace sol::kernels::gemm_fp32 {

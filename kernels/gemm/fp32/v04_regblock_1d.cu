@@ -6,7 +6,6 @@
 // Expected bottleneck: still shared-memory instruction issue (≈ 1 load per FMA), now with half the
 // traffic per FMA of v03 and more independent FMAs per thread: expect ~15–20 TFLOP/s, ~30–40 % of
 // cuBLAS. Edges: guarded scalar loads store 0 outside the matrix.
-// measured (H200, bench/results/h200/): v04_regblock_1d m=4096,n=4096,k=4096: 8.06 ms, 17 TFLOP/s (gemm_fp32), 25 % of the model's floor
 #include "kernels/gemm/fp32/gemm.cuh"
 
 namespace sol::kernels::gemm_fp32 {

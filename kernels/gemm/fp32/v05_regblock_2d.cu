@@ -7,7 +7,6 @@
 // conflicted across the 16 column threads) and the global→shared copy, which still goes through
 // scalar loads and stalls the block at each __syncthreads. Expect ~30–35 TFLOP/s, ~60–70 % of
 // cuBLAS. Edges: guarded scalar loads store 0 outside the matrix.
-// measured (H200, bench/results/h200/): v05_regblock_2d m=4096,n=4096,k=4096: 6.14 ms, 22 TFLOP/s (gemm_fp32), 33 % of the model's floor
 #include "kernels/gemm/fp32/gemm.cuh"
 
 namespace sol::kernels::gemm_fp32 {

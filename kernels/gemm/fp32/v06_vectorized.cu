@@ -10,7 +10,6 @@
 // stalls on global latency at each of its two __syncthreads per k-step (no prefetch), the
 // transposed stores are 2-way bank conflicted and sB's float4 reads 2-way conflicted. Expect
 // ~38–44 TFLOP/s, ~75–85 % of cuBLAS.
-// measured (H200, bench/results/h200/): v06_vectorized m=4096,n=4096,k=4096: 4.45 ms, 31 TFLOP/s (gemm_fp32), 46 % of the model's floor
 #include "kernels/gemm/fp32/gemm.cuh"
 
 namespace sol::kernels::gemm_fp32 {

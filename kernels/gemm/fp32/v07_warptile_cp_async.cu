@@ -23,7 +23,6 @@
 // Expected bottleneck: FP32 issue. 4 LDS.128 per 64 FFMA per thread per k-step; H200's FP32 peak
 // is 132 SMs × 128 lanes × 2 × 1.98 GHz ≈ 67 TFLOP/s; cuBLAS reaches ~51 (76 %). Target: ≥ 90 % of
 // cuBLAS, ~46+ TFLOP/s at 4096³. Tiled model T = 128: 4.4 GB through L2 at 4096³.
-// measured (H200, bench/results/h200/): v07_warptile_cp_async m=4096,n=4096,k=4096: 3.35 ms, 41 TFLOP/s (gemm_fp32), 61 % of the model's floor
 #include <cstdint>
 
 #include "kernels/common/ptx.cuh"

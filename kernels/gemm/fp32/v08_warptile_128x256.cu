@@ -1,6 +1,5 @@
 // v08_warptile_128x256: v08_warptile_256x128's kernel (v08_warptile.cuh) on the transposed tile
 // with twice the depth: 128×256, BK = 16, 4 stages × 24.3 KiB = 97.3 KiB of shared memory (3 stages
-// measured (H200, bench/results/h200/): v08_warptile_128x256 m=4096,n=4096,k=4096: 2.98 ms, 46 TFLOP/s (gemm_fp32), 69 % of the model's floor
 // 256×128 / BK = 8, each barrier and each pass of copy bookkeeping is shared by 2048 FFMA instead
 // of 1024, and A (the operand copied 4 bytes at a time) is the narrow side: 8 A copies and 4
 // 16-byte B copies per thread per k-tile.
@@ -9,7 +8,6 @@
 // path). FP32 peak ≈ 67 TFLOP/s (59 measured), cuBLAS 51.2. Expect 47–51 TFLOP/s (0.92–1.0×
 // cuBLAS) at 4096³: 512 CTAs on 132 SMs = 3.88 waves. Traffic: A re-read n/256, B m/128 times:
 // 3.3 GB through L2 at 4096³.
-// measured: pending H200 run
 #include "kernels/gemm/fp32/v08_warptile.cuh"
 
 namespace sol::kernels::gemm_fp32 {

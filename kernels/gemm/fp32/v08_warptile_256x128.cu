@@ -9,7 +9,6 @@
 // for 2.15 G FFMA (92 %; v07: 83 %), 8 warps per SM issuing every 2.6 cycles (cuBLAS: 2.2). FP32
 // peak 132 SMs × 128 lanes × 2 × 1.98 GHz ≈ 67 TFLOP/s; cuBLAS 51.2. Traffic: A re-read n/128,
 // B m/256 times: 3.3 GB through L2 at 4096³ (v07's 128×128 tiles: 4.4 GB).
-// measured (H200, bench/results/h200/): v08_warptile_256x128 m=4096,n=4096,k=4096: 2.94 ms, 47 TFLOP/s (gemm_fp32), 70 % of the model's floor
 #include "kernels/gemm/fp32/v08_warptile.cuh"
 
 namespace sol::kernels::gemm_fp32 {

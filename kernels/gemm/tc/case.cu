@@ -1,14 +1,15 @@
 // Registry wrapper for the tensor-core GEMM families (gemm_bf16, gemm_fp16, gemm_fp8): one
 // GemmCase runs any rung (a gemm_tc::Launch) or the cuBLASLt peer on the same buffers.
-// Reference: double accumulation over the stored (rounded) input values, recomputed on the host
-// from the hashed fill (inputs.cuh), times alpha. Small problems (m·n·k ≤ 2^27) check every
-// output; larger ones a fixed hashed sample of 4096 outputs plus the four corners, each a k-long
-// dot product in double, while unwritten (poisoned) and non-finite outputs are counted over the
-// whole m×n C.
+// Reference (sol/ref/gemm.hpp): double accumulation over the stored (rounded) input values,
+// recomputed on the host from the hashed fill (inputs.cuh), times alpha. Small problems
+// (m·n·k ≤ 2^27) check every output; larger ones a fixed hashed sample of 4096 outputs plus the
+// four corners, each a k-long dot product in double, while unwritten (poisoned) and non-finite
+// outputs are counted over the whole m×n C.
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "kernels/common/buffer.cuh"
 #include "kernels/common/compare.cuh"
@@ -20,6 +21,7 @@
 #include "kernels/gemm/tc/peer_cublaslt.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 #include "kernels/gemm/tc/sampling.hpp"
+#include "sol/ref/gemm.hpp"
 
 namespace sol::kernels::gemm_tc {
 namespace {
@@ -137,15 +139,25 @@ class GemmCase final : public Case {
       hostA = decode(seed_a_, d_.m, d_.lda);
       hostB = decode(seed_b_, d_.n, d_.ldb);
     }
+    std::vector<double> rowA, colB;  // one output's operands, where they are not all decoded
+    if (!decoded) {
+      rowA.resize(size_t(d_.k));
+      colB.resize(size_t(d_.k));
+    }
     CheckResult err = compare(int64_t(picks.size()), tol, [&](int64_t j) {
       const int64_t r = picks[size_t(j)] / d_.n, c = picks[size_t(j)] % d_.n;
-      double ref = 0;
-      for (int64_t i = 0; i < d_.k; ++i)
-        ref += decoded ? hostA[size_t(r * d_.k + i)] * hostB[size_t(c * d_.k + i)]
-                    : operand_value(v_.in, seed_a_, uint64_t(r * d_.lda + i)) *
-                          operand_value(v_.in, seed_b_, uint64_t(c * d_.ldb + i));
+      const double *a = rowA.data(), *b = colB.data();
+      if (decoded) {
+        a = hostA.data() + r * d_.k;
+        b = hostB.data() + c * d_.k;
+      } else {
+        for (int64_t i = 0; i < d_.k; ++i) {
+          rowA[size_t(i)] = operand_value(v_.in, seed_a_, uint64_t(r * d_.lda + i));
+          colB[size_t(i)] = operand_value(v_.in, seed_b_, uint64_t(c * d_.ldb + i));
+        }
+      }
       const uint16_t bits = got[size_t(r * d_.ldc + c)];
-      return Sample{decode_bf16(bits), double(alpha_) * ref, is_poison(bits)};
+      return Sample{decode_bf16(bits), ref::gemm_element(a, 1, b, 1, d_.k, double(alpha_)).value, is_poison(bits)};
     });
     // Unwritten and non-finite outputs over the whole C, whether sampled or not.
     const CheckResult whole = compare(d_.m * d_.n, tol, [&](int64_t i) {
@@ -246,7 +258,7 @@ std::string unsupported(Version v, const Shape& s) {
       if ((d.m + 127) / 128 > 65535) return "m over 65535 × 128: the grid's y dimension counts 128-row tiles";
       return {};
     default:
-      if (!launcher(v.rung)) return "this rung is not built on this branch";
+      if (!launcher(v.rung)) return "this rung has no launcher in this build";
       return {};
   }
 }

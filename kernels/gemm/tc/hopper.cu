@@ -8,17 +8,6 @@
 
 namespace sol::kernels::gemm_tc::hopper {
 
-PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
-  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    SOL_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || !p) failure("the CUDA driver has no cuTensorMapEncodeTiled (TMA needs driver ≥ 12.0)");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-  }();
-  return fn;
-}
-
 CUtensorMap make_map(const void* base, InType in, int64_t rows, int64_t cols, int64_t pitch, int box_rows) {
   const int eb = in_bytes(in);
   const CUtensorMapDataType type = in == InType::bf16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16

@@ -18,12 +18,17 @@
 #include <cstdint>
 
 #include "kernels/common/check.cuh"
+#include "kernels/common/hopper/mbarrier.cuh"
+#include "kernels/common/hopper/tma.cuh"
+#include "kernels/common/hopper/wgmma.cuh"
 #include "kernels/common/ptx.cuh"
 #include "kernels/gemm/tc/pack.cuh"
 #include "kernels/gemm/tc/problem.cuh"
-#include "kernels/gemm/tc/wgmma_ops.cuh"
 
 namespace sol::kernels::gemm_tc::hopper {
+
+// The instructions: mbarriers, TMA and wgmma as kernels/common/hopper names them.
+using namespace ::sol::kernels::hopper;
 
 constexpr int kBlockM = 128;        // two consumer warpgroups of 64 rows
 constexpr int kRowBytes = 128;      // k extent of a stage, in bytes: one 128B swizzle row
@@ -45,45 +50,7 @@ struct TileN {
                                     256 /* barriers */;
 };
 
-// ---- the instructions, as the PTX manual names them ------------------------------------------
-__device__ __forceinline__ void mbar_init(uint64_t* bar, int count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_expect_bytes(uint64_t* bar, int bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
-  asm volatile(
-      "{\n.reg .pred done;\nwait_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra wait_%=;\n}\n" ::"r"(smem_addr(bar)),
-      "r"(parity)
-      : "memory");
-}
-// One box of a 2-D tensor map into shared memory; completion is counted on `bar` in bytes.
-__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, uint64_t* bar, int col, int row) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];" ::"r"(
-          smem_addr(dst)),
-      "l"(map), "r"(smem_addr(bar)), "r"(col), "r"(row)
-      : "memory");
-}
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
-template <int kPending>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
-}
-// Shared-memory matrix descriptor for a K-major operand in 128B-swizzle layout: rows of 128
-// bytes, 8-row groups 1024 bytes apart (the stride byte offset); the leading offset is unused.
-__device__ __forceinline__ uint64_t smem_desc(const void* tile) {
-  const uint64_t addr = smem_addr(tile);
-  return ((addr & 0x3FFFF) >> 4) | (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
-}
-
+// One k-step of 32 bytes per row for the input type.
 template <InType kIn, int kAcc>
 __device__ __forceinline__ void wgmma_step(float (&rAcc)[kAcc], uint64_t desc_a, uint64_t desc_b) {
   if constexpr (kIn == InType::bf16)
@@ -111,35 +78,6 @@ struct TileGrid {
     tn = in_group / rows;
   }
 };
-
-// ---- clusters: the CTA pair that shares one B tile through TMA multicast -------------------------
-__device__ __forceinline__ uint32_t cluster_rank() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-// Arrives on the barrier at the same shared-memory offset in CTA `rank` of the cluster. Default
-// (.release.cta) semantics as for a local arrive: the consumer's wgmma reads of the stage are
-// complete, and nothing else needs ordering. A .release.cluster arrive here cost v06 40 % (H200).
-__device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t rank) {
-  asm volatile(
-      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_addr(bar)),
-      "r"(rank)
-      : "memory");
-}
-// A box written to the same offset in every CTA of `mask`, each CTA's `bar` counting the bytes.
-__device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap* map, uint64_t* bar, int col, int row,
-                                                   uint16_t mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
-      " [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_addr(dst)),
-      "l"(map), "r"(smem_addr(bar)), "r"(col), "r"(row), "h"(mask)
-      : "memory");
-}
 
 // ---- epilogue: rAcc (the wgmma D fragment) → gC, bf16, alpha applied ----------------------------
 // Fragment layout (PTX "wgmma D, m64nNk*"): warp w of the warpgroup owns rows 16w … 16w+15; in
@@ -176,18 +114,6 @@ __device__ __forceinline__ void store_tile(const float (&rAcc)[kAcc], __nv_bfloa
 // (two 64×64 boxes, 128B-swizzled so the fragment writes hit 32 distinct banks) and hands each
 // half to a TMA store, which drains while the next tile's wgmmas run. TMA clips at the matrix
 // edge, so partial tiles need no guard.
-__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
-__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
-__device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }  // writes done too
-__device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* src, int col, int row) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(map),
-               "r"(smem_addr(src)), "r"(col), "r"(row)
-               : "memory");
-}
-// Barrier among the 128 threads of one consumer warpgroup (ids 1 and 2; 0 is __syncthreads).
-__device__ __forceinline__ void consumer_sync(int consumer) {
-  asm volatile("bar.sync %0, 128;" ::"r"(consumer + 1) : "memory");
-}
 template <int kAcc>
 __device__ __forceinline__ void store_tile_tma(const float (&rAcc)[kAcc], uint8_t* sC, const CUtensorMap* mapC,
                                                int consumer, int64_t row0, int64_t col0, float alpha) {
@@ -349,9 +275,6 @@ __global__ void __launch_bounds__(kProducer ? 384 : 256, 1)
 }
 
 // ---- host side ----------------------------------------------------------------------------------
-// The driver's cuTensorMapEncodeTiled, looked up once (also used by the attention forward's 3-D maps).
-PFN_cuTensorMapEncodeTiled_v12000 encode_fn();
-
 // A 2-D tensor map over a row-major [rows × cols] matrix with a row pitch of `pitch` elements,
 // read in boxes of box_rows × 128 bytes with the 128B swizzle wgmma's descriptors expect.
 CUtensorMap make_map(const void* base, InType in, int64_t rows, int64_t cols, int64_t pitch, int box_rows);

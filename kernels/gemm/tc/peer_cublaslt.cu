@@ -6,15 +6,14 @@
 // fp16 in with bf16 out is not among cuBLASLt's documented type combinations: when its heuristic
 // refuses it, the peer writes fp16 into a scratch m×n and converts to bf16 in one more pass (the
 // conversion is timed; it moves 4 bytes per output, ~1 % of a 4096³ GEMM's time).
-// measured: pending H200 run
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <algorithm>
 
-#include "bench/cublas_check.cuh"
 #include "kernels/common/buffer.cuh"
+#include "kernels/common/cublas_check.cuh"
 #include "kernels/gemm/tc/peer_cublaslt.cuh"
 
 namespace sol::kernels::gemm_tc {

@@ -11,7 +11,6 @@
 // two __syncthreads per 64-byte k step, 2 blocks per SM at 128 registers): at 4096³ expect well
 // under half of what mma.sync can issue on Hopper (itself short of the 989 TFLOP/s dense bf16
 // that needs wgmma; how far short is for the H200 run to say).
-// measured (H200, bench/results/h200/): v01_mma_sync m=4096,n=4096,k=4096: 1.23 ms, 111 TFLOP/s (gemm_bf16), 11 % of the model's floor; v01_mma_sync m=4096,n=4096,k=4096: 1.12 ms, 123 TFLOP/s (gemm_fp8), 6 % of the model's floor
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>

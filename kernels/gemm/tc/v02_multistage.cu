@@ -13,7 +13,6 @@
 // (when ldc % 8 == 0), else guarded element stores.
 // Expected bottleneck: mma.sync issue rate. Hopper runs HMMA at a fraction of wgmma's rate, so
 // even fully fed this rung should plateau near 50–70 % of cuBLAS at 4096³.
-// measured (H200, bench/results/h200/): v02_multistage m=4096,n=4096,k=4096: 517 µs, 266 TFLOP/s (gemm_bf16), 27 % of the model's floor; v02_multistage m=4096,n=4096,k=4096: 553 µs, 249 TFLOP/s (gemm_fp8), 13 % of the model's floor
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>

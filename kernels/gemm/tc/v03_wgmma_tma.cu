@@ -4,7 +4,6 @@
 // Still synchronous at the top: after each k-tile every warp waits for its wgmmas and a
 // __syncthreads lets thread 0 refill the stage, so the tensor cores idle once per k-tile.
 // Expected: tensor-core bound in the steady state but with a bubble per k-tile; ~60–75 % of cuBLAS.
-// measured (H200, bench/results/h200/): v03_wgmma_tma m=4096,n=4096,k=4096: 236 µs, 582 TFLOP/s (gemm_bf16), 59 % of the model's floor; v03_wgmma_tma m=4096,n=4096,k=4096: 138 µs, 1000 TFLOP/s (gemm_fp8), 51 % of the model's floor
 #include "kernels/gemm/tc/hopper.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 

@@ -4,7 +4,6 @@
 // __syncthreads in the main loop: loads and math overlap completely.
 // Expected: the per-k-tile bubble of v03 gone; the epilogue (registers → HBM) still stalls each
 // CTA once per tile, and the last wave is partial (4096²: 512 tiles on 132 SMs = 3.88 waves).
-// measured (H200, bench/results/h200/): v04_warp_specialized m=4096,n=4096,k=4096: 221 µs, 622 TFLOP/s (gemm_bf16), 63 % of the model's floor; v04_warp_specialized m=4096,n=4096,k=4096: 129 µs, 1063 TFLOP/s (gemm_fp8), 54 % of the model's floor
 #include "kernels/gemm/tc/hopper.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 

@@ -3,7 +3,6 @@
 // producer starts loading the next tile while the consumers still write the previous one, so the
 // epilogue hides behind the loads, and no CTA launch or barrier setup repeats per tile.
 // Expected: the closest rung to the tensor-core roof; ≥ 95 % of cuBLAS at 4096³ is the target.
-// measured (H200, bench/results/h200/): v05_persistent m=4096,n=4096,k=4096: 224 µs, 613 TFLOP/s (gemm_bf16), 62 % of the model's floor; v05_persistent m=4096,n=4096,k=4096: 128 µs, 1073 TFLOP/s (gemm_fp8), 54 % of the model's floor
 #include "kernels/gemm/tc/hopper.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 

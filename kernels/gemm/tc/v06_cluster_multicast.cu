@@ -6,7 +6,6 @@
 // half lives in both), so each "empty" barrier counts four arrivals, two of them remote.
 // Expected: a gain where L2 is the limit (long k: 8192³), little at 4096³, where the epilogue
 // and the 3.88-wave tail cost more than L2 does.
-// measured (H200, bench/results/h200/): v06_cluster_multicast m=4096,n=4096,k=4096: 220 µs, 625 TFLOP/s (gemm_bf16), 63 % of the model's floor; v06_cluster_multicast m=4096,n=4096,k=4096: 117 µs, 1176 TFLOP/s (gemm_fp8), 59 % of the model's floor
 #include "kernels/gemm/tc/hopper.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 

@@ -5,7 +5,6 @@
 // removed v05 ran 805 TFLOP/s at 4096³ against 710 with them (H200): 13 % of the time was the
 // epilogue. Row pitches TMA cannot address (ldc · 2 bytes not a multiple of 16) keep v06's stores.
 // Expected: most of that 13 % back at 4096³, about half as much at 8192³.
-// measured (H200, bench/results/h200/): v07_tma_store m=4096,n=4096,k=4096: 182 µs, 756 TFLOP/s (gemm_bf16), 76 % of the model's floor; v07_tma_store m=4096,n=4096,k=4096: 107 µs, 1288 TFLOP/s (gemm_fp8), 65 % of the model's floor
 #include "kernels/gemm/tc/hopper.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# gpu-check.sh [FAMILY[:ARGS]...]: the whole GPU check of sol, on a machine with a CUDA GPU, from
+# the repository root. Uses the build in $SOL_BUILD_DIR (default build-cuda), or makes one.
+# Steps, in order ($SOL_STEPS picks some, e.g. SOL_STEPS="tests bench"):
+#   device    nvidia-smi's clocks, power and memory; the torch and triton versions
+#   tests     the host suite, then the GPU suite with SOL_REQUIRE_GPU=1 (a skip is a failure);
+#             $GPU_TEST_FILTER narrows the GPU suite
+#   sanitize  compute-sanitizer memcheck on the small registry shapes, racecheck on the kernels
+#             that share tiles through shared memory (banks, the Hopper GEMM and attention)
+#   bench     with no FAMILY: `sol report` (probe, every family with its peers, the report);
+#             else `sol bench FAMILY ARGS` per family with peers (ARGS comma-separated, e.g.
+#             gemm_fp16:--headline), $BENCH_TIMEOUT seconds each (default 300)
+#   extra     probe again, the doctor on each memory lesson's first rung, the harness self-test
+#             family, copy under cold L2 and under CUDA graphs
+# Everything lands in $OUT (default out/gpu): a log per step, results/ (measured JSON), report/,
+# packed as $OUT/gpu-check.tgz. The exit status is the first failing step's.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root" || exit 2
+B=${SOL_BUILD_DIR:-build-cuda}
+O=${OUT:-out/gpu}
+export PATH=/usr/local/cuda/bin:$PATH
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-} SOL_SOURCE_DIR=$root PYTHONUNBUFFERED=1
+export SOL_PROFILE=$O/measured.json
+mkdir -p "$O/results"
+steps=${SOL_STEPS:-"device tests sanitize bench extra"}
+# Test names with a big shape in them (kept out of sanitizer runs, which are slow).
+big='*65536*:*16384*:*65537*:*2147483659*:*32768*:*16383*:*8192*:*4096*:*1000003*:*2048*'
+t0=$(date +%s)
+status=0
+step() { echo "=== $1 ($(($(date +%s) - t0)) s)"; }
+# check NAME CMD...: runs CMD, output into $O/NAME.log; remembers the first failure.
+check() {
+  local name=$1
+  shift
+  "$@" >"$O/$name.log" 2>&1
+  local rc=$?
+  echo "$name: exit $rc"
+  [ "$rc" -ne 0 ] && [ "$status" -eq 0 ] && status=$rc
+  return 0
+}
+
+if [ ! -x "$B/sol" ] || [ ! -x "$B/sol_gpu_tests" ]; then
+  step build
+  { cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOL_BUILD_TESTS=ON >/dev/null &&
+    cmake --build "$B" -j "$(nproc)"; } || exit 1
+fi
+for s in $steps; do
+  case $s in
+    device)
+      step device
+      nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,power.limit \
+        --format=csv | tee "$O/device.csv"
+      python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name())' \
+        2>&1 | tee -a "$O/device.csv" ;;
+    tests)
+      step "host tests"
+      check host-tests "$B/sol_host_tests"
+      grep -E "^\[  (FAILED|PASSED) |tests ran" "$O/host-tests.log" | tail -5
+      step "gpu tests"
+      check gpu-tests env SOL_REQUIRE_GPU=1 "$B/sol_gpu_tests" ${GPU_TEST_FILTER:+--gtest_filter="$GPU_TEST_FILTER"}
+      grep -E "^\[  (FAILED|PASSED|SKIPPED) |tests ran|Failure|rel_l2|unwritten" "$O/gpu-tests.log" | tail -30 ;;
+    sanitize)
+      step memcheck
+      check memcheck env SOL_REQUIRE_GPU=1 timeout 600 compute-sanitizer --tool memcheck --print-limit 20 \
+        "$B/sol_gpu_tests" --gtest_filter="Registry/*:-$big"
+      grep -E "ERROR SUMMARY|PASSED|FAILED" "$O/memcheck.log" | tail -5
+      step racecheck
+      check racecheck env SOL_REQUIRE_GPU=1 timeout 600 compute-sanitizer --tool racecheck "$B/sol_gpu_tests" \
+        --gtest_filter="Registry/*banks__*:Registry/*gemm_bf16__v0*:Registry/*attention*wgmma*:-$big"
+      grep -E "RACECHECK SUMMARY|ERROR SUMMARY|PASSED|FAILED" "$O/racecheck.log" | tail -5 ;;
+    bench)
+      if [ $# -eq 0 ]; then
+        step report
+        check report "$B/sol" report --out-dir "$O/report"
+        tail -60 "$O/report.log"
+      fi
+      for spec in "$@"; do
+        fam=${spec%%:*} args=""
+        [ "$spec" != "$fam" ] && args=${spec#*:}
+        step "bench $fam ${args//,/ }"
+        # shellcheck disable=SC2086  # ARGS are words
+        check "bench-$fam" timeout "${BENCH_TIMEOUT:-300}" "$B/sol" bench "$fam" ${args//,/ } --out-dir "$O/results"
+        grep -E "^(v[0-9]|peer)" "$O/bench-$fam.log" | head -40
+      done ;;
+    extra)
+      step extra
+      {
+        "$B/sol" probe
+        for v in copy/v01_scalar coalescing/v01_row_per_thread banks/v01_tile32 divergence/v02_loop_varied \
+          precision/v01_relu_fp32; do
+          "$B/sol" doctor "$v"
+        done
+        "$B/sol" bench selftest --no-peers
+        "$B/sol" bench copy --cold-l2 --no-peers --json "$O/results/copy-cold.json"
+        "$B/sol" bench copy --graph --no-peers --json "$O/results/copy-graph.json"
+      } >"$O/extra.log" 2>&1
+      echo "extra: exit $?"
+      tail -25 "$O/extra.log" ;;
+    *) echo "unknown step '$s' (device, tests, sanitize, bench, extra)" >&2; exit 2 ;;
+  esac
+done
+step pack
+tar czf "$O/gpu-check.tgz" -C "$O" --exclude gpu-check.tgz . && ls -la "$O"
+exit "$status"
