@@ -4,6 +4,7 @@
 // peak, with the peak's derivation beside it, then the same question at each memory level.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include "sol/hw/spec.hpp"
 #include "sol/model/cost.hpp"
 #include "sol/model/roofline.hpp"
+#include "sol/model/roofline_query.hpp"
 #include "sol/registry.hpp"
 #include "sol/sim/mxu.hpp"
 
@@ -27,173 +29,30 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-const std::vector<std::string> kOps = {"matmul", "elementwise", "layernorm", "rmsnorm", "softmax", "attention"};
-
 struct Args {
   std::string op, gpu = "h100", dtype = "bf16", unit, impl;
-  std::string m, n, k, tile, ops, rows, cols, batch, heads, seq, head_dim, block_q, extra_reads;
+  std::map<std::string, std::string> sizes;  // flag → text, as given
   double flops_per_op = 1;
   bool causal = false, backward = false, l2_reuse = false;
   JsonOut json;
 };
 
-// Which size flags each op reads; any other size flag given is a mistake worth reporting.
-const std::map<std::string, std::set<std::string>>& flags_of_op() {
+// The flag of a size: "head_dim" → "--head-dim".
+std::string flag_of(std::string size) {
+  std::replace(size.begin(), size.end(), '_', '-');
+  return "--" + size;
+}
+
+// The flags each op reads besides its sizes; any other flag given is a mistake worth reporting.
+const std::map<std::string, std::set<std::string>>& switches_of_op() {
   static const std::map<std::string, std::set<std::string>> m = {
-      {"matmul", {"--m", "--n", "--k", "--tile"}},
-      {"elementwise", {"--n", "--ops", "--flops-per-op", "--extra-reads"}},
-      {"layernorm", {"--rows", "--cols"}},
-      {"rmsnorm", {"--rows", "--cols"}},
-      {"softmax", {"--rows", "--cols"}},
-      {"attention", {"--batch", "--heads", "--seq", "--head-dim", "--block-q", "--causal", "--backward", "--l2-reuse"}},
+      {"elementwise", {"--flops-per-op"}},
+      {"attention", {"--causal", "--backward", "--l2-reuse"}},
   };
   return m;
 }
 
-// A size in the one grammar (sol/core/size.hpp), or the default when the flag is not given.
-int64_t size_value(const std::string& flag, const std::string& text, bool given, int64_t dflt) {
-  if (!given) {
-    if (dflt > 0) return dflt;
-    bad_input("missing " + flag, "give " + flag + " VALUE");
-  }
-  return parse_count(flag, text);
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-model::Cost build_cost(const Args& a, const std::map<std::string, bool>& given, DType dtype) {
-  auto size = [&](const std::string& flag, const std::string& text, int64_t dflt = 0) {
-    return size_value(flag, text, given.at(flag), dflt);
-  };
-  auto small_int = [&](const std::string& flag, const std::string& text, int64_t dflt, int64_t lo) {
-    const int64_t v = given.at(flag) ? size_value(flag, text, true, 0) : dflt;
-    if (v < lo || v > INT_MAX) bad_input(flag + " must be between " + std::to_string(lo) + " and " + std::to_string(INT_MAX));
-    return int(v);
-  };
-  auto impl_is = [&](std::initializer_list<const char*> names, const char* dflt) {
-    std::string impl = a.impl.empty() ? dflt : lower(a.impl);
-    for (const char* n : names)
-      if (impl == n) return impl;
-    std::string valid;
-    for (const char* n : names) valid += (valid.empty() ? "" : ", ") + std::string(n);
-    bad_input("unknown --impl '" + a.impl + "' for " + a.op, "use one of " + valid);
-  };
-
-  if (a.op == "matmul") {
-    model::MatmulOp op{.m = size("--m", a.m), .n = size("--n", a.n), .k = size("--k", a.k), .dtype = dtype};
-    const std::string impl = impl_is({"minimal", "naive", "tiled"}, "minimal");
-    op.impl = impl == "naive" ? model::MatmulImpl::Naive : impl == "tiled" ? model::MatmulImpl::Tiled : model::MatmulImpl::Minimal;
-    if (op.impl == model::MatmulImpl::Tiled) op.tile = size("--tile", a.tile, 32);
-    else if (given.at("--tile")) bad_input("--tile applies only to --impl tiled");
-    return model::matmul(op);
-  }
-  if (a.op == "elementwise") {
-    model::ElementwiseOp op{.n = size("--n", a.n), .ops = small_int("--ops", a.ops, 1, 1), .dtype = dtype};
-    op.fused = impl_is({"naive", "fused"}, "naive") == "fused";
-    op.flops_per_op = a.flops_per_op;
-    op.extra_reads = small_int("--extra-reads", a.extra_reads, 0, 0);
-    return model::elementwise(op);
-  }
-  if (a.op == "layernorm" || a.op == "rmsnorm" || a.op == "softmax") {
-    model::RowOp op{.rows = size("--rows", a.rows), .cols = size("--cols", a.cols), .dtype = dtype};
-    op.kind = a.op == "layernorm" ? model::RowKind::LayerNorm : a.op == "rmsnorm" ? model::RowKind::RMSNorm : model::RowKind::Softmax;
-    op.fused = impl_is({"naive", "fused"}, "naive") == "fused";
-    return model::row_op(op);
-  }
-  // attention
-  model::AttentionOp op{.batch = size("--batch", a.batch, 1), .heads = size("--heads", a.heads, 1),
-                        .seq = size("--seq", a.seq), .head_dim = size("--head-dim", a.head_dim)};
-  const std::string impl = impl_is({"naive", "standard", "flash"}, "naive");
-  op.flash = impl == "flash";
-  if (op.flash) op.block_q = size("--block-q", a.block_q, 128);
-  else if (given.at("--block-q")) bad_input("--block-q applies only to --impl flash");
-  if (a.l2_reuse && !op.flash) bad_input("--l2-reuse applies only to --impl flash", "add --impl flash");
-  op.causal = a.causal;
-  op.backward = a.backward;
-  op.reuse_in_l2 = a.l2_reuse;
-  op.dtype = dtype;
-  return model::attention(op);
-}
-
-// Which peak the % is of, and why; `natural` is the unit the op's arithmetic runs on.
-std::string unit_note(hw::Unit unit, hw::Unit natural) {
-  if (unit == hw::Unit::Matrix)
-    return natural == hw::Unit::Matrix
-               ? "peak: the matrix unit (tensor cores / MXU), which runs this op's multiply-adds"
-               : "peak: the matrix unit, as asked with --unit matrix; the lecture divides even elementwise FLOPs by "
-                 "the 989 TFLOP/s tensor peak, so this reproduces its % of peak";
-  return natural == hw::Unit::Vector
-             ? "peak: the vector unit (CUDA cores / VPU), since this arithmetic cannot use tensor cores; the lecture "
-               "divides by the tensor peak instead (--unit matrix gives its %); the floor time is the same either way "
-               "while the op is memory-bound"
-             : "peak: the vector unit";
-}
-
 std::string percent(double fraction) { return num(fraction * 100, 3) + " %"; }
-
-// TPU rows: the MXUs are 128×128 systolic arrays. The systolic simulator says how much of each
-// array the shape fills (K and N not multiples of 128 leave cells idle) and how long the folds
-// take; the note sets that beside the roofline floor.
-ojson mxu_estimate(const hw::HwSpec& hw, const model::Cost& c, const model::Estimate& e, std::vector<std::string>& notes,
-                   int64_t m, int64_t n, int64_t k) {
-  const hw::Peak& p = hw.peak(c.math_dtype.value_or(c.dtype), hw::Unit::Matrix);
-  const double clock = hw.boost_clock_hz > 0 ? hw.boost_clock_hz : hw.base_clock_hz;
-  const auto mxus = int64_t(p.flops_per_s / (2.0 * 128 * 128 * clock) + 0.5);
-  if (clock <= 0 || mxus < 1) return nullptr;
-  const sim::MxuMatmul s = sim::mxu_matmul(m, n, k, mxus, clock);
-  const double t = std::max(s.seconds, e.t_memory_s);
-  notes.push_back("MXU (sol systolic, 128×128 weight-stationary, " + std::to_string(mxus) + " MXUs): K×N cut into " +
-                  std::to_string(s.map.row_folds) + "×" + std::to_string(s.map.col_folds) + " folds fill " +
-                  percent(s.mapped_fraction) + " of the array (" + percent(1 - s.mapped_fraction) +
-                  " lost to folds that are not full); with loads overlapped: " + std::to_string(s.cycles) +
-                  " cycles per MXU = " + si(s.seconds, "s") + ", " + percent(s.fraction_of_peak) +
-                  " of peak; estimate max(MXU time, memory time) = " + si(t, "s") + " vs roofline floor " +
-                  si(e.t_floor_s, "s"));
-  return {{"mxus", mxus}, {"array", "128x128"}, {"dataflow", "ws"}, {"row_folds", s.map.row_folds},
-          {"col_folds", s.map.col_folds}, {"mapped_fraction", s.mapped_fraction}, {"cycles_per_mxu", s.cycles},
-          {"mxu_s", s.seconds}, {"fraction_of_peak", s.fraction_of_peak}, {"estimate_s", t}};
-}
-
-ojson to_json(const Args& a, const hw::HwSpec& hw, const model::Cost& c, const model::Estimate& e,
-              const std::vector<model::LevelEstimate>& levels, hw::Unit unit, const std::vector<std::string>& notes) {
-  const DType math = c.math_dtype.value_or(c.dtype);
-  const hw::Peak& p = hw.peak(math, unit);
-  ojson j;
-  j["op"] = c.op;
-  j["kind"] = a.op;
-  j["gpu"] = hw.name;
-  j["gpu_full_name"] = hw.full_name;
-  j["dtype"] = dtype_name(c.dtype);
-  if (c.math_dtype) j["math_dtype"] = dtype_name(math);
-  j["unit"] = hw::unit_name(unit);
-  j["flops"] = e.flops;
-  j["bytes"] = e.bytes;
-  if (a.op == "attention") j["saved_bytes"] = e.saved_bytes;
-  j["intensity_flops_per_byte"] = e.intensity;
-  j["ridge_flops_per_byte"] = e.ridge;
-  j["bound"] = e.bound;
-  j["compute_s"] = e.t_compute_s;
-  j["memory_s"] = e.t_memory_s;
-  j["floor_s"] = e.t_floor_s;
-  j["attainable_flops_per_s"] = e.attainable_flops_per_s;
-  j["fraction_of_peak"] = e.fraction_of_peak;
-  j["peak_flops_per_s"] = e.ceilings.flops_per_s;
-  j["peak_label"] = e.ceilings.flops_label;
-  j["peak_derivation"] = p.derivation();
-  j["bandwidth_bytes_per_s"] = e.ceilings.bytes_per_s;
-  j["bandwidth_label"] = e.ceilings.bytes_label;
-  j["measured"] = hw.measured;
-  ojson lv = ojson::array();
-  for (const auto& l : levels)
-    lv.push_back({{"level", l.level}, {"bytes", l.bytes}, {"bytes_per_s", l.bytes_per_s}, {"intensity_flops_per_byte", l.intensity},
-                  {"ridge_flops_per_byte", l.ridge}, {"time_s", l.t_s}, {"binding", l.binding}});
-  j["levels"] = lv;
-  j["notes"] = notes;
-  return j;
-}
 
 std::string to_text(const hw::HwSpec& hw, const model::Cost& c, const model::Estimate& e,
                     const std::vector<model::LevelEstimate>& levels, hw::Unit unit, const std::vector<std::string>& notes,
@@ -237,37 +96,40 @@ std::string to_text(const hw::HwSpec& hw, const model::Cost& c, const model::Est
 Command add_roofline(CLI::App& root, Global&) {
   auto args = std::make_shared<Args>();
   auto* app = root.add_subcommand("roofline", "speed of light of one op on one chip: the lecture's §6 roofline");
-  app->add_option("op", args->op, "matmul | elementwise | layernorm | rmsnorm | softmax | attention")->required();
+  app->add_option("op", args->op, "matmul | elementwise | layernorm | rmsnorm | softmax | attention | custom")->required();
   app->add_option("--gpu", args->gpu, "database name, a row from --hw-file, or 'measured' (default h100)");
   app->add_option("--dtype", args->dtype, "element type (default bf16)");
-  app->add_option("--unit", args->unit, "matrix | vector: whose peak bounds the op (default: matrix for matmul and "
-                                        "attention, vector otherwise)");
+  app->add_option("--unit", args->unit, "matrix | vector: whose peak bounds the op (default: matrix for matmul, "
+                                        "attention and custom, vector otherwise)");
   app->add_option("--impl", args->impl, "matmul: minimal|naive|tiled; elementwise, norms, softmax: naive|fused; "
                                         "attention: naive|flash");
   add_json(app, args->json, "the estimate");
-  struct SizeFlag {
-    const char* name;
-    std::string* target;
-    const char* help;
-  };
   app->footer("SIZE: " + std::string(kCountForms));
-  const SizeFlag sizes[] = {
-      {"--m", &args->m, "matmul: rows of A and C (1 for a GEMV)"},
-      {"--n", &args->n, "matmul: columns of B and C; elementwise: elements"},
-      {"--k", &args->k, "matmul: the contracted dimension"},
-      {"--tile", &args->tile, "matmul --impl tiled: square tile edge T (default 32)"},
-      {"--ops", &args->ops, "elementwise: ops in the chain, k (default 1)"},
-      {"--extra-reads", &args->extra_reads, "elementwise naive: extra whole-tensor reads (binary ops' second operands)"},
-      {"--rows", &args->rows, "layernorm/rmsnorm/softmax: rows"},
-      {"--cols", &args->cols, "layernorm/rmsnorm/softmax: the normalized dimension"},
-      {"--batch", &args->batch, "attention: batch (default 1)"},
-      {"--heads", &args->heads, "attention: heads (default 1)"},
-      {"--seq", &args->seq, "attention: sequence length N"},
-      {"--head-dim", &args->head_dim, "attention: head dimension d"},
-      {"--block-q", &args->block_q, "attention --impl flash: query block Bq (default 128)"},
+  const struct {
+    const char* size;
+    const char* help;
+  } sizes[] = {
+      {"m", "matmul: rows of A and C (1 for a GEMV)"},
+      {"n", "matmul: columns of B and C; elementwise: elements"},
+      {"k", "matmul: the contracted dimension"},
+      {"tile", "matmul --impl tiled: square tile edge T (default 32)"},
+      {"ops", "elementwise: ops in the chain, k (default 1)"},
+      {"extra_reads", "elementwise naive: extra whole-tensor reads (binary ops' second operands)"},
+      {"rows", "layernorm/rmsnorm/softmax: rows"},
+      {"cols", "layernorm/rmsnorm/softmax: the normalized dimension"},
+      {"batch", "attention: batch (default 1)"},
+      {"heads", "attention: heads (default 1)"},
+      {"seq", "attention: sequence length N"},
+      {"head_dim", "attention: head dimension d"},
+      {"block_q", "attention --impl flash: query block Bq (default 128)"},
   };
   std::vector<std::pair<std::string, CLI::Option*>> opts;
-  for (const auto& s : sizes) opts.emplace_back(s.name, app->add_option(s.name, *s.target, s.help)->type_name("SIZE"));
+  for (const auto& s : sizes) {
+    const std::string flag = flag_of(s.size);
+    opts.emplace_back(flag, app->add_option_function<std::string>(
+                                   flag, [args, flag](const std::string& v) { args->sizes[flag] = v; }, s.help)
+                                ->type_name("SIZE"));
+  }
   opts.emplace_back("--flops-per-op", app->add_option("--flops-per-op", args->flops_per_op, "elementwise: FLOPs per element per op (default 1)"));
   opts.emplace_back("--causal", app->add_flag("--causal", args->causal, "attention: causal mask"));
   opts.emplace_back("--backward", app->add_flag("--backward", args->backward, "attention: the backward pass"));
@@ -275,62 +137,44 @@ Command add_roofline(CLI::App& root, Global&) {
                     app->add_flag("--l2-reuse", args->l2_reuse,
                                   "attention --impl flash: the re-reads served by L2, each tensor counted once in HBM "
                                   "(as sol's kernels see on an H200); default: the lecture's count, every re-read from HBM"));
+  auto custom = std::make_shared<model::RooflineQuery>();
+  opts.emplace_back("--flops", app->add_option("--flops", custom->flops, "custom: the op's FLOPs"));
+  opts.emplace_back("--bytes", app->add_option("--bytes", custom->bytes, "custom: the bytes it moves (read + written)"));
+  opts.emplace_back("--name", app->add_option("--name", custom->name, "custom: the op's label"));
 
-  return {app, [args, opts]() -> int {
+  return {app, [args, opts, custom]() -> int {
             Args& a = *args;
-            a.op = lower(a.op);
-            const auto allowed = flags_of_op().find(a.op);
-            if (allowed == flags_of_op().end()) {
-              std::string valid;
-              for (const auto& o : kOps) valid += (valid.empty() ? "" : ", ") + o;
-              bad_input("unknown op '" + a.op + "'" + did_you_mean(a.op, kOps), "use one of " + valid);
+            model::RooflineQuery q = *custom;
+            q.op = a.op;
+            for (char& c : q.op) c = char(std::tolower(static_cast<unsigned char>(c)));
+            // Flags another op reads are refused by name, before the model sees the sizes.
+            const auto known = model::roofline_sizes().find(q.op);
+            if (known != model::roofline_sizes().end()) {
+              std::set<std::string> allowed;
+              for (const auto& s : known->second) allowed.insert(flag_of(s));
+              if (const auto sw = switches_of_op().find(q.op); sw != switches_of_op().end())
+                allowed.insert(sw->second.begin(), sw->second.end());
+              if (q.op == "custom") allowed.insert({"--flops", "--bytes", "--name"});
+              for (const auto& [name, opt] : opts)
+                if (opt->count() > 0 && !allowed.count(name)) bad_input(name + " does not apply to " + q.op, "see sol roofline --help");
             }
-            std::map<std::string, bool> given;
-            for (const auto& [name, opt] : opts) {
-              given[name] = opt->count() > 0;
-              if (given[name] && !allowed->second.count(name))
-                bad_input(name + " does not apply to " + a.op, "see sol roofline --help");
+            for (const auto& [flag, text] : a.sizes) {
+              std::string size = flag.substr(2);
+              std::replace(size.begin(), size.end(), '-', '_');
+              q.sizes[size] = parse_count(flag, text);
             }
-            const DType dtype = parse_dtype(a.dtype);
-            const hw::HwSpec& hw = hw::find(a.gpu);
-            model::Cost cost = build_cost(a, given, dtype);
-
-            std::vector<std::string> notes = cost.notes;
-            const hw::Unit natural = cost.unit;
-            const std::string unit_flag = lower(a.unit);
-            if (!unit_flag.empty() && unit_flag != "matrix" && unit_flag != "vector")
-              bad_input("unknown --unit '" + a.unit + "'", "use matrix or vector");
-            const hw::Unit asked = unit_flag.empty() ? natural : unit_flag == "matrix" ? hw::Unit::Matrix : hw::Unit::Vector;
-            const model::PeakChoice choice = model::resolve_peak(hw, dtype, asked);
-            // An explicit --unit is obeyed: no moving to the other unit (peak() then says what the chip has).
-            cost.unit = unit_flag.empty() ? choice.unit : asked;
-            if (choice.unit == cost.unit && choice.dtype != dtype) cost.math_dtype = choice.dtype;
-            if (choice.unit == cost.unit && !choice.why.empty()) notes.push_back(choice.why);
-            notes.push_back(unit_note(cost.unit, natural));
-            // The unfused models count every pass as HBM traffic; a tensor that fits in L2 may
-            // be served from there on the later passes.
-            const bool unfused_stream = (a.op != "matmul" && a.op != "attention") && lower(a.impl) != "fused";
-            if (unfused_stream && hw.l2_bytes > 0) {
-              const double tensor = a.op == "elementwise" ? double(size_value("--n", a.n, true, 0)) * dtype_bytes(dtype)
-                                                          : double(size_value("--rows", a.rows, true, 0)) *
-                                                                double(size_value("--cols", a.cols, true, 0)) * dtype_bytes(dtype);
-              if (tensor <= hw.l2_bytes)
-                notes.push_back("the tensor (" + bytes_iec(tensor) + ") fits in " + hw.name + "'s " + bytes_iec(hw.l2_bytes) +
-                                " L2: later passes may hit L2, so a measurement can beat this HBM floor");
-            }
-
-            const model::Estimate e = model::roofline(cost, hw);
-            const auto levels = model::hierarchical(cost, hw);
-            ojson mxu;
-            if (a.op == "matmul" && hw.vendor == "google" && cost.unit == hw::Unit::Matrix)
-              mxu = mxu_estimate(hw, cost, e, notes, size_value("--m", a.m, true, 0), size_value("--n", a.n, true, 0),
-                                 size_value("--k", a.k, true, 0));
-            if (a.json.on()) {
-              ojson j = to_json(a, hw, cost, e, levels, cost.unit, notes);
-              if (!mxu.is_null()) j["mxu"] = mxu;
-              emit_json(a.json, j);
-            } else
-              std::printf("%s", reflow(to_text(hw, cost, e, levels, cost.unit, notes, a.op == "attention")).c_str());
+            q.gpu = a.gpu;
+            q.dtype = parse_dtype(a.dtype);
+            q.unit = a.unit;
+            q.impl = a.impl;
+            q.flops_per_op = a.flops_per_op;
+            q.causal = a.causal;
+            q.backward = a.backward;
+            q.l2_reuse = a.l2_reuse;
+            const model::RooflineAnswer r = model::answer(q);
+            if (a.json.on()) emit_json(a.json, ojson::parse(model::to_json(r)));
+            else
+              std::printf("%s", reflow(to_text(*r.hw, r.cost, r.estimate, r.levels, r.cost.unit, r.notes, r.kind == "attention")).c_str());
             return 0;
           }};
 }

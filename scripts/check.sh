@@ -33,6 +33,8 @@ if [ "$skipped" -gt 0 ]; then
   echo "$skipped tests skipped (e.g. $first: ${why:-see ctest.log})"
 fi
 [ "$rc" -eq 0 ] || exit "$rc"
+# The Python package: pip install . into a virtual environment, then pytest (SOL_PYTHON=0 skips).
+if [ "${SOL_PYTHON:-1}" != 0 ]; then SOL_BUILD_DIR=$build SOL_BIN=$build/sol "$root/scripts/python-check.sh"; fi
 # The host build again under ASan + UBSan, with the CLI fuzz smoke (SOL_SANITIZE=0 skips it; a
 # compiler without the sanitizer runtimes says so and skips it).
 if [ "${SOL_SANITIZE:-1}" != 0 ]; then "$root/scripts/sanitize.sh"; fi
