@@ -4,13 +4,13 @@
 // Validation comes first and needs no device: every size, dtype, pointer, stride and workspace
 // problem throws sol::Error before any CUDA call. The workspace queries check the shape only
 // (they are asked before the buffers exist); explain_* checks shape and strides, and the pointers
-// only where they are given (an unaligned one rules the TMA rungs out).
+// only where they are given.
 //
 // The choice: the rungs the device can run (mma.sync from sm_80; the wgmma/TMA rungs only on
 // sm_90, whose sm_90a code runs nowhere else) and the layout allows, ranked by the committed H200
-// measurements (kernels/api/attention_table.inc, scripts/attention-dispatch-table.py) at the
-// nearest measured shape — same d and, where measured, the same causal and det. The predicted
-// time is that measurement scaled by the visible query–key pairs of the two shapes.
+// measurements (kernels/api/attention_table.inc, scripts/api-tables.py) at the nearest measured
+// shape — same d and, where measured, the same causal and det. The predicted time is that
+// measurement scaled by the query–key pairs the two shapes compute (pairs()).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -22,6 +22,7 @@
 #include <tuple>
 #include <vector>
 
+#include "kernels/api/choice.hpp"
 #include "kernels/api/entry_util.hpp"
 #include "kernels/attention/forward.cuh"
 #include "sol/kernels.hpp"
@@ -53,7 +54,7 @@ constexpr Measured kTable[] = {
 constexpr int64_t kMaxGrid = 65535;                   // h and b are grid dimensions y and z
 constexpr int64_t kMaxRows = int64_t(1) << 31;        // n, nk: tile counts stay 32-bit
 constexpr int64_t kMaxElements = int64_t(1) << 40;    // per tensor, as the registry's shapes
-constexpr int64_t kMaxTmaStride = int64_t(1) << 39;   // TMA strides < 2^40 bytes (2-byte elements)
+constexpr int64_t kMaxTmaStrideBytes = int64_t(1) << 40;  // a tensor map's strides are below 2^40 bytes
 
 std::string shape_text(const AttentionArgs& a) {
   std::string s = "b=" + std::to_string(a.b) + ",h=" + std::to_string(a.h);
@@ -139,14 +140,17 @@ void check_workspace(size_t need, const void* workspace, size_t bytes, const std
 
 // ---- the choice ---------------------------------------------------------------------------------
 
-// Query–key pairs that are computed (causal: those each row sees), the work a time scales with.
-double pairs(int64_t b, int64_t h, int64_t n, int64_t nk, bool causal) {
+// Query–key pairs that are computed (causal: those each row sees), with the query rows padded to
+// whole tiles of tile_rows (the tensor cores compute a partial tile whole): the work a time
+// scales with.
+double pairs(int64_t b, int64_t h, int64_t n, int64_t nk, bool causal, int64_t tile_rows) {
   double per_head = double(n) * double(nk);
   if (causal) {  // row i sees clamp(i + nk − n + 1, 0, nk) keys
     const int64_t s = nk - n + 1, lo = std::max<int64_t>(0, 1 - s), hi = std::clamp<int64_t>(nk - s + 1, lo, n);
     per_head = (double(lo + s) + double(hi - 1 + s)) * double(hi - lo) / 2 + double(n - hi) * double(nk);
   }
-  return double(b) * double(h) * per_head;
+  const double padded = double((n + tile_rows - 1) / tile_rows * tile_rows) / double(n);
+  return double(b) * double(h) * per_head * padded;
 }
 
 struct Ranked {
@@ -154,6 +158,9 @@ struct Ranked {
   std::string reason;
   double predicted_s = 0;
 };
+
+// Query rows per tile of each rung: the forward's v02 64, v03–v05 128; the backward's 64.
+int64_t tile_rows(bool backward, int rung) { return backward || rung == kV02 ? 64 : 128; }
 
 // The fastest allowed rung at the nearest measured shape.
 Ranked rank(bool backward, const AttentionArgs& a, bool det, const std::vector<bool>& allowed, const char* const* names) {
@@ -182,8 +189,9 @@ Ranked rank(bool backward, const AttentionArgs& a, bool det, const std::vector<b
   std::sort(at_shape.begin(), at_shape.end(), [](const Measured* x, const Measured* y) { return x->seconds < y->seconds; });
   const Measured& best = *at_shape.front();
   r.rung = best.rung;
-  r.predicted_s = best.seconds * pairs(a.b, a.h, a.n, a.nk, a.causal) /
-                  pairs(best.b, best.h, best.n, best.nk, best.causal != 0);
+  const int64_t tile = tile_rows(backward, best.rung);
+  r.predicted_s = best.seconds * pairs(a.b, a.h, a.n, a.nk, a.causal, tile) /
+                  pairs(best.b, best.h, best.n, best.nk, best.causal != 0, tile);
   const auto us = api::us_text;
   auto rung = [&](const Measured& m) { return std::string(names[m.rung]).substr(std::string(names[m.rung]).find('/') + 1); };
   r.reason = "nearest measured (H200) b=" + std::to_string(best.b) + ",h=" + std::to_string(best.h) +
@@ -205,7 +213,8 @@ size_t lse_bytes(const AttentionArgs& a) { return size_t(a.b) * size_t(a.h) * si
 
 // Validated strides and the choice. Pointers are checked only where given (explain) or always
 // (run, with the workspace); every check precedes the device query.
-ForwardPlan plan_forward(const AttentionArgs& a, const void* workspace, size_t workspace_bytes, bool run) {
+// cc: the device's compute capability, 0 to ask the current device.
+ForwardPlan plan_forward(const AttentionArgs& a, const void* workspace, size_t workspace_bytes, bool run, int cc = 0) {
   const std::string op = "attention_forward";
   check_shape(a, op);
   ForwardPlan p;
@@ -218,15 +227,19 @@ ForwardPlan plan_forward(const AttentionArgs& a, const void* workspace, size_t w
     if (run || ptr) check_pointer(ptr, op, what);
   if (run) check_workspace(a.lse ? 0 : api::align256(lse_bytes(a)), workspace, workspace_bytes, op);
 
-  const int cc = api::current_cc(op.c_str());
+  if (cc == 0) cc = api::current_cc(op.c_str());
   if (cc < 80)
     failure(op + ": " + api::cc_text(cc) + " has no bf16/f16 mma.sync", "attention needs an sm_80 or newer GPU");
   // The TMA rungs read rows and batches at any 16-byte stride, but a row's heads contiguously.
   std::string tma_why;
   if (cc != 90) tma_why = "wgmma/TMA rungs are sm_90a (this device is " + api::cc_text(cc) + ")";
-  for (const auto& [s, rows, heads] : {std::tuple{p.qs, a.n, a.h}, std::tuple{p.ks, a.nk, a.h_kv}, std::tuple{p.vs, a.nk, a.h_kv}})
-    if (tma_why.empty() && (s.head != a.d || s.seq < heads * a.d || s.batch < rows * s.seq || s.batch * 2 >= kMaxTmaStride))
-      tma_why = "the TMA rungs need a row's heads contiguous (head stride = d) and rows, batches apart";
+  const std::tuple<at::Bshd, int64_t, int64_t> inputs[] = {{p.qs, a.n, a.h}, {p.ks, a.nk, a.h_kv}, {p.vs, a.nk, a.h_kv}};
+  for (const auto& [s, rows, heads] : inputs) {
+    const bool mappable = s.head == a.d && s.seq >= heads * a.d && s.batch >= rows * s.seq &&
+                          s.batch * 2 < kMaxTmaStrideBytes;
+    if (tma_why.empty() && !mappable)
+      tma_why = "the TMA rungs need a row's heads contiguous (head stride = d), rows and batches apart";
+  }
   std::vector<bool> allowed(kFwdRungs, true);
   allowed[kV04] = allowed[kV05] = tma_why.empty();
   const Ranked r = rank(false, a, false, allowed, kFwdNames);
@@ -291,7 +304,8 @@ size_t dq_accum_bytes(const AttentionArgs& a) {
 }
 size_t backward_workspace(const AttentionArgs& a) { return dq_accum_bytes(a) + api::align256(lse_bytes(a)); }
 
-BackwardPlan plan_backward(const AttentionBackwardArgs& g, const void* workspace, size_t workspace_bytes, bool run) {
+BackwardPlan plan_backward(const AttentionBackwardArgs& g, const void* workspace, size_t workspace_bytes, bool run,
+                           int cc = 0) {
   const std::string op = "attention_backward";
   const AttentionArgs& a = g.fwd;
   check_shape(a, op);
@@ -311,7 +325,7 @@ BackwardPlan plan_backward(const AttentionBackwardArgs& g, const void* workspace
               "give the forward an lse buffer [b, h, n] fp32 and pass it here");
   if (run) check_workspace(backward_workspace(a), workspace, workspace_bytes, op);
 
-  const int cc = api::current_cc(op.c_str());
+  if (cc == 0) cc = api::current_cc(op.c_str());
   if (cc < 80)
     failure(op + ": " + api::cc_text(cc) + " has no bf16/f16 mma.sync", "attention needs an sm_80 or newer GPU");
   std::vector<bool> allowed(kBwdRungs, true);
@@ -376,6 +390,13 @@ void attention_backward(const AttentionBackwardArgs& args, void* workspace, size
   const BackwardPlan p = plan_backward(args, workspace, workspace_bytes, true);
   if (args.fwd.dtype == DType::f16) return run_backward<__half>(p, args, workspace, stream);
   run_backward<__nv_bfloat16>(p, args, workspace, stream);
+}
+
+Choice api::explain_attention_forward_on(const AttentionArgs& args, int cc) {
+  return plan_forward(args, nullptr, 0, false, cc).choice;
+}
+Choice api::explain_attention_backward_on(const AttentionBackwardArgs& args, int cc) {
+  return plan_backward(args, nullptr, 0, false, cc).choice;
 }
 
 }  // namespace sol

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/api/choice.hpp"
 #include "kernels/api/entry_util.hpp"
 #include "kernels/mx/mx.cuh"
 #include "sol/kernels.hpp"
@@ -61,7 +62,8 @@ struct Plan {
   Choice choice;
 };
 
-Plan plan_quantize(const MxQuantizeArgs& a) {
+// cc: the device's compute capability, 0 to ask the current device.
+Plan plan_quantize(const MxQuantizeArgs& a, int cc = 0) {
   const std::string op = "mx_quantize";
   check_size(a.rows, a.cols, a.elem, op);
   if (a.rule != MxScaleRule::Ceil && a.rule != MxScaleRule::Floor) bad_input(op + ": unknown scale rule", "use Ceil or Floor");
@@ -72,7 +74,7 @@ Plan plan_quantize(const MxQuantizeArgs& a) {
   const bool row = a.row_codes, col = a.col_codes;
   if (!row && !col) bad_input(op + ": both orientations are nullptr: nothing to write", "give row_* or col_* outputs");
 
-  const int cc = api::current_cc(op.c_str());
+  if (cc == 0) cc = api::current_cc(op.c_str());
   Plan p;
   const std::string what = std::to_string(a.rows) + " × " + std::to_string(a.cols) + " on " + api::cc_text(cc) + ": ";
   if (cc < kFp8Cc) {
@@ -115,6 +117,7 @@ Plan plan_dequantize(const MxDequantizeArgs& a) {
 }  // namespace
 
 Choice explain_mx_quantize(const MxQuantizeArgs& args) { return plan_quantize(args).choice; }
+Choice api::explain_mx_quantize_on(const MxQuantizeArgs& args, int cc) { return plan_quantize(args, cc).choice; }
 Choice explain_mx_dequantize(const MxDequantizeArgs& args) { return plan_dequantize(args).choice; }
 
 void mx_quantize(const MxQuantizeArgs& a, cudaStream_t stream) {

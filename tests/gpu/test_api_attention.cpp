@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/api/choice.hpp"
 #include "sol/kernels.hpp"
 #include "sol/model/attention_ref.hpp"
 #include "tests/gpu/api_test_util.hpp"
@@ -145,6 +146,63 @@ TEST(ApiAttention, BackwardRefusesMissingInputsAndStrides) {
   g = valid_bwd_args();
   g.fwd.d = 100;
   SOL_EXPECT_BAD_INPUT(backward(g), "d = 100");
+}
+
+// The choice on a given compute capability (no GPU needed).
+TEST(ApiAttention, ChoiceFollowsTheDeviceAndTheLayout) {
+  AttentionArgs a = valid_args();
+  a.b = 4, a.h = a.h_kv = 16, a.n = a.nk = 4096, a.d = 128;
+  auto hopper_rung = [](const Choice& c) { return c.implementation.find("wgmma") != std::string::npos; };
+  const Choice on80 = api::explain_attention_forward_on(a, 80), on90 = api::explain_attention_forward_on(a, 90);
+  EXPECT_FALSE(hopper_rung(on80)) << on80.implementation;  // sm_90a code runs on sm_90 only
+  EXPECT_NE(on80.reason.find("sm_80"), std::string::npos) << on80.reason;
+  EXPECT_FALSE(hopper_rung(api::explain_attention_forward_on(a, 100)));
+  // More rungs to choose from at the same nearest measured shape: never a slower prediction.
+  EXPECT_GT(on90.predicted_s, 0);
+  EXPECT_LE(on90.predicted_s, on80.predicted_s) << on90.reason << " / " << on80.reason;
+  EXPECT_NE(on90.reason.find("nearest measured"), std::string::npos) << on90.reason;
+
+  // Heads interleaved with K and V ([b, n, h, 3, d]): no tensor map, the mma.sync rungs.
+  AttentionArgs s = a;
+  s.q_stride = s.k_stride = s.v_stride = {a.n * a.h * 3 * a.d, a.h * 3 * a.d, 3 * a.d};
+  const Choice strided = api::explain_attention_forward_on(s, 90);
+  EXPECT_FALSE(hopper_rung(strided)) << strided.implementation;
+  EXPECT_NE(strided.reason.find("TMA"), std::string::npos) << strided.reason;
+  // A packed QKV projection ([b, n, 3, h, d]) keeps the heads contiguous: the TMA rungs may serve it.
+  s.q_stride = s.k_stride = s.v_stride = {a.n * 3 * a.h * a.d, 3 * a.h * a.d, a.d};
+  EXPECT_EQ(api::explain_attention_forward_on(s, 90).implementation, on90.implementation);
+
+  // Decode: one query row against a long cache still gets a rung and a prediction.
+  AttentionArgs decode = a;
+  decode.n = 1;
+  decode.nk = 32768;
+  decode.b = 8;
+  decode.h_kv = 4;
+  decode.causal = true;
+  const Choice dc = api::explain_attention_forward_on(decode, 90);
+  EXPECT_EQ(dc.implementation.rfind("attention/v0", 0), 0u) << dc.implementation;
+  EXPECT_GT(dc.predicted_s, 0);
+  EXPECT_LT(dc.predicted_s, on90.predicted_s);  // far less work than 4×16 heads of 4096²
+
+  try {
+    api::explain_attention_forward_on(a, 75);
+    ADD_FAILURE() << "sm_75 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::Failure);
+    EXPECT_NE(std::string(e.what()).find("sm_75"), std::string::npos) << e.line();
+  }
+}
+
+TEST(ApiAttention, BackwardChoiceFollowsTheDevice) {
+  AttentionBackwardArgs g = valid_bwd_args();
+  g.fwd.b = 4, g.fwd.h = g.fwd.h_kv = 16, g.fwd.n = g.fwd.nk = 4096, g.fwd.d = 128;
+  EXPECT_EQ(api::explain_attention_backward_on(g, 80).implementation, "attention_bwd/v01_flash_bwd");  // the one sm_80 rung
+  const Choice on90 = api::explain_attention_backward_on(g, 90);
+  EXPECT_LE(on90.predicted_s, api::explain_attention_backward_on(g, 80).predicted_s);
+  g.deterministic = true;
+  const Choice det = api::explain_attention_backward_on(g, 90);
+  EXPECT_NE(det.reason.find("det"), std::string::npos) << det.reason;
+  EXPECT_GT(det.predicted_s, 0);
 }
 
 // ---- on a GPU -------------------------------------------------------------------------------------

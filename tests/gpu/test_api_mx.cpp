@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/api/choice.hpp"
 #include "sol/formats/mx.hpp"
 #include "sol/kernels.hpp"
 #include "tests/gpu/api_test_util.hpp"
@@ -67,6 +68,23 @@ TEST(ApiMx, DequantizeRefusesBadArguments) {
   a.elem = DType::fp8_e5m2;
   a.scales = nullptr;
   SOL_EXPECT_BAD_INPUT(mx_dequantize(a, nullptr), "scales is nullptr");
+}
+
+TEST(ApiMx, QuantizeChoiceFollowsOrientationAndDevice) {
+  MxQuantizeArgs a = valid_quantize();
+  EXPECT_EQ(api::explain_mx_quantize_on(a, 90).implementation, "mx/v02_rowwise");
+  EXPECT_EQ(api::explain_mx_quantize_on(a, 80).implementation, "mx/v01_rowwise_shared_code");  // no fp8 cvt
+  a.col_codes = fake_pointer(4), a.col_scales = fake_pointer(5);
+  EXPECT_EQ(api::explain_mx_quantize_on(a, 90).implementation, "mx/v04_both");
+  a.row_codes = a.row_scales = nullptr;
+  EXPECT_EQ(api::explain_mx_quantize_on(a, 89).implementation, "mx/v03_columnwise");
+  try {
+    api::explain_mx_quantize_on(a, 80);
+    ADD_FAILURE() << "columnwise on sm_80 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::Failure);
+    EXPECT_NE(std::string(e.what()).find("sm_89"), std::string::npos) << e.line();
+  }
 }
 
 namespace {
