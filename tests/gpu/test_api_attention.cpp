@@ -1,6 +1,6 @@
 // sol::attention_forward / attention_backward through the public API: every refusal (these throw
 // before any CUDA call and run without a GPU), the workspace sizes, and on a GPU the outputs
-// against the double-precision references of sol/model/attention_ref.hpp at odd sizes, GQA,
+// against the double-precision references (attn_ref) at odd sizes, GQA,
 // causal with n ≠ nk, decode, strided (packed-QKV) layouts, fp16, and the deterministic
 // backward's bit-identical reruns.
 #include <gtest/gtest.h>
@@ -19,6 +19,7 @@
 #include "tests/gpu/api_test_util.hpp"
 
 using namespace sol;
+namespace attn_ref = sol::model;  // the double-precision references
 using sol::test::DevBuf;
 using sol::test::fake_pointer;
 
@@ -269,7 +270,7 @@ void check_forward(Problem& p, size_t o_elems, bool lse_in_workspace = false) {
   const std::vector<uint16_t> got_o = o.download<uint16_t>(o_elems);
   const std::vector<float> got_l = (lse_in_workspace ? ws : lse).download<float>(size_t(a.b * a.h * a.n));
 
-  const model::AttentionHead head{a.n, a.nk, a.d, a.causal, scale_of(a)};
+  const attn_ref::AttentionHead head{a.n, a.nk, a.d, a.causal, scale_of(a)};
   std::vector<double> want_o, have_o, want_l, have_l;
   for (int64_t bi = 0; bi < a.b; ++bi)
     for (int64_t hi = 0; hi < a.h; ++hi) {
@@ -279,7 +280,7 @@ void check_forward(Problem& p, size_t o_elems, bool lse_in_workspace = false) {
       const auto vh = head_rows(p.v_bits, p.v_off, p.vs, bi, hk, a.nk, a.d, p.fp16);
       std::vector<double> row(size_t(a.d));
       for (int64_t i = 0; i < a.n; ++i) {
-        const double l = model::attention_row(head, i, qh.data() + i * a.d, kh.data(), vh.data(), row.data());
+        const double l = attn_ref::attention_row(head, i, qh.data() + i * a.d, kh.data(), vh.data(), row.data());
         const double gl = got_l[size_t((bi * a.h + hi) * a.n + i)];
         if (std::isinf(l)) {
           EXPECT_TRUE(std::isinf(gl) && gl < 0) << "row " << i << " sees no key: L must be −∞, is " << gl;
@@ -445,7 +446,7 @@ Grads check_backward(const Dims& x, bool deterministic) {
   const std::vector<uint16_t> o_bits = o.download<uint16_t>(nq);
   const std::vector<float> l = lse.download<float>(size_t(a.b * a.h * a.n));
 
-  const model::AttentionHead head{a.n, a.nk, a.d, a.causal, scale_of(a)};
+  const attn_ref::AttentionHead head{a.n, a.nk, a.d, a.causal, scale_of(a)};
   const int64_t d = a.d, group = a.h / a.h_kv;
   std::vector<double> want_q, have_q, want_kv, have_kv;
   for (int64_t bi = 0; bi < a.b; ++bi)
@@ -461,7 +462,7 @@ Grads check_backward(const Dims& x, bool deterministic) {
         for (int64_t i = 0; i < a.n; ++i) lh[size_t(i)] = l[size_t((bi * a.h + hi) * a.n + i)];
         std::vector<double> row(static_cast<size_t>(d));
         for (int64_t i = 0; i < a.n; ++i) {
-          model::attention_backward_query(head, i, qh.data() + i * d, kh.data(), vh.data(), oh.data() + i * d,
+          attn_ref::attention_backward_query(head, i, qh.data() + i * d, kh.data(), vh.data(), oh.data() + i * d,
                                           lh[size_t(i)], gh.data() + i * d, row.data());
           for (int64_t c2 = 0; c2 < d; ++c2) {
             want_q.push_back(row[size_t(c2)]);
@@ -469,7 +470,7 @@ Grads check_backward(const Dims& x, bool deterministic) {
           }
         }
         for (int64_t j = 0; j < a.nk; ++j)
-          model::attention_backward_key(head, j, qh.data(), kh.data() + j * d, vh.data() + j * d, oh.data(), lh.data(),
+          attn_ref::attention_backward_key(head, j, qh.data(), kh.data() + j * d, vh.data() + j * d, oh.data(), lh.data(),
                                         gh.data(), dk_ref.data() + j * d, dv_ref.data() + j * d);
       }
       for (int64_t j = 0; j < a.nk; ++j)
