@@ -79,6 +79,12 @@ const Texts kAttentionTest = {
 
 void add_attention(std::vector<Variant>& all) {
   using V = kernels::attention::Version;
+  // The public entry first (version 0); it runs every rung's test shapes.
+  const size_t fwd_dispatch = all.size();
+  all.push_back(entry("attention", V::dispatch, "dispatch", 0, 80,
+                      "sol::attention_forward: the rung the H200 table ranks first at the nearest measured shape "
+                      "among those the device and layout allow",
+                      kAttentionBench, kAttentionTest));
   // The standard version is benched where its S and P (6 bytes per score) stay modest.
   all.push_back(entry("attention", V::v01_standard, "v01_standard", 1, 70,
                       "S = QKᵀ (fp32) and P (bf16) in HBM, three SIMT kernels: scores | softmax | P·V",
@@ -107,6 +113,7 @@ void add_attention(std::vector<Variant>& all) {
                       "the softmax of j runs while P·V of j−1 is on the tensor cores; no producer warp (256 threads "
                       "for 255 registers), a consumer thread refills each released stage",
                       kAttentionBench, kAttentionTest);
+  for (const char* t : hopper_edges) all[fwd_dispatch].test_shapes.push_back(Shape::parse(t));
   for (Variant* x : {&v04, &v05}) {
     for (const char* t : hopper_edges) x->test_shapes.push_back(Shape::parse(t));
     all.push_back(std::move(*x));
@@ -118,6 +125,11 @@ void add_attention(std::vector<Variant>& all) {
   for (const char* t : {"b=2,h=4,n=333,nk=100,d=64,causal=1,det=1", "b=2,h=8,hkv=2,n=257,d=128,causal=1,det=1",
                         "b=1,h=2,n=1000,d=128,fp16=1,det=1", "b=1,h=1,n=17,nk=1,d=64,causal=1,det=1"})
     det_tests.push_back(Shape::parse(t));
+  const size_t bwd_dispatch = all.size();  // the public entry; its shapes, every rung's, below
+  all.push_back(entry("attention_bwd", kernels::attention::BwdVersion::dispatch, "dispatch", 0, 80,
+                      "sol::attention_backward: the rung the H200 table ranks first at the nearest measured shape "
+                      "(and det) among those the device allows",
+                      {}, {}));
   Variant bwd = entry("attention_bwd", kernels::attention::BwdVersion::v01_flash_bwd, "v01_flash_bwd", 1, 80,
                        "FA2 backward: D pre-pass; a CTA per 64-key tile keeps dK, dV in registers while Q tiles stream, "
                        "recomputes P from L, dQ by fp32 atomics then a convert (det=1: a dQ kernel per query tile)",
@@ -159,6 +171,8 @@ void add_attention(std::vector<Variant>& all) {
   // whose first 64 keys are whole but the second's partial.
   for (const char* t : {"b=1,h=2,n=100,nk=60,d=64", "b=2,h=4,hkv=2,n=191,nk=191,d=128,causal=1"})
     bwd4.test_shapes.push_back(Shape::parse(t));
+  all[bwd_dispatch].bench_shapes = bwd4.bench_shapes;
+  all[bwd_dispatch].test_shapes = bwd4.test_shapes;
   all.push_back(std::move(bwd4));
 }
 
@@ -174,6 +188,9 @@ void add_copy(std::vector<Variant>& all) {
   using V = kernels::copy::Version;
   all.push_back(entry("copy", V::peer_memcpy, "peer:cudaMemcpy", 0, 70, "cudaMemcpyAsync device-to-device",
                       kCopyBench, {"n=1", "n=3", "n=1000003", "n=1000003,offset_in=1"}));
+  all.push_back(entry("copy", V::dispatch, "dispatch", 0, 70,
+                      "sol::copy: v02/v03 or cudaMemcpyAsync by the H200 table at the nearest size", kCopyBench,
+                      kCopyTest));
   all.push_back(entry("copy", V::v01_scalar, "v01_scalar", 1, 70, "one 4-byte load and store per thread", kCopyBench,
                       kCopyTest));
   all.push_back(entry("copy", V::v02_vec16, "v02_vec16", 2, 70, "16-byte float4 loads and stores, scalar head and tail",
@@ -292,6 +309,9 @@ void add_mx(std::vector<Variant>& all) {
   all.push_back(entry("mx", V::peer_cublas_bf16_gemm, "peer:cublas_bf16_gemm", 0, 80,
                       "cuBLAS bf16 GEMM, fp32 accumulate: the accuracy MXFP8 is compared with",
                       {"m=4096,n=4096,k=4096", "m=2048,n=2048,k=2048"}, {"m=1,n=1,k=1", "m=97,n=131,k=67", "m=256,n=256,k=256"}));
+  all.push_back(entry("mx", V::dispatch, "dispatch", 0, 89,
+                      "sol::mx_quantize, both orientations through the public entry (v04)", kMxQuantBench,
+                      kMxQuantTest));
   all.push_back(entry("mx", V::v01_rowwise_shared_code, "v01_rowwise_shared_code", 1, 70,
                       "rowwise 1×32 MXFP8, thread per block, every conversion through the shared host/device scalar code",
                       kMxQuantBench, kMxQuantTest));

@@ -8,8 +8,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels/attention/case.hpp"
@@ -18,6 +22,7 @@
 #include "kernels/common/compare.cuh"
 #include "kernels/common/elem.cuh"
 #include "kernels/common/variant.cuh"
+#include "sol/kernels.hpp"
 #include "sol/ref/attention.hpp"
 
 namespace sol::kernels::attention {
@@ -168,6 +173,36 @@ struct ForwardSets {
   }
 };
 
+// The public API's arguments for the same tensors (packed BSHD).
+template <class T>
+AttentionArgs public_args(const AttnArgs<T>& a) {
+  AttentionArgs p;
+  p.dtype = std::is_same_v<T, __half> ? DType::f16 : DType::bf16;
+  p.b = a.b;
+  p.h = a.h;
+  p.h_kv = a.hkv;
+  p.n = a.n;
+  p.nk = a.nk;
+  p.d = a.d;
+  p.causal = a.causal;
+  p.scale = a.scale;
+  p.q = a.q;
+  p.k = a.k;
+  p.v = a.v;
+  p.o = a.o;
+  p.lse = a.lse;
+  return p;
+}
+
+// The rung a dispatcher's Choice names ("attention/v04_flash_wgmma"), for the launch it describes.
+template <class V>
+V rung_named(const std::string& implementation, std::initializer_list<std::pair<const char*, V>> rungs) {
+  const std::string name = implementation.substr(implementation.find('/') + 1);
+  for (const auto& [n, v] : rungs)
+    if (name == n) return v;
+  failure("attention dispatch chose " + implementation + ", which is not a rung of its family");
+}
+
 // Bytes of Q-shaped and K-shaped tensors per set, for rotating_sets.
 double set_bytes(const Dims& x, int q_like, int k_like, int elem) {
   return (double(q_like) * double(x.b * x.n * x.h * x.d) + double(k_like) * double(x.b * x.nk * x.hkv * x.d)) * elem;
@@ -201,15 +236,23 @@ class AttentionCase final : public Case {
   void run(int set, void* stream) override {
     const AttnArgs<T> a = args(set);
     const auto st = static_cast<cudaStream_t>(stream);
+    if (v_ == Version::dispatch) return attention_forward(public_args(a), nullptr, 0, st);
     if (v_ == Version::v01_standard) return standard_forward(a, s_.get(), p_.get(), st);
-    if (wgmma()) return flash_wgmma_forward(a, st, v_ == Version::v05_flash_wgmma_overlap);
-    flash_forward(a, st, slices());
+    if (wgmma(v_)) return flash_wgmma_forward(a, st, v_ == Version::v05_flash_wgmma_overlap);
+    flash_forward(a, st, slices(v_));
   }
 
   LaunchInfo launch() const override {
     const AttnArgs<T> a = args(0);
-    if (wgmma()) return launch_info(flash_wgmma_plan(a, v_ == Version::v05_flash_wgmma_overlap));
-    return launch_info(v_ == Version::v01_standard ? standard_plan(a) : flash_plan(a, slices()));
+    const Version v = v_ != Version::dispatch
+                          ? v_
+                          : rung_named<Version>(explain_attention_forward(public_args(a)).implementation,
+                                                {{"v02_flash_mma", Version::v02_flash_mma},
+                                                 {"v03_flash_mma_128", Version::v03_flash_mma_128},
+                                                 {"v04_flash_wgmma", Version::v04_flash_wgmma},
+                                                 {"v05_flash_wgmma_overlap", Version::v05_flash_wgmma_overlap}});
+    if (wgmma(v)) return launch_info(flash_wgmma_plan(a, v == Version::v05_flash_wgmma_overlap));
+    return launch_info(v == Version::v01_standard ? standard_plan(a) : flash_plan(a, slices(v)));
   }
 
   CheckResult check() override {
@@ -272,8 +315,8 @@ class AttentionCase final : public Case {
 
  private:
   AttnArgs<T> args(int set) const { return io_.args(set); }
-  int slices() const { return v_ == Version::v03_flash_mma_128 ? 2 : 1; }  // 64-row slices per CTA
-  bool wgmma() const { return v_ == Version::v04_flash_wgmma || v_ == Version::v05_flash_wgmma_overlap; }
+  static int slices(Version v) { return v == Version::v03_flash_mma_128 ? 2 : 1; }  // 64-row slices per CTA
+  static bool wgmma(Version v) { return v == Version::v04_flash_wgmma || v == Version::v05_flash_wgmma_overlap; }
 
   Version v_;
   Dims x_;
@@ -303,6 +346,10 @@ class AttentionBwdCase final : public Case {
     }
     dq_accum_ = DeviceBuffer<float>(nq);
     delta_ = DeviceBuffer<float>(x_.b * x_.h * x_.n);
+    if (v_ == BwdVersion::dispatch) {  // the entry's one workspace (dq_accum, delta)
+      workspace_bytes_ = attention_backward_workspace_size(public_args(args(0)));
+      workspace_ = DeviceBuffer<float>(int64_t(workspace_bytes_ / sizeof(float)));
+    }
   }
 
   int sets() const override { return sets_; }
@@ -326,14 +373,22 @@ class AttentionBwdCase final : public Case {
 
   void run(int set, void* stream) override {
     const auto st = static_cast<cudaStream_t>(stream);
+    if (v_ == BwdVersion::dispatch) return attention_backward(public_args(args(set)), workspace_.get(), workspace_bytes_, st);
     if (v_ == BwdVersion::v02_flash_bwd_8warp) return flash_backward_v02(args(set), st);
-    if (warpgroups() > 0) return flash_backward_wgmma(args(set), st, warpgroups());
+    if (warpgroups(v_) > 0) return flash_backward_wgmma(args(set), st, warpgroups(v_));
     flash_backward(args(set), st);
   }
 
   LaunchInfo launch() const override {
-    if (warpgroups() > 0) return launch_info(flash_backward_wgmma_plan(args(0), warpgroups()));
-    return launch_info(v_ == BwdVersion::v02_flash_bwd_8warp ? flash_backward_v02_plan(args(0)) : flash_backward_plan(args(0)));
+    const BwdVersion v = v_ != BwdVersion::dispatch
+                             ? v_
+                             : rung_named<BwdVersion>(explain_attention_backward(public_args(args(0))).implementation,
+                                                      {{"v01_flash_bwd", BwdVersion::v01_flash_bwd},
+                                                       {"v02_flash_bwd_8warp", BwdVersion::v02_flash_bwd_8warp},
+                                                       {"v03_flash_bwd_wgmma", BwdVersion::v03_flash_bwd_wgmma},
+                                                       {"v04_flash_bwd_2wg", BwdVersion::v04_flash_bwd_2wg}});
+    if (warpgroups(v) > 0) return launch_info(flash_backward_wgmma_plan(args(0), warpgroups(v)));
+    return launch_info(v == BwdVersion::v02_flash_bwd_8warp ? flash_backward_v02_plan(args(0)) : flash_backward_plan(args(0)));
   }
 
   CheckResult check() override {
@@ -442,8 +497,19 @@ class AttentionBwdCase final : public Case {
 
  private:
   // The Hopper rungs' consumer warpgroups per CTA (v03 one, v04 two); 0 for the others.
-  int warpgroups() const {
-    return v_ == BwdVersion::v03_flash_bwd_wgmma ? 1 : v_ == BwdVersion::v04_flash_bwd_2wg ? 2 : 0;
+  static int warpgroups(BwdVersion v) {
+    return v == BwdVersion::v03_flash_bwd_wgmma ? 1 : v == BwdVersion::v04_flash_bwd_2wg ? 2 : 0;
+  }
+  // The public API's arguments for set `set`'s tensors.
+  static AttentionBackwardArgs public_args(const AttnBwdArgs<T>& a) {
+    AttentionBackwardArgs p;
+    p.fwd = attention::public_args(a.f);
+    p.dout = a.dout;
+    p.dq = a.dq;
+    p.dk = a.dk;
+    p.dv = a.dv;
+    p.deterministic = a.deterministic;
+    return p;
   }
   AttnBwdArgs<T> args(int set) const {
     AttnBwdArgs<T> a;
@@ -465,6 +531,8 @@ class AttentionBwdCase final : public Case {
   ForwardSets<T> fwd_;
   std::vector<DeviceBuffer<T>> dout_, dq_, dk_, dv_;
   DeviceBuffer<float> dq_accum_, delta_;
+  DeviceBuffer<float> workspace_;  // dispatch only
+  size_t workspace_bytes_ = 0;
   uint64_t seed0_ = 0;
   bool randomized_ = false;
 };
@@ -540,7 +608,7 @@ model::Cost attention_cost(const Shape& s, bool flash, bool backward, int64_t bl
 
 model::Cost cost(Version v, const Shape& s) {
   const bool q128 = v == Version::v03_flash_mma_128 || v == Version::v04_flash_wgmma ||
-                    v == Version::v05_flash_wgmma_overlap;  // 128-row Q tiles
+                    v == Version::v05_flash_wgmma_overlap || v == Version::dispatch;  // 128-row Q tiles
   return attention_cost(s, v != Version::v01_standard, false, q128 ? 128 : 64);
 }
 

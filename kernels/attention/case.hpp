@@ -10,9 +10,10 @@
 
 namespace sol::kernels::attention {
 
-enum class Version { v01_standard, v02_flash_mma, v03_flash_mma_128, v04_flash_wgmma, v05_flash_wgmma_overlap };
+// dispatch: the public entries (sol::attention_forward, sol::attention_backward), which choose a rung.
+enum class Version { v01_standard, v02_flash_mma, v03_flash_mma_128, v04_flash_wgmma, v05_flash_wgmma_overlap, dispatch };
 // Family attention_bwd: the same shapes; dQ, dK, dV from Q, K, V, dO and the forward's O and L.
-enum class BwdVersion { v01_flash_bwd, v02_flash_bwd_8warp, v03_flash_bwd_wgmma, v04_flash_bwd_2wg };
+enum class BwdVersion { v01_flash_bwd, v02_flash_bwd_8warp, v03_flash_bwd_wgmma, v04_flash_bwd_2wg, dispatch };
 
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);

@@ -59,10 +59,12 @@ __global__ void __launch_bounds__(kThreads, 2) flash_forward_kernel(AttnArgs<T> 
   const int64_t m0 = int64_t(gridDim.x - 1 - blockIdx.x) * kBlockM;  // long causal tiles first
   const int64_t hi = blockIdx.y, bi = blockIdx.z;
   const int64_t hk = hi / (a.h / a.hkv);
-  const int64_t ldq = a.h * kD, ldk = a.hkv * kD;
-  const T* gQ = a.q + ((bi * a.n + m0) * a.h + hi) * kD;
-  const T* gK = a.k + (bi * a.nk * a.hkv + hk) * kD;
-  const T* gV = a.v + (bi * a.nk * a.hkv + hk) * kD;
+  const Bshd qs = packed_or(a.qs, a.n, a.h, kD), ks = packed_or(a.ks, a.nk, a.hkv, kD),
+             vs = packed_or(a.vs, a.nk, a.hkv, kD);
+  const int64_t ldq = qs.seq, ldk = ks.seq, ldv = vs.seq;
+  const T* gQ = a.q + bi * qs.batch + m0 * ldq + hi * qs.head;
+  const T* gK = a.k + bi * ks.batch + hk * ks.head;
+  const T* gV = a.v + bi * vs.batch + hk * vs.head;
   const int64_t shift = a.nk - a.n;  // query i sees keys j ≤ i + shift when causal
 
   // Keys this tile can see: all, or (causal) up to its last real row's diagonal.
@@ -74,7 +76,7 @@ __global__ void __launch_bounds__(kThreads, 2) flash_forward_kernel(AttnArgs<T> 
   load_tile<kBlockM, kD, kThreads>(sQ, gQ, ldq, a.n - m0);
   if (tiles > 0) {
     load_tile<kBlockN, kD, kThreads>(sK, gK, ldk, a.nk);
-    load_tile<kBlockN, kD, kThreads>(sV, gV, ldk, a.nk);
+    load_tile<kBlockN, kD, kThreads>(sV, gV, ldv, a.nk);
   }
   cp_async_commit();
 
@@ -101,7 +103,7 @@ __global__ void __launch_bounds__(kThreads, 2) flash_forward_kernel(AttnArgs<T> 
       const int64_t n1 = int64_t(tile + 1) * kBlockN;
       const int buf = (tile + 1) & 1;
       load_tile<kBlockN, kD, kThreads>(sK + buf * kBlockN * kD, gK + n1 * ldk, ldk, a.nk - n1);
-      load_tile<kBlockN, kD, kThreads>(sV + buf * kBlockN * kD, gV + n1 * ldk, ldk, a.nk - n1);
+      load_tile<kBlockN, kD, kThreads>(sV + buf * kBlockN * kD, gV + n1 * ldv, ldv, a.nk - n1);
       cp_async_commit();
     }
     const T* sKt = sK + (tile & 1) * kBlockN * kD;
@@ -193,6 +195,7 @@ __global__ void __launch_bounds__(kThreads, 2) flash_forward_kernel(AttnArgs<T> 
   cp_async_wait_all();  // no copy may still target shared memory when the CTA exits
 
   // The one rescale: O /= l; L = m·ln2 + ln l (natural log); no visible key → O = 0, L = −∞.
+  const Bshd os = packed_or(a.os, a.n, a.h, kD);
   #pragma unroll
   for (int s = 0; s < kSlices; ++s)
     #pragma unroll
@@ -201,7 +204,7 @@ __global__ void __launch_bounds__(kThreads, 2) flash_forward_kernel(AttnArgs<T> 
       const float l = quad_sum(row_sum[s][half]);
       const float inv = l > 0.f ? 1.f / l : 0.f;
       if (i >= a.n) continue;
-      T* gO = a.o + ((bi * a.n + i) * a.h + hi) * kD;
+      T* gO = a.o + bi * os.batch + i * os.seq + hi * os.head;
       #pragma unroll
       for (int ob = 0; ob < kOBlocks; ++ob)
         *reinterpret_cast<uint32_t*>(gO + ob * 8 + 2 * t) =

@@ -343,13 +343,14 @@ __global__ void __launch_bounds__(threads(kOverlap), 1)
   }
 
   // The one rescale: O /= l; L = m·ln2 + ln l (natural log); no visible key → O = 0, L = −∞.
+  const Bshd os = packed_or(a.os, a.n, a.h, kD);
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int64_t i = row0 + half * 8;
     const float l = quad_sum(row_sum[half]);
     const float inv = l > 0.f ? 1.f / l : 0.f;
     if (i >= a.n) continue;
-    T* gO = a.o + ((int64_t(bi) * a.n + i) * a.h + hi) * kD;
+    T* gO = a.o + int64_t(bi) * os.batch + i * os.seq + int64_t(hi) * os.head;
 #pragma unroll
     for (int c = 0; c < kOAcc / 4; ++c)
       *reinterpret_cast<uint32_t*>(gO + c * 8 + 2 * t) = pack2<T>(rO[4 * c + 2 * half] * inv, rO[4 * c + 2 * half + 1] * inv);
@@ -375,9 +376,15 @@ void launch(const AttnArgs<T>& a, cudaStream_t stream) {
   for (const void* p : {static_cast<const void*>(a.q), static_cast<const void*>(a.k), static_cast<const void*>(a.v)})
     if (reinterpret_cast<uintptr_t>(p) % 16 != 0)
       bad_input("flash attention (wgmma): Q, K and V must start on 16-byte boundaries (TMA)", "use v02_flash_mma");
-  const CUtensorMap mapQ = cached_map(a.q, a.b, a.n, a.h * kD, kBlockM);
-  const CUtensorMap mapK = cached_map(a.k, a.b, a.nk, a.hkv * kD, kBlockN);
-  const CUtensorMap mapV = cached_map(a.v, a.b, a.nk, a.hkv * kD, kBlockN);
+  // Strided rows and batches go into the maps; the heads of a row must be contiguous (head = d).
+  const Bshd qs = packed_or(a.qs, a.n, a.h, kD), ks = packed_or(a.ks, a.nk, a.hkv, kD),
+             vs = packed_or(a.vs, a.nk, a.hkv, kD);
+  if (qs.head != kD || ks.head != kD || vs.head != kD)
+    bad_input("flash attention (wgmma): the heads of a Q, K or V row must be contiguous (head stride = d) for TMA",
+              "use v02_flash_mma for other head strides");
+  const CUtensorMap mapQ = cached_map(a.q, a.b, a.n, a.h * kD, kBlockM, qs.seq, qs.batch);
+  const CUtensorMap mapK = cached_map(a.k, a.b, a.nk, a.hkv * kD, kBlockN, ks.seq, ks.batch);
+  const CUtensorMap mapV = cached_map(a.v, a.b, a.nk, a.hkv * kD, kBlockN, vs.seq, vs.batch);
   const LaunchPlan plan = plan_for<T, kD, kOverlap>(a);
   const dim3 grid(unsigned(blocks_for(a.n, kBlockM)), unsigned(a.h), unsigned(a.b));
   flash_wgmma_kernel<T, kD, kOverlap><<<grid, unsigned(plan.block), size_t(plan.smem), stream>>>(mapQ, mapK, mapV, a);

@@ -14,6 +14,17 @@
 
 namespace sol::kernels::attention {
 
+// Element strides of a BSHD tensor's batch, sequence and head dimensions (d is contiguous).
+// seq = 0 means packed: [b, rows, heads, d] contiguous. Only the forward's mma.sync rungs (v02,
+// v03) take any strides; the TMA rungs (v04, v05) take strided rows and batches of contiguous
+// heads (head = d); the standard rung and the backward take packed tensors only.
+struct Bshd {
+  int64_t batch = 0, seq = 0, head = 0;
+};
+__host__ __device__ inline Bshd packed_or(Bshd s, int64_t rows, int64_t heads, int64_t d) {
+  return s.seq != 0 ? s : Bshd{rows * heads * d, heads * d, d};
+}
+
 template <class T>
 struct AttnArgs {
   const T* q = nullptr;
@@ -25,6 +36,7 @@ struct AttnArgs {
   int d = 64;
   bool causal = false;
   float scale = 0;  // 1/√d
+  Bshd qs, ks, vs, os;  // strides of Q, K, V, O (packed by default)
 };
 
 // v01: S = QKᵀ·scale in fp32 (HBM), row softmax → P (T, HBM) and L, O = P·V; three SIMT kernels.

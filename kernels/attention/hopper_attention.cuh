@@ -144,13 +144,16 @@ __device__ __forceinline__ void fence_operands(uint32_t (&r)[kN][4]) {
 // A [b, rows, heads·d] tensor (BSHD) as a 3-D map {heads·d, rows, b}, read in boxes of 128 B
 // (the swizzle span: 64 elements of 16 bits, 32 of fp32) × box_rows × 1 batch. Rows past `rows`
 // of a batch are OOB (zero-filled on loads, dropped on stores and reductions), never the next
-// batch's.
+// batch's. Row and batch strides in elements (0: packed, cols and rows·cols); multiples of 16 bytes.
 template <class T>
-CUtensorMap make_map(const T* base, int64_t b, int64_t rows, int64_t cols, int box_rows) {
+CUtensorMap make_map(const T* base, int64_t b, int64_t rows, int64_t cols, int box_rows, int64_t row_stride = 0,
+                     int64_t batch_stride = 0) {
   static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half> || std::is_same_v<T, float>);
   constexpr int64_t kBytes = sizeof(T);
   const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(b)};
-  const cuuint64_t strides[2] = {cuuint64_t(cols * kBytes), cuuint64_t(rows * cols * kBytes)};
+  if (row_stride == 0) row_stride = cols;
+  if (batch_stride == 0) batch_stride = rows * row_stride;
+  const cuuint64_t strides[2] = {cuuint64_t(row_stride * kBytes), cuuint64_t(batch_stride * kBytes)};
   const cuuint32_t box[3] = {cuuint32_t(kSwizzleRow / kBytes), cuuint32_t(box_rows), 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
   const CUtensorMapDataType type = std::is_same_v<T, float>    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
@@ -169,21 +172,26 @@ CUtensorMap make_map(const T* base, int64_t b, int64_t rows, int64_t cols, int b
 // make_map through a small per-thread cache (encoding is a driver call of several µs; the
 // harness's rotating input sets come back call after call).
 template <class T>
-CUtensorMap cached_map(const T* base, int64_t b, int64_t rows, int64_t cols, int box_rows) {
+CUtensorMap cached_map(const T* base, int64_t b, int64_t rows, int64_t cols, int box_rows, int64_t row_stride = 0,
+                       int64_t batch_stride = 0) {
   struct Entry {
     const void* base = nullptr;
     int64_t b = 0, rows = 0, cols = 0;
     int box_rows = 0;
+    int64_t row_stride = 0, batch_stride = 0;
     CUtensorMap map{};
   };
   constexpr int kEntries = 64;  // 3 tensors × the harness's 16 rotating sets, with room
   thread_local Entry entries[kEntries];
   thread_local int next = 0;
   for (const Entry& e : entries)
-    if (e.base == base && e.b == b && e.rows == rows && e.cols == cols && e.box_rows == box_rows) return e.map;
+    if (e.base == base && e.b == b && e.rows == rows && e.cols == cols && e.box_rows == box_rows &&
+        e.row_stride == row_stride && e.batch_stride == batch_stride)
+      return e.map;
   Entry& e = entries[next];
   next = (next + 1) % kEntries;
-  e = Entry{base, b, rows, cols, box_rows, make_map(base, b, rows, cols, box_rows)};
+  e = Entry{base, b, rows, cols, box_rows, row_stride, batch_stride,
+            make_map(base, b, rows, cols, box_rows, row_stride, batch_stride)};
   return e.map;
 }
 

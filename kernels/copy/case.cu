@@ -1,8 +1,9 @@
 // Registry wrapper for copy: a GatherCase with source(j) = j and f = identity, plus the peer
-// cudaMemcpyAsync device-to-device that v03 is measured against.
+// cudaMemcpyAsync device-to-device that v03 is measured against, and the public entry sol::copy.
 #include "kernels/common/gather_case.cuh"
 #include "kernels/copy/case.hpp"
 #include "kernels/copy/copy.cuh"
+#include "sol/kernels.hpp"
 
 namespace sol::kernels::copy {
 
@@ -26,6 +27,9 @@ std::unique_ptr<Case> make(Version v, const Shape& s) {
       spec.run = [n](const float* i, float* o, cudaStream_t st) {
         SOL_CUDA_CHECK(cudaMemcpyAsync(o, i, size_t(n) * sizeof(float), cudaMemcpyDeviceToDevice, st));
       };
+      break;
+    case Version::dispatch:
+      spec.run = [n](const float* i, float* o, cudaStream_t st) { sol::copy({i, o, size_t(n) * sizeof(float)}, st); };
       break;
   }
   return std::make_unique<GatherCase<float>>(std::move(spec));

@@ -8,7 +8,8 @@
 
 namespace sol::kernels::copy {
 
-enum class Version { v01_scalar, v02_vec16, v03_vec16_unroll, peer_memcpy };
+// dispatch: sol::copy, the public entry (kernels/api/copy.cu), choosing among v02, v03 and the peer.
+enum class Version { v01_scalar, v02_vec16, v03_vec16_unroll, peer_memcpy, dispatch };
 
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version, const Shape& s);

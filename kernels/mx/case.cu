@@ -19,6 +19,7 @@
 #include "kernels/mx/case.hpp"
 #include "kernels/mx/inputs.cuh"
 #include "kernels/mx/mx.cuh"
+#include "sol/kernels.hpp"
 #include "sol/model/cost.hpp"
 
 namespace sol::kernels::mx {
@@ -33,8 +34,11 @@ Spec spec_of(const Shape& s) {
   return {flag(s, "e5m2") ? Elem::e5m2 : Elem::e4m3, flag(s, "ocp") ? formats::ScaleRule::Ocp : formats::ScaleRule::Ceil};
 }
 formats::Minifloat minifloat_of(Elem e) { return e == Elem::e4m3 ? formats::kE4m3 : formats::kE5m2; }
-bool writes_row(Version v) { return v == Version::v01_rowwise_shared_code || v == Version::v02_rowwise || v == Version::v04_both; }
-bool writes_col(Version v) { return v == Version::v03_columnwise || v == Version::v04_both; }
+bool writes_row(Version v) {
+  return v == Version::v01_rowwise_shared_code || v == Version::v02_rowwise || v == Version::v04_both ||
+         v == Version::dispatch;
+}
+bool writes_col(Version v) { return v == Version::v03_columnwise || v == Version::v04_both || v == Version::dispatch; }
 bool is_gemm(Version v) { return v == Version::v06_gemm_emulated || v == Version::peer_cublas_bf16_gemm; }
 std::string hex(uint32_t v) {
   char b[16];
@@ -181,6 +185,20 @@ class QuantCase final : public Case {
       case Version::v02_rowwise: v02_rowwise(x, rows_, cols_, spec_, row(set), st); break;
       case Version::v03_columnwise: v03_columnwise(x, rows_, cols_, spec_, col(set), st); break;
       case Version::v04_both: v04_both(x, rows_, cols_, spec_, row(set), col(set), st); break;
+      case Version::dispatch: {
+        MxQuantizeArgs a;
+        a.rows = rows_;
+        a.cols = cols_;
+        a.elem = spec_.elem == Elem::e4m3 ? DType::fp8_e4m3 : DType::fp8_e5m2;
+        a.rule = spec_.rule == formats::ScaleRule::Ceil ? MxScaleRule::Ceil : MxScaleRule::Floor;
+        a.x = x;
+        a.row_codes = row(set).codes;
+        a.row_scales = row(set).scales;
+        a.col_codes = col(set).codes;
+        a.col_scales = col(set).scales;
+        mx_quantize(a, st);
+        break;
+      }
       default: failure("not a quantize version");
     }
   }
@@ -204,7 +222,9 @@ class QuantCase final : public Case {
       case Version::v01_rowwise_shared_code: return launch_info(v01_rowwise_shared_code_plan(rows_, cols_, spec_));
       case Version::v02_rowwise: return launch_info(v02_rowwise_plan(x, rows_, cols_, spec_, row(0)));
       case Version::v03_columnwise: return launch_info(v03_columnwise_plan(x, rows_, cols_, spec_, col(0)));
-      case Version::v04_both: return launch_info(v04_both_plan(x, rows_, cols_, spec_, row(0), col(0)));
+      case Version::v04_both:
+      case Version::dispatch:  // both orientations on sm_89+: v04 (kernels/api/mx.cu)
+        return launch_info(v04_both_plan(x, rows_, cols_, spec_, row(0), col(0)));
       default: return {};
     }
   }
@@ -494,7 +514,7 @@ model::Cost cost(Version v, const Shape& s) {
   double bytes = 2 * n + double(orientations) * n;
   if (writes_row(v)) bytes += scales_of(rows, cols, MxAxis::Rowwise);
   if (writes_col(v)) bytes += scales_of(rows, cols, MxAxis::Colwise);
-  const std::string what = v == Version::v04_both ? "rowwise + columnwise" : writes_row(v) ? "rowwise" : "columnwise";
+  const std::string what = writes_row(v) && writes_col(v) ? "rowwise + columnwise" : writes_row(v) ? "rowwise" : "columnwise";
   return vector_cost("quantize bf16 " + shape + " to " + fmt + " " + what + " (" + formats::scale_rule_name(spec.rule) + " rule)",
                      double(orientations) * n, bytes, DType::bf16,
                      {"bytes = n × 2 read + n × (1 code) and one e8m0 scale per 32 written, per orientation",

@@ -6,6 +6,8 @@
 //   dequantize (v05)    rows, cols; optional e5m2, colwise=1 (32×1 scales), special=1 (NaN codes
 //                       and scales, the whole e8m0 range)
 //   GEMM (v06, peer)    m, n, k; optional e5m2, ocp
+//   dispatch            the quantize shapes: both orientations through sol::mx_quantize, the
+//                       public entry (kernels/api/mx.cu)
 #include <memory>
 #include <string>
 
@@ -21,6 +23,7 @@ enum class Version {
   v05_dequantize,
   v06_gemm_emulated,
   peer_cublas_bf16_gemm,
+  dispatch,
 };
 
 std::string unsupported(Version v, const Shape& s);
