@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/measure_all.hpp"
 #include "sol/core/format.hpp"
 #include "sol_cli.hpp"
 
@@ -138,6 +139,36 @@ TEST(CliWidth, ModelCommandsOnCommittedResultsAndInputs) {
        })
     expect_fits(args);
   fs::remove_all(fs::temp_directory_path() / "sol-width-model");
+}
+
+TEST(CliWidth, TimeBreakdownSumsGroupsAndNamesTheSlowest) {
+  const cli::Phases phases = {{"probe", 9.1},
+                              {"environment", 0.4},
+                              {"sol kernels: copy", 2},
+                              {"sol kernels: gemm_bf16", 12},
+                              {"sol kernels: attention", 9},
+                              {"PyTorch peers: start and import torch", 4},
+                              {"PyTorch peers: attention", 10},
+                              {"PyTorch peers: mx", 8},
+                              {"rendering the report", 0.3}};
+  const std::string t = cli::time_breakdown(phases);
+  EXPECT_EQ(t.rfind("where the time went (0:55 in all):\n", 0), 0u) << t;  // 54.8 s
+  // Groups in the order they came, summed, their items slowest first.
+  EXPECT_NE(t.find("\n  sol kernels               23 s   gemm_bf16 12 s, attention 9 s, copy 2 s\n"), std::string::npos)
+      << t;
+  EXPECT_NE(t.find("\n  PyTorch peers             22 s   attention 10 s, mx 8 s, start and import torch 4 s\n"),
+            std::string::npos)
+      << t;
+  EXPECT_LT(t.find("  probe                    9.1 s\n"), t.find("sol kernels")) << t;
+  std::istringstream lines(t);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(display_width(line), kTerminalColumns) << line;
+  // Many items: the line ends in "…" rather than running past the terminal.
+  cli::Phases many;
+  for (int i = 0; i < 40; ++i) many.push_back({"sol kernels: family_" + std::to_string(i), 1.0 + i});
+  const std::string m = cli::time_breakdown(many);
+  EXPECT_NE(m.find(", …"), std::string::npos) << m;
+  std::istringstream mlines(m);
+  for (std::string line; std::getline(mlines, line);) EXPECT_LE(display_width(line), kTerminalColumns) << line;
 }
 
 TEST(CliWidth, ErrorsSuggest) {
