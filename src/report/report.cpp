@@ -160,18 +160,17 @@ std::string text(const Input& in) {
   if (c.matrix_flops_per_s.count("bf16")) o << ", bf16 matrix " << si(c.matrix_flops_per_s.at("bf16"), "FLOP/s");
   o << "\n" << in.measured_note << "\n\n";
   for (const auto& l : ladders(in.measured)) {
-    // One shape for every row: named once above the table instead of in a column.
+    // One shape for every row: named once above the table; else after each variant's name (a
+    // second line of the cell when the table is wide).
     std::set<std::string> shapes;
     for (const auto& v : l.variants)
       if (const auto* r = headline(l.by_variant.at(v))) shapes.insert(r->shape);
     const bool one_shape = shapes.size() == 1;
-    std::vector<std::string> head = {"variant", "shape", "median", "GB/s", "FLOP/s", "floor", "of floor", "vs prev",
-                                     "vs peer", "check"};
-    if (one_shape) head.erase(head.begin() + 1);
-    Table m(head);
-    if (!one_shape) m.align(1, Table::Align::Left);  // shapes wrap at their commas when the table is wide
+    Table m({one_shape ? "variant" : "variant, shape", "median", "GB/s", "FLOP/s", "floor", "of floor", "vs prev",
+             "vs peer", "check"});
     const auto add = [&](std::vector<std::string> cells) {
-      if (one_shape) cells.erase(cells.begin() + 1);
+      if (!one_shape) cells[0] += " " + cells[1];
+      cells.erase(cells.begin() + 1);
       m.add_row(cells);
     };
     std::vector<std::string> notes;  // skipped rows' reasons, below the table
