@@ -194,6 +194,7 @@ struct PeerOptions {
   double budget_s = 0.5;  // seconds of sampling per peer and shape, each way (the script's budget)
   bool compile = true;    // also the torch.compile peers (seconds of compilation each)
   bool dry_run = false;   // the script checks the request and measures nothing (no torch needed)
+  bool cpu = false;       // the script runs on the CPU, host-clock timed (a check where no GPU is)
   std::string script;     // "" = bench/peers/torch_peers.py of the source tree
 };
 struct PeerBatch {

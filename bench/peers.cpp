@@ -41,10 +41,10 @@ std::string last_line(const std::string& text) {
 
 // Removes the temporary files however the function returns.
 struct TempFiles {
-  std::filesystem::path out, err, req;
+  std::filesystem::path out, err, req, part;
   ~TempFiles() {
     std::error_code ec;
-    for (const auto& p : {out, err, req}) std::filesystem::remove(p, ec);
+    for (const auto& p : {out, err, req, part}) std::filesystem::remove(p, ec);
   }
 };
 
@@ -178,7 +178,7 @@ PeerBatch torch_peers(const std::vector<PeerRequest>& families, const PeerOption
   static int calls = 0;
   const auto tmp = std::filesystem::temp_directory_path() /
                    ("sol-peers-" + std::to_string(::getpid()) + "-" + std::to_string(calls++));
-  TempFiles files{tmp.string() + ".json", tmp.string() + ".err", tmp.string() + ".req"};
+  TempFiles files{tmp.string() + ".json", tmp.string() + ".err", tmp.string() + ".req", tmp.string() + ".json.part"};
   {
     std::ofstream req(files.req);
     req << peer_request_json(families, opts);
@@ -186,20 +186,24 @@ PeerBatch torch_peers(const std::vector<PeerRequest>& families, const PeerOption
   }
   const std::string timeout = std::system("command -v timeout >/dev/null 2>&1") == 0 ? "timeout 1800 " : "";
   const std::string cmd = timeout + "python3 " + quote(script) + " --request " + quote(files.req.string()) + " --out " +
-                          quote(files.out.string()) + " 2> " + quote(files.err.string()) + " >/dev/null";
+                          quote(files.out.string()) + (opts.cpu ? " --cpu" : "") + " 2> " + quote(files.err.string()) +
+                          " >/dev/null";
   const auto t0 = std::chrono::steady_clock::now();
   const int status = std::system(cmd.c_str());
   batch.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const int code = status == -1 ? -1 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
   const std::string err = last_line(read_text(files.err));
   if (code == 3) return all_missing(err.empty() ? "torch or CUDA is missing (exit 3)" : err);
-  if (code != 0)
-    return all_missing("torch_peers.py failed (exit " + std::to_string(code) + ")" + (err.empty() ? "" : ": " + err));
+  const std::string failed =
+      "torch_peers.py failed (exit " + std::to_string(code) + ")" + (err.empty() ? "" : ": " + err);
+  // The script rewrites its answer after each family: a crash or a timeout keeps the families done.
+  const std::string text = read_text(files.out);
+  if (code != 0 && text.empty()) return all_missing(failed);
   nlohmann::json answer;
   try {
-    answer = nlohmann::json::parse(read_text(files.out));
+    answer = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    return all_missing(std::string("torch_peers.py wrote unreadable JSON: ") + e.what());
+    return all_missing(code != 0 ? failed : std::string("torch_peers.py wrote unreadable JSON: ") + e.what());
   }
   const auto fams = answer.is_object() ? answer.find("families") : answer.end();
   if (fams == answer.end() || !fams->is_object())
@@ -210,7 +214,7 @@ PeerBatch torch_peers(const std::vector<PeerRequest>& families, const PeerOption
     if (auto it = fams->find(run.family); it != fams->end() && it->is_object())
       read_family(*it, run);
     else
-      run.missing = "torch_peers.py did not answer for family '" + run.family + "'";
+      run.missing = code != 0 ? failed : "torch_peers.py did not answer for family '" + run.family + "'";
   }
   return batch;
 }

@@ -29,6 +29,7 @@ with one line on stderr when torch or CUDA is missing, 2 on a bad request. Depen
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -727,6 +728,13 @@ def dry_run(families):
     return out
 
 
+def write_answer(path, answer):
+    """The answer so far, replacing the previous one whole (never a half-written file)."""
+    with open(path + ".part", "w") as f:
+        json.dump(answer, f, indent=1)
+    os.replace(path + ".part", path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--request", required=True, help="the harness's request (JSON)")
@@ -752,12 +760,14 @@ def main():
                 fail(3, "PyTorch sees no CUDA device")
             answer["import_s"] = time.perf_counter() - t0
             answer["torch"] = f"{torch.__version__} (CUDA {torch.version.cuda})"
-            answer["families"] = {family: serve(torch, family, shapes, args.cpu) for family, shapes in families}
+            answer["families"] = {}
+            for family, shapes in families:
+                answer["families"][family] = serve(torch, family, shapes, args.cpu)
+                write_answer(args.out, answer)  # what is done survives a crash or a timeout later on
     except PeerError as e:
         print(f"torch_peers: {e}", file=sys.stderr)
         return e.code
-    with open(args.out, "w") as f:
-        json.dump(answer, f, indent=1)
+    write_answer(args.out, answer)
     return 0
 
 

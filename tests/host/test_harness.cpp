@@ -439,6 +439,60 @@ TEST(Peers, OneProcessAnswersEveryFamily) {
   }
 }
 
+TEST(Peers, ACrashKeepsTheFamiliesAlreadyAnswered) {
+  if (!have_python()) GTEST_SKIP() << "python3 is not installed here";
+  // The answer holds copy when the process dies (as on a CUDA fault) while measuring banks.
+  const auto crash = write_script("sol-test-peer-partial.py", R"(import argparse, json, sys
+ap = argparse.ArgumentParser()
+ap.add_argument('--request'); ap.add_argument('--out')
+a = ap.parse_args()
+rec = {'family': 'copy', 'variant': 'torch.clone', 'shape': 'n=4', 'median_s': 1e-3, 'flops': 0, 'bytes': 32,
+       'verified': True, 'samples': 20, 'dtype': 'fp32', 'unit': 'vector'}
+json.dump({'torch': '9.9', 'families': {'copy': {'records': [rec]}}}, open(a.out, 'w'))
+sys.stderr.write('CUDA error: an illegal memory access was encountered\n')
+sys.exit(134)
+)");
+  PeerOptions o;
+  o.script = crash.string();
+  const PeerBatch b = torch_peers({{"copy", {Shape::parse("n=4")}}, {"banks", {Shape::parse("rows=64,cols=64")}}}, o);
+  ASSERT_EQ(b.families.size(), 2u);
+  EXPECT_EQ(b.families[0].missing, "");
+  EXPECT_EQ(b.families[0].records.size(), 1u);
+  EXPECT_NE(b.families[1].missing.find("exit 134"), std::string::npos) << b.families[1].missing;
+  EXPECT_NE(b.families[1].missing.find("illegal memory access"), std::string::npos) << b.families[1].missing;
+}
+
+TEST(Peers, TheScriptMeasuresOnTheCpuWhereTorchIsInstalled) {
+  if (!have_python()) GTEST_SKIP() << "python3 is not installed here";
+  if (std::system("python3 -c 'import torch' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "PyTorch is not installed here: the peers' CPU run is skipped (the dry run still checks them)";
+  // Small shapes of families whose peers run on a CPU; each family's own records, verified.
+  PeerOptions o;
+  o.cpu = true;
+  o.budget_s = 0.01;
+  o.compile = false;
+  const std::vector<PeerRequest> families = {{"copy", {Shape::parse("n=4096")}},
+                                             {"banks", {Shape::parse("rows=64,cols=64")}},
+                                             {"coalescing", {Shape::parse("rows=64,cols=64")}},
+                                             {"elementwise", {Shape::parse("n=4096")}},
+                                             {"layernorm", {Shape::parse("rows=64,cols=256")}},
+                                             {"softmax_bwd", {Shape::parse("rows=64,cols=256")}},
+                                             {"gemm_fp32", {Shape::parse("m=64,n=64,k=64")}}};
+  const PeerBatch b = torch_peers(families, o);
+  ASSERT_EQ(b.families.size(), families.size());
+  EXPECT_NE(b.torch, "");
+  for (const PeerRun& r : b.families) {
+    EXPECT_EQ(r.missing, "") << r.family;
+    EXPECT_FALSE(r.records.empty()) << r.family;
+    for (const results::Record& rec : r.records) {
+      EXPECT_EQ(rec.family, r.family);
+      EXPECT_GT(rec.bytes, 0) << rec.variant << " takes its bytes from the registry";
+      EXPECT_NE(rec.note.find("as sol's"), std::string::npos) << rec.note;
+      if (rec.skipped.empty()) EXPECT_TRUE(rec.verified) << rec.variant << " " << rec.note;
+    }
+  }
+}
+
 TEST(Peers, TheScriptChecksEveryFamilyOfTheRegistryWithoutTorch) {
   if (!have_python()) GTEST_SKIP() << "python3 is not installed here";
   // Every family at its headline shapes, as `sol report` asks: the script knows the family and can
