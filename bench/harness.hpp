@@ -48,6 +48,12 @@ std::string match_database_row(const results::Device& d, std::string* why = null
 const hw::HwSpec& datasheet_for(const results::Device& d, const std::string& override_name = "");
 
 // ---- how to time ------------------------------------------------------------------------------
+// Wall time measure() spends per stage, summed over the records it is given to.
+struct StageTimes {
+  double build_s = 0;   // the Case: its inputs allocated and filled
+  double verify_s = 0;  // one run checked against the CPU reference
+  double time_s = 0;    // warm-up and samples
+};
 struct Options {
   bool cold_l2 = false;      // flush L2 before every sample (the question is DRAM)
   bool graph = false;        // replay runs from a CUDA graph: no launch gaps
@@ -63,6 +69,7 @@ struct Options {
   // For profilers: one verified run per variant and shape inside an NVTX range named
   // "family/variant/shape", timed by one event pair; no warm-up, no sampling loop, no peers.
   bool run_once = false;
+  StageTimes* stages = nullptr;  // when given, measure() adds its stages' wall time here
 };
 
 // ---- sol probe: this card's ceilings ----------------------------------------------------------
@@ -163,8 +170,8 @@ struct RegistryRun {
 // Where a run's wall time went, in order: ("probe", 9.1), ("sol kernels", 61.0), ...
 using Phases = std::vector<std::pair<std::string, double>>;
 // *note says what ran (device, row, families, records, profile path); *phases where the time went:
-// the probe, the run's environment, each family's own records, the peers (import of torch, then
-// each family) and the diagnoses.
+// the probe, the run's environment, each family's own records (building the Cases, verifying,
+// timing, the rest), the peers (start and import of torch, then each family) and the diagnoses.
 std::vector<results::File> measure_registry(const RegistryRun& run, std::string* note, Phases* phases = nullptr);
 // A family's headline record: the fastest verified record of sol's own at the first shape any of
 // them was measured at; nullptr when none.

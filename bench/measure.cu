@@ -186,12 +186,21 @@ results::Record measure(const Variant& v, const Shape& s, const Options& opts, c
       return r;
     }
     if (v.cost) apply_model(r, v.cost(s), ceilings, row);
+    using clock = std::chrono::steady_clock;
+    auto lap = clock::now();
+    const auto stage = [&](double StageTimes::*field) {
+      const auto now = clock::now();
+      if (opts.stages) opts.stages->*field += std::chrono::duration<double>(now - lap).count();
+      lap = now;
+    };
     auto c = v.make(s);
     if (!c) failure("make() returned no Case");
     gpu::Stream st;
+    stage(&StageTimes::build_s);
     double once_s = 0;
     const Visible how = opts.run_once ? Visible{v.family + "/" + v.name + "/" + s.str(), &once_s} : Visible{};
     const CheckResult chk = verify_case(*c, fresh_seed(opts.seed), st.get(), how);
+    stage(&StageTimes::verify_s);
     r.verified = chk.ok;
     r.rel_l2 = chk.rel_l2;
     if (!chk.ok) add_note(r, "FAILED verification (" + check_text(chk) + "): the time is not a valid result");
@@ -205,6 +214,7 @@ results::Record measure(const Variant& v, const Shape& s, const Options& opts, c
     }
     const int sets = c->sets();
     gpu::Timed t = gpu::time_runs([&](int set, cudaStream_t stream) { c->run(set, stream); }, sets, opts, st.get());
+    stage(&StageTimes::time_s);
     r.timing = t.graph ? "graph" : "events";
     r.median_s = t.summary.median;
     r.min_s = t.summary.min;
@@ -408,12 +418,22 @@ std::vector<results::File> measure_registry(const RegistryRun& run, std::string*
     pr.name = family;
     pr.variant = pr.shape = "";
     report(false);
+    StageTimes stages;
+    ro.timing.stages = &stages;
     files.push_back(run_family(family, variants, ro, probed, row));
-    phase("sol kernels: " + family);
+    // The family's wall time by stage: building its Cases, verifying, timing, and the rest (the
+    // model's costs, skips, progress).
+    spent.push_back({"sol kernels, building cases: " + family, stages.build_s});
+    spent.push_back({"sol kernels, verifying: " + family, stages.verify_s});
+    spent.push_back({"sol kernels, timing: " + family, stages.time_s});
+    lap += std::chrono::duration_cast<clock::duration>(
+        std::chrono::duration<double>(stages.build_s + stages.verify_s + stages.time_s));
+    phase("sol kernels, the rest: " + family);
     report(true);
     if (!run.out_dir.empty() && run.peers)  // rewritten with the peers below; kept if the peers fail
       results::write(files.back(), (std::filesystem::path(run.out_dir) / (family + ".json")).string());
   }
+  ro.timing.stages = nullptr;
   if (run.peers) {
     std::vector<PeerRequest> requests;
     for (const results::File& f : files) {
