@@ -48,6 +48,12 @@ std::string match_database_row(const results::Device& d, std::string* why = null
 const hw::HwSpec& datasheet_for(const results::Device& d, const std::string& override_name = "");
 
 // ---- how to time ------------------------------------------------------------------------------
+// Wall time measure() spends per stage, summed over the records it is given to.
+struct StageTimes {
+  double build_s = 0;   // the Case: its inputs allocated and filled
+  double verify_s = 0;  // one run checked against the CPU reference
+  double time_s = 0;    // warm-up and samples
+};
 struct Options {
   bool cold_l2 = false;      // flush L2 before every sample (the question is DRAM)
   bool graph = false;        // replay runs from a CUDA graph: no launch gaps
@@ -63,6 +69,7 @@ struct Options {
   // For profilers: one verified run per variant and shape inside an NVTX range named
   // "family/variant/shape", timed by one event pair; no warm-up, no sampling loop, no peers.
   bool run_once = false;
+  StageTimes* stages = nullptr;  // when given, measure() adds its stages' wall time here
 };
 
 // ---- sol probe: this card's ceilings ----------------------------------------------------------
@@ -121,6 +128,7 @@ struct RunOptions {
   std::vector<Shape> shapes;   // instead of each variant's bench_shapes
   bool headline_only = false;  // only the first bench shape
   bool peers = true;           // run bench/peers/torch_peers.py for the family (not with run_once)
+  bool compile_peers = true;   // the torch.compile peers too
   std::map<std::string, std::string> environment;  // copied into the file (run_environment)
   std::function<void(const results::Record&)> on_record;  // progress, called after each record
 };
@@ -138,7 +146,9 @@ struct RegistryProgress {
   size_t records = 0, total = 0;    // sol's records measured so far, of how many (peers not counted)
   double elapsed_s = 0;             // since the run began, probe included
   double eta_s = -1;                // time left at the pace so far (eta_s()); -1 before the first record
-  bool family_done = false;         // the family's peers have run and its file is complete
+  bool family_done = false;         // the family's own records are measured
+  bool peers = false;               // the PyTorch peers of every family run now, in one process
+  bool finished = false;            // everything is measured, peers included
 };
 // Time left when `done` of `total` items took `elapsed_s`: the mean so far times what is left;
 // -1 when nothing is done yet.
@@ -149,6 +159,7 @@ double eta_s(double elapsed_s, size_t done, size_t total);
 struct RegistryRun {
   Options timing;
   bool peers = true;
+  bool compile_peers = true;  // the torch.compile peers (seconds of compilation each)
   bool full_probe = true;
   bool headline_only = false;  // only each variant's first (headline) bench shape
   bool findings = false;       // the doctor's findings at each family's headline record (no re-timing)
@@ -156,8 +167,12 @@ struct RegistryRun {
   std::string out_dir;   // "" = do not write files
   std::function<void(const RegistryProgress&)> progress;
 };
-// *note says what ran (device, row, families, records, profile path).
-std::vector<results::File> measure_registry(const RegistryRun& run, std::string* note);
+// Where a run's wall time went, in order: ("probe", 9.1), ("sol kernels", 61.0), ...
+using Phases = std::vector<std::pair<std::string, double>>;
+// *note says what ran (device, row, families, records, profile path); *phases where the time went:
+// the probe, the run's environment, each family's own records (building the Cases, verifying,
+// timing, the rest), the peers (start and import of torch, then each family) and the diagnoses.
+std::vector<results::File> measure_registry(const RegistryRun& run, std::string* note, Phases* phases = nullptr);
 // A family's headline record: the fastest verified record of sol's own at the first shape any of
 // them was measured at; nullptr when none.
 const results::Record* headline_record(const results::File& f);
@@ -166,16 +181,44 @@ const results::Record* headline_record(const results::File& f);
 // "power_limit", "host", "date", "sol", and (ask_torch) "torch", asked of python3 once.
 std::map<std::string, std::string> run_environment(const results::Device& d, bool ask_torch);
 
-// PyTorch peers: `python3 <script> --family F --shapes "a=1,b=2;..." --out FILE`. When python3,
-// torch or CUDA is missing, `missing` says why and `records` is empty.
+// PyTorch peers (bench/peers/torch_peers.py), every family of a run in one python3 process, so
+// torch is imported once: `python3 <script> --request REQ.json --out OUT.json`. The request names
+// each family's shapes and, at each shape, the registry's cost (variant, dtype, FLOPs, bytes) of
+// every variant that runs there: the script takes its FLOPs and bytes from them. When python3,
+// torch or CUDA is missing, each family's `missing` says why and its `records` are empty.
 struct PeerRun {
+  std::string family;
   std::vector<results::Record> records;
   std::vector<model::Cost> costs;  // per record: its FLOPs, bytes, dtype, unit and math type, as the script states
   std::string missing;
+  double seconds = 0;  // the script's wall time for this family (0 when it did not say)
 };
-// budget_s: seconds of sampling per peer and shape, each way (the script's --budget).
+struct PeerRequest {
+  std::string family;
+  std::vector<Shape> shapes;
+};
+struct PeerOptions {
+  double budget_s = 0.5;  // seconds of sampling per peer and shape, each way (the script's budget)
+  bool compile = true;    // also the torch.compile peers (seconds of compilation each)
+  bool dry_run = false;   // the script checks the request and measures nothing (no torch needed)
+  bool cpu = false;       // the script runs on the CPU, host-clock timed (a check where no GPU is)
+  std::string script;     // "" = bench/peers/torch_peers.py of the source tree
+};
+struct PeerBatch {
+  std::vector<PeerRun> families;  // one per request, in request order
+  std::string torch;              // "2.5.1 (CUDA 12.4)" as the script found it; "" when not imported
+  double import_s = 0;            // the script's time to import torch
+  double seconds = 0;             // the whole subprocess, wall time
+};
+PeerBatch torch_peers(const std::vector<PeerRequest>& families, const PeerOptions& opts);
+// One family: the batch of one.
 PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes, double budget_s = 0.5,
                     const std::string& script = "");
+// The request file's JSON: per family and shape, the cost of every registry variant that runs there.
+std::string peer_request_json(const std::vector<PeerRequest>& families, const PeerOptions& opts);
+// The peers' records added to their family's file, each on the roofline of its own dtype, unit
+// and math type; a record saying why when they are missing.
+void add_peers(results::File& f, PeerRun& peers, const results::MeasuredCeilings& ceilings, const hw::HwSpec& row);
 // The record that stands in a results file for peers that could not run.
 results::Record missing_peer_record(const std::string& family, const std::string& why);
 

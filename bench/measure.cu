@@ -186,12 +186,21 @@ results::Record measure(const Variant& v, const Shape& s, const Options& opts, c
       return r;
     }
     if (v.cost) apply_model(r, v.cost(s), ceilings, row);
+    using clock = std::chrono::steady_clock;
+    auto lap = clock::now();
+    const auto stage = [&](double StageTimes::*field) {
+      const auto now = clock::now();
+      if (opts.stages) opts.stages->*field += std::chrono::duration<double>(now - lap).count();
+      lap = now;
+    };
     auto c = v.make(s);
     if (!c) failure("make() returned no Case");
     gpu::Stream st;
+    stage(&StageTimes::build_s);
     double once_s = 0;
     const Visible how = opts.run_once ? Visible{v.family + "/" + v.name + "/" + s.str(), &once_s} : Visible{};
     const CheckResult chk = verify_case(*c, fresh_seed(opts.seed), st.get(), how);
+    stage(&StageTimes::verify_s);
     r.verified = chk.ok;
     r.rel_l2 = chk.rel_l2;
     if (!chk.ok) add_note(r, "FAILED verification (" + check_text(chk) + "): the time is not a valid result");
@@ -205,6 +214,7 @@ results::Record measure(const Variant& v, const Shape& s, const Options& opts, c
     }
     const int sets = c->sets();
     gpu::Timed t = gpu::time_runs([&](int set, cudaStream_t stream) { c->run(set, stream); }, sets, opts, st.get());
+    stage(&StageTimes::time_s);
     r.timing = t.graph ? "graph" : "events";
     r.median_s = t.summary.median;
     r.min_s = t.summary.min;
@@ -270,24 +280,34 @@ results::File run_family(const std::string& family, const std::vector<const Vari
     }
   }
   if (!opts.peers || opts.timing.run_once || measured_shapes.empty()) return f;
-  PeerRun peers = torch_peers(family, measured_shapes, opts.timing.budget_s);
+  PeerOptions po;
+  po.budget_s = opts.timing.budget_s;
+  po.compile = opts.compile_peers;
+  PeerBatch batch = torch_peers(std::vector<PeerRequest>{{family, measured_shapes}}, po);
+  const size_t before = f.records.size();
+  add_peers(f, batch.families.front(), probed.ceilings, row);
+  if (opts.on_record)
+    for (size_t i = before; i < f.records.size(); ++i) opts.on_record(f.records[i]);
+  return f;
+}
+
+void add_peers(results::File& f, PeerRun& peers, const results::MeasuredCeilings& ceilings, const hw::HwSpec& row) {
   if (!peers.missing.empty()) {
-    emit(missing_peer_record(family, peers.missing));
-    return f;
+    f.records.push_back(missing_peer_record(f.family, peers.missing));
+    return;
   }
   for (size_t i = 0; i < peers.records.size(); ++i) {
     // The peer on the roofline of its own dtype, unit and math type, with its own FLOPs and bytes.
     results::Record& p = peers.records[i];
     const model::Cost& c = peers.costs[i];
     if (p.skipped.empty() && c.bytes > 0) {
-      apply_model(p, c, probed.ceilings, row);
+      apply_model(p, c, ceilings, row);
       add_note(p, "floor on " + dtype_name(c.math_dtype.value_or(c.dtype)) + " " + hw::unit_name(c.unit) +
                       " ceilings, as the peer script states its math");
     }
     set_achieved(p);
-    emit(p);
+    f.records.push_back(p);
   }
-  return f;
 }
 
 const results::Record* headline_record(const results::File& f) {
@@ -349,15 +369,23 @@ static std::vector<std::string> headline_findings(const results::Record& r, cons
   return finding_lines(diagnose(doctor_inputs(*v, Shape::parse(r.shape), r, probed, row)));
 }
 
-std::vector<results::File> measure_registry(const RegistryRun& run, std::string* note) {
+std::vector<results::File> measure_registry(const RegistryRun& run, std::string* note, Phases* phases) {
   require_gpu();
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
+  auto lap = clock::now();
+  Phases spent;
+  const auto phase = [&](const std::string& what) {
+    const auto now = clock::now();
+    spent.push_back({what, std::chrono::duration<double>(now - lap).count()});
+    lap = now;
+  };
   ProbeOptions po;
   po.gpu = run.gpu;
   po.quick = !run.full_probe;
   ProbeResult probed = probe(po);
   const hw::HwSpec& row = datasheet_for(probed.device, run.gpu);
+  phase("probe");
   std::vector<const Variant*> all;
   for (const Variant& v : registry()) all.push_back(&v);
   const auto families = by_family(all);
@@ -373,25 +401,71 @@ std::vector<results::File> measure_registry(const RegistryRun& run, std::string*
   };
   RunOptions ro;
   ro.timing = run.timing;
-  ro.peers = run.peers;
+  ro.peers = false;  // every family's peers run afterwards, in one process
   ro.headline_only = run.headline_only;
-  ro.environment = run_environment(probed.device, run.peers);
+  // torch's version comes from the peer script, which imports torch anyway.
+  ro.environment = run_environment(probed.device, false);
+  phase("environment");
   ro.on_record = [&](const results::Record& r) {
-    if (results::is_peer(r)) return;
     ++pr.records;
     pr.variant = r.variant;
     pr.shape = r.shape;
     report(false);
   };
   std::vector<results::File> files;
-  size_t records = 0;
   for (const auto& [family, variants] : families) {
     ++pr.family;
     pr.name = family;
     pr.variant = pr.shape = "";
     report(false);
+    StageTimes stages;
+    ro.timing.stages = &stages;
     files.push_back(run_family(family, variants, ro, probed, row));
-    results::File& f = files.back();
+    // The family's wall time by stage: building its Cases, verifying, timing, and the rest (the
+    // model's costs, skips, progress).
+    spent.push_back({"sol kernels, building cases: " + family, stages.build_s});
+    spent.push_back({"sol kernels, verifying: " + family, stages.verify_s});
+    spent.push_back({"sol kernels, timing: " + family, stages.time_s});
+    lap += std::chrono::duration_cast<clock::duration>(
+        std::chrono::duration<double>(stages.build_s + stages.verify_s + stages.time_s));
+    phase("sol kernels, the rest: " + family);
+    report(true);
+    if (!run.out_dir.empty() && run.peers)  // rewritten with the peers below; kept if the peers fail
+      results::write(files.back(), (std::filesystem::path(run.out_dir) / (family + ".json")).string());
+  }
+  ro.timing.stages = nullptr;
+  if (run.peers) {
+    std::vector<PeerRequest> requests;
+    for (const results::File& f : files) {
+      PeerRequest q{f.family, {}};
+      for (const results::Record& r : f.records)
+        if (!r.shape.empty()) append_unique(q.shapes, Shape::parse(r.shape));
+      if (!q.shapes.empty()) requests.push_back(q);
+    }
+    pr.peers = true;
+    pr.name = "peers";
+    pr.variant = "PyTorch peers of " + std::to_string(requests.size()) + " families, one python3";
+    report(false);
+    PeerOptions popts;
+    popts.budget_s = run.timing.budget_s;
+    popts.compile = run.compile_peers;
+    PeerBatch batch = torch_peers(requests, popts);
+    // The script times each family; what is left of its wall time is python3's start and torch's import.
+    double families_s = 0;
+    for (const PeerRun& p : batch.families) families_s += p.seconds;
+    spent.push_back({"PyTorch peers: start and import torch",
+                     std::max(0.0, std::chrono::duration<double>(clock::now() - lap).count() - families_s)});
+    for (PeerRun& p : batch.families) {
+      spent.push_back({"PyTorch peers: " + p.family, p.seconds});
+      for (results::File& f : files)
+        if (f.family == p.family) add_peers(f, p, probed.ceilings, row);
+    }
+    lap = clock::now();
+    for (results::File& f : files)
+      f.environment["torch"] = batch.torch.empty() ? "not imported by the peer script" : batch.torch;
+  }
+  size_t records = 0;
+  for (results::File& f : files) {
     if (const results::Record* h = run.findings ? headline_record(f) : nullptr) {
       results::Record& r = f.records[size_t(h - f.records.data())];
       try {
@@ -401,15 +475,18 @@ std::vector<results::File> measure_registry(const RegistryRun& run, std::string*
       }
     }
     records += f.records.size();
-    report(true);
-    if (!run.out_dir.empty()) results::write(f, (std::filesystem::path(run.out_dir) / (family + ".json")).string());
+    if (!run.out_dir.empty()) results::write(f, (std::filesystem::path(run.out_dir) / (f.family + ".json")).string());
   }
+  phase("diagnoses and results files");
+  pr.finished = true;
+  report(true);
   if (note)
     *note = "Measured on " + probed.device.name + " (database row " + row.name + ") in this run: " +
             std::to_string(files.size()) + " families, " + std::to_string(records) + " records" +
             (run.headline_only ? " at each variant's headline shape" : " at every bench shape") +
             "; ceilings from `sol probe`" + (probed.saved_to.empty() ? "" : " (profile saved to " + probed.saved_to + ")") +
-            ".";
+            "." + (run.peers && !run.compile_peers ? " torch.compile peers: run with --full." : "");
+  if (phases) *phases = spent;
   return files;
 }
 

@@ -1,8 +1,9 @@
-// PyTorch peers run as a subprocess (bench/peers/torch_peers.py); its JSON array of records is
-// read through the results-file parser, so a peer record is validated like any other.
+// PyTorch peers run as one subprocess for all families (bench/peers/torch_peers.py); each family's
+// records are read through the results-file parser, so a peer record is validated like any other.
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -40,11 +41,10 @@ std::string last_line(const std::string& text) {
 
 // Removes the temporary files however the function returns.
 struct TempFiles {
-  std::filesystem::path out, err;
+  std::filesystem::path out, err, req, part;
   ~TempFiles() {
     std::error_code ec;
-    std::filesystem::remove(out, ec);
-    std::filesystem::remove(err, ec);
+    for (const auto& p : {out, err, req, part}) std::filesystem::remove(p, ec);
   }
 };
 
@@ -84,77 +84,147 @@ results::Record missing_peer_record(const std::string& family, const std::string
   return r;
 }
 
-PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes, double budget_s,
-                    const std::string& script_arg) {
-  PeerRun run;
-  if (family.empty() || family.find_first_of("\"\\'") != std::string::npos) bad_input("bad family name '" + family + "'");
-  // The source tree the binary was built from, unless SOL_SOURCE_DIR says where it is now
-  // (a build carried to another machine).
-  const char* src_env = std::getenv("SOL_SOURCE_DIR");
-  const std::string src = src_env && *src_env ? src_env : SOL_SOURCE_DIR;
-  const std::string script = script_arg.empty() ? src + "/bench/peers/torch_peers.py" : script_arg;
-  if (!std::filesystem::exists(script)) {
-    run.missing = "no peer script at " + script;
-    return run;
+std::string peer_request_json(const std::vector<PeerRequest>& families, const PeerOptions& opts) {
+  nlohmann::json req = {{"budget_s", opts.budget_s}, {"compile", opts.compile}, {"dry_run", opts.dry_run},
+                        {"families", nlohmann::json::array()}};
+  for (const PeerRequest& f : families) {
+    nlohmann::json shapes = nlohmann::json::array();
+    for (const Shape& s : f.shapes) {
+      nlohmann::json costs = nlohmann::json::array();
+      for (const Variant& v : registry()) {
+        if (v.family != f.family || !v.cost || v.is_peer()) continue;
+        try {
+          if (v.unsupported && !v.unsupported(s).empty()) continue;
+          const model::Cost c = v.cost(s);
+          costs.push_back({{"variant", v.name}, {"dtype", dtype_name(c.dtype)}, {"flops", c.flops}, {"bytes", c.bytes}});
+        } catch (const Error&) {
+          // a shape of another variant of the family (coalescing's strided shapes): no cost here
+        }
+      }
+      shapes.push_back({{"shape", s.str()}, {"costs", costs}});
+    }
+    req["families"].push_back({{"family", f.family}, {"shapes", shapes}});
   }
-  if (std::system("command -v python3 >/dev/null 2>&1") != 0) {
-    run.missing = "python3 is not installed";
-    return run;
+  return req.dump(1);
+}
+
+namespace {
+
+// One family's part of the script's answer, validated like a results file.
+void read_family(const nlohmann::json& j, PeerRun& run) {
+  const std::string where = "torch_peers.py (" + run.family + ")";
+  if (auto it = j.find("seconds"); it != j.end() && it->is_number()) run.seconds = it->get<double>();
+  if (auto it = j.find("missing"); it != j.end() && it->is_string() && !it->get<std::string>().empty()) {
+    run.missing = it->get<std::string>();
+    return;
   }
-  std::string shape_list;
-  for (const auto& s : shapes) {
-    if (!shape_list.empty()) shape_list += ';';
-    shape_list += s.str();
+  const auto recs = j.find("records");
+  if (recs == j.end() || !recs->is_array()) {
+    run.missing = where + " wrote no records array";
+    return;
   }
-  static int calls = 0;
-  const auto tmp = std::filesystem::temp_directory_path() /
-                   ("sol-peers-" + std::to_string(::getpid()) + "-" + std::to_string(calls++));
-  TempFiles files{tmp.string() + ".json", tmp.string() + ".err"};
-  const std::string timeout = std::system("command -v timeout >/dev/null 2>&1") == 0 ? "timeout 1200 " : "";
-  const std::string cmd = timeout + "python3 " + quote(script) + " --family " + quote(family) + " --budget " + num(budget_s, 3) + " --shapes " +
-                          quote(shape_list) + " --out " + quote(files.out.string()) + " 2> " + quote(files.err.string()) +
-                          " >/dev/null";
-  const int status = std::system(cmd.c_str());
-  const int code = status == -1 ? -1 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-  const std::string err = last_line(read_text(files.err));
-  if (code == 3) {
-    run.missing = err.empty() ? "torch or CUDA is missing (exit 3)" : err;
-    return run;
-  }
-  if (code != 0) {
-    run.missing = "torch_peers.py failed (exit " + std::to_string(code) + ")" + (err.empty() ? "" : ": " + err);
-    return run;
-  }
-  const std::string text = read_text(files.out);
   try {
-    // The script writes an array of records; the results parser reads them inside a file object.
+    // The results parser reads the records inside a file object.
     const results::File f = results::from_json_text(
-        "{\"family\": \"" + family + "\", \"ceilings\": {\"copy_bytes_per_s\": 0}, \"records\": " + text + "}",
+        "{\"family\": " + nlohmann::json(run.family).dump() + ", \"ceilings\": {\"copy_bytes_per_s\": 0}, \"records\": " +
+            recs->dump() + "}",
         "torch_peers.py output");
     run.records = f.records;
-    const nlohmann::json j = nlohmann::json::parse(text);
     for (size_t i = 0; i < run.records.size(); ++i)
-      run.costs.push_back(peer_cost(j[i], run.records[i], "torch_peers.py record " + std::to_string(i)));
+      run.costs.push_back(peer_cost((*recs)[i], run.records[i], "torch_peers.py record " + std::to_string(i)));
   } catch (const Error& e) {
     run.records.clear();
     run.costs.clear();
     run.missing = std::string("torch_peers.py wrote unreadable records: ") + e.what();
-    return run;
+    return;
   }
   if (run.records.empty()) {
-    run.missing = err.empty() ? "torch_peers.py returned no records for family '" + family + "'" : err;
-    return run;
+    run.missing = "torch_peers.py returned no records for family '" + run.family + "'";
+    return;
   }
   for (auto& r : run.records) {
-    if (r.family != family) {
+    if (r.family != run.family) {
       run.records.clear();
       run.costs.clear();
-      run.missing = "torch_peers.py returned a record of family '" + r.family + "' when asked for '" + family + "'";
-      return run;
+      run.missing = "torch_peers.py returned a record of family '" + r.family + "' when asked for '" + run.family + "'";
+      return;
     }
     if (r.variant.rfind("peer:", 0) != 0) r.variant = "peer:" + r.variant;
   }
-  return run;
+}
+
+}  // namespace
+
+PeerBatch torch_peers(const std::vector<PeerRequest>& families, const PeerOptions& opts) {
+  PeerBatch batch;
+  for (const PeerRequest& f : families) {
+    if (f.family.empty() || f.family.find_first_of("\"\\'") != std::string::npos)
+      bad_input("bad family name '" + f.family + "'");
+    batch.families.push_back({});
+    batch.families.back().family = f.family;
+  }
+  const auto all_missing = [&](const std::string& why) {
+    for (PeerRun& r : batch.families) r.missing = why;
+    return batch;
+  };
+  if (families.empty()) return batch;
+  // The source tree the binary was built from, unless SOL_SOURCE_DIR says where it is now
+  // (a build carried to another machine).
+  const char* src_env = std::getenv("SOL_SOURCE_DIR");
+  const std::string src = src_env && *src_env ? src_env : SOL_SOURCE_DIR;
+  const std::string script = opts.script.empty() ? src + "/bench/peers/torch_peers.py" : opts.script;
+  if (!std::filesystem::exists(script)) return all_missing("no peer script at " + script);
+  if (std::system("command -v python3 >/dev/null 2>&1") != 0) return all_missing("python3 is not installed");
+  static int calls = 0;
+  const auto tmp = std::filesystem::temp_directory_path() /
+                   ("sol-peers-" + std::to_string(::getpid()) + "-" + std::to_string(calls++));
+  TempFiles files{tmp.string() + ".json", tmp.string() + ".err", tmp.string() + ".req", tmp.string() + ".json.part"};
+  {
+    std::ofstream req(files.req);
+    req << peer_request_json(families, opts);
+    if (!req) failure("cannot write the peer request " + files.req.string());
+  }
+  const std::string timeout = std::system("command -v timeout >/dev/null 2>&1") == 0 ? "timeout 1800 " : "";
+  const std::string cmd = timeout + "python3 " + quote(script) + " --request " + quote(files.req.string()) + " --out " +
+                          quote(files.out.string()) + (opts.cpu ? " --cpu" : "") + " 2> " + quote(files.err.string()) +
+                          " >/dev/null";
+  const auto t0 = std::chrono::steady_clock::now();
+  const int status = std::system(cmd.c_str());
+  batch.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const int code = status == -1 ? -1 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+  const std::string err = last_line(read_text(files.err));
+  if (code == 3) return all_missing(err.empty() ? "torch or CUDA is missing (exit 3)" : err);
+  const std::string failed =
+      "torch_peers.py failed (exit " + std::to_string(code) + ")" + (err.empty() ? "" : ": " + err);
+  // The script rewrites its answer after each family: a crash or a timeout keeps the families done.
+  const std::string text = read_text(files.out);
+  if (code != 0 && text.empty()) return all_missing(failed);
+  nlohmann::json answer;
+  try {
+    answer = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    return all_missing(code != 0 ? failed : std::string("torch_peers.py wrote unreadable JSON: ") + e.what());
+  }
+  const auto fams = answer.is_object() ? answer.find("families") : answer.end();
+  if (fams == answer.end() || !fams->is_object())
+    return all_missing("torch_peers.py wrote no \"families\" object" + (err.empty() ? "" : ": " + err));
+  if (auto it = answer.find("torch"); it != answer.end() && it->is_string()) batch.torch = it->get<std::string>();
+  if (auto it = answer.find("import_s"); it != answer.end() && it->is_number()) batch.import_s = it->get<double>();
+  for (PeerRun& run : batch.families) {
+    if (auto it = fams->find(run.family); it != fams->end() && it->is_object())
+      read_family(*it, run);
+    else
+      run.missing = code != 0 ? failed : "torch_peers.py did not answer for family '" + run.family + "'";
+  }
+  return batch;
+}
+
+PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes, double budget_s,
+                    const std::string& script) {
+  PeerOptions o;
+  o.budget_s = budget_s;
+  o.script = script;
+  return torch_peers(std::vector<PeerRequest>{{family, shapes}}, o).families.front();
 }
 
 }  // namespace sol::bench

@@ -84,7 +84,7 @@ std::string records_table(const results::File& f) {
          "ceilings measured in this run); × prev = over the previous version, × peer = over the fastest peer, "
          "same shape\n";
   for (const auto& n : notes) out += "  note: " + n + "\n";
-  return out;
+  return reflow(out);  // the prose lines wrapped; the table fits already
 }
 
 hw::HwSpec measured_profile(const ProbeResult& p, const hw::HwSpec& row) {

@@ -84,12 +84,24 @@ Command add_list(CLI::App& root, Global&) {
             };
             std::string out;
             if (*wide) {
-              Table t({"family", "ver", "name", "technique", "min cc", "headline shape", "tolerance"});
-              t.align(2, Table::Align::Left).align(3, Table::Align::Left).align(5, Table::Align::Left).align(6, Table::Align::Left);
+              // One line per variant, as wide as its text (a Table would wrap it to the terminal).
+              std::vector<std::vector<std::string>> rows = {
+                  {"family", "ver", "name", "technique", "min cc", "headline shape", "tolerance"}};
               for (const Variant* v : variants)
-                t.add_row({v->family, std::to_string(v->version), v->name, v->technique, cc(v->min_cc), headline(v),
-                           "≤ " + num(v->tol.rel_l2, 2) + (v->tol.why.empty() ? "" : " (" + v->tol.why + ")")});
-              out = t.str();
+                rows.push_back({v->family, std::to_string(v->version), v->name, v->technique, cc(v->min_cc), headline(v),
+                                "≤ " + num(v->tol.rel_l2, 2) + (v->tol.why.empty() ? "" : " (" + v->tol.why + ")")});
+              std::vector<size_t> width(rows[0].size());
+              for (const auto& r : rows)
+                for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], display_width(r[c]));
+              for (const auto& r : rows) {
+                std::string line;
+                for (size_t c = 0; c < r.size(); ++c) {
+                  const std::string pad(width[c] - display_width(r[c]), ' ');
+                  line += (c ? "  " : "") + (c == 1 || c == 4 ? pad + r[c] : r[c] + (c + 1 < r.size() ? pad : ""));
+                }
+                out += line + "\n";
+                if (out.size() == line.size() + 1) out += std::string(display_width(line), '-') + "\n";
+              }
             } else {
               // Each row, then its technique wrapped beneath it: the table fits a terminal.
               Table t({"family", "ver", "name", "min cc", "headline shape", "tolerance"});

@@ -1,6 +1,8 @@
-// sol report — the main job. On a GPU machine: probe, bench the whole registry with its peers (each
-// variant at its headline shape, or with --full at every bench shape), and render everything; without one: the model-only report of the lecture's operations (or a report
-// rendered from committed results with --results DIR).
+// sol report — the main job. On a GPU machine: probe, bench the whole registry (each variant at its
+// headline shape, or with --full at every bench shape), then every family's PyTorch peers in one
+// python3 process (torch.compile peers only with --full), render everything and say where the
+// time went; without one: the model-only report of the lecture's operations (or a report rendered
+// from committed results with --results DIR).
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -58,11 +60,13 @@ Command add_report(CLI::App& root, Global&) {
   app->add_flag("--no-peers", o->no_peers, "skip the PyTorch peers when measuring");
   app->add_flag("--full", o->full,
                 "measure every bench shape with the full sampling budget (tens of minutes), "
-                "not only each variant's headline shape");
+                "not only each variant's headline shape, and the torch.compile peers");
   return {app, [o]() -> int {
             namespace fs = std::filesystem;
+            using clock = std::chrono::steady_clock;
             report::Input in;
             in.created = now_utc();
+            Phases phases;
             std::string why_not;
             bool measure = !o->model_only && o->results_dir.empty() && gpu_present(&why_not);
             if (!o->results_dir.empty()) {
@@ -77,7 +81,7 @@ Command add_report(CLI::App& root, Global&) {
               how.full = o->full;
               how.device = o->device;
               how.out_dir = (fs::path(o->out) / "results").string();
-              in.measured = measure_registry(how, &in.measured_note);
+              in.measured = measure_registry(how, &in.measured_note, &phases);
             } else {
               in.measured_note = o->model_only ? "--model-only was given."
                                                : "Measuring needs a GPU: " + why_not +
@@ -94,11 +98,16 @@ Command add_report(CLI::App& root, Global&) {
             std::error_code ec;
             fs::create_directories(o->out, ec);
             if (ec) failure("cannot create " + o->out + ": " + ec.message());
+            const auto render0 = clock::now();
             std::string txt = report::text(in);
             write_file(fs::path(o->out) / "report.txt", txt);
             write_file(fs::path(o->out) / "report.json", report::json(in));
             write_file(fs::path(o->out) / "report.html", report::html(in));
             std::cout << txt << "\nwritten: " << (fs::path(o->out) / "report.html").string() << ", report.json, report.txt\n";
+            if (!phases.empty()) {  // a measuring run: where its time went
+              phases.push_back({"rendering the report", std::chrono::duration<double>(clock::now() - render0).count()});
+              std::cout << "\n" << time_breakdown(phases);
+            }
             return 0;
           }};
 }

@@ -7,10 +7,9 @@ Peers: torch.nn.functional.scaled_dot_product_attention under sdpa_kernel(SDPBac
 (FlashAttention-2) and sdpa_kernel(SDPBackend.CUDNN_ATTENTION). Backward (attention_bwd): forward run
 once per input set when it is made (untimed), then torch.autograd.grad(out, (q, k, v), dO, retain_graph=True) timed.
 Causal: PyTorch's is_causal is top-left aligned, sol's bottom-right; they agree only when n == nk, so a
-causal shape with n ≠ nk gets no peer. FLOPs by FlashAttention's convention, as model::attention:
-4·b·h·n·nk·d forward, halved when causal, backward 2.5× — the same numbers as the Cases. Bytes: the
-minimal traffic (Q, K, V read, O written; backward also dO read, dQ, dK, dV written), a floor, not the
-Cases' tiled count. Inputs: ±[0.25, 4) like kernels/common/random.cuh, so the softmax is peaked.
+causal shape with n ≠ nk gets no peer. FLOPs and bytes: the family's floor at the shape (the least
+traffic of sol's variants of the dtype, from the harness's request). Inputs: ±[0.25, 4) like
+kernels/common/random.cuh, so the softmax is peaked.
 """
 
 
@@ -59,7 +58,7 @@ def _reference(torch, q, k, v, causal, scale):
     return out
 
 
-def peers(torch, timer, device, dims, run_peer, fail, backward=False):
+def peers(torch, timer, device, dims, costs, run_peer, fail, backward=False):
     family = "attention_bwd" if backward else "attention"
     x = _dims(dims, family, fail)
     b, h, hkv, n, nk, d, causal = x["b"], x["h"], x["hkv"], x["n"], x["nk"], x["d"], bool(x["causal"])
@@ -69,11 +68,10 @@ def peers(torch, timer, device, dims, run_peer, fail, backward=False):
         return  # det=1 is sol's deterministic dQ; the peers are measured once, at det=0
     F = torch.nn.functional
     from torch.nn.attention import SDPBackend, sdpa_kernel
-    dtype, size = (torch.float16, 2) if x["fp16"] else (torch.bfloat16, 2)
+    dtype = torch.float16 if x["fp16"] else torch.bfloat16
     dtype_name = "fp16" if x["fp16"] else "bf16"
     scale = d ** -0.5
-    fwd_flops = 4 * b * h * n * nk * d * (0.5 if causal else 1.0)
-    io = size * (2 * b * n * h * d + 2 * b * nk * hkv * d)  # Q, O, K, V
+    cost = costs.floor(dtype_name)
     tol = 1e-2
 
     gqa = {"enable_gqa": True} if hkv != h else {}  # torch ≥ 2.5; older torch fails inside run_peer
@@ -103,9 +101,8 @@ def peers(torch, timer, device, dims, run_peer, fail, backward=False):
 
             yield run_peer(torch, timer, family, f"peer:torch.sdpa_{name}",
                            f"F.scaled_dot_product_attention, SDPBackend.{backend.name}", dims, make, fn,
-                           lambda t: _reference(torch, t[0], t[1], t[2], causal, scale), fwd_flops, io, tol,
-                           "flops = 4·b·h·n·nk·d (halved causal); bytes = Q, K, V read + O written", dtype=dtype_name,
-                           unit="matrix")
+                           lambda t: _reference(torch, t[0], t[1], t[2], causal, scale), cost, tol,
+                           dtype=dtype_name, unit="matrix")
             continue
 
         def make_bwd(be=backend):
@@ -126,7 +123,6 @@ def peers(torch, timer, device, dims, run_peer, fail, backward=False):
 
         yield run_peer(torch, timer, family, f"peer:torch.sdpa_{name}_backward",
                        f"autograd.grad of F.scaled_dot_product_attention, SDPBackend.{backend.name}", dims, make_bwd, fn,
-                       ref, 2.5 * fwd_flops, io + 2 * size * (b * n * h * d) + 2 * size * b * nk * hkv * d, 2e-2,
-                       "flops = 2.5 × forward; bytes = Q, K, V, O, dO read + dQ, dK, dV written; dQ of head 0 checked; "
-                       "the forward of each input set runs when the set is made, untimed", dtype=dtype_name,
-                       unit="matrix")
+                       ref, cost, 2e-2,
+                       "dQ of head 0 checked; the forward of each input set runs when the set is made, untimed",
+                       dtype=dtype_name, unit="matrix")

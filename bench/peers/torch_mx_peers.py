@@ -1,12 +1,14 @@
-"""PyTorch peers of the mx family, called by torch_peers.py (--family mx) with its helpers.
+"""PyTorch peers of the mx family, called by torch_peers.py (family mx) with its helpers.
 
 Shapes are those of kernels/mx/case.hpp: rows,cols[,e5m2,ocp] (quantize), rows,cols[,e5m2,colwise]
-(dequantize) and m,n,k[,e5m2,ocp] (GEMM); special=1 shapes are for tests and get no peer. Bytes
-and FLOPs are counted as kernels/mx/case.cu counts them. Peers:
-  quantize   x.to(torch.float8_e4m3fn) — a plain cast, no scales (the issue's reference peer,
-             about 3.27 TB/s on H200); an eager PyTorch MXFP8 rowwise quantizer (amax per 32,
-             e8m0 scale by the same rule, divide, cast) and the same function through
-             torch.compile; torchao's MXTensor.to_mx when torchao is installed
+(dequantize) and m,n,k[,e5m2,ocp] (GEMM); special=1 shapes are for tests and get no peer. FLOPs
+and bytes of the quantizers and the dequantizer are those of sol's v02_rowwise and v05_dequantize
+at the shape (from the harness's request); the cast and the GEMM, operations no sol variant runs,
+count their own. Peers:
+  quantize   x.to(torch.float8_e4m3fn) — a plain cast, no scales (about 3.27 TB/s on H200); an
+             eager PyTorch MXFP8 rowwise quantizer (amax per 32, e8m0 scale by the same rule,
+             divide, cast) and, with torch.compile peers on, the same function compiled;
+             torchao's MXTensor.to_mx when torchao is installed
   dequantize the eager inverse: codes.float() · 2^(scale − 127) → bf16
   GEMM       torch.matmul on bf16 (the accuracy and speed MXFP8 is compared with)
 Inputs: N(0, 1) in bf16, rotated like the Cases' sets. Every peer states dtype "bf16", as the
@@ -78,14 +80,14 @@ def _dequantize_rowwise(torch, codes, scales):
     return x.reshape(rows, cols)
 
 
-def peers(torch, timer, device, dims, run_peer):
+def peers(torch, timer, device, dims, costs, run_peer, compile_peers=True):
     d = _dims(dims)
     if d.get("special", 0):
         return
     elem = "e5m2" if d.get("e5m2", 0) else "e4m3"
     fp8 = _fp8(torch, elem)
     if "m" in d:
-        yield from _gemm(torch, timer, device, dims, d, run_peer)
+        yield from _gemm(torch, timer, device, dims, d, costs, run_peer)
         return
     rows, cols = d["rows"], d["cols"]
     n = rows * cols
@@ -93,7 +95,7 @@ def peers(torch, timer, device, dims, run_peer):
     if fp8 is None:
         return
     if cols % BLOCK or rows % BLOCK:
-        yield from _cast(torch, timer, dims, normal, fp8, elem, n, run_peer)
+        yield from _cast(torch, timer, dims, normal, fp8, elem, n, costs, run_peer)
         return  # the eager MX helpers below take whole blocks
     if "colwise" in d:
         colwise = bool(d["colwise"])
@@ -106,40 +108,42 @@ def peers(torch, timer, device, dims, run_peer):
             deq = lambda q: _dequantize_rowwise(torch, q[0], q[1])  # noqa: E731
         yield run_peer(torch, timer, "mx", f"peer:torch.mx_dequantize_{elem}",
                        f"eager codes.float() · 2^(scale − 127) → bf16 ({'columnwise' if colwise else 'rowwise'} scales)",
-                       dims, make, lambda q: deq(q).to(torch.bfloat16), lambda q: deq(q).double(), n,
-                       3 * n + n // BLOCK, 0.0, "bytes = n × (1 read + 2 written) + scales read", dtype="bf16")
+                       dims, make, lambda q: deq(q).to(torch.bfloat16), lambda q: deq(q).double(),
+                       costs.of("v05_dequantize"), 0.0, dtype="bf16")
         return
-    yield from _cast(torch, timer, dims, normal, fp8, elem, n, run_peer)
+    yield from _cast(torch, timer, dims, normal, fp8, elem, n, costs, run_peer)
     ocp = bool(d.get("ocp", 0))
-    scales = rows * (cols // BLOCK)
+    rowwise = costs.of("v02_rowwise")
     quantize = _mx_rowwise(torch, elem, ocp)
     reference = lambda x: x.double()  # noqa: E731
-    for variant, technique, fn in (
-            (f"peer:torch.mx_rowwise_{elem}", "eager PyTorch MXFP8 rowwise quantizer (amax, e8m0 scale, scale, cast)",
-             quantize),
-            (f"peer:torch.compile_mx_rowwise_{elem}", "the same quantizer through torch.compile", torch.compile(quantize))):
+    quantizers = [(f"peer:torch.mx_rowwise_{elem}",
+                   "eager PyTorch MXFP8 rowwise quantizer (amax, e8m0 scale, scale, cast)", quantize)]
+    if compile_peers:
+        quantizers.append((f"peer:torch.compile_mx_rowwise_{elem}", "the same quantizer through torch.compile",
+                           torch.compile(quantize)))
+    for variant, technique, fn in quantizers:
         yield run_peer(torch, timer, "mx", variant, technique, dims, normal, lambda x, f=fn: Rowwise(f(x)), reference,
-                       n, 3 * n + scales, QUANT_TOL[elem], "bytes = n × (2 read + 1 written) + one scale per 32",
-                       dtype="bf16")
+                       rowwise, QUANT_TOL[elem], dtype="bf16")
     try:
         from torchao.prototype.mx_formats.mx_tensor import MXTensor  # optional
     except Exception:  # noqa: BLE001 — any import failure means "not installed here"
         return
     yield run_peer(torch, timer, "mx", f"peer:torchao.to_mx_{elem}", "torchao MXTensor.to_mx (its default scale rule)",
-                   dims, normal, lambda x: MXTensor.to_mx(x, fp8, BLOCK).to_dtype(torch.bfloat16), reference, n,
-                   3 * n + scales, QUANT_TOL[elem], "torchao prototype API; time includes the dequantization",
+                   dims, normal, lambda x: MXTensor.to_mx(x, fp8, BLOCK).to_dtype(torch.bfloat16), reference,
+                   rowwise, QUANT_TOL[elem], "torchao prototype API; time includes the dequantization",
                    dtype="bf16")
 
 
-def _cast(torch, timer, dims, normal, fp8, elem, n, run_peer):
+def _cast(torch, timer, dims, normal, fp8, elem, n, costs, run_peer):
     kind = "float8_e4m3fn" if elem == "e4m3" else "float8_e5m2"
     yield run_peer(torch, timer, "mx", f"peer:torch.to_{elem}", f"x.to(torch.{kind}): a plain cast, no block scales",
-                   dims, normal, lambda x: x.to(fp8), lambda x: x.double(), 0, 3 * n, QUANT_TOL[elem],
-                   "bytes = n × (2 read + 1 written); out-of-range values would become NaN (e4m3) or inf (e5m2)",
+                   dims, normal, lambda x: x.to(fp8), lambda x: x.double(), costs.own(0, 3 * n), QUANT_TOL[elem],
+                   "flops = 0; bytes = n × (2 read + 1 written); out-of-range values would become NaN (e4m3) or "
+                   "inf (e5m2)",
                    dtype="bf16")
 
 
-def _gemm(torch, timer, device, dims, d, run_peer):
+def _gemm(torch, timer, device, dims, d, costs, run_peer):
     m, n, k = d["m"], d["n"], d["k"]
     if d.get("e5m2", 0) or d.get("ocp", 0):
         return
@@ -147,6 +151,6 @@ def _gemm(torch, timer, device, dims, d, run_peer):
                             torch.randn(k, n, device=device).to(torch.bfloat16)))
     yield run_peer(torch, timer, "mx", "peer:torch.matmul_bf16", "torch.matmul on bf16 (cuBLAS; bf16 output)", dims,
                    make, lambda ab: torch.matmul(ab[0], ab[1]), lambda ab: ab[0].double() @ ab[1].double(),
-                   2 * m * n * k, 2 * (m * k + k * n + m * n), 1e-2,
+                   costs.own(2 * m * n * k, 2 * (m * k + k * n + m * n)), 1e-2,
                    "flops = 2·m·n·k; bytes = 2(mk + kn + mn); bf16 output rounds to 8 bits", dtype="bf16",
                    unit="matrix")

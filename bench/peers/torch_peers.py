@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
-"""PyTorch peers for sol's memory-lesson families, timed the way the registry's Cases are.
+"""PyTorch peers of sol's families, timed the way the registry's Cases are.
 
-    python3 bench/peers/torch_peers.py --family F --shapes "n=2^28;n=2^20" --out FILE.json
+    python3 bench/peers/torch_peers.py --request REQUEST.json --out ANSWER.json [--cpu] [--dry-run]
 
-Writes a JSON array of records (family, variant, technique, dtype, unit, math, shape, median_s,
-min_s, max_s, spread, samples, timing, eager_median_s, sm_clock_hz, flops, bytes, verified, rel_l2,
-tolerance, note) for the shapes given, in the same shape syntax and with the same FLOP and byte
-counts as kernels/<family>/case.cu. dtype, unit ("matrix" or "vector") and math (the type the
-arithmetic runs in, where it is not dtype) place the peer on its own roofline.
+The harness (bench/peers.cpp) writes the request: the sampling budget, whether to run the
+torch.compile peers, and per family the shapes sol measured with, at each shape, the registry's
+cost (variant, dtype, FLOPs, bytes) of every variant that runs there. A peer takes its FLOPs and
+bytes from those costs (the floor of its dtype, or a named variant), so every count is stated once,
+in kernels/. Every family runs in this one process (one import of torch). The answer: {"torch":
+version, "import_s": seconds, "families": {family: {"records": [...], "seconds": s} or {"missing":
+why}}}. A record: family, variant, technique, dtype, unit, math, shape, median_s, min_s, max_s,
+spread, samples, timing, eager_median_s, sm_clock_hz, flops, bytes, verified, rel_l2, tolerance,
+note; dtype, unit ("matrix" or "vector") and math (the type the arithmetic runs in, where it is not
+dtype) place the peer on its own roofline. --dry-run (or "dry_run" in the request) checks the
+request and answers without importing torch, measuring nothing.
 
 Timing, two ways. Device time (median_s, min_s, max_s, spread, the comparison with sol's kernels):
 for calls shorter than GRAPH_BELOW_S, the calls over all rotated input sets captured in one CUDA
@@ -18,19 +24,20 @@ calls between one event pair (timing "events_batched"), which the host queues ah
 batch of eager calls, synchronised before and after, per call. Warm-up first; inputs are fresh
 random values (never zero) rotated over enough sets to exceed 256 MiB, as the Cases do; the SM
 clock is read while the replays run. Each result is checked against a float64 reference. Exits 3
-with one line on stderr when torch or CUDA is
-missing, 2 on bad arguments. Depends on torch only.
+with one line on stderr when torch or CUDA is missing, 2 on a bad request. Depends on torch only.
 """
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
 
 ROTATE_BYTES = 256 * 2**20  # all sets together exceed this (5× H200's 50 MB L2)
 MAX_SETS = 16
-SECONDS = {"device": 0.5, "eager": 0.5}  # measuring time per (variant, shape) each way, after warm-up (--budget)
+SECONDS = {"device": 0.5, "eager": 0.5}  # measuring time per (variant, shape) each way, after warm-up (budget_s)
+OPTIONS = {"compile": True}  # the request's "compile": the torch.compile peers (seconds of compilation each)
 SAMPLE_SECONDS = 1e-3  # one sample spans at least this long (many calls when a call is short)
 GRAPH_CALLS_MAX = 256  # calls captured in one graph, at most
 # Calls at least this long are device-timed as eager calls between one event pair: the host queues
@@ -38,9 +45,50 @@ GRAPH_CALLS_MAX = 256  # calls captured in one graph, at most
 GRAPH_BELOW_S = 50e-6
 MIN_SAMPLES, MAX_SAMPLES, WARMUP = 10, 200, 3
 
+class PeerError(Exception):
+    """A request the script cannot serve: one line, and the exit code it means for the whole run."""
+
+    def __init__(self, code, line):
+        super().__init__(line)
+        self.code = code
+
+
 def fail(code, line):
-    print(f"torch_peers: {line}", file=sys.stderr)
-    sys.exit(code)
+    raise PeerError(code, line)
+
+
+class Cost:
+    """FLOPs and bytes of one sol variant at one shape, from the request."""
+
+    def __init__(self, variant, flops, nbytes):
+        self.variant, self.flops, self.bytes = variant, float(flops), float(nbytes)
+
+
+class Costs:
+    """The registry's costs at one shape, as the harness sends them."""
+
+    def __init__(self, family, shape, entries):
+        self.family, self.shape = family, shape
+        self.entries = entries
+
+    def of(self, variant):
+        for e in self.entries:
+            if e["variant"] == variant:
+                return Cost(variant, e["flops"], e["bytes"])
+        fail(2, f"{self.family} at {self.shape}: the request has no cost of {variant}")
+
+    def floor(self, dtype):
+        """The least traffic of the family's variants on `dtype` data here: the floor a peer of that
+        dtype is measured against (the fused rung, the minimal GEMM traffic)."""
+        mine = [e for e in self.entries if e["dtype"] == dtype]
+        if not mine:
+            fail(2, f"{self.family} at {self.shape}: the request has no {dtype} variant")
+        e = min(mine, key=lambda e: e["bytes"])
+        return Cost(e["variant"], e["flops"], e["bytes"])
+
+    def own(self, flops, nbytes):
+        """A peer's operation that no sol variant runs (a plain cast, a GEMM with another output type)."""
+        return Cost("", flops, nbytes)
 
 
 # ---- shapes: the syntax of sol::Shape::parse, the text of Shape::str ----------------------------
@@ -255,11 +303,14 @@ def rel_l2(torch, out, ref):
 
 
 # ---- one peer at one shape -----------------------------------------------------------------------
-def record(family, variant, technique, dims, flops, nbytes, tol, note, dtype, unit="vector", math_type=None, skipped=None):
-    """A record before timing; skipped: why it cannot run."""
+def record(family, variant, technique, dims, cost, tol, note, dtype, unit="vector", math_type=None, skipped=None):
+    """A record before timing; cost: its FLOPs and bytes (a Cost from the request's Costs);
+    skipped: why it cannot run."""
+    if cost.variant:
+        note = f"FLOPs and bytes as sol's {cost.variant}" + ("; " + note if note else "")
     rec = dict(family=family, variant=variant, technique=technique, dtype=dtype, unit=unit, shape=shape_str(dims),
                median_s=0.0, min_s=0.0, max_s=0.0, spread=0.0, samples=0, timing="", eager_median_s=0.0,
-               sm_clock_hz=0.0, flops=float(flops), bytes=float(nbytes), verified=False, rel_l2=0.0, tolerance=tol,
+               sm_clock_hz=0.0, flops=cost.flops, bytes=cost.bytes, verified=False, rel_l2=0.0, tolerance=tol,
                note=note)
     if math_type:
         rec["math"] = math_type
@@ -269,11 +320,12 @@ def record(family, variant, technique, dims, flops, nbytes, tol, note, dtype, un
     return rec
 
 
-def run_peer(torch, timer, family, variant, technique, dims, make_input, fn, reference, flops, nbytes, tol, note="",
+def run_peer(torch, timer, family, variant, technique, dims, make_input, fn, reference, cost, tol, note="",
              dtype=None, unit="vector", math_type=None):
     """dtype: the data's type as sol names it ("bf16", "fp32", "tf32" for fp32 multiplied in TF32);
     unit, math_type: where the arithmetic runs, for the peer's own floor."""
-    rec = record(family, variant, technique, dims, flops, nbytes, tol, note, dtype, unit, math_type)
+    rec = record(family, variant, technique, dims, cost, tol, note, dtype, unit, math_type)
+    note = rec["note"]
     try:
         first = make_input()
         out = fn(first)
@@ -296,94 +348,93 @@ def run_peer(torch, timer, family, variant, technique, dims, make_input, fn, ref
 
 
 # ---- families ------------------------------------------------------------------------------------
-def copy_peers(torch, timer, device, dims):
+def copy_peers(torch, timer, device, dims, costs):
     (n,) = dims_of(dims, "copy", "n")
     yield run_peer(torch, timer, "copy", "peer:torch.clone", "torch.Tensor.clone() of an fp32 tensor (eager)", dims,
-                   lambda: random_signed(torch, n, device), lambda x: x.clone(), lambda x: x, 0, 8 * n, 0.0,
-                   "bytes = n × (4 read + 4 written), as the copy Case", dtype="fp32")
+                   lambda: random_signed(torch, n, device), lambda x: x.clone(), lambda x: x, costs.floor("fp32"), 0.0,
+                   dtype="fp32")
 
 
-def precision_peers(torch, timer, device, dims):
+def precision_peers(torch, timer, device, dims, costs):
     (n,) = dims_of(dims, "precision", "n")
-    kinds = [("fp32", torch.float32, 4), ("bf16", torch.bfloat16, 2)]
+    kinds = [("fp32", torch.float32), ("bf16", torch.bfloat16)]
     fp8 = getattr(torch, "float8_e4m3fn", None)
-    for name, dtype, size in kinds + ([("fp8_e4m3", fp8, 1)] if fp8 is not None else []):
+    for name, dtype in kinds + ([("fp8_e4m3", fp8)] if fp8 is not None else []):
         yield run_peer(torch, timer, "precision", f"peer:torch.relu_{name}", f"torch.relu on {name} (eager)", dims,
                        lambda dt=dtype: random_signed(torch, n, device).to(dt), torch.relu,
-                       lambda x: torch.relu(x.double()), n, 2 * size * n, 0.0,
-                       f"bytes = n × ({size} read + {size} written); flops = n", dtype=name)
+                       lambda x: torch.relu(x.double()), costs.floor(name), 0.0, dtype=name)
     if fp8 is None:
-        yield record("precision", "peer:torch.relu_fp8_e4m3", "torch.relu on fp8 e4m3", dims, n, 2 * n, 0.0, "",
-                     "fp8_e4m3", skipped="this torch has no float8_e4m3fn")
+        yield record("precision", "peer:torch.relu_fp8_e4m3", "torch.relu on fp8 e4m3", dims, costs.floor("fp8_e4m3"),
+                     0.0, "", "fp8_e4m3", skipped="this torch has no float8_e4m3fn")
+    if not OPTIONS["compile"]:
+        return
     # torch.compile fails lazily (at the first call) when no compiler backend works: run_peer reports it.
     # Inductor may also generate the fp8 ReLU that eager lacks (it computes in a wider type).
-    for name, dtype, size in [("bf16", torch.bfloat16, 2)] + ([("fp8_e4m3", fp8, 1)] if fp8 is not None else []):
+    for name, dtype in [("bf16", torch.bfloat16)] + ([("fp8_e4m3", fp8)] if fp8 is not None else []):
         yield run_peer(torch, timer, "precision", f"peer:torch.compile_relu_{name}", f"torch.compile(torch.relu) on {name}",
                        dims, lambda dt=dtype: random_signed(torch, n, device).to(dt), torch.compile(torch.relu),
-                       lambda x: torch.relu(x.double()), n, 2 * size * n, 0.0,
-                       f"bytes = n × ({size} read + {size} written); compile time excluded (first call and warm-up)",
-                       dtype=name)
+                       lambda x: torch.relu(x.double()), costs.floor(name), 0.0,
+                       "compile time excluded (first call and warm-up)", dtype=name)
 
 
-def coalescing_peers(torch, timer, device, dims):
+def coalescing_peers(torch, timer, device, dims, costs):
     keys = [k for k, _ in dims]
     if "stride" in keys:
         n, stride = dims_of(dims, "coalescing", "n", "stride")
-        read_sectors = n if stride >= 8 else (n - 1) * stride // 8 + 1
         yield run_peer(torch, timer, "coalescing", "peer:torch.strided_clone", "x[::stride].clone() (eager)", dims,
                        lambda: random_signed(torch, (n - 1) * stride + 1, device), lambda x: x[::stride].clone(),
-                       lambda x: x[::stride], 0, 32 * (read_sectors + (n + 7) // 8), 0.0,
-                       "bytes = whole 32-byte sectors touched, as the v03_strided Case", dtype="fp32")
+                       lambda x: x[::stride], costs.of("v03_strided"), 0.0, dtype="fp32")
         return
     rows, cols = dims_of(dims, "coalescing", "rows", "cols")
     tol = 1e-4
-    for dim, what, outs in ((1, "row sums (as v01)", rows), (0, "column sums (as v02)", cols)):
+    for dim, what, rung in ((1, "row sums", "v01_row_per_thread"), (0, "column sums", "v02_col_per_thread")):
         yield run_peer(torch, timer, "coalescing", f"peer:torch.sum_dim{dim}", f"x.sum(dim={dim}): {what} (eager)",
                        dims, lambda: random_positive(torch, (rows, cols), device), lambda x, d=dim: x.sum(dim=d),
-                       lambda x, d=dim: x.double().sum(dim=d), rows * cols, 4 * rows * cols + 4 * outs, tol,
-                       "bytes = A read once + one fp32 per sum written", dtype="fp32")
+                       lambda x, d=dim: x.double().sum(dim=d), costs.of(rung), tol, dtype="fp32")
 
 
-def banks_peers(torch, timer, device, dims):
+def banks_peers(torch, timer, device, dims, costs):
     rows, cols = dims_of(dims, "banks", "rows", "cols")
     yield run_peer(torch, timer, "banks", "peer:torch.transpose_contiguous", "x.t().contiguous() (eager)", dims,
                    lambda: random_signed(torch, rows * cols, device).view(rows, cols), lambda x: x.t().contiguous(),
-                   lambda x: x.t(), 0, 8 * rows * cols, 0.0, "bytes = 2·rows·cols·4", dtype="fp32")
+                   lambda x: x.t(), costs.floor("fp32"), 0.0, dtype="fp32")
 
 
-def mx_peers(torch, timer, device, dims):
-    import torch_mx_peers  # bench/peers/torch_mx_peers.py, beside this script (branch mx)
-    yield from torch_mx_peers.peers(torch, timer, device, dims, run_peer)
+def mx_peers(torch, timer, device, dims, costs):
+    import torch_mx_peers  # bench/peers/torch_mx_peers.py, beside this script
+    yield from torch_mx_peers.peers(torch, timer, device, dims, costs, run_peer, OPTIONS["compile"])
 
 
 def attention_peers(backward):
-    import torch_attention_peers  # bench/peers/torch_attention_peers.py, beside this script (branch attn)
-    return lambda torch, timer, device, dims: torch_attention_peers.peers(torch, timer, device, dims, run_peer, fail,
-                                                                          backward)
+    def peers(torch, timer, device, dims, costs):
+        import torch_attention_peers  # bench/peers/torch_attention_peers.py, beside this script
+        return torch_attention_peers.peers(torch, timer, device, dims, costs, run_peer, fail, backward)
+    return peers
 
 
 FAMILIES = {"copy": copy_peers, "precision": precision_peers, "coalescing": coalescing_peers, "banks": banks_peers,
             "mx": mx_peers, "attention": attention_peers(False), "attention_bwd": attention_peers(True)}
 
 
-# ---- fusion families (issue 5): bytes and FLOPs as kernels/elementwise and kernels/norms count them for the
-# fused rung (each input read once, the output written once), so that every peer is measured against one floor.
+# ---- fusion families: FLOPs and bytes of the fused rung of the peer's dtype (each input read once, the output
+# written once), so that every peer is measured against one floor.
 def sincos_naive(torch):
     return lambda x: torch.sin(x) ** 2 + torch.cos(x) ** 2
 
 
-def elementwise_peers(torch, timer, device, dims):
+def elementwise_peers(torch, timer, device, dims, costs):
     (n,) = dims_of(dims, "elementwise", "n")
     ref = lambda x: torch.sin(x.double()) ** 2 + torch.cos(x.double()) ** 2
-    for name, dtype, size, tol in (("fp32", torch.float32, 4, 1e-6), ("bf16", torch.bfloat16, 2, 4e-3)):
+    for name, dtype, tol in (("fp32", torch.float32, 1e-6), ("bf16", torch.bfloat16, 4e-3)):
         make = lambda dt=dtype: random_signed(torch, n, device).to(dt)
-        note = f"bytes = n × ({size} read + {size} written), the fused floor; flops = 5n (one per op)"
         yield run_peer(torch, timer, "elementwise", f"peer:torch.sin2_cos2_eager_{name}",
                        f"torch.sin(x)**2 + torch.cos(x)**2 on {name} (eager: 5 kernels)", dims, make,
-                       sincos_naive(torch), ref, 5 * n, 2 * size * n, tol, note, dtype=name)
-        yield run_peer(torch, timer, "elementwise", f"peer:torch.compile_sin2_cos2_{name}",
-                       f"torch.compile of the same formula on {name}", dims, make, torch.compile(sincos_naive(torch)),
-                       ref, 5 * n, 2 * size * n, tol, note + "; compile time excluded", dtype=name)
+                       sincos_naive(torch), ref, costs.floor(name), tol, "the fused floor", dtype=name)
+        if OPTIONS["compile"]:
+            yield run_peer(torch, timer, "elementwise", f"peer:torch.compile_sin2_cos2_{name}",
+                           f"torch.compile of the same formula on {name}", dims, make,
+                           torch.compile(sincos_naive(torch)), ref, costs.floor(name), tol,
+                           "the fused floor; compile time excluded", dtype=name)
 
 
 def naive_layer_norm(torch, x, g, b, eps=1e-5):
@@ -402,10 +453,10 @@ def naive_softmax(torch, x):
 
 
 def row_peers(family):
-    def peers(torch, timer, device, dims):
+    def peers(torch, timer, device, dims, costs):
         rows, cols = dims_of(dims, family, "rows", "cols")
         F = torch.nn.functional
-        dt, size = torch.bfloat16, 2
+        dt = torch.bfloat16
         g = random_positive(torch, cols, device).to(dt)
         b = (random_positive(torch, cols, device) - 1.25).to(dt)
         make = lambda: random_signed(torch, rows * cols, device).view(rows, cols).to(dt)
@@ -413,23 +464,22 @@ def row_peers(family):
             eager = {"F.layer_norm": lambda x: F.layer_norm(x, (cols,), g, b, 1e-5),
                      "naive_layer_norm": lambda x: naive_layer_norm(torch, x, g, b)}
             ref = lambda x: naive_layer_norm(torch, x.double(), g.double(), b.double())
-            nbytes, flops = 2 * size * rows * cols + 2 * size * cols, 10 * rows * cols
         elif family == "rmsnorm":
             eager = {"F.rms_norm": lambda x: F.rms_norm(x, (cols,), g, 1e-5),
                      "naive_rms_norm": lambda x: naive_rms_norm(torch, x, g)}
             ref = lambda x: naive_rms_norm(torch, x.double(), g.double())
-            nbytes, flops = 2 * size * rows * cols + size * cols, 4 * rows * cols
         else:
             eager = {"torch.softmax": lambda x: torch.softmax(x, -1), "naive_softmax": lambda x: naive_softmax(torch, x)}
             ref = lambda x: torch.softmax(x.double(), -1)
-            nbytes, flops = 2 * size * rows * cols, 5 * rows * cols
-        note = "bf16; bytes = x read once + y written once (+ γ, β), the fused floor"
+        cost = costs.floor("bf16")
         for name, fn in eager.items():
             yield run_peer(torch, timer, family, f"peer:torch.{name}_bf16", f"{name} on bf16 (eager)", dims, make, fn, ref,
-                           flops, nbytes, 1e-2, note, dtype="bf16")
+                           cost, 1e-2, "the fused floor", dtype="bf16")
+        if not OPTIONS["compile"]:
+            return
         naive = [k for k in eager if k.startswith("naive")][0]
         yield run_peer(torch, timer, family, f"peer:torch.compile_{naive}_bf16", f"torch.compile({naive}) on bf16", dims,
-                       make, torch.compile(eager[naive]), ref, flops, nbytes, 1e-2, note + "; compile time excluded",
+                       make, torch.compile(eager[naive]), ref, cost, 1e-2, "the fused floor; compile time excluded",
                        dtype="bf16")
     return peers
 
@@ -438,8 +488,8 @@ FAMILIES.update({"elementwise": elementwise_peers, "layernorm": row_peers("layer
                  "rmsnorm": row_peers("rmsnorm"), "softmax": row_peers("softmax")})
 
 
-# ---- gemm_fp32 (issue 6): torch.matmul on fp32, TF32 off (the fp32 peer) and on (…_tf32) -------------
-def gemm_fp32_peers(torch, timer, device, dims):
+# ---- gemm_fp32: torch.matmul on fp32, TF32 off (the fp32 peer) and on (…_tf32) ------------------------
+def gemm_fp32_peers(torch, timer, device, dims, costs):
     m, n, k = dims_of(dims, "gemm_fp32", "m", "n", "k")
     # A and B live in one flat tensor (run_peer rotates one input per set): A = x[:mk], B = x[mk:].
     make = lambda: random_signed(torch, m * k + k * n, device)
@@ -456,24 +506,24 @@ def gemm_fp32_peers(torch, timer, device, dims):
         a, b = split(x)
         return torch.matmul(a.double(), b.double())
 
-    nbytes = 4 * (m * k + k * n + m * n)
-    note = "alpha = 1, beta = 0; bytes = 4(mk + kn + mn), the minimal traffic, as the gemm_fp32 Case"
+    cost = costs.floor("fp32")
+    note = "alpha = 1, beta = 0; the minimal traffic"
     yield run_peer(torch, timer, "gemm_fp32", "peer:torch.matmul", "torch.matmul on fp32, allow_tf32 = False", dims,
-                   make, matmul(False), reference, 2 * m * n * k, nbytes, 1e-5, note, dtype="fp32")
+                   make, matmul(False), reference, cost, 1e-5, note, dtype="fp32")
     yield run_peer(torch, timer, "gemm_fp32", "peer:torch.matmul_tf32", "torch.matmul on fp32, allow_tf32 = True",
-                   dims, make, matmul(True), reference, 2 * m * n * k, nbytes, 3e-3, note + "; TF32 tensor cores",
+                   dims, make, matmul(True), reference, cost, 3e-3, note + "; TF32 tensor cores",
                    dtype="tf32", unit="matrix")
     torch.backends.cuda.matmul.allow_tf32 = False
 
 
 FAMILIES["gemm_fp32"] = gemm_fp32_peers
-# ---- tensor-core GEMM (issue 7): C[m×n] = alpha·A[m×k]·B[n×k]ᵀ, the TN layout of kernels/gemm/tc (x @ W.T);
-# bytes as kernels/gemm/tc/case.cu counts them (A and B read once in their type, C bf16 written once).
+# ---- tensor-core GEMM: C[m×n] = alpha·A[m×k]·B[n×k]ᵀ, the TN layout of kernels/gemm/tc (x @ W.T); FLOPs and
+# bytes of the family's minimal traffic (A and B read once in their type, C bf16 written once).
 FP8_SCALE_A, FP8_SCALE_B = 0.5, 0.25  # as kernels/gemm/tc/inputs.cuh
 
 
 def gemm_peers(family):
-    def peers(torch, timer, device, dims):
+    def peers(torch, timer, device, dims, costs):
         d = dict(dims)
         m, n, k = dims_of([(key, d[key]) for key in ("m", "n", "k") if key in d], family, "m", "n", "k")
         extra = [key for key in d if key not in ("m", "n", "k", "lda", "ldb", "ldc")]
@@ -481,8 +531,9 @@ def gemm_peers(family):
         if extra or lda < k or ldb < k or d.get("ldc", n) < n:
             fail(2, f"shape '{shape_str(dims)}' does not fit {family}: m, n, k and optional lda ≥ k, ldb ≥ k, ldc ≥ n")
         fp8 = getattr(torch, "float8_e4m3fn", None)
-        dt, size = {"gemm_bf16": (torch.bfloat16, 2), "gemm_fp16": (torch.float16, 2), "gemm_fp8": (fp8, 1)}[family]
-        flops, nbytes = 2 * m * n * k, size * (m * k + n * k) + 2 * m * n
+        dt, dtype = {"gemm_bf16": (torch.bfloat16, "bf16"), "gemm_fp16": (torch.float16, "fp16"),
+                     "gemm_fp8": (fp8, "fp8_e4m3")}[family]
+        cost = costs.floor(dtype)
         note = "A and B in one allocation (pitches lda, ldb); C contiguous bf16 (ldc not applied)"
 
         def make():  # one flat tensor holding A (m × lda) then B (n × ldb)
@@ -493,7 +544,7 @@ def gemm_peers(family):
 
         if family == "gemm_fp8":
             if fp8 is None or not hasattr(torch, "_scaled_mm"):
-                yield record(family, "peer:torch._scaled_mm", "torch._scaled_mm fp8 e4m3", dims, flops, nbytes, 5e-3,
+                yield record(family, "peer:torch._scaled_mm", "torch._scaled_mm fp8 e4m3", dims, cost, 5e-3,
                              "", "fp8_e4m3", "matrix", skipped="this torch has no fp8 _scaled_mm")
                 return
             sa = torch.tensor(FP8_SCALE_A, device=device)
@@ -508,8 +559,8 @@ def gemm_peers(family):
                 return (a.float().double() @ b.float().double().t()) * (FP8_SCALE_A * FP8_SCALE_B)
 
             yield run_peer(torch, timer, family, "peer:torch._scaled_mm",
-                           "torch._scaled_mm(A, Bᵀ) fp8 e4m3, per-tensor scales, bf16 out", dims, make, fn, ref, flops,
-                           nbytes, 5e-3, note, dtype="fp8_e4m3", unit="matrix")
+                           "torch._scaled_mm(A, Bᵀ) fp8 e4m3, per-tensor scales, bf16 out", dims, make, fn, ref, cost,
+                           5e-3, note, dtype="fp8_e4m3", unit="matrix")
             return
 
         def fn(x):
@@ -520,9 +571,9 @@ def gemm_peers(family):
             a, b = views(x)
             return a.double() @ b.double().t()
 
-        name = "bf16" if dt == torch.bfloat16 else "fp16"
+        name = dtype
         yield run_peer(torch, timer, family, f"peer:torch.matmul_{name}", f"x @ W.T on {name} (cuBLAS via torch)", dims,
-                       make, fn, ref, flops, nbytes, 5e-3, note + ("" if name == "bf16" else "; output fp16 (torch's)"),
+                       make, fn, ref, cost, 5e-3, note + ("" if name == "bf16" else "; output fp16 (torch's)"),
                        dtype=name, unit="matrix")
     return peers
 
@@ -531,7 +582,7 @@ FAMILIES.update({f: gemm_peers(f) for f in ("gemm_bf16", "gemm_fp16", "gemm_fp8"
 # ---- backward families (layernorm_bwd, rmsnorm_bwd, softmax_bwd): the forward runs once when the input set is
 # made (outside the timing); the timed call is torch.autograd.grad(y, (x, params), dy, retain_graph=True) — aten's
 # native backward kernels for F.layer_norm / F.rms_norm / torch.softmax, the compiled backward graph for
-# torch.compile'd naive formulas. Bytes and FLOPs as kernels/norms/case_bwd.cu counts its one-read rung.
+# torch.compile'd naive formulas. FLOPs and bytes of the family's one-read rung.
 class BwdInput:
     """One input set: x (leaf), the forward's y and graph, dy. numel/element_size: what one set holds."""
 
@@ -548,27 +599,27 @@ class BwdInput:
 def row_bwd_peers(family):
     base = family[: -len("_bwd")]
 
-    def peers(torch, timer, device, dims):
+    def peers(torch, timer, device, dims, costs):
         rows, cols = dims_of(dims, family, "rows", "cols")
         F = torch.nn.functional
-        dt, size, n = torch.bfloat16, 2, rows * cols
+        dt, n = torch.bfloat16, rows * cols
         g = random_positive(torch, cols, device).to(dt).requires_grad_()
         b = (random_positive(torch, cols, device) - 1.25).to(dt).requires_grad_()
         if base == "layernorm":
             fwds = {"F.layer_norm": lambda x: F.layer_norm(x, (cols,), g, b, 1e-5),
                     "naive_layer_norm": lambda x: naive_layer_norm(torch, x, g, b)}
             ref_fwd = lambda x: naive_layer_norm(torch, x, g.detach().double(), b.detach().double())
-            params, flops, stats = (g, b), 11 * n, 2
+            params = (g, b)
         elif base == "rmsnorm":
             fwds = {"F.rms_norm": lambda x: F.rms_norm(x, (cols,), g, 1e-5), "naive_rms_norm": lambda x: naive_rms_norm(torch, x, g)}
             ref_fwd = lambda x: naive_rms_norm(torch, x, g.detach().double())
-            params, flops, stats = (g,), 8 * n, 1
+            params = (g,)
         else:
             fwds = {"torch.softmax": lambda x: torch.softmax(x, -1), "naive_softmax": lambda x: naive_softmax(torch, x)}
             ref_fwd = lambda x: torch.softmax(x, -1)
-            params, flops, stats = (), 4 * n, 0
-        nbytes = 3 * size * n + (size * cols * (1 + len(params)) if params else 0) + 4 * rows * stats
-        note = "bf16; timed: autograd.grad of the saved graph (forward outside); bytes = x|y, dy read + dx written (+ γ, dγ, dβ, statistics), the one-read floor; dx checked"
+            params = ()
+        cost = costs.floor("bf16")
+        note = "timed: autograd.grad of the saved graph (forward outside); the one-read floor; dx checked"
 
         def make_input(fwd):
             x = random_signed(torch, n, device).view(rows, cols).to(dt).requires_grad_()
@@ -583,8 +634,10 @@ def row_bwd_peers(family):
 
         for name, fwd in fwds.items():
             yield run_peer(torch, timer, family, f"peer:torch.{name}_bwd_bf16", f"backward of {name} on bf16 (eager autograd)",
-                           dims, lambda f=fwd: make_input(f), backward, reference, flops, nbytes, 1e-2, note,
+                           dims, lambda f=fwd: make_input(f), backward, reference, cost, 1e-2, note,
                            dtype="bf16")
+        if not OPTIONS["compile"]:
+            return
         naive = [k for k in fwds if k.startswith("naive")][0]
         # The timing replays one saved graph (retain_graph=True); AOTAutograd's donated buffers forbid that
         # once a second shape recompiles ("compiled with non-empty donated buffers"): keep them undonated.
@@ -594,7 +647,7 @@ def row_bwd_peers(family):
         compiled = torch.compile(fwds[naive])
         yield run_peer(torch, timer, family, f"peer:torch.compile_{naive}_bwd_bf16",
                        f"backward of torch.compile({naive}) on bf16 (the compiled backward graph)", dims,
-                       lambda: make_input(compiled), backward, reference, flops, nbytes, 1e-2,
+                       lambda: make_input(compiled), backward, reference, cost, 1e-2,
                        note + "; compile time excluded", dtype="bf16")
     return peers
 
@@ -602,41 +655,119 @@ def row_bwd_peers(family):
 FAMILIES.update({f: row_bwd_peers(f) for f in ("layernorm_bwd", "rmsnorm_bwd", "softmax_bwd")})
 
 
+def read_request(path):
+    """The request's budget, compile switch, dry-run switch and families: [(family, [(dims, Costs)])]."""
+    try:
+        with open(path) as f:
+            req = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(2, f"cannot read the request {path}: {e}")
+    if not isinstance(req, dict) or not isinstance(req.get("families"), list):
+        fail(2, f"{path}: the request is an object with a \"families\" list")
+    budget = req.get("budget_s", SECONDS["device"])
+    if not isinstance(budget, (int, float)) or not (0 < budget <= 60):
+        fail(2, f"budget_s {budget}: give seconds in (0, 60]")
+    families = []
+    for fam in req["families"]:
+        name = fam.get("family") if isinstance(fam, dict) else None
+        if not isinstance(name, str) or not isinstance(fam.get("shapes"), list):
+            fail(2, f"{path}: each family is {{\"family\": NAME, \"shapes\": [...]}}")
+        shapes = []
+        for item in fam["shapes"]:
+            if not isinstance(item, dict) or not isinstance(item.get("shape"), str) or not isinstance(item.get("costs"), list):
+                fail(2, f"{path} ({name}): each shape is {{\"shape\": TEXT, \"costs\": [...]}}")
+            for c in item["costs"]:
+                if not all(k in c for k in ("variant", "dtype", "flops", "bytes")):
+                    fail(2, f"{path} ({name}, {item['shape']}): a cost names variant, dtype, flops and bytes")
+            shapes.append((item["shape"], item["costs"]))
+        families.append((name, shapes))
+    return float(budget), bool(req.get("compile", True)), bool(req.get("dry_run", False)), families
+
+
+def serve(torch, family, shapes, cpu):
+    """One family's answer: {"records": [...]} or {"missing": why}, with the seconds it took."""
+    t0 = time.perf_counter()
+    try:
+        if family not in FAMILIES:
+            fail(2, f"no PyTorch peer for family '{family}'")
+        parsed = [(parse_shape(text), Costs(family, text, costs)) for text, costs in shapes]
+        timer = Timer(torch, cpu)
+        torch.manual_seed(0x501)
+        records = []
+        for dims, costs in parsed:
+            records.extend(FAMILIES[family](torch, timer, "cpu" if cpu else "cuda", dims, costs))
+        for r in records:
+            if not math.isfinite(r["rel_l2"]):
+                r["rel_l2"], r["verified"] = -1.0, False  # JSON has no NaN; -1 marks a non-finite error
+        answer = {"records": records} if records else {"missing": f"no PyTorch peer runs at the shapes of {family}"}
+    except PeerError as e:
+        answer = {"missing": f"torch_peers: {e}"}
+    except Exception as e:  # noqa: BLE001 — one family's failure must not lose the others' records
+        answer = {"missing": f"torch_peers: {family}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]}
+    finally:
+        if not cpu:
+            torch.cuda.empty_cache()
+    answer["seconds"] = time.perf_counter() - t0
+    return answer
+
+
+def dry_run(families):
+    """What the request asks, checked without torch: known families, shapes that parse, costs present."""
+    out = {}
+    for family, shapes in families:
+        try:
+            if family not in FAMILIES:
+                fail(2, f"no PyTorch peer for family '{family}'")
+            for text, costs in shapes:
+                parse_shape(text)
+                if not costs:
+                    fail(2, f"{family} at {text}: the request gives no cost")
+            out[family] = {"missing": f"dry run: {len(shapes)} shape(s) checked, nothing measured", "seconds": 0.0}
+        except PeerError as e:
+            out[family] = {"missing": f"torch_peers: {e}", "seconds": 0.0}
+    return out
+
+
+def write_answer(path, answer):
+    """The answer so far, replacing the previous one whole (never a half-written file)."""
+    with open(path + ".part", "w") as f:
+        json.dump(answer, f, indent=1)
+    os.replace(path + ".part", path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--family", required=True)
-    ap.add_argument("--shapes", required=True, help='shapes separated by ";", e.g. "n=2^28;n=2^20"')
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--request", required=True, help="the harness's request (JSON)")
+    ap.add_argument("--out", required=True, help="where the answer goes (JSON)")
     ap.add_argument("--cpu", action="store_true", help="check this script on a machine without a GPU (wall-clock timing)")
-    ap.add_argument("--budget", type=float, default=SECONDS["device"],
-                    help="seconds of sampling per peer and shape, for each of the two timings (default %(default)s)")
+    ap.add_argument("--dry-run", action="store_true", help="check the request; import nothing, measure nothing")
     args = ap.parse_args()
-    if not (0 < args.budget <= 60):
-        fail(2, f"--budget {args.budget}: give seconds in (0, 60]")
-    SECONDS.update(device=args.budget, eager=args.budget)
-    shapes = [parse_shape(s.strip()) for s in args.shapes.split(";") if s.strip()]
-    if not shapes:
-        fail(2, "no shapes given")
     try:
-        import torch
-    except ImportError as e:
-        fail(3, f"PyTorch is not installed ({e})")
-    if not args.cpu and not torch.cuda.is_available():
-        fail(3, "PyTorch sees no CUDA device")
-    records = []
-    if args.family in FAMILIES:
-        device = "cpu" if args.cpu else "cuda"
-        timer = Timer(torch, args.cpu)
-        torch.manual_seed(0x501)
-        for dims in shapes:
-            records.extend(FAMILIES[args.family](torch, timer, device, dims))
-    else:
-        print(f"torch_peers: no PyTorch peer for family '{args.family}' (peers: {', '.join(FAMILIES)})", file=sys.stderr)
-    for r in records:
-        if not math.isfinite(r["rel_l2"]):
-            r["rel_l2"], r["verified"] = -1.0, False  # JSON has no NaN; -1 marks a non-finite error
-    with open(args.out, "w") as f:
-        json.dump(records, f, indent=1)
+        budget, compile_peers, dry, families = read_request(args.request)
+        SECONDS.update(device=budget, eager=budget)
+        OPTIONS["compile"] = compile_peers
+        answer = {"torch": "", "import_s": 0.0}
+        if dry or args.dry_run:
+            answer["families"] = dry_run(families)
+            print(f"torch_peers: dry run: {len(families)} families checked; torch not imported", file=sys.stderr)
+        else:
+            t0 = time.perf_counter()
+            try:
+                import torch
+            except ImportError as e:
+                fail(3, f"PyTorch is not installed ({e})")
+            if not args.cpu and not torch.cuda.is_available():
+                fail(3, "PyTorch sees no CUDA device")
+            answer["import_s"] = time.perf_counter() - t0
+            answer["torch"] = f"{torch.__version__} (CUDA {torch.version.cuda})"
+            answer["families"] = {}
+            for family, shapes in families:
+                answer["families"][family] = serve(torch, family, shapes, args.cpu)
+                write_answer(args.out, answer)  # what is done survives a crash or a timeout later on
+    except PeerError as e:
+        print(f"torch_peers: {e}", file=sys.stderr)
+        return e.code
+    write_answer(args.out, answer)
     return 0
 
 

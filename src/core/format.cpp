@@ -192,6 +192,39 @@ Table& Table::add_row(std::vector<std::string> cells) {
   return *this;
 }
 
+namespace {
+
+// A cell's lines at `width`: wrapped at spaces; a word still too long (an identifier, a shape) is
+// broken after a '_', '.', ',', '/', '|' or ')' where it can be, else cut.
+std::vector<std::string> cell_lines(const std::string& cell, size_t width) {
+  std::vector<std::string> out;
+  for (std::string line : wrap(cell, width)) {
+    while (display_width(line) > width) {
+      // Byte offset of the code point at which the line exceeds width.
+      size_t end = 0;
+      for (size_t cps = 0; end < line.size() && cps < width; ++cps)
+        do ++end;
+        while (end < line.size() && (static_cast<unsigned char>(line[end]) & 0xC0) == 0x80);
+      size_t cut = line.find_last_of("_.,/|)", end - 1);
+      cut = cut == std::string::npos || cut == 0 ? end : cut + 1;
+      out.push_back(line.substr(0, cut));
+      line = line.substr(cut);
+    }
+    out.push_back(line);
+  }
+  return out;
+}
+
+// The narrowest a header can wrap to: its longest word, or 8 columns where that word is an
+// identifier that breaks (cell_lines).
+size_t header_floor(const std::string& text) {
+  size_t most = 0;
+  for (const auto& w : wrap(text, 1)) most = std::max(most, display_width(w));
+  return std::min<size_t>(most, 8);
+}
+
+}  // namespace
+
 std::string Table::str() const {
   const size_t n = headers_.size();
   std::vector<size_t> width(n);
@@ -201,20 +234,70 @@ std::string Table::str() const {
   }
   size_t total = 0;
   for (size_t c = 0; c < n; ++c) total += width[c] + (c ? 2 : 0);
-  // A left-aligned last column wraps at spaces, so that the table fits the terminal.
-  if (n > 1 && total > kTerminalColumns && align_[n - 1] == Align::Left) {
-    const size_t before = total - width[n - 1];
-    width[n - 1] = std::max<size_t>(20, kTerminalColumns > before ? kTerminalColumns - before : 0);
-    total = before + width[n - 1];
+  // A table wider than the terminal wraps cells so that it fits: a left-aligned last column first
+  // (down to 20 columns), then headers wider than their cells, then the other left-aligned
+  // columns, widest first (down to 12); a table still too wide is split into groups of columns.
+  const auto shrink = [&](size_t c, size_t least) {
+    if (total <= kTerminalColumns || width[c] <= least) return;
+    const size_t cut = std::min(width[c] - least, total - kTerminalColumns);
+    width[c] -= cut;
+    total -= cut;
+  };
+  if (n > 1 && align_[n - 1] == Align::Left) shrink(n - 1, 20);
+  // Headers wider than their column's cells wrap at spaces.
+  for (size_t c = 0; c < n && total > kTerminalColumns; ++c) {
+    size_t cells = header_floor(headers_[c]);
+    for (const auto& r : rows_) cells = std::max(cells, display_width(r[c]));
+    shrink(c, cells);
+  }
+  while (total > kTerminalColumns) {
+    size_t widest = n;
+    for (size_t c = 0; c < n; ++c)
+      if (align_[c] == Align::Left && width[c] > 12 && (widest == n || width[c] > width[widest])) widest = c;
+    if (widest == n) break;
+    // Down to the next narrower left-aligned column at most, so that wide columns share the cut.
+    size_t next = 12;
+    for (size_t c = 0; c < n; ++c)
+      if (align_[c] == Align::Left && width[c] < width[widest]) next = std::max(next, width[c]);
+    shrink(widest, std::max(next, width[widest] - std::min(width[widest], total - kTerminalColumns)));
+  }
+  // Still too wide: the columns in groups that fit, one table after another, each led by the first column.
+  if (total > kTerminalColumns && n > 2) {
+    std::vector<std::vector<size_t>> groups;
+    for (size_t c = 1; c < n; ++c) {
+      size_t used = width[0];
+      if (!groups.empty())
+        for (size_t g : groups.back()) used += (g ? 2 : 0) + width[g];
+      if (groups.empty() || used + 2 + width[c] > kTerminalColumns) groups.push_back({0});
+      groups.back().push_back(c);
+    }
+    std::string out;
+    for (const auto& g : groups) {
+      std::vector<std::string> head;
+      for (size_t c : g) head.push_back(headers_[c]);
+      Table part(head);
+      for (size_t k = 0; k < g.size(); ++k) part.align(k, align_[g[k]]);
+      for (const auto& row : rows_) {
+        std::vector<std::string> cells;
+        for (size_t c : g) cells.push_back(row[c]);
+        part.add_row(cells);
+      }
+      out += (out.empty() ? "" : "\n") + part.str();
+    }
+    return out;
   }
   auto line = [&](const std::vector<std::string>& cells) {
-    const std::vector<std::string> last =
-        display_width(cells[n - 1]) > width[n - 1] ? wrap(cells[n - 1], width[n - 1]) : std::vector<std::string>{cells[n - 1]};
+    std::vector<std::vector<std::string>> parts(n);
+    size_t rows = 1;
+    for (size_t c = 0; c < n; ++c) {
+      parts[c] = display_width(cells[c]) > width[c] ? cell_lines(cells[c], width[c]) : std::vector<std::string>{cells[c]};
+      rows = std::max(rows, parts[c].size());
+    }
     std::string out;
-    for (size_t k = 0; k < last.size(); ++k) {
+    for (size_t k = 0; k < rows; ++k) {
       std::string l;
       for (size_t c = 0; c < n; ++c) {
-        const std::string& cell = c + 1 == n ? last[k] : k == 0 ? cells[c] : std::string();
+        const std::string cell = k < parts[c].size() ? parts[c][k] : std::string();
         const std::string pad(width[c] > display_width(cell) ? width[c] - display_width(cell) : 0, ' ');
         if (c) l += "  ";
         l += align_[c] == Align::Right ? pad + cell : cell + pad;

@@ -143,11 +143,11 @@ std::string text(const Input& in) {
   o << "ceilings (datasheet): bf16 matrix " << si(hw.peak(DType::bf16, hw::Unit::Matrix).flops_per_s, "FLOP/s")
     << ", HBM " << si(hw.hbm_bytes_per_s, "B/s") << ", bf16 ridge " << fixed(hw.ridge(DType::bf16, hw::Unit::Matrix), 0)
     << " FLOP/B\n\n";
-  Table t({"operation", "§", "FLOPs", "bytes", "FLOP/B", "ridge", "bound", "floor", "attainable", "of peak"});
+  // The attainable rate is FLOPs / floor (report.json and the page state it).
+  Table t({"operation", "§", "FLOPs", "bytes", "FLOP/B", "ridge", "bound", "floor", "of peak"});
   for (const auto& r : in.model)
     t.add_row({r.name, r.section, si(r.est.flops, ""), si(r.est.bytes, "B"), fixed(r.est.intensity, 2),
-               fixed(r.est.ridge, 0), r.est.bound, si(r.est.t_floor_s, "s"), si(r.est.attainable_flops_per_s, "FLOP/s"),
-               pct(r.est.fraction_of_peak)});
+               fixed(r.est.ridge, 0), r.est.bound, si(r.est.t_floor_s, "s"), pct(r.est.fraction_of_peak)});
   o << t.str() << "\n";
   if (in.measured.empty()) {
     o << "measured: none — " << in.measured_note << "\n";
@@ -160,31 +160,51 @@ std::string text(const Input& in) {
   if (c.matrix_flops_per_s.count("bf16")) o << ", bf16 matrix " << si(c.matrix_flops_per_s.at("bf16"), "FLOP/s");
   o << "\n" << in.measured_note << "\n\n";
   for (const auto& l : ladders(in.measured)) {
-    Table m({"variant", "shape", "median", "GB/s", "FLOP/s", "floor", "of floor", "vs prev", "vs peer", "check"});
+    // One shape for every row: named once above the table; else after each variant's name (a
+    // second line of the cell when the table is wide).
+    std::set<std::string> shapes;
+    for (const auto& v : l.variants)
+      if (const auto* r = headline(l.by_variant.at(v))) shapes.insert(r->shape);
+    const bool one_shape = shapes.size() == 1;
+    Table m({one_shape ? "variant" : "variant, shape", "median", "GB/s", "FLOP/s", "floor", "of floor", "vs prev",
+             "vs peer", "check"});
+    const auto add = [&](std::vector<std::string> cells) {
+      if (!one_shape) cells[0] += " " + cells[1];
+      cells.erase(cells.begin() + 1);
+      m.add_row(cells);
+    };
+    std::vector<std::string> notes;  // skipped rows' reasons, below the table
     const results::Record* prev = nullptr;
     for (const auto& v : l.variants) {
       const auto* r = headline(l.by_variant.at(v));
       if (!r) continue;
       if (!r->skipped.empty()) {
-        m.add_row({v, r->shape, "skipped", "", "", "", "", "", "", r->skipped});
+        notes.push_back(v + ": " + r->skipped);
+        add({v, r->shape, "skipped", "", "", "", "", "", "", "note " + std::to_string(notes.size())});
         continue;
       }
       const auto* peer = v.rfind("peer:", 0) == 0 ? nullptr : results::best_peer(*l.file, *r);
       bool is_peer = v.rfind("peer:", 0) == 0;
       std::string vs_prev = (!is_peer && prev && prev->shape == r->shape) ? fixed(prev->median_s / r->median_s, 2) + "×" : "";
-      m.add_row({v, r->shape, si(r->median_s, "s"), fixed(r->achieved_bytes_per_s / 1e9, 0),
+      add({v, r->shape, si(r->median_s, "s"), fixed(r->achieved_bytes_per_s / 1e9, 0),
                  r->flops > 0 ? si(r->achieved_flops_per_s, "") : "-", si(r->floor_measured_s > 0 ? r->floor_measured_s : r->floor_s, "s"),
                  pct(fraction_of_floor(*r)), vs_prev, peer ? fixed(peer->median_s / r->median_s, 2) + "×" : "",
                  r->verified ? "ok (" + sci(r->rel_l2) + ")" : "FAILED"});
       if (!is_peer) prev = r;
     }
-    o << "[" << l.family << "]\n" << m.str() << "\n";
+    o << "[" << l.family << "]" << (one_shape ? " at " + *shapes.begin() : "") << "\n" << m.str();
+    for (size_t i = 0; i < notes.size(); ++i) {
+      const auto lines = wrap("note " + std::to_string(i + 1) + ": " + notes[i], kTerminalColumns - 4);
+      for (size_t k = 0; k < lines.size(); ++k) o << (k ? "    " : "  ") << lines[k] << "\n";
+    }
+    o << "\n";
   }
   for (const auto& f : in.measured)
     if (is_sweep(f)) o << sweep_text(f, hw, in.measured_profile ? &*in.measured_profile : nullptr);
   if (!in.checkpoint_markdown.empty())
-    o << "[activation checkpointing: the planner against the GPU]\n" << in.checkpoint_markdown << "\n";
-  return o.str();
+    o << "[activation checkpointing: the planner against the GPU]\n" << markdown_text(in.checkpoint_markdown) << "\n";
+  // Prose (notes, the sweep's cliffs) wrapped to the terminal; tables are already narrow enough.
+  return reflow(o.str());
 }
 
 std::string json(const Input& in) {

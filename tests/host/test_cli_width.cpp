@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/measure_all.hpp"
 #include "sol/core/format.hpp"
 #include "sol_cli.hpp"
 
@@ -71,6 +72,103 @@ TEST(CliWidth, ReadmeExamples) {
        })
     expect_fits(args);
   fs::remove_all(tmp);
+}
+
+TEST(CliWidth, TablesWrapThenSplitToFit) {
+  // A wide first column of identifiers and shapes wraps at its punctuation.
+  Table t({"variant", "shape", "a", "b", "c"});
+  t.align(1, Table::Align::Left);
+  t.add_row({"peer:torch.compile_naive_layer_norm_bwd_bf16_with_a_very_long_name_indeed",
+             "rows=32768,cols=4096,fp16=1,causal=1,det=1,hkv=4", std::string(20, '1'), std::string(20, '2'), "3"});
+  const std::string wrapped = t.str();
+  EXPECT_EQ(too_wide(wrapped), "") << wrapped;
+  EXPECT_NE(wrapped.find("peer:torch."), std::string::npos) << wrapped;
+  EXPECT_NE(wrapped.find(std::string(20, '2')), std::string::npos) << "numbers are never wrapped\n" << wrapped;
+  // Right-aligned numbers that cannot fit side by side: groups of columns, each led by the first.
+  std::vector<std::string> head = {"row"};
+  std::vector<std::string> cells = {"r1"};
+  for (int c = 0; c < 12; ++c) {
+    head.push_back("column " + std::to_string(c));
+    cells.push_back(std::string(12, char('a' + c)));
+  }
+  Table wide(head);
+  wide.add_row(cells);
+  const std::string split = wide.str();
+  EXPECT_EQ(too_wide(split), "") << split;
+  for (const auto& cell : cells) EXPECT_NE(split.find(cell), std::string::npos) << cell << "\n" << split;
+  size_t leads = 0;
+  for (size_t at = 0; (at = split.find("\nr1 ", at)) != std::string::npos; ++at) ++leads;
+  EXPECT_GE(leads + (split.rfind("r1 ", 0) == 0), 2u) << split;
+  // A table that fits is left as it is: one line per row.
+  Table narrow({"a", "b"});
+  narrow.add_row({"x", "1"});
+  EXPECT_EQ(narrow.str(), "a  b\n----\nx  1\n");
+}
+
+TEST(CliWidth, ReportFromCommittedResults) {
+  const fs::path tmp = fs::temp_directory_path() / ("sol-width-report-" + std::to_string(::getpid()));
+  const std::string results = std::string(SOL_SOURCE_DIR) + "/bench/results/h200";
+  const test::CliRun r = test::run_sol("report --results " + results + " --out-dir " + tmp.string());
+  fs::remove_all(tmp);
+  ASSERT_EQ(r.rc, 0) << r.all();
+  EXPECT_EQ(too_wide(r.all()), "");
+  // Every measured family is there, and no Markdown reaches the terminal.
+  for (const char* family : {"[copy]", "[gemm_bf16]", "[attention_bwd]", "[sweep: ", "[activation checkpointing"})
+    EXPECT_NE(r.out.find(family), std::string::npos) << family;
+  EXPECT_EQ(r.out.find("|---"), std::string::npos);
+  EXPECT_EQ(r.out.find("**"), std::string::npos);
+  EXPECT_EQ(r.out.find("\n|"), std::string::npos);  // no Markdown table row
+}
+
+TEST(CliWidth, ModelCommandsOnCommittedResultsAndInputs) {
+  const std::string src = SOL_SOURCE_DIR;
+  for (const std::string& args : std::vector<std::string>{
+           "access --against " + src + "/bench/results/h200/coalescing.json",
+           "access --against " + src + "/bench/results/h200/banks.json",
+           "access --against " + src + "/bench/results/h200/divergence.json",
+           "checkpoint --layers 8 --batch 2 --seq 2048 --d-model 1024 --heads 16",
+           "checkpoint --layers 48 --batch 8 --seq 4096 --d-model 8192 --heads 64 --attention standard --gpu h100",
+           "systolic --gemm 512,512,512 --array 32x32",
+           "systolic --config " + src + "/tests/data/scalesim/inputs/P02.cfg --topology " + src +
+               "/tests/data/scalesim/inputs/P02.csv",
+           "shapes gemm --m 1793 --n 1793 --k 1793 --gpu h200",
+           "roofline attention --seq 4096 --head-dim 64 --impl flash --block-q 128 --backward",
+           "hw show tpu-v5e",
+           "hw show b200",
+           "report --model-only --gpu h200 --out-dir " + (fs::temp_directory_path() / "sol-width-model").string(),
+       })
+    expect_fits(args);
+  fs::remove_all(fs::temp_directory_path() / "sol-width-model");
+}
+
+TEST(CliWidth, TimeBreakdownSumsGroupsAndNamesTheSlowest) {
+  const cli::Phases phases = {{"probe", 9.1},
+                              {"environment", 0.4},
+                              {"sol kernels: copy", 2},
+                              {"sol kernels: gemm_bf16", 12},
+                              {"sol kernels: attention", 9},
+                              {"PyTorch peers: start and import torch", 4},
+                              {"PyTorch peers: attention", 10},
+                              {"PyTorch peers: mx", 8},
+                              {"rendering the report", 0.3}};
+  const std::string t = cli::time_breakdown(phases);
+  EXPECT_EQ(t.rfind("where the time went (0:55 in all):\n", 0), 0u) << t;  // 54.8 s
+  // Groups in the order they came, summed, their items slowest first.
+  EXPECT_NE(t.find("\n  sol kernels               23 s   gemm_bf16 12 s, attention 9 s, copy 2 s\n"), std::string::npos)
+      << t;
+  EXPECT_NE(t.find("\n  PyTorch peers             22 s   attention 10 s, mx 8 s, start and import torch 4 s\n"),
+            std::string::npos)
+      << t;
+  EXPECT_LT(t.find("  probe                    9.1 s\n"), t.find("sol kernels")) << t;
+  std::istringstream lines(t);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(display_width(line), kTerminalColumns) << line;
+  // Many items: the line ends in "…" rather than running past the terminal.
+  cli::Phases many;
+  for (int i = 0; i < 40; ++i) many.push_back({"sol kernels: family_" + std::to_string(i), 1.0 + i});
+  const std::string m = cli::time_breakdown(many);
+  EXPECT_NE(m.find(", …"), std::string::npos) << m;
+  std::istringstream mlines(m);
+  for (std::string line; std::getline(mlines, line);) EXPECT_LE(display_width(line), kTerminalColumns) << line;
 }
 
 TEST(CliWidth, ErrorsSuggest) {

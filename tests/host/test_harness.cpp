@@ -4,10 +4,14 @@
 #include <gtest/gtest.h>
 
 #ifdef SOL_WITH_CUDA
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "bench/clocks.hpp"
 #include "bench/harness.hpp"
@@ -243,6 +247,15 @@ TEST(Records, SpeedupsValidityAndTable) {
     EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
   // The invalid record's time is not presented.
   EXPECT_EQ(t.find("500 µs"), std::string::npos) << t;
+  // Thirteen columns, a long peer name and a long skip reason still fit a terminal: the reason is a note.
+  std::string why;
+  for (int i = 0; i < 12; ++i) why += "torch_peers: RuntimeError: no kernel image is available ";
+  results::Record skipped = missing_peer_record("copy", why);
+  skipped.variant = "peer:torch.compile_naive_layer_norm_bwd_bf16";
+  skipped.shape = "rows=32768,cols=4096,fp16=1";
+  f.records.push_back(skipped);
+  std::istringstream lines(records_table(f));
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(display_width(line), kTerminalColumns) << line;
 }
 
 TEST(Profile, MeasuredRatesReplaceThePeaksAndValidate) {
@@ -310,25 +323,42 @@ TEST(Peers, MissingScriptPythonOrTorchIsAReason) {
   EXPECT_FALSE(none.missing.empty());
 }
 
+// A stand-in for torch_peers.py that answers every family of the request with `records` (Python
+// source of a list of record dicts, given `fam` and `shape`); the request is copied to `keep`.
+std::filesystem::path answering_script(const std::string& name, const std::string& records, const std::string& keep = "") {
+  return write_script(name, R"(import argparse, json, shutil
+ap = argparse.ArgumentParser()
+ap.add_argument('--request'); ap.add_argument('--out')
+a = ap.parse_args()
+req = json.load(open(a.request))
+)" + (keep.empty() ? "" : "shutil.copy(a.request, '" + keep + "')\n") +
+                                R"(fams = {}
+for f in req['families']:
+    fam = f['family']
+    recs = []
+    for s in f['shapes']:
+        shape = s['shape']
+        recs += )" + records + R"(
+    fams[fam] = {'records': recs, 'seconds': 1.5}
+json.dump({'torch': '9.9 (CUDA 99.9)', 'import_s': 2.5, 'families': fams}, open(a.out, 'w'))
+)");
+}
+
 TEST(Peers, RecordsFollowTheContract) {
   if (!have_python()) GTEST_SKIP() << "python3 is not installed here";
-  // The contract: --family F --shapes "a=1;b=2" --out FILE writes a JSON array of records.
-  const auto ok = write_script("sol-test-peer-ok.py", R"(import argparse, json
-ap = argparse.ArgumentParser()
-ap.add_argument('--family'); ap.add_argument('--budget'); ap.add_argument('--shapes'); ap.add_argument('--out')
-a = ap.parse_args()
-recs = [{'family': a.family, 'variant': 'torch.clone', 'shape': s, 'median_s': 1e-3, 'flops': 0,
-         'bytes': 8.0 * int(s.split('=')[1]), 'verified': True, 'samples': 20, 'dtype': 'fp32', 'unit': 'vector',
-         'timing': 'graph', 'eager_median_s': 2e-3, 'spread': 0.02, 'sm_clock_hz': 1.98e9} for s in a.shapes.split(';')]
-recs[1].update(dtype='tf32', unit='matrix', math='tf32')
-json.dump(recs, open(a.out, 'w'))
-)");
+  // The contract: --request REQ --out ANSWER; the answer holds each family's records.
+  const auto ok = answering_script("sol-test-peer-ok.py", R"([{'family': fam, 'variant': 'torch.clone', 'shape': shape,
+        'median_s': 1e-3, 'flops': 0, 'bytes': 8.0 * int(shape.split('=')[1]), 'verified': True, 'samples': 20,
+        'dtype': 'fp32', 'unit': 'vector', 'timing': 'graph', 'eager_median_s': 2e-3, 'spread': 0.02,
+        'sm_clock_hz': 1.98e9}]
+        if shape == 'n=2048': recs[-1].update(dtype='tf32', unit='matrix', math='tf32'))");
   const PeerRun r = torch_peers("copy", {Shape::parse("n=1024"), Shape::parse("n=2048")}, 0.5, ok.string());
   ASSERT_EQ(r.missing, "");
   ASSERT_EQ(r.records.size(), 2u);
   EXPECT_EQ(r.records[0].variant, "peer:torch.clone");  // the peer: prefix is ensured
   EXPECT_EQ(r.records[1].shape, "n=2048");
   EXPECT_DOUBLE_EQ(r.records[1].bytes, 16384);
+  EXPECT_DOUBLE_EQ(r.seconds, 1.5);
   // Device time, eager time, spread and clock as the script wrote them; its floor from its own math.
   EXPECT_EQ(r.records[0].timing, "graph");
   EXPECT_DOUBLE_EQ(r.records[0].eager_median_s, 2e-3);
@@ -342,31 +372,149 @@ json.dump(recs, open(a.out, 'w'))
   EXPECT_EQ(r.costs[1].math_dtype, DType::tf32);
   EXPECT_DOUBLE_EQ(r.costs[1].bytes, 16384);
   // A record that does not say where its arithmetic runs has no floor to take: the peers are missing.
-  const auto untyped = write_script("sol-test-peer-untyped.py", R"(import argparse, json
-ap = argparse.ArgumentParser()
-ap.add_argument('--family'); ap.add_argument('--budget'); ap.add_argument('--shapes'); ap.add_argument('--out')
-json.dump([{'family': 'copy', 'variant': 'clone', 'shape': 'n=4', 'median_s': 1e-3, 'flops': 0, 'bytes': 32,
-            'verified': True}], open(ap.parse_args().out, 'w'))
-)");
+  const auto untyped = answering_script("sol-test-peer-untyped.py", R"([{'family': fam, 'variant': 'clone',
+        'shape': shape, 'median_s': 1e-3, 'flops': 0, 'bytes': 32, 'verified': True}])");
   const PeerRun u = torch_peers("copy", {Shape::parse("n=4")}, 0.5, untyped.string());
   EXPECT_TRUE(u.records.empty());
   EXPECT_TRUE(u.costs.empty());
   EXPECT_NE(u.missing.find("states no dtype"), std::string::npos) << u.missing;
-  const auto garbage = write_script("sol-test-peer-garbage.py", R"(import argparse
-ap = argparse.ArgumentParser()
-ap.add_argument('--family'); ap.add_argument('--budget'); ap.add_argument('--shapes'); ap.add_argument('--out')
-open(ap.parse_args().out, 'w').write('[{"family": "copy"}]')
-)");
-  const auto empty = write_script("sol-test-peer-empty.py", R"(import argparse, sys
-ap = argparse.ArgumentParser()
-ap.add_argument('--family'); ap.add_argument('--budget'); ap.add_argument('--shapes'); ap.add_argument('--out')
-open(ap.parse_args().out, 'w').write('[]')
-sys.stderr.write('no PyTorch peer for this family\n')
-)");
-  EXPECT_EQ(torch_peers("copy", {Shape::parse("n=4")}, 0.5, empty.string()).missing, "no PyTorch peer for this family");
+  const auto garbage = answering_script("sol-test-peer-garbage.py", "[{'family': fam}]");
   const PeerRun g = torch_peers("copy", {Shape::parse("n=4")}, 0.5, garbage.string());
   EXPECT_TRUE(g.records.empty());
   EXPECT_NE(g.missing.find("unreadable"), std::string::npos) << g.missing;
+  const auto missing = write_script("sol-test-peer-missing.py", R"(import argparse, json
+ap = argparse.ArgumentParser()
+ap.add_argument('--request'); ap.add_argument('--out')
+a = ap.parse_args()
+json.dump({'families': {'copy': {'missing': 'no PyTorch peer for this family'}}}, open(a.out, 'w'))
+)");
+  EXPECT_EQ(torch_peers("copy", {Shape::parse("n=4")}, 0.5, missing.string()).missing, "no PyTorch peer for this family");
+  // A family the answer leaves out is missing, by name.
+  EXPECT_NE(torch_peers("banks", {Shape::parse("rows=64,cols=64")}, 0.5, missing.string()).missing.find("'banks'"),
+            std::string::npos);
+  const auto not_json = write_script("sol-test-peer-notjson.py", R"(import argparse
+ap = argparse.ArgumentParser()
+ap.add_argument('--request'); ap.add_argument('--out')
+open(ap.parse_args().out, 'w').write('[{"family": ')
+)");
+  EXPECT_NE(torch_peers("copy", {Shape::parse("n=4")}, 0.5, not_json.string()).missing.find("unreadable JSON"),
+            std::string::npos);
+}
+
+TEST(Peers, OneProcessAnswersEveryFamily) {
+  if (!have_python()) GTEST_SKIP() << "python3 is not installed here";
+  const auto keep = std::filesystem::temp_directory_path() / ("sol-test-peer-request-" + std::to_string(::getpid()) + ".json");
+  const auto ok = answering_script("sol-test-peer-batch.py", R"([{'family': fam, 'variant': 'torch.x', 'shape': shape,
+        'median_s': 1e-3, 'flops': 0, 'bytes': 64, 'verified': True, 'samples': 20, 'dtype': 'fp32',
+        'unit': 'vector'}])",
+                                   keep.string());
+  PeerOptions o;
+  o.script = ok.string();
+  o.compile = false;
+  o.budget_s = 0.25;
+  const PeerBatch b = torch_peers({{"copy", {Shape::parse("n=2^20")}}, {"banks", {Shape::parse("rows=64,cols=64")}}}, o);
+  ASSERT_EQ(b.families.size(), 2u);
+  EXPECT_EQ(b.families[0].family, "copy");
+  EXPECT_EQ(b.families[1].family, "banks");
+  EXPECT_EQ(b.families[1].records.size(), 1u) << b.families[1].missing;
+  EXPECT_EQ(b.families[1].records[0].family, "banks");
+  EXPECT_EQ(b.torch, "9.9 (CUDA 99.9)");
+  EXPECT_DOUBLE_EQ(b.import_s, 2.5);
+  EXPECT_GT(b.seconds, 0);
+  // The request: the budget, the compile switch and, per shape, the registry's cost of each variant there.
+  const nlohmann::json req = nlohmann::json::parse(std::ifstream(keep));
+  std::filesystem::remove(keep);
+  EXPECT_DOUBLE_EQ(req.at("budget_s").get<double>(), 0.25);
+  EXPECT_FALSE(req.at("compile").get<bool>());
+  const auto& copy = req.at("families").at(0);
+  EXPECT_EQ(copy.at("family"), "copy");
+  EXPECT_EQ(copy.at("shapes").at(0).at("shape"), "n=1048576");
+  const auto& costs = copy.at("shapes").at(0).at("costs");
+  ASSERT_FALSE(costs.empty());
+  for (const auto& c : costs) {
+    EXPECT_NE(c.at("variant").get<std::string>().rfind("peer:", 0), 0u) << "sol's own variants only";
+    EXPECT_EQ(c.at("dtype"), "fp32");
+    const Variant* v = select("copy/" + c.at("variant").get<std::string>()).front();
+    EXPECT_DOUBLE_EQ(c.at("bytes").get<double>(), v->cost(Shape::parse("n=2^20")).bytes);
+  }
+}
+
+TEST(Peers, ACrashKeepsTheFamiliesAlreadyAnswered) {
+  if (!have_python()) GTEST_SKIP() << "python3 is not installed here";
+  // The answer holds copy when the process dies (as on a CUDA fault) while measuring banks.
+  const auto crash = write_script("sol-test-peer-partial.py", R"(import argparse, json, sys
+ap = argparse.ArgumentParser()
+ap.add_argument('--request'); ap.add_argument('--out')
+a = ap.parse_args()
+rec = {'family': 'copy', 'variant': 'torch.clone', 'shape': 'n=4', 'median_s': 1e-3, 'flops': 0, 'bytes': 32,
+       'verified': True, 'samples': 20, 'dtype': 'fp32', 'unit': 'vector'}
+json.dump({'torch': '9.9', 'families': {'copy': {'records': [rec]}}}, open(a.out, 'w'))
+sys.stderr.write('CUDA error: an illegal memory access was encountered\n')
+sys.exit(134)
+)");
+  PeerOptions o;
+  o.script = crash.string();
+  const PeerBatch b = torch_peers({{"copy", {Shape::parse("n=4")}}, {"banks", {Shape::parse("rows=64,cols=64")}}}, o);
+  ASSERT_EQ(b.families.size(), 2u);
+  EXPECT_EQ(b.families[0].missing, "");
+  EXPECT_EQ(b.families[0].records.size(), 1u);
+  EXPECT_NE(b.families[1].missing.find("exit 134"), std::string::npos) << b.families[1].missing;
+  EXPECT_NE(b.families[1].missing.find("illegal memory access"), std::string::npos) << b.families[1].missing;
+}
+
+TEST(Peers, TheScriptMeasuresOnTheCpuWhereTorchIsInstalled) {
+  if (!have_python()) GTEST_SKIP() << "python3 is not installed here";
+  if (std::system("python3 -c 'import torch' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "PyTorch is not installed here: the peers' CPU run is skipped (the dry run still checks them)";
+  // Small shapes of families whose peers run on a CPU; each family's own records, verified.
+  PeerOptions o;
+  o.cpu = true;
+  o.budget_s = 0.01;
+  o.compile = false;
+  const std::vector<PeerRequest> families = {{"copy", {Shape::parse("n=4096")}},
+                                             {"banks", {Shape::parse("rows=64,cols=64")}},
+                                             {"coalescing", {Shape::parse("rows=64,cols=64")}},
+                                             {"elementwise", {Shape::parse("n=4096")}},
+                                             {"layernorm", {Shape::parse("rows=64,cols=256")}},
+                                             {"softmax_bwd", {Shape::parse("rows=64,cols=256")}},
+                                             {"gemm_fp32", {Shape::parse("m=64,n=64,k=64")}}};
+  const PeerBatch b = torch_peers(families, o);
+  ASSERT_EQ(b.families.size(), families.size());
+  EXPECT_NE(b.torch, "");
+  for (const PeerRun& r : b.families) {
+    EXPECT_EQ(r.missing, "") << r.family;
+    EXPECT_FALSE(r.records.empty()) << r.family;
+    for (const results::Record& rec : r.records) {
+      EXPECT_EQ(rec.family, r.family);
+      EXPECT_GT(rec.bytes, 0) << rec.variant << " takes its bytes from the registry";
+      EXPECT_NE(rec.note.find("as sol's"), std::string::npos) << rec.note;
+      if (rec.skipped.empty()) EXPECT_TRUE(rec.verified) << rec.variant << " " << rec.note;
+    }
+  }
+}
+
+TEST(Peers, TheScriptChecksEveryFamilyOfTheRegistryWithoutTorch) {
+  if (!have_python()) GTEST_SKIP() << "python3 is not installed here";
+  // Every family at its headline shapes, as `sol report` asks: the script knows the family and can
+  // read each shape and its costs (or says it has no peer for it) without importing torch.
+  std::vector<PeerRequest> all;
+  for (const auto& [family, variants] : by_family(select(""))) {
+    PeerRequest q{family, {}};
+    for (const Variant* v : variants)
+      if (!v->bench_shapes.empty() && std::find(q.shapes.begin(), q.shapes.end(), v->bench_shapes.front()) == q.shapes.end())
+        q.shapes.push_back(v->bench_shapes.front());
+    all.push_back(q);
+  }
+  PeerOptions o;
+  o.dry_run = true;
+  const PeerBatch b = torch_peers(all, o);
+  ASSERT_EQ(b.families.size(), all.size());
+  for (const PeerRun& r : b.families) {
+    const bool known = r.missing.rfind("dry run: ", 0) == 0;
+    const bool no_peer = r.missing.find("no PyTorch peer for family '" + r.family + "'") != std::string::npos;
+    EXPECT_TRUE(known || no_peer) << r.family << ": " << r.missing;
+    if (r.family == "copy" || r.family == "gemm_fp32" || r.family == "layernorm_bwd") EXPECT_TRUE(known) << r.missing;
+  }
 }
 
 TEST(Peers, MissingPeerRecord) {
@@ -475,7 +623,21 @@ TEST(RegistryRun, ProgressLineFitsAndSaysWhereItIs) {
   p.records = 0;
   p.eta_s = -1;
   EXPECT_NE(cli::progress_line(p).find("ETA …"), std::string::npos);
+  // After every family's own records, the peers of all of them: no ETA, the time so far.
+  p.family_done = false;
+  p.peers = true;
+  p.name = "peers";
+  p.variant = "PyTorch peers of 19 families, one python3";
+  p.shape = "";
+  p.records = p.total = 96;
+  p.elapsed_s = 83;
+  const std::string peers = cli::progress_line(p);
+  EXPECT_NE(peers.find("peers  PyTorch peers of 19 families"), std::string::npos) << peers;
+  EXPECT_NE(peers.find("1:23 elapsed"), std::string::npos) << peers;
+  EXPECT_EQ(peers.find("ETA"), std::string::npos) << peers;
+  EXPECT_LE(display_width(peers), 100u) << peers;
 }
+
 
 TEST(RegistryRun, ReportTimingIsBounded) {
   const Options o = cli::report_timing();
