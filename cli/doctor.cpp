@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "kernels/attention/case.hpp"
 #include "sol/core/error.hpp"
 #include "sol/predict.hpp"
 #include "sol/registry.hpp"
@@ -32,6 +33,13 @@ predict::Work unmeasured_work(const std::string& family, const std::string& vari
     const DType t = sweep::gemm_family(family).dtype;
     const model::Cost c = model::matmul({.m = s.at("m"), .n = s.at("n"), .k = s.at("k"), .dtype = t});
     w.dtype = dtype_name(t);
+    w.flops = c.flops;
+    w.bytes = c.bytes;
+    return w;
+  }
+  if (family == "attention" || family == "attention_bwd") {  // host C++ in every build
+    const model::Cost c = kernels::attention::cost(s, variant != "v01_standard", family == "attention_bwd", 128);
+    w.dtype = dtype_name(c.dtype);
     w.flops = c.flops;
     w.bytes = c.bytes;
     return w;

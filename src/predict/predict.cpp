@@ -6,6 +6,7 @@
 
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/model/roofline.hpp"
 #include "sol/sweep.hpp"
 
 namespace sol::predict {
@@ -234,8 +235,10 @@ Prediction predict(const Work& w, const Ceilings& c) {
                                              w.variant.find("gemm") != std::string::npos ||
                                              w.variant.find("matmul") != std::string::npos);
   const DType t = simt_attention(w) ? DType::f32 : storage_type(w);
+  // A type the tensor cores lack (fp32 on Hopper) runs on the vector unit (model::resolve_peak).
+  const model::PeakChoice unit = model::resolve_peak(c.spec, t, matrix ? hw::Unit::Matrix : hw::Unit::Vector);
   std::string label;
-  const double compute_s = w.flops > 0 ? w.flops / peak(c, matrix ? hw::Unit::Matrix : hw::Unit::Vector, t, label) : 0;
+  const double compute_s = w.flops > 0 ? w.flops / peak(c, unit.unit, unit.dtype, label) : 0;
   const double memory_s = w.bytes / c.copy_bytes_per_s;
   // Attention's exponentials, one per query-key pair: FLOPs = 4·d per pair forward, 2.5× backward.
   double exp_s = 0, pairs = 0;

@@ -110,6 +110,12 @@ TEST(Predict, SgemmStandsOnItsShareOfTheFmaChain) {
   EXPECT_NEAR(p.wave_efficiency, (2048.0 / 132) / 16, 1e-12);  // 2048 tiles of 256×128 in 16 waves
 }
 
+TEST(Predict, AMatrixOpInATypeTheTensorCoresLackRunsOnTheVectorUnit) {
+  const Work w{"mx", "v06_gemm_emulated", "", Shape::parse("m=4096,n=4096,k=4096"), 2.0 * 4096 * 4096 * 4096, 1e8};
+  const Prediction p = predict::predict(w, h200());
+  EXPECT_NEAR(p.terms.front().seconds, w.flops / kFma, 1e-12);  // fp32: the FMA chain
+}
+
 TEST(Predict, RefusesCeilingsWithoutBandwidth) {
   Ceilings c = h200();
   c.copy_bytes_per_s = 0;
@@ -206,6 +212,10 @@ TEST(PredictCli, DoctorOnResultsNamesTileQuantizationAtOneRow) {
   ASSERT_EQ(m2.rc, 0) << m2.all();
   EXPECT_NE(m2.out.find("the model's alone"), std::string::npos) << m2.out;
   EXPECT_NE(m2.out.find("cause: tile quantization"), std::string::npos) << m2.out;
+  // Attention at a decode shape no record holds: the byte model says memory-bound.
+  const auto dec = test::run_sol("doctor --results " + d.dir.string() +
+                                 " attention/v04_flash_wgmma --shape b=8,h=32,hkv=8,n=1,nk=32768,d=128");
+  EXPECT_EQ(dec.rc, 2) << dec.all();  // no attention file in this folder: one line, exit 2
   // Bad input: one line, exit 2.
   EXPECT_EQ(test::run_sol("doctor --results " + d.dir.string() + " gemm_bf16").rc, 2);
   EXPECT_EQ(test::run_sol("doctor --results " + d.dir.string() + " gemm_bf16/v99").rc, 2);
