@@ -234,6 +234,9 @@ Prediction predict(const Work& w, const Ceilings& c) {
   const bool matrix = !simt_attention(w) && (w.family.rfind("attention", 0) == 0 ||
                                              w.variant.find("gemm") != std::string::npos ||
                                              w.variant.find("matmul") != std::string::npos);
+  if (matrix && w.dtype.empty() && w.family.rfind("attention", 0) != 0)
+    bad_input(w.family + "/" + w.variant + " names no element type, and a matrix op's ceiling depends on it",
+              "re-measure it: records of schema 2 and later carry their dtype");
   const DType t = simt_attention(w) ? DType::f32 : storage_type(w);
   // A type the tensor cores lack (fp32 on Hopper) runs on the vector unit (model::resolve_peak).
   const model::PeakChoice unit = model::resolve_peak(c.spec, t, matrix ? hw::Unit::Matrix : hw::Unit::Vector);

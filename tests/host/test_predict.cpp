@@ -111,9 +111,11 @@ TEST(Predict, SgemmStandsOnItsShareOfTheFmaChain) {
 }
 
 TEST(Predict, AMatrixOpInATypeTheTensorCoresLackRunsOnTheVectorUnit) {
-  const Work w{"mx", "v06_gemm_emulated", "", Shape::parse("m=4096,n=4096,k=4096"), 2.0 * 4096 * 4096 * 4096, 1e8};
+  Work w{"mx", "v06_gemm_emulated", "fp32", Shape::parse("m=4096,n=4096,k=4096"), 2.0 * 4096 * 4096 * 4096, 1e8};
   const Prediction p = predict::predict(w, h200());
   EXPECT_NEAR(p.terms.front().seconds, w.flops / kFma, 1e-12);  // fp32: the FMA chain
+  w.dtype = "";  // an old record without its type: no guess
+  EXPECT_THROW(predict::predict(w, h200()), Error);
 }
 
 TEST(Predict, RefusesCeilingsWithoutBandwidth) {
