@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
@@ -158,11 +159,9 @@ void finish(Prediction& p) {
   p.limit = (top ? top->name : std::string("?")) + (named.empty() ? "" : " (" + named + ")");
 }
 
-Prediction predict_gemm(const Work& w, const Ceilings& c) {
+Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) {
   const int64_t m = w.shape.at("m"), n = w.shape.at("n"), k = w.shape.at("k");
   const int sms = c.spec.compute_units;
-  if (sms < 1) bad_input("the ceilings have no SM count: a GEMM's waves cannot be modelled");
-  const GemmRung g = gemm_rung(w.family, w.variant, w.dtype, m, n, sms);
   const DType t = storage_type(w);
   const int64_t b = dtype_bytes(t);
   Prediction p;
@@ -219,6 +218,25 @@ Prediction predict_gemm(const Work& w, const Ceilings& c) {
   p.terms.push_back({"launch", c.launch_s, "one launch"});
   finish(p);
   return p;
+}
+
+Prediction predict_gemm(const Work& w, const Ceilings& c) {
+  const int sms = c.spec.compute_units;
+  if (sms < 1) bad_input("the ceilings have no SM count: a GEMM's waves cannot be modelled");
+  const GemmRung g = gemm_rung(w.family, w.variant, w.dtype, w.shape.at("m"), w.shape.at("n"), sms);
+  if (g.known) return predict_gemm_on(w, c, g);
+  // A library picks its tile by the shape: the best of its usual block tiles, full and halved.
+  Prediction best;
+  using Sides = std::pair<int64_t, int64_t>;
+  for (const Sides& sides : {Sides{g.tile.m, g.tile.n}, Sides{g.tile.m, g.tile.n / 2}, Sides{g.tile.m / 2, g.tile.n / 2}}) {
+    GemmRung r = g;
+    r.tile.m = sides.first;
+    r.tile.n = sides.second;
+    r.name = model::tile_str(r.tile) + " (the best of a library's usual tiles)";
+    Prediction p = predict_gemm_on(w, c, r);
+    if (best.terms.empty() || p.seconds < best.seconds) best = std::move(p);
+  }
+  return best;
 }
 
 // The attention rung that runs on the FP32 pipes, without tensor cores (kernels/attention/standard.cu).

@@ -102,6 +102,13 @@ TEST(Predict, UnalignedRowsArePackedByTheHopperRungsAndReadNarrowByV01) {
   EXPECT_EQ(term(predict::predict(gemm("gemm_bf16", "v07_tma_store", "bf16", 4096, 4096, 4096), h200()), "packing"), nullptr);
 }
 
+TEST(Predict, ALibraryTakesTheBestOfItsUsualTiles) {
+  // 1024³: 32 tiles of 128×256 fill a quarter of the SMs; 128×128 gives 64, 64×128 gives 128.
+  const Prediction p = predict::predict(gemm("gemm_bf16", "peer:cublasLt", "bf16", 1024, 1024, 1024), h200());
+  EXPECT_NE(p.rung.find("64x128"), std::string::npos) << p.rung;
+  EXPECT_NEAR(p.wave_efficiency, 128.0 / 132, 1e-12);
+}
+
 TEST(Predict, SgemmStandsOnItsShareOfTheFmaChain) {
   const Prediction p = predict::predict(gemm("gemm_fp32", "v08_warptile_256x128", "fp32", 8192, 8192, 8192), h200());
   const Term* main = term(p, "mainloop");
