@@ -32,9 +32,10 @@ model::Cost cost(const Shape& s, bool flash, bool backward, int64_t block_q) {
 }
 
 model::Cost cost(Version v, const Shape& s) {
-  const bool q128 = v == Version::v03_flash_mma_128 || v == Version::v04_flash_wgmma ||
-                    v == Version::v05_flash_wgmma_overlap;  // 128-row Q tiles
-  return cost(s, v != Version::v01_standard, false, q128 ? 128 : 64);
+  // Every flash rung from v03 on runs 128-row Q tiles (v02: 64). The tile sets only the L2 traffic
+  // (the re-reads are counted once), so the HBM bytes are the same for every flash rung.
+  const bool q64 = v == Version::v02_flash_mma;
+  return cost(s, v != Version::v01_standard, false, q64 ? 64 : 128);
 }
 
 model::Cost cost(BwdVersion, const Shape& s) {
