@@ -5,6 +5,7 @@
 #include "bench/harness.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/predict.hpp"
 
 namespace sol::bench {
 
@@ -118,6 +119,11 @@ void apply_model(results::Record& r, const model::Cost& cost, const results::Mea
     }
   } catch (const Error& e) {
     add_note(r, std::string("no measured floor: ") + e.what());
+  }
+  try {
+    r.predicted_s = predict::predict(predict::work_of(r), predict::ceilings_for(m, row)).seconds;
+  } catch (const Error& e) {
+    add_note(r, std::string("no prediction: ") + e.what());
   }
 }
 

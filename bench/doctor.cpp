@@ -69,7 +69,11 @@ std::string occupancy_prescription(const DoctorInputs& in, const model::Occupanc
 
 void occupancy_findings(const DoctorInputs& in, Diagnosis& d, bool latency_bound) {
   if (!in.has_kernel) {
-    d.findings.push_back({"occupancy", "not visible: a library call, no kernel function to inspect", "", false});
+    d.findings.push_back({"occupancy",
+                          results::is_peer(in.record) ? "not visible: a library call, no kernel function to inspect"
+                                                      : "not inspected: this rung's Case reports no kernel plan "
+                                                        "(LaunchInfo) for its main kernel",
+                          "", false});
     return;
   }
   const model::KernelResources k{in.launch.block_threads, in.registers_per_thread, in.static_shared_bytes,
@@ -217,6 +221,16 @@ Diagnosis diagnose(const DoctorInputs& in) {
                                       "intended instructions are there (tensor-core MMA, 16-byte loads; read the SASS), "
                                       "that tiles reuse operands from shared memory and registers, and that loads "
                                       "overlap the math (pipelining)."));
+  // What the family's model names at this shape: tiles, waves, alignment, split-k; rows per SM;
+  // FLOPs per byte (sol/predict.hpp).
+  if (in.model) {
+    try {
+      for (const predict::Finding& f : predict::diagnose(predict::work_of(r), *in.model, &r).findings)
+        d.findings.push_back({f.topic, f.observation, f.prescription, f.problem});
+    } catch (const Error& e) {
+      d.findings.push_back({"model", std::string("no model findings: ") + e.what(), "", false});
+    }
+  }
   return d;
 }
 

@@ -22,6 +22,7 @@
 #include "sol/model/cost.hpp"
 #include "sol/model/occupancy.hpp"
 #include "sol/model/roofline.hpp"
+#include "sol/predict.hpp"
 #include "sol/registry.hpp"
 #include "sol/results.hpp"
 
@@ -103,8 +104,8 @@ std::string probe_table(const ProbeResult& p, const hw::HwSpec* row);
 // falls back to the datasheet, and the label says which.
 model::Ceilings measured_ceilings(const model::Cost& cost, const results::MeasuredCeilings& m, const hw::HwSpec& row);
 // Fills a record's dtype, flops, bytes, floor_s (datasheet), floor_measured_s with the ceiling that
-// binds it (floor_measured_base) and bound from the model; what cannot be computed (a dtype the row
-// lacks) goes into the note.
+// binds it (floor_measured_base), bound and predicted_s (sol/predict.hpp, on the run's ceilings) from
+// the model; what cannot be computed (a dtype the row lacks) goes into the note.
 void apply_model(results::Record& r, const model::Cost& cost, const results::MeasuredCeilings& m, const hw::HwSpec& row);
 // achieved FLOP/s and B/s from flops, bytes and the median.
 void set_achieved(results::Record& r);
@@ -277,6 +278,7 @@ struct DoctorInputs {
   hw::SmLimits limits;
   int sms = 0;
   int runtime_blocks_per_sm = -1;    // cudaOccupancyMaxActiveBlocksPerMultiprocessor; -1 unknown
+  std::optional<predict::Ceilings> model;  // the run's ceilings for the family's model findings (sol/predict.hpp)
 };
 struct Diagnosis {
   results::Record record;

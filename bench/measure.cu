@@ -526,6 +526,8 @@ DoctorInputs doctor_inputs(const Variant& v, const Shape& s, const results::Reco
   in.runtime_blocks_per_sm = k.runtime_blocks_per_sm;
   in.limits = row.limits;
   in.sms = probed.device.sms > 0 ? probed.device.sms : row.compute_units;
+  in.model = predict::ceilings_for(probed.ceilings, row);
+  in.model->spec.compute_units = in.sms;
   return in;
 }
 

@@ -75,5 +75,6 @@ Command add_shapes(CLI::App& root, Global& g);
 Command add_access(CLI::App& root, Global& g);
 Command add_checkpoint(CLI::App& root, Global& g);
 Command add_compare(CLI::App& root, Global& g);
+Command add_validate(CLI::App& root, Global& g);
 
 }  // namespace sol::cli

@@ -1,4 +1,4 @@
-// `sol doctor FAMILY/VARIANT [--shape S]`: the lecture's §12 workflow as a diagnosis — the verdict
+// `sol doctor FAMILY/VARIANT [--shape S] [--results DIR]`: the lecture's §12 workflow as a diagnosis — the verdict
 // (near the compute roof, near the memory roof, or neither), and for "neither" what holds the
 // kernel back (launch overhead, occupancy and its limiter, spills, waves, memory efficiency),
 // each with a prescription.
@@ -6,7 +6,12 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "kernels/attention/case.hpp"
 #include "sol/core/error.hpp"
+#include "sol/predict.hpp"
+#include "sol/registry.hpp"
+#include "sol/report.hpp"
+#include "sol/sweep.hpp"
 #ifdef SOL_WITH_CUDA
 #include "bench/harness.hpp"
 #endif
@@ -15,11 +20,91 @@ namespace sol::cli {
 
 namespace {
 struct Opts {
-  std::string pattern, shape, gpu;
+  std::string pattern, shape, gpu, results;
   JsonOut json;
   bool cold_l2 = false, graph = false;
   int device = 0;
 };
+
+// The work at a shape no record holds: a GEMM's minimal traffic, else the registry's cost.
+predict::Work unmeasured_work(const std::string& family, const std::string& variant, const Shape& s) {
+  predict::Work w{family, variant, "", s, 0, 0};
+  if (predict::is_gemm_family(family)) {
+    const DType t = sweep::gemm_family(family).dtype;
+    const model::Cost c = model::matmul({.m = s.at("m"), .n = s.at("n"), .k = s.at("k"), .dtype = t});
+    w.dtype = dtype_name(t);
+    w.flops = c.flops;
+    w.bytes = c.bytes;
+    return w;
+  }
+  if (family == "attention" || family == "attention_bwd") {  // host C++ in every build
+    const model::Cost c = kernels::attention::cost(s, variant != "v01_standard", family == "attention_bwd", 128);
+    w.dtype = dtype_name(c.dtype);
+    w.flops = c.flops;
+    w.bytes = c.bytes;
+    return w;
+  }
+  for (const Variant& v : registry())
+    if (v.family == family && v.name == variant && v.cost) {
+      const model::Cost c = v.cost(s);
+      w.dtype = dtype_name(c.dtype);
+      w.flops = c.flops;
+      w.bytes = c.bytes;
+      return w;
+    }
+  bad_input(family + "/" + variant + " has no record at " + s.str() + " and this build has no cost model for it",
+            "give a --shape that the results hold");
+}
+
+// `sol doctor --results DIR FAMILY/VARIANT [--shape S]`: no GPU, the committed record and the models.
+int run_doctor_on_results(const Opts& o) {
+  const auto slash = o.pattern.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == o.pattern.size())
+    bad_input("'" + o.pattern + "' is not FAMILY/VARIANT", "e.g. gemm_bf16/v08_tile_choice");
+  const std::string family = o.pattern.substr(0, slash), variant = o.pattern.substr(slash + 1);
+  const auto files = results::read_dir(o.results);
+  if (files.empty()) bad_input("no results files (*.json) in " + o.results);
+  const results::File* file = nullptr;
+  const results::Record* first = nullptr;
+  for (const auto& f : files)
+    for (const auto& r : f.records)
+      if (r.family == family && r.variant == variant && (!first || (!results::valid(*first) && results::valid(r)))) {
+        if (!first) file = &f;
+        first = &r;
+      }
+  if (!first) bad_input("no record of " + o.pattern + " in " + o.results, "see the variants with sol report --results");
+  const Shape shape = o.shape.empty() ? Shape::parse(first->shape) : Shape::parse(o.shape);
+  const results::Record* at = nullptr;
+  for (const auto& f : files)
+    for (const auto& r : f.records)
+      if (r.family == family && r.variant == variant && r.shape == shape.str() && (!at || results::valid(r))) {
+        at = &r;
+        file = &f;
+      }
+  const std::optional<hw::HwSpec> profile = report::measured_profile_beside(o.results);
+  const hw::HwSpec& sheet = hw::find(o.gpu.empty() ? file->device.database_row : o.gpu);
+  const predict::Ceilings c = predict::ceilings_for(*file, profile ? &*profile : nullptr, sheet);
+  const predict::Work w = at ? predict::work_of(*file, *at) : unmeasured_work(family, variant, shape);
+  const predict::Diagnosis d = predict::diagnose(w, c, at);
+  if (o.json.on()) {
+    nlohmann::ordered_json j;
+    j["family"] = family;
+    j["variant"] = variant;
+    j["shape"] = shape.str();
+    j["measured_s"] = d.measured ? d.measured_s : 0.0;
+    j["predicted_s"] = d.prediction.seconds;
+    j["bound"] = d.prediction.bound;
+    j["cause"] = d.cause;
+    j["findings"] = nlohmann::ordered_json::array();
+    for (const auto& f : d.findings)
+      j["findings"].push_back({{"topic", f.topic}, {"observation", f.observation}, {"prescription", f.prescription},
+                               {"problem", f.problem}});
+    emit_json(o.json, j);
+  } else {
+    std::cout << predict::diagnosis_text(d);
+  }
+  return 0;
+}
 
 #ifdef SOL_WITH_CUDA
 int run_doctor(const Opts& o) {
@@ -60,12 +145,14 @@ Command add_doctor(CLI::App& root, Global&) {
   auto* app = root.add_subcommand("doctor", "diagnose what holds a kernel back, with a prescription per finding");
   app->add_option("variant", o->pattern, "FAMILY/VARIANT (see sol list)")->required();
   app->add_option("--shape", o->shape, "shape (default: the variant's headline bench shape)");
+  app->add_option("--results", o->results, "diagnose from committed results in DIR and the models (no GPU)");
   app->add_option("--gpu", o->gpu, "database row for the datasheet floor and SM limits (default: this GPU's row)");
   add_json(app, o->json, "the diagnosis");
   add_device(app, o->device);
   app->add_flag("--cold-l2", o->cold_l2, "time with L2 flushed before every sample");
   app->add_flag("--graph", o->graph, "time from a CUDA graph");
   return {app, [o]() -> int {
+            if (!o->results.empty()) return run_doctor_on_results(*o);
 #ifdef SOL_WITH_CUDA
             return run_doctor(*o);
 #else

@@ -59,6 +59,7 @@ json to_j(const Record& r) {
             {"achieved_bytes_per_s", r.achieved_bytes_per_s},
             {"floor_s", r.floor_s},
             {"floor_measured_s", r.floor_measured_s},
+            {"predicted_s", r.predicted_s},
             {"floor_measured_base", r.floor_measured_base},
             {"bound", r.bound},
             {"cold_l2", r.cold_l2},
@@ -158,6 +159,7 @@ Record record_from(const json& j, const std::string& where) {
   get(j, "achieved_bytes_per_s", r.achieved_bytes_per_s, where);
   get(j, "floor_s", r.floor_s, where);
   get(j, "floor_measured_s", r.floor_measured_s, where);
+  get(j, "predicted_s", r.predicted_s, where);
   get(j, "floor_measured_base", r.floor_measured_base, where);
   get(j, "bound", r.bound, where);
   get(j, "cold_l2", r.cold_l2, where);
@@ -171,7 +173,8 @@ Record record_from(const json& j, const std::string& where) {
   get(j, "skipped", r.skipped, where);
   get(j, "note", r.note, where);
   get(j, "findings", r.findings, where);
-  if (r.median_s < 0 || r.flops < 0 || r.bytes < 0) bad_input(where + ": negative time, flops or bytes");
+  if (r.median_s < 0 || r.flops < 0 || r.bytes < 0 || r.predicted_s < 0)
+    bad_input(where + ": negative time, flops, bytes or prediction");
   if (r.median_s > 0 && r.achieved_bytes_per_s == 0) r.achieved_bytes_per_s = r.bytes / r.median_s;
   if (r.median_s > 0 && r.achieved_flops_per_s == 0) r.achieved_flops_per_s = r.flops / r.median_s;
   return r;
@@ -306,7 +309,7 @@ std::vector<File> read_dir(const std::string& dir) {
   if (!fs::is_directory(dir, ec)) return files;
   std::vector<fs::path> paths;
   for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".json") paths.push_back(e.path());
+    if (e.path().extension() == ".json" && e.path().filename() != kValidationFile) paths.push_back(e.path());
   if (ec) bad_input("cannot list results folder " + dir + ": " + ec.message());
   std::sort(paths.begin(), paths.end());
   for (const auto& p : paths) files.push_back(read(p.string()));

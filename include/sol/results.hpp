@@ -44,6 +44,7 @@ struct Record {
   double achieved_flops_per_s = 0, achieved_bytes_per_s = 0;
   double floor_s = 0;          // model floor on the datasheet ceilings
   double floor_measured_s = 0; // model floor on the ceilings measured in this run
+  double predicted_s = 0;      // the model's prediction (sol/predict.hpp), never from this time; 0: none
   std::string floor_measured_base;  // the ceilings under floor_measured_s and where each came from
   std::string bound;           // "compute" | "memory"
   bool cold_l2 = false;
@@ -62,7 +63,7 @@ struct Record {
 };
 
 // The version of the results schema this build writes; files of older versions still read.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;  // 3: Record::predicted_s
 
 struct File {
   int schema_version = kSchemaVersion;
@@ -97,7 +98,9 @@ std::string to_json(const File& f);
 File from_json_text(const std::string& text, const std::string& origin);
 File read(const std::string& path);    // throws sol::Error naming the path
 void write(const File& f, const std::string& path);
-// Every *.json file in a folder, sorted by family.
+// `sol validate`'s summary, written beside the results files it checks; not a results file.
+inline constexpr const char* kValidationFile = "validation.json";
+// Every *.json file in a folder but kValidationFile, sorted by family.
 std::vector<File> read_dir(const std::string& dir);
 
 }  // namespace sol::results

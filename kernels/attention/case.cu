@@ -573,45 +573,6 @@ std::string unsupported(Version v, const Shape& s) {
   return {};
 }
 
-namespace {
-
-// model::attention for the shape (n × n scores), FLOPs rescaled to n × nk, with notes on what the
-// model does not see (nk ≠ n bytes, GQA's smaller K/V).
-model::Cost attention_cost(const Shape& s, bool flash, bool backward, int64_t block_q = 64) {
-  const Dims x = dims(s);
-  model::AttentionOp op;
-  op.batch = x.b;
-  op.heads = x.h;
-  op.seq = x.n;
-  op.head_dim = x.d;
-  op.flash = flash;
-  op.block_q = block_q;
-  op.causal = x.causal;
-  op.backward = backward;
-  op.dtype = s.get("fp16", 0) ? DType::f16 : DType::bf16;
-  // The flash kernels' K/V (and, backward, Q/dO/dQ) re-reads hit L2 on the H200: ncu at
-  // b=4,h=16,n=4096,d=128 measured L2 hit rates of 91 % (v03 forward) and 98 % (v01 backward) and
-  // DRAM at 1.4–2.9 % of its bandwidth (bench/results/h200/ncu/). Counting them as HBM bytes made
-  // the floor memory-bound and the "% of floor" flattering; counted once, the floor is the tensor
-  // cores', where these kernels are bound.
-  op.reuse_in_l2 = flash;
-  model::Cost c = model::attention(op);
-  if (x.nk != x.n) {
-    c.flops *= double(x.nk) / double(x.n);
-    c.notes.push_back("nk ≠ n: FLOPs scaled by nk/n (4·b·h·n·nk·d, halved when causal); bytes counted as for nk = n");
-  }
-  if (x.hkv != x.h) c.notes.push_back("grouped-query attention: K/V-sized tensors counted as if hkv = h (an upper bound)");
-  return c;
-}
-
-}  // namespace
-
-model::Cost cost(Version v, const Shape& s) {
-  const bool q128 = v == Version::v03_flash_mma_128 || v == Version::v04_flash_wgmma ||
-                    v == Version::v05_flash_wgmma_overlap || v == Version::dispatch;  // 128-row Q tiles
-  return attention_cost(s, v != Version::v01_standard, false, q128 ? 128 : 64);
-}
-
 Tolerance tolerance(Version v) {
   if (v == Version::v01_standard)
     return {1e-2, "O in bf16/fp16 from P rounded to bf16/fp16 (2^-9 per element) and summed in fp32; "
@@ -631,14 +592,6 @@ std::string unsupported(BwdVersion, const Shape& s) {
   Shape forward = s;  // the forward's own rules for the rest
   std::erase_if(forward.dims, [](const auto& kv) { return kv.first == "det"; });
   return unsupported(Version::v02_flash_mma, forward);
-}
-
-model::Cost cost(BwdVersion, const Shape& s) {
-  model::Cost c = attention_cost(s, true, true);
-  if (s.get("det", 0))
-    c.notes.push_back("det=1: a separate dQ kernel recomputes S and dP (≈ 1.4× the counted FLOPs run); FLOPs "
-                      "counted by the convention, 2.5 × forward, so that rates compare");
-  return c;
 }
 
 Tolerance tolerance(BwdVersion) {

@@ -15,6 +15,10 @@ enum class Version { v01_standard, v02_flash_mma, v03_flash_mma_128, v04_flash_w
 // Family attention_bwd: the same shapes; dQ, dK, dV from Q, K, V, dO and the forward's O and L.
 enum class BwdVersion { v01_flash_bwd, v02_flash_bwd_8warp, v03_flash_bwd_wgmma, v04_flash_bwd_2wg, dispatch };
 
+// The model's cost for a shape: flash (K/V re-reads served by L2) or the standard kernels' S, P in
+// HBM (fp32 S), forward or backward, query blocks of block_q rows (kernels/attention/spec.cpp).
+model::Cost cost(const Shape& s, bool flash, bool backward, int64_t block_q);
+
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);
 Tolerance tolerance(Version v);

@@ -230,51 +230,95 @@ Cost row_op(const RowOp& op) {
 }
 
 // ---- attention ---------------------------------------------------------------------------------
+namespace {
+// Query-key pairs the bottom-right causal mask keeps per head: row i sees keys j ≤ i + nk − n,
+// so rows from max(0, n − nk) on see i + nk − n + 1 keys, the last row all nk.
+double causal_pairs(int64_t n, int64_t nk) {
+  const int64_t first = std::max<int64_t>(0, n - nk);
+  const double rows = double(n - first);
+  return rows * (double(first + nk - n + 1) + double(nk)) / 2;
+}
+// Σ_{t = lo..hi} max(0, t·step − off), exactly, refused past 64 bits: the rows a causal mask
+// leaves to each block, summed over the blocks.
+int64_t ramp_sum(int64_t step, int64_t off, int64_t lo, int64_t hi, const std::string& what) {
+  const int64_t t0 = off < 0 ? lo : std::max(lo, off / step + 1);
+  if (t0 > hi) return 0;
+  const __int128 count = hi - t0 + 1;
+  const __int128 sum = __int128(step) * (t0 + hi) * count / 2 - __int128(off) * count;
+  if (sum > std::numeric_limits<int64_t>::max()) bad_input(what + " overflows 64 bits", "use smaller sizes");
+  return int64_t(sum);
+}
+}  // namespace
+
 Cost attention(const AttentionOp& op) {
   require_positive(op.batch, "batch");
   require_positive(op.heads, "heads");
   require_positive(op.seq, "seq");
   require_positive(op.head_dim, "head_dim");
+  if (op.heads_kv < 0 || op.seq_k < 0 || op.score_bytes < 0)
+    bad_input("attention heads_kv, seq_k and score_bytes must be ≥ 0 (0: the default)");
   if (op.flash) require_positive(op.block_q, "block_q");
   const int64_t b = dtype_bytes(op.dtype);
   const int64_t N = op.seq, d = op.head_dim;
-  const std::string what = "attention B=" + std::to_string(op.batch) + " H=" + std::to_string(op.heads) +
-                           " N=" + std::to_string(N) + " d=" + std::to_string(d) + " byte count";
+  const int64_t Nk = op.seq_k > 0 ? op.seq_k : N, hkv = op.heads_kv > 0 ? op.heads_kv : op.heads;
+  if (op.heads % hkv != 0)
+    bad_input("attention heads_kv=" + std::to_string(hkv) + " must divide heads=" + std::to_string(op.heads));
+  const bool square = Nk == N && hkv == op.heads;
+  std::string sizes = "B=" + std::to_string(op.batch) + " H=" + std::to_string(op.heads);
+  if (hkv != op.heads) sizes += " Hkv=" + std::to_string(hkv);
+  sizes += " N=" + std::to_string(N);
+  if (Nk != N) sizes += " Nk=" + std::to_string(Nk);
+  sizes += " d=" + std::to_string(d);
+  const std::string what = "attention " + sizes + " byte count";
   const int64_t bh = checked_product({op.batch, op.heads}, what);
-  // Per (batch, head): a Q/K/V/O-shaped tensor and an fp32 row vector. Each further term is formed
-  // only where it is counted, so a flash shape is not refused for an N×N it never stores.
+  // Q-shaped tensors (Q, O, dQ, dO: H heads × N rows), K-shaped ones (K, V, dK, dV: Hkv × Nk) and
+  // fp32 row vectors (logsumexp, D: H × N). Each further term is formed only where it is counted,
+  // so a flash shape is not refused for an N×Nk it never stores.
   const int64_t nd = checked_product({bh, N, d, b}, what);
+  const int64_t kd = checked_product({op.batch, hkv, Nk, d, b}, what);
   constexpr int64_t kStatBytes = 4;  // logsumexp and D = rowsum(dO∘O) are kept in fp32
   const int64_t rows_f32 = checked_product({bh, N, kStatBytes}, what);
 
   Cost c;
   c.dtype = op.dtype;
   c.unit = hw::Unit::Matrix;
-  const double fwd_flops = 4.0 * double(bh) * double(N) * double(N) * double(d) * (op.causal ? 0.5 : 1.0);
+  // Causal: the convention's half for a square mask, the pairs the mask keeps otherwise.
+  const double pairs = !op.causal ? double(N) * double(Nk) : Nk == N ? 0.5 * double(N) * double(N) : causal_pairs(N, Nk);
+  const double fwd_flops = 4.0 * double(bh) * pairs * double(d);
   c.flops = op.backward ? 2.5 * fwd_flops : fwd_flops;
-  c.notes.push_back(std::string("FLOPs: forward = 4·B·H·N²·d (QKᵀ and PV)") + (op.causal ? ", halved for the causal mask" : "") +
-                    (op.backward ? "; backward = 2.5 × forward (five N²d matmuls, recomputing S)" : ""));
+  const std::string nn_text = Nk == N ? "N²" : "N·Nk";
+  c.notes.push_back("FLOPs: forward = 4·B·H·" + nn_text + "·d (QKᵀ and PV)" +
+                    (op.causal ? (Nk == N ? std::string(", halved for the causal mask")
+                                          : std::string(", over the query-key pairs the causal mask keeps"))
+                               : std::string()) +
+                    (op.backward ? "; backward = 2.5 × forward (five matmuls, recomputing S)" : ""));
   c.op = std::string("attention ") + (op.flash ? "flash Bq=" + std::to_string(op.block_q) : "standard") +
-         (op.causal ? " causal" : "") + (op.backward ? " backward" : " forward") + " B=" + std::to_string(op.batch) +
-         " H=" + std::to_string(op.heads) + " N=" + std::to_string(N) + " d=" + std::to_string(d) + " " +
+         (op.causal ? " causal" : "") + (op.backward ? " backward" : " forward") + " " + sizes + " " +
          dtype_name(op.dtype);
+  if (!square)
+    c.notes.push_back("Q, O" + std::string(op.backward ? ", dQ, dO" : "") + ": H = " + std::to_string(op.heads) +
+                      " heads × N = " + std::to_string(N) + " rows; K, V" + (op.backward ? ", dK, dV" : "") +
+                      ": Hkv = " + std::to_string(hkv) + " heads × Nk = " + std::to_string(Nk) + " rows");
   ByteCount q(what);
 
   if (!op.flash) {
-    const int64_t nn = checked_product({bh, N, N, b}, what);  // the N×N score matrix
+    const int64_t sb = op.score_bytes > 0 ? op.score_bytes : b;
+    const int64_t nn_s = checked_product({bh, N, Nk, sb}, what);  // the N×Nk score matrix S
+    const int64_t nn = checked_product({bh, N, Nk, b}, what);     // P (and dP, dS) in the dtype
     c.saved_bytes = double(nn);
-    c.notes.push_back("saved for backward: P, N×N per head");
+    c.notes.push_back("saved for backward: P, N×Nk per head");
     if (!op.backward) {
       // QKᵀ: read Q, K, write S | softmax: read S, write P | PV: read P, V, write O.
-      q.add(nd, 4).add(nn, 4);
-      c.notes.push_back("standard: S and P (N×N) go through HBM: write S, read S, write P, read P = 4·N²·b, plus Q, K, V, O = 4·N·d·b");
+      q.add(nd, 2).add(kd, 2).add(nn_s, 2).add(nn, 2);
+      c.notes.push_back("standard: S and P (N×Nk) go through HBM: write S, read S (" + std::to_string(sb) +
+                        " B each), write P, read P (" + std::to_string(b) + " B each), plus Q, K, V, O read or written once");
     } else {
       // dV = Pᵀ·dO | dP = dO·Vᵀ | dS = softmax' (reads P, dP) | dQ = dS·K | dK = dSᵀ·Q.
-      q.add(nn, 7).add(nd, 8);
-      c.notes.push_back("standard backward: N×N traffic read P ×2, write+read dP, write dS, read dS ×2 = 7·N²·b; "
-                        "N×d traffic: dO ×2, V, K, Q read, dV, dQ, dK written = 8·N·d·b");
+      q.add(nn, 7).add(nd, 4).add(kd, 4);
+      c.notes.push_back("standard backward: N×Nk traffic read P ×2, write+read dP, write dS, read dS ×2 = 7·N·Nk·b; "
+                        "dO ×2, Q read and dQ written (Q-shaped), V, K read and dV, dK written (K-shaped)");
     }
-    if (op.causal) c.notes.push_back("causal: the standard kernels still materialize the full N×N S and P");
+    if (op.causal) c.notes.push_back("causal: the standard kernels still materialize the full N×Nk S and P");
     c.bytes = q.value();
     return c;
   }
@@ -287,10 +331,10 @@ Cost attention(const AttentionOp& op) {
   if (op.reuse_in_l2) {
     const int64_t dq_f32 = checked_product({bh, N, d, kStatBytes}, what);
     if (!op.backward) {
-      q.add(nd, 4).add(rows_f32);  // Q, K, V read and O written once; logsumexp written
+      q.add(nd, 2).add(kd, 2).add(rows_f32);  // Q, K, V read and O written once; logsumexp written
     } else {
       q.add(nd, 2).add(rows_f32);     // preprocessing: read dO, O; write D
-      q.add(nd, 4);                   // K, V read; dK, dV written
+      q.add(kd, 4);                   // K, V read; dK, dV written
       q.add(nd, 2).add(rows_f32, 2);  // Q, dO, logsumexp, D read once
       q.add(dq_f32, 2).add(nd);       // the fp32 dQ accumulator written once and read by the cast; dQ written
     }
@@ -301,34 +345,36 @@ Cost attention(const AttentionOp& op) {
   }
   c.notes.push_back("re-reads are counted as HBM traffic, as the lecture counts them; where L2 holds a head's "
                     "re-read tensors, part of them comes from L2 and the HBM traffic is lower");
-  // Keys each block visits: all N; causal: block i sees keys [0, min((i+1)·Bq, N)).
-  // Σ_{i<blocks} i·Bq: the rows a causal mask removes, summed over blocks (0 for one block).
-  const int64_t triangle = blocks == 1 ? 0 : checked_product({bq, blocks - 1, blocks}, what) / 2;
-  const int64_t all_rows = checked_product({blocks, N}, what);
-  const int64_t key_rows = op.causal ? std::min(all_rows, triangle + N) : all_rows;
-  const int64_t kv_row = checked_product({bh, 2, d, b}, what);  // one row of K and one of V, every head
+  const int64_t kv_row = checked_product({bh, 2, d, b}, what);  // one row of K and one of V, per query head
   if (!op.backward) {
+    // Key rows each query block loads: all Nk; causal: up to the last key its last row sees — Nk
+    // for the last block, max(0, t·Bq − (N − Nk)) for block t − 1 of the others.
+    const int64_t key_rows = op.causal ? Nk + ramp_sum(bq, N - Nk, 1, blocks - 1, what) : checked_product({blocks, Nk}, what);
     q.add(nd, 2).add(rows_f32).add(kv_row, key_rows);
-    c.notes.push_back("flash: Q read and O written once, logsumexp written (fp32); K and V re-read once per query block (" +
-                      std::to_string(blocks) + " blocks of " + std::to_string(bq) + (op.causal ? ", causal: only keys ≤ the block" : "") + ")");
+    c.notes.push_back("flash: Q read and O written once, logsumexp written (fp32); each query head re-reads K and V "
+                      "once per query block (" + std::to_string(blocks) + " blocks of " + std::to_string(bq) +
+                      (op.causal ? ", causal: only keys its rows see" : "") + ")");
   } else {
     // FlashAttention-2 backward, key blocks of Bk = Bq: D = rowsum(dO∘O) first; then each key
-    // block reads K, V once and writes dK, dV once while Q, dO, logsumexp, D stream past it and
-    // dQ is accumulated in HBM in fp32 (read and written per visit); finally dQ is cast down.
-    // Key block j is visited by every query row; causal: only by rows ≥ j·Bk.
-    const int64_t query_rows = op.causal ? all_rows - triangle : all_rows;
+    // block reads K, V once and writes dK, dV once while Q, dO, logsumexp, D of every query head
+    // of its group stream past it and dQ is accumulated in HBM in fp32 (read and written per
+    // visit); finally dQ is cast down. Causal: key block j is visited by the rows that see key j·Bk.
+    // Key block j is skipped by the max(0, j·Bk − (Nk − N)) first rows.
+    const int64_t key_blocks = ceil_div(Nk, bq);
+    const int64_t all_rows = checked_product({key_blocks, N}, what);
+    const int64_t query_rows = op.causal ? all_rows - ramp_sum(bq, Nk - N, 0, key_blocks - 1, what) : all_rows;
     const int64_t row_d = checked_product({bh, d, b}, what);            // one row of Q or dO, every head
     const int64_t row_d_f32 = checked_product({bh, d, kStatBytes}, what); // one row of the dQ accumulator
     const int64_t row_stat = checked_product({bh, kStatBytes}, what);     // one logsumexp or D entry
     q.add(nd, 2).add(rows_f32);                                      // preprocessing: read dO, O; write D
-    q.add(nd, 4);                                                    // K, V read once; dK, dV written once
+    q.add(kd, 4);                                                    // K, V read once; dK, dV written once
     q.add(row_d, query_rows).add(row_d, query_rows);                 // Q and dO rows, per visit
     q.add(row_stat, query_rows).add(row_stat, query_rows);           // logsumexp and D, per visit
     q.add(row_d_f32, query_rows).add(row_d_f32, query_rows);         // dQ accumulator read + written, per visit
     q.add(checked_product({bh, N, d, kStatBytes}, what)).add(nd);    // dQ fp32 → dtype
     c.notes.push_back("flash backward (FlashAttention-2 order, Bk = Bq = " + std::to_string(bq) +
                       "): K, V read and dK, dV written once; per key block Q, dO, logsumexp, D re-read and dQ "
-                      "accumulated in fp32 (read + write)" + (op.causal ? "; causal: only queries ≥ the block" : ""));
+                      "accumulated in fp32 (read + write)" + (op.causal ? "; causal: only queries that see the block" : ""));
   }
   c.bytes = q.value();
   return c;

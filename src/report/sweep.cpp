@@ -12,6 +12,8 @@
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
 #include "sol/core/input.hpp"
+#include "sol/model/cost.hpp"
+#include "sol/predict.hpp"
 #include "sol/report.hpp"
 #include "sol/sweep.hpp"
 #include "svg.hpp"
@@ -80,12 +82,19 @@ double flops_per_s(const results::Record* r) {
   return r && results::valid(*r) && r->flops > 0 ? r->flops / r->median_s : 0;
 }
 
-// The rung model's prediction on the ceilings sol probe measured: the measured matrix rate in
-// place of the datasheet's, plus the launch overhead the run measured (a GEMM of a few µs pays it).
+// The prediction (sol/predict.hpp) for the rung on the ceilings sol probe measured: the measured
+// matrix rate (fp32: an SGEMM's share of the FMA chain) in place of the datasheet's, the measured
+// copy bandwidth for packing and fill, plus the launch overhead the run measured.
 double measured_prediction(const FamilySweep& s, const Mnk& key, const hw::HwSpec& measured, double launch_s) {
   const auto [m, n, k] = key;
-  const sweep::Prediction p = sweep::predict(*s.family, m, n, k, measured);
-  return p.rung_s > 0 ? p.shape_model.flops / (p.rung_s + launch_s) : 0;
+  predict::Ceilings c;
+  c.spec = measured;
+  c.copy_bytes_per_s = measured.hbm_bytes_per_s;
+  c.launch_s = launch_s;
+  const model::Cost cost = model::matmul({.m = m, .n = n, .k = k, .dtype = s.family->dtype});
+  const predict::Work w{s.family->name, s.rung, dtype_name(s.family->dtype), Shape{{{"m", m}, {"n", n}, {"k", k}}},
+                        cost.flops, cost.bytes};
+  return cost.flops / predict::predict(w, c).seconds;
 }
 
 std::string tflops(double v) { return v > 0 ? fixed(v / 1e12, 1) : "-"; }
@@ -202,11 +211,13 @@ std::string error_summary(const FamilySweep& s, const hw::HwSpec& hw, const hw::
     // The rate the floor takes at the family's largest cube, where it is compute-bound.
     const int64_t big = 8192;
     const model::GemmEstimate e = sweep::predict(*s.family, big, big, big, *measured).shape_model;
-    const std::string rate = fixed(e.flops / e.floor_s / 1e12, 0) + " TFLOP/s " + dtype_name(s.family->dtype);
+    std::string rate = fixed(e.flops / e.floor_s / 1e12, 0) + " TFLOP/s " + dtype_name(s.family->dtype);
+    if (s.family->dtype == DType::f32)
+      rate += " × " + fixed(100 * predict::kSgemmShareOfFma, 0) + " %, an SGEMM's share of the FMA chain";
     if (!errors.empty())
       t += " On the ceilings `sol probe` measured (" + rate + ", plus this run's launch overhead of " +
-           fixed(launch_s * 1e6, 1) + " µs) instead of the datasheet, the " +
-           std::string(s.family->packs_unaligned ? "model with packing" : "shape model") + " is off by a median " +
+           fixed(launch_s * 1e6, 1) + " µs) instead of the datasheet, the prediction of `sol validate` (" +
+           std::string(s.family->packs_unaligned ? "packing, " : "") + "pipeline fill and launch included) is off by a median " +
            pct(sweep::median(errors)) + " over all " + std::to_string(errors.size()) + " shapes.";
   }
   return t;

@@ -178,9 +178,31 @@ TEST(Doctor, SpillsAndLibraryPeers) {
   ASSERT_TRUE(f);
   EXPECT_TRUE(f->problem);
   DoctorInputs peer = inputs(1e9, 0, 1e-3);  // has_kernel = false: cudaMemcpy
+  peer.record.variant = "peer:cudaMemcpy";
   const Diagnosis d = diagnose(peer);
   EXPECT_FALSE(d.occupancy.has_value());
   EXPECT_TRUE(has(find(d, "occupancy")->observation, "library"));
+  // sol's own rung without a kernel plan is not called a library.
+  EXPECT_FALSE(has(find(diagnose(inputs(1e9, 0, 1e-3)), "occupancy")->observation, "library"));
+}
+
+TEST(Doctor, GemmAtOneRowNamesTileQuantization) {
+  // gemm_bf16/v08 at m=1, n=4096, k=4096 at 20 % of the memory floor: the tile serves one row.
+  DoctorInputs in = inputs(2.0 * (4096 + 4096 * 4096 + 4096), 2.0 * 4096 * 4096, 39.5e-6, "memory");
+  in.record.family = "gemm_bf16";
+  in.record.variant = "v08_tile_choice";
+  in.record.shape = "m=1,n=4096,k=4096";
+  in.record.dtype = "bf16";
+  results::MeasuredCeilings m;
+  m.copy_bytes_per_s = 4.25e12;
+  m.launch_overhead_s = 3.6e-6;
+  in.model = predict::ceilings_for(m, hw::find("h200"));
+  const Diagnosis d = diagnose(in);
+  const Finding* f = find(d, "tile quantization");
+  ASSERT_TRUE(f) << diagnosis_text(d);
+  EXPECT_TRUE(f->problem);
+  EXPECT_TRUE(has(f->observation, "serves 1")) << f->observation;
+  EXPECT_FALSE(has(find(d, "occupancy")->observation, "library"));
 }
 
 TEST(Doctor, MemoryBoundButSlowGetsTheUsualCauses) {

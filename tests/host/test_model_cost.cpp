@@ -220,6 +220,50 @@ TEST(CostAttention, BackwardFlopsAndBytes) {
   EXPECT_DOUBLE_EQ(attention(sc).saved_bytes, attention(bwd).saved_bytes);
 }
 
+// A decode step with grouped-query attention: one query row per head against a 32768-key cache
+// of 8 K/V heads. K and V alone are 2 · 8·8·32768·128 · 2 B = 1 GiB; Q, O 64 KiB each.
+TEST(CostAttention, DecodeCountsTheKvCacheByItsOwnHeadsAndRows) {
+  AttentionOp op{.batch = 8, .heads = 32, .seq = 1, .head_dim = 128, .flash = true, .reuse_in_l2 = true,
+                 .heads_kv = 8, .seq_k = 32768};
+  const Cost c = attention(op);
+  EXPECT_DOUBLE_EQ(c.bytes, 1073741824.0 + 2 * 65536 + 8 * 32 * 4);
+  EXPECT_DOUBLE_EQ(c.flops, 4.0 * 8 * 32 * 1 * 32768 * 128);  // 2^32
+  // The causal mask (bottom-right) hides nothing from the last query row: no halving.
+  op.causal = true;
+  EXPECT_DOUBLE_EQ(attention(op).flops, c.flops);
+  // Memory-bound by four orders of magnitude: 1 FLOP per 0.25 byte.
+  EXPECT_LT(c.flops / c.bytes, 4.1);
+}
+
+TEST(CostAttention, GroupedQueryHeadsForwardAndBackward) {
+  // b=2, h=8, hkv=2, n=256, d=64, bf16: Q, O 524288 B each; K, V 131072 B each; L 16384 B.
+  AttentionOp fwd{.batch = 2, .heads = 8, .seq = 256, .head_dim = 64, .flash = true, .reuse_in_l2 = true, .heads_kv = 2};
+  EXPECT_DOUBLE_EQ(attention(fwd).bytes, 2 * 524288 + 2 * 131072 + 16384);
+  // Backward: dO, O, Q, dO, dQ (Q-shaped) five times, L and D three fp32 passes, K, V, dK, dV, and
+  // the fp32 dQ accumulator (1 MiB) written and read.
+  AttentionOp bwd = fwd;
+  bwd.backward = true;
+  EXPECT_DOUBLE_EQ(attention(bwd).bytes, 5 * 524288 + 3 * 16384 + 4 * 131072 + 2 * 1048576);
+  AttentionOp bad = fwd;
+  bad.heads_kv = 3;
+  expect_bad_input([&] { attention(bad); }, "must divide");
+}
+
+TEST(CostAttention, CausalWithFewerKeysThanQueries) {
+  // n = 4, nk = 2, bottom-right: rows 0, 1 see no key, row 2 one, row 3 two: 3 pairs.
+  const AttentionOp op{.seq = 4, .head_dim = 8, .causal = true, .seq_k = 2};
+  EXPECT_DOUBLE_EQ(attention(op).flops, 4.0 * 3 * 8);
+  // Standard attention with fp32 scores: b=1, h=2, hkv=1, n=3, nk=5, d=64, bf16: Q, O 768 B each,
+  // K, V 640 B each, S 2·3·5·4 = 120 B written and read, P 60 B written and read.
+  const AttentionOp st{.heads = 2, .seq = 3, .head_dim = 64, .heads_kv = 1, .seq_k = 5, .score_bytes = 4};
+  EXPECT_DOUBLE_EQ(attention(st).bytes, 2 * 768 + 2 * 640 + 2 * 120 + 2 * 60);
+  // Flash, lecture count, Bq = 2, n = 4, nk = 6: block 0 (rows 0–1) loads keys ≤ 1 + 2 → 4 rows,
+  // block 1 all 6: 10 key rows of K and V per query head.
+  const AttentionOp fl{.seq = 4, .head_dim = 8, .flash = true, .block_q = 2, .causal = true, .dtype = DType::f16,
+                       .seq_k = 6};
+  EXPECT_DOUBLE_EQ(attention(fl).bytes, 2 * 4 * 8 * 2 + 4 * 4 + 10 * 2 * 8 * 2);
+}
+
 TEST(CostAttention, BadInput) {
   expect_bad_input([] { attention({.seq = 0, .head_dim = 64}); }, "seq");
   expect_bad_input([] { attention({.seq = 64, .head_dim = 0}); }, "head_dim");

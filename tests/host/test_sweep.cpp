@@ -11,6 +11,7 @@
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
 #include "sol/hw/spec.hpp"
+#include "sol/predict.hpp"
 #include "sol/report.hpp"
 #include "sol/sweep.hpp"
 #include "tests/host/sol_cli.hpp"
@@ -252,17 +253,23 @@ TEST(SweepReport, MeasuredCeilingsReplaceTheDatasheetLevel) {
   bf16.clock_hz *= 500e12 / bf16.flops_per_s;
   bf16.flops_per_s = 500e12;
   const double launch_s = 4e-6;
-  // A rung running exactly at the model's prediction on those ceilings, launch overhead included:
-  // the error on measured ceilings is 0, the datasheet model's is not.
+  // A rung running exactly at the prediction (sol/predict.hpp) on those ceilings, launch overhead
+  // included: the error on measured ceilings is 0, the datasheet model's is not.
   sol::results::File f;
   f.family = sol::sweep::kFamily;
   f.device.name = "NVIDIA H200";
   f.device.sms = 132;
   f.ceilings.launch_overhead_s = launch_s;
   const auto& fam = sol::sweep::gemm_family("gemm_bf16");
+  sol::predict::Ceilings c;
+  c.spec = probed;
+  c.copy_bytes_per_s = probed.hbm_bytes_per_s;
+  c.launch_s = launch_s;
   for (int64_t n : {1024, 1793, 4096}) {
-    const auto p = sol::sweep::predict(fam, n, n, n, probed);
-    f.records.push_back(rec("v07_tma_store", 7, n, n, n, p.shape_model.flops / (p.rung_s + launch_s) / 1e12));
+    const double flops = 2.0 * double(n) * double(n) * double(n);
+    const sol::predict::Work w{fam.name, "v07_tma_store", "bf16", sol::Shape{{{"m", n}, {"n", n}, {"k", n}}}, flops,
+                               2.0 * 3 * double(n) * double(n)};
+    f.records.push_back(rec("v07_tma_store", 7, n, n, n, flops / sol::predict::predict(w, c).seconds / 1e12));
   }
   const std::string with = sol::report::sweep_markdown(f, datasheet, &probed);
   EXPECT_NE(with.find("On the ceilings `sol probe` measured (500 TFLOP/s bf16, plus this run's launch overhead of 4.0 µs)"),

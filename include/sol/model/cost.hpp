@@ -72,6 +72,9 @@ struct RowOp {
 Cost row_op(const RowOp& op);
 
 // ---- attention O = softmax(Q Kᵀ / √d) V, per (batch, head) -----------------------------------
+// Q, O (and dQ, dO) have `heads` heads of `seq` rows; K, V (and dK, dV) have `heads_kv` heads of
+// `seq_k` rows (grouped-query attention, a decode step: seq = 1, seq_k = the cache). The causal
+// mask is aligned bottom-right: query row i sees keys j ≤ i + seq_k − seq.
 struct AttentionOp {
   int64_t batch = 1, heads = 1, seq = 0, head_dim = 0;
   bool flash = false;       // false: S and P materialized in HBM; true: K,V re-read once per Q block
@@ -83,6 +86,9 @@ struct AttentionOp {
   // accumulator per key block) served by L2 and counted once, as a GPU whose L2 holds the heads
   // in flight sees them. false: the lecture's IO count, every re-read from HBM.
   bool reuse_in_l2 = false;
+  int64_t heads_kv = 0;     // K/V heads (divides heads); 0: = heads
+  int64_t seq_k = 0;        // key rows; 0: = seq
+  int64_t score_bytes = 0;  // standard: bytes per stored element of S (fp32 scores: 4); 0: the dtype's
 };
 Cost attention(const AttentionOp& op);
 

@@ -1,0 +1,145 @@
+#pragma once
+// A prediction for every measured record: the time the model expects a variant to take at a
+// shape, from what the variant declares (its FLOPs and bytes, its element type, for the GEMM rungs
+// its tile, stages and how it treats unaligned operands) and the ceilings calibrated on the card
+// (`sol probe`'s measured profile, the run's copy bandwidth and launch overhead). A kernel's own
+// measured time is never an input. `sol validate` compares the two over committed results; the
+// harness writes the prediction into every record it measures.
+//
+//   GEMM rungs     mainloop = FLOPs ÷ (matrix ceiling × tile × wave efficiency), or ÷ the alignment
+//                  efficiency where the rung reads unaligned operands in place; + the packing kernel
+//                  where the rung copies them; + the pipeline's fill and drain (one stage loaded and
+//                  one C tile stored at an SM's share of the bandwidth); + a launch.
+//   SGEMM          the same on the fp32 ceiling an SGEMM reaches (kSgemmShareOfFma of the FMA chain).
+//   attention      max(FLOPs ÷ the matrix ceiling + the softmax's exponentials, bytes ÷ copy) + a launch.
+//   everything else max(FLOPs ÷ the unit's ceiling, bytes ÷ the copy bandwidth) + a launch.
+#include <string>
+#include <vector>
+
+#include "sol/core/shape.hpp"
+#include "sol/hw/spec.hpp"
+#include "sol/model/shapes.hpp"
+#include "sol/results.hpp"
+
+namespace sol::predict {
+
+// What fraction of the FMA-chain rate (`sol probe`'s fp32 vector ceiling) a register-tiled SGEMM
+// can sustain: the best SGEMM measured on the H200, cuBLAS at 8192³ (51.1 TFLOP/s), reaches 86 % of
+// the 59.3 TFLOP/s chain, the rest being the issue slots its shared-memory loads, address
+// arithmetic and loop take from the FFMAs (bench/results/h200/gemm_sweep.json).
+inline constexpr double kSgemmShareOfFma = 0.86;
+
+// Attention's softmax: one exp2 per query-key pair (the backward recomputes P once), on the special
+// function units at 16 results per clock per SM (sm_80–sm_90: the CUDA C++ Programming Guide's
+// throughput table), at the clock the matrix ceiling runs at. FlashAttention-2-style kernels issue
+// them between the MMAs that depend on them, so the two add up.
+inline constexpr double kExpPerClockPerSm = 16;
+
+// The ceilings under a prediction.
+struct Ceilings {
+  double copy_bytes_per_s = 0;  // device copy, read + write
+  double launch_s = 0;          // one kernel launch, back to back
+  hw::HwSpec spec;              // the peaks and SM count: a measured profile, else the datasheet row
+  std::string source;           // "the measured profile" or "the h200 datasheet"
+};
+// The run's copy bandwidth and launch overhead from the file (when measured), the peaks and SM count
+// from `profile` (a measured profile; nullptr: the datasheet row `sheet` alone).
+Ceilings ceilings_for(const results::File& f, const hw::HwSpec* profile, const hw::HwSpec& sheet);
+// The same from a run's own measured ceilings (the harness, during the run).
+Ceilings ceilings_for(const results::MeasuredCeilings& m, const hw::HwSpec& row);
+
+// How a GEMM rung is built, as far as its time depends on it.
+struct GemmRung {
+  model::GemmTile tile;
+  int blocks_per_sm = 1;
+  int stages = 1;
+  int64_t pack_pitch_bytes = 0;  // operands whose pitch is not a multiple of this are copied first (0: none)
+  bool sgemm = false;            // fp32 on the vector unit
+  bool known = true;             // false for a library peer: its tiles are assumed, not declared
+  std::string name;              // "128×256×64, 4 stages, packs to 128 B"
+};
+// The rung's facts at a GEMM shape (v08 picks its tile by the shape); nullopt-like known=false with
+// the Hopper tile for peers. Throws sol::Error (BadInput) for a family that is not a GEMM.
+GemmRung gemm_rung(const std::string& family, const std::string& variant, const std::string& dtype, int64_t m,
+                   int64_t n, int sms);
+bool is_gemm_family(const std::string& family);
+
+struct Term {
+  std::string name;  // "mainloop", "packing", "fill", "launch", "memory", "compute"
+  double seconds = 0;
+  std::string why;   // how it was counted, one line
+};
+
+struct Prediction {
+  double seconds = 0;        // the sum of the terms
+  std::vector<Term> terms;
+  std::string bound;         // "compute" | "memory" | "launch"
+  double tile_efficiency = 1, wave_efficiency = 1, alignment_efficiency = 1;  // GEMM only
+  std::string rung;          // GEMM: the rung's facts used
+  // The term that dominates, with the efficiencies below 95 % ("tile quantization 0.8 %").
+  std::string limit;
+};
+
+// What the model needs about one record.
+struct Work {
+  std::string family, variant, dtype;
+  Shape shape;
+  double flops = 0, bytes = 0;
+};
+Work work_of(const results::Record& r);  // throws sol::Error (BadInput) on a shape it cannot parse
+// The same for a record of a file: a record of schema 1, which names no dtype, takes the one its
+// variant's or family's name gives (results::comparison_dtype).
+Work work_of(const results::File& f, const results::Record& r);
+// Throws sol::Error (BadInput) when the ceilings lack what the work needs (no copy bandwidth, no
+// peak for its type).
+Prediction predict(const Work& w, const Ceilings& c);
+
+// ---- validation: predicted against measured over committed results -----------------------------
+struct Check {
+  results::Record record;
+  Prediction prediction;
+  double error = 0;  // |predicted − measured| ÷ measured
+  double ratio = 0;  // measured ÷ predicted (> 1: slower than the model)
+};
+struct Stats {
+  std::string family;  // "" for the overall row
+  int count = 0;
+  double mape = 0, median = 0, p90 = 0;  // of Check::error
+};
+struct Validation {
+  std::vector<Check> checks;         // every verified record with a time, worst first
+  std::vector<Stats> families;       // by family name
+  Stats overall;
+  std::vector<std::string> unpredicted;  // "family/variant at shape: why" for records the model could not predict
+  std::string ceilings;              // what the predictions stand on
+};
+// `profile`: the measured profile beside the results (nullptr: each file's datasheet row).
+Validation validate(const std::vector<results::File>& files, const hw::HwSpec* profile);
+// p-th quantile (0..1) by linear interpolation; 0 for an empty list.
+double quantile(std::vector<double> v, double p);
+// The worst `worst` checks with their causes; text for a terminal, Markdown for docs/validation.md.
+std::string validation_text(const Validation& v, size_t worst = 10);
+std::string validation_markdown(const Validation& v, const std::string& results_dir, size_t worst = 10);
+// One line: why a check is off, from its largest term and its efficiencies.
+std::string cause(const Check& c);
+
+// ---- the doctor on committed results: family-aware findings from the models -------------------
+struct Finding {
+  std::string topic;         // "tile quantization", "waves", "alignment", "split-k", "rows", "intensity"
+  std::string observation;
+  std::string prescription;
+  bool problem = false;
+};
+struct Diagnosis {
+  Work work;
+  bool measured = false;     // a verified record with a time was found at the shape
+  double measured_s = 0;
+  Prediction prediction;
+  std::string cause;         // the first problem's topic; "" when the model sees none
+  std::vector<Finding> findings;
+};
+// `record`: the measured record at the shape, or nullptr (model-only findings).
+Diagnosis diagnose(const Work& w, const Ceilings& c, const results::Record* record);
+std::string diagnosis_text(const Diagnosis& d);
+
+}  // namespace sol::predict

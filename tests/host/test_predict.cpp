@@ -1,0 +1,250 @@
+// Predictions (sol/predict.hpp) on hand-countable cases, the validation statistics, the doctor's
+// findings from committed results, and the commands that show them (sol validate, sol doctor
+// --results).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "sol/core/error.hpp"
+#include "sol/predict.hpp"
+#include "sol_cli.hpp"
+
+using namespace sol;
+using namespace sol::predict;
+namespace fs = std::filesystem;
+
+namespace {
+constexpr double kCopy = 4.25e12, kLaunch = 3.6e-6, kBf16 = 7.16e14, kFma = 5.93e13;
+
+results::File h200_file(const std::string& family) {
+  results::File f;
+  f.family = family;
+  f.device.name = "NVIDIA H200";
+  f.device.sms = 132;
+  f.device.database_row = "h200";
+  f.ceilings.copy_bytes_per_s = kCopy;
+  f.ceilings.launch_overhead_s = kLaunch;
+  f.ceilings.matrix_flops_per_s["bf16"] = kBf16;
+  f.ceilings.fp32_fma_flops_per_s = kFma;
+  return f;
+}
+
+Ceilings h200() { return ceilings_for(h200_file("x"), nullptr, hw::find("h200")); }
+
+Work gemm(const std::string& family, const std::string& variant, const std::string& dtype, int64_t m, int64_t n,
+          int64_t k) {
+  const int64_t b = dtype == "fp32" ? 4 : 2;
+  return {family, variant, dtype, Shape{{{"m", m}, {"n", n}, {"k", k}}}, 2.0 * double(m) * double(n) * double(k),
+          double(b) * double(m * k + k * n + m * n)};
+}
+
+const Term* term(const Prediction& p, const std::string& name) {
+  for (const Term& t : p.terms)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+results::Record record(const std::string& family, const std::string& variant, const std::string& shape, double median_s,
+                       double flops, double bytes, const std::string& dtype) {
+  results::Record r;
+  r.family = family;
+  r.variant = variant;
+  r.shape = shape;
+  r.median_s = median_s;
+  r.flops = flops;
+  r.bytes = bytes;
+  r.dtype = dtype;
+  r.verified = true;
+  return r;
+}
+}  // namespace
+
+TEST(Predict, MemoryBoundIsBytesOverTheCopyBandwidthPlusALaunch) {
+  const Work w{"copy", "v02_vec16", "fp32", Shape::parse("n=2^28"), 0, 2.0 * 4 * 268435456};
+  const Prediction p = predict::predict(w, h200());
+  EXPECT_DOUBLE_EQ(p.seconds, w.bytes / kCopy + kLaunch);
+  EXPECT_EQ(p.bound, "memory");
+  // A kernel smaller than a launch is launch-bound.
+  const Work tiny{"copy", "v02_vec16", "fp32", Shape::parse("n=16"), 0, 128};
+  EXPECT_EQ(predict::predict(tiny, h200()).bound, "launch");
+}
+
+TEST(Predict, OneRowOnATensorCoreTileIsTileQuantization) {
+  // v08 at m=1: the 128×128 tile (its rule picks it: 64 CTAs in one round) serves 1 of 128 rows.
+  const Work w = gemm("gemm_bf16", "v08_tile_choice", "bf16", 1, 4096, 4096);
+  const Prediction p = predict::predict(w, h200());
+  EXPECT_DOUBLE_EQ(p.tile_efficiency, 1.0 / 128);
+  EXPECT_NE(p.rung.find("128x128"), std::string::npos) << p.rung;
+  EXPECT_EQ(p.bound, "compute");  // the padded work outweighs the 33.6 MB of B
+  const Term* main = term(p, "mainloop");
+  ASSERT_NE(main, nullptr);
+  EXPECT_NEAR(main->seconds, w.flops / (kBf16 * (1.0 / 128) * (32.0 / 132)), 1e-12);
+  const Diagnosis d = diagnose(w, h200(), nullptr);
+  EXPECT_EQ(d.cause, "tile quantization");
+  EXPECT_FALSE(d.measured);
+  bool split = false;
+  for (const Finding& f : d.findings) split = split || (f.topic == "split-k" && f.problem);
+  EXPECT_TRUE(split) << diagnosis_text(d);
+}
+
+TEST(Predict, UnalignedRowsArePackedByTheHopperRungsAndReadNarrowByV01) {
+  // 4095 bf16 = 8190-byte rows, padded to 8192: A and B each read once and written once.
+  const Prediction v07 = predict::predict(gemm("gemm_bf16", "v07_tma_store", "bf16", 4095, 4095, 4095), h200());
+  const Term* pack = term(v07, "packing");
+  ASSERT_NE(pack, nullptr);
+  EXPECT_DOUBLE_EQ(pack->seconds, 8190.0 * (8190 + 8192) / kCopy + kLaunch);
+  EXPECT_DOUBLE_EQ(v07.alignment_efficiency, 1);
+  const Prediction v01 = predict::predict(gemm("gemm_bf16", "v01_mma_sync", "bf16", 4095, 4095, 4095), h200());
+  EXPECT_EQ(term(v01, "packing"), nullptr);
+  EXPECT_DOUBLE_EQ(v01.alignment_efficiency, 2.0 / 16);  // 2-byte loads
+  // Aligned: no packing.
+  EXPECT_EQ(term(predict::predict(gemm("gemm_bf16", "v07_tma_store", "bf16", 4096, 4096, 4096), h200()), "packing"), nullptr);
+}
+
+TEST(Predict, ALibraryTakesTheBestOfItsUsualTiles) {
+  // 1024³: 32 tiles of 128×256 fill a quarter of the SMs; 128×128 gives 64, 64×128 gives 128.
+  const Prediction p = predict::predict(gemm("gemm_bf16", "peer:cublasLt", "bf16", 1024, 1024, 1024), h200());
+  EXPECT_NE(p.rung.find("64x128"), std::string::npos) << p.rung;
+  EXPECT_NEAR(p.wave_efficiency, 128.0 / 132, 1e-12);
+}
+
+TEST(Predict, SgemmStandsOnItsShareOfTheFmaChain) {
+  const Prediction p = predict::predict(gemm("gemm_fp32", "v08_warptile_256x128", "fp32", 8192, 8192, 8192), h200());
+  const Term* main = term(p, "mainloop");
+  ASSERT_NE(main, nullptr);
+  EXPECT_NEAR(main->seconds, 2.0 * 8192 * 8192 * 8192 / (kSgemmShareOfFma * kFma * p.wave_efficiency), 1e-9);
+  EXPECT_NEAR(p.wave_efficiency, (2048.0 / 132) / 16, 1e-12);  // 2048 tiles of 256×128 in 16 waves
+}
+
+TEST(Predict, AMatrixOpInATypeTheTensorCoresLackRunsOnTheVectorUnit) {
+  Work w{"mx", "v06_gemm_emulated", "fp32", Shape::parse("m=4096,n=4096,k=4096"), 2.0 * 4096 * 4096 * 4096, 1e8};
+  const Prediction p = predict::predict(w, h200());
+  EXPECT_NEAR(p.terms.front().seconds, w.flops / kFma, 1e-12);  // fp32: the FMA chain
+  w.dtype = "";  // an old record without its type: no guess
+  EXPECT_THROW(predict::predict(w, h200()), Error);
+}
+
+TEST(Predict, RefusesCeilingsWithoutBandwidth) {
+  Ceilings c = h200();
+  c.copy_bytes_per_s = 0;
+  EXPECT_THROW(predict::predict({"copy", "v02_vec16", "fp32", Shape::parse("n=4"), 0, 32}, c), Error);
+}
+
+TEST(Predict, QuantileInterpolates) {
+  EXPECT_DOUBLE_EQ(quantile({4, 1, 3, 2}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(quantile({4, 1, 3, 2}, 0.9), 3.7);
+  EXPECT_DOUBLE_EQ(quantile({}, 0.5), 0);
+}
+
+TEST(Predict, ValidationStatisticsPerFamilyAndOverall) {
+  results::File f = h200_file("copy");
+  const double bytes = 8e9, pred = bytes / kCopy + kLaunch;
+  f.records.push_back(record("copy", "v01_scalar", "n=1000000000", 2 * pred, 0, bytes, "fp32"));  // error 50 %
+  f.records.push_back(record("copy", "v02_vec16", "n=1000000000", pred, 0, bytes, "fp32"));       // error 0
+  results::Record failed = record("copy", "v03_vec16_unroll", "n=1000000000", pred, 0, bytes, "fp32");
+  failed.verified = false;  // not a result: left out
+  f.records.push_back(failed);
+  const Validation v = validate({f}, nullptr);
+  ASSERT_EQ(v.checks.size(), 2u);
+  EXPECT_EQ(v.checks.front().record.variant, "v01_scalar");  // worst first
+  EXPECT_NEAR(v.checks.front().ratio, 2, 1e-12);
+  ASSERT_EQ(v.families.size(), 1u);
+  EXPECT_NEAR(v.overall.mape, 0.25, 1e-12);
+  EXPECT_NEAR(v.overall.median, 0.25, 1e-12);
+  EXPECT_NEAR(v.overall.p90, 0.45, 1e-12);
+  EXPECT_NE(validation_markdown(v, "dir").find("| **overall** | 2 | 25.0 % | 25.0 % | 45.0 % |"), std::string::npos);
+}
+
+TEST(Predict, ResultsKeepThePredictionAndReadOlderSchemas) {
+  results::File f = h200_file("copy");
+  f.records.push_back(record("copy", "v02_vec16", "n=4", 1e-5, 0, 32, "fp32"));
+  f.records[0].predicted_s = 4.2e-6;
+  const results::File g = results::from_json_text(results::to_json(f), "mem");
+  EXPECT_EQ(g.schema_version, 3);
+  EXPECT_DOUBLE_EQ(g.records[0].predicted_s, 4.2e-6);
+  std::string old = results::to_json(f);
+  old.replace(old.find("\"schema_version\": 3"), 19, "\"schema_version\": 2");
+  old.replace(old.find("\"predicted_s\": 4.2e-06,"), 23, "");
+  EXPECT_DOUBLE_EQ(results::from_json_text(old, "old").records[0].predicted_s, 0);
+  std::string bad = results::to_json(f);
+  bad.replace(bad.find("4.2e-06"), 7, "-1.0000");
+  EXPECT_THROW(results::from_json_text(bad, "bad"), Error);
+}
+
+namespace {
+struct ResultsDir {
+  fs::path dir = fs::temp_directory_path() / ("sol-validate-" + std::to_string(::getpid()));
+  ResultsDir() {
+    fs::create_directories(dir);
+    results::File f = h200_file("gemm_bf16");
+    // A measurement at 20 % of the memory floor (33.6 MB at 4.25 TB/s = 7.9 µs → 39.5 µs).
+    f.records.push_back(record("gemm_bf16", "v08_tile_choice", "m=1,n=4096,k=4096", 39.5e-6, 2.0 * 4096 * 4096,
+                               2.0 * (4096 + 4096 * 4096 + 4096), "bf16"));
+    f.records.push_back(record("gemm_bf16", "v08_tile_choice", "m=4096,n=4096,k=4096", 215e-6, 2.0 * 4096 * 4096 * 4096,
+                               2.0 * 3 * 4096 * 4096, "bf16"));
+    results::write(f, (dir / "gemm_bf16.json").string());
+  }
+  ~ResultsDir() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+}  // namespace
+
+TEST(PredictCli, ValidateWritesTheDocBlockAndTheSummary) {
+  ResultsDir d;
+  const fs::path doc = d.dir / "validation.md";
+  const auto r = test::run_sol("validate --results " + d.dir.string() + " --doc " + doc.string() + " --write-json");
+  ASSERT_EQ(r.rc, 0) << r.all();
+  EXPECT_NE(r.out.find("overall"), std::string::npos) << r.out;
+  const std::string page = test::slurp(doc);
+  EXPECT_NE(page.find("<!-- sol:BEGIN validation -->"), std::string::npos);
+  EXPECT_NE(page.find("gemm_bf16/v08_tile_choice"), std::string::npos);
+  EXPECT_TRUE(fs::exists(d.dir / results::kValidationFile));
+  // The summary beside the results is not read back as a results file.
+  const auto again = test::run_sol("validate --json --results " + d.dir.string());
+  ASSERT_EQ(again.rc, 0) << again.all();
+  EXPECT_NE(again.out.find("\"records\": 2"), std::string::npos) << again.out;
+  EXPECT_EQ(test::run_sol("validate --results /nonexistent-sol-dir").rc, 2);
+}
+
+TEST(PredictCli, DoctorOnResultsNamesTileQuantizationAtOneRow) {
+  ResultsDir d;
+  const auto r = test::run_sol("doctor --results " + d.dir.string() + " gemm_bf16/v08_tile_choice --shape m=1,n=4096,k=4096");
+  ASSERT_EQ(r.rc, 0) << r.all();
+  EXPECT_NE(r.out.find("cause: tile quantization"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a 128-row tile serves 1"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("library call"), std::string::npos) << r.out;
+  // A shape the results do not hold: the model's findings alone.
+  const auto m2 = test::run_sol("doctor --results " + d.dir.string() + " gemm_bf16/v08_tile_choice --shape m=2,n=4096,k=4096");
+  ASSERT_EQ(m2.rc, 0) << m2.all();
+  EXPECT_NE(m2.out.find("the model's alone"), std::string::npos) << m2.out;
+  EXPECT_NE(m2.out.find("cause: tile quantization"), std::string::npos) << m2.out;
+  // Attention at a decode shape no record holds: the byte model says memory-bound.
+  const auto dec = test::run_sol("doctor --results " + d.dir.string() +
+                                 " attention/v04_flash_wgmma --shape b=8,h=32,hkv=8,n=1,nk=32768,d=128");
+  EXPECT_EQ(dec.rc, 2) << dec.all();  // no attention file in this folder: one line, exit 2
+  // Bad input: one line, exit 2.
+  EXPECT_EQ(test::run_sol("doctor --results " + d.dir.string() + " gemm_bf16").rc, 2);
+  EXPECT_EQ(test::run_sol("doctor --results " + d.dir.string() + " gemm_bf16/v99").rc, 2);
+}
+
+TEST(PredictDoctor, RowsPerSmAndAttentionIntensity) {
+  const Ceilings c = h200();
+  const Diagnosis few = diagnose({"layernorm", "v03_one_read_bf16", "bf16", Shape::parse("rows=64,cols=65536"),
+                                  10.0 * 64 * 65536, 2.0 * 2 * 64 * 65536},
+                                 c, nullptr);
+  EXPECT_EQ(few.cause, "rows");
+  const Diagnosis many = diagnose({"layernorm", "v03_one_read_bf16", "bf16", Shape::parse("rows=65536,cols=4096"),
+                                   10.0 * 65536 * 4096, 2.0 * 2 * 65536 * 4096},
+                                  c, nullptr);
+  EXPECT_EQ(many.cause, "");
+  // Decode: 2^32 FLOPs against 1.07 GB of K/V cache.
+  const Diagnosis decode = diagnose({"attention", "v04_flash_wgmma", "bf16",
+                                     Shape::parse("b=8,h=32,hkv=8,n=1,nk=32768,d=128"), 4294967296.0, 1073873920.0},
+                                    c, nullptr);
+  EXPECT_EQ(decode.cause, "intensity");
+  EXPECT_EQ(decode.prediction.bound, "memory");
+  EXPECT_NEAR(decode.prediction.seconds, 1073873920.0 / kCopy + kLaunch, 1e-12);  // ≈ 253 µs, not 4.3 µs
+}
