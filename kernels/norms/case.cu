@@ -15,6 +15,7 @@
 #include "kernels/norms/case.hpp"
 #include "kernels/norms/forward.cuh"
 #include "kernels/norms/prepare.cuh"
+#include "sol/kernels.hpp"
 
 namespace sol::kernels::rows {
 namespace {
@@ -55,8 +56,9 @@ class RowCase final : public Case {
     }
     if (in_.kind != Kind::Softmax) gamma_ = DeviceBuffer<T>(cols_);
     if (in_.kind == Kind::LayerNorm) beta_ = DeviceBuffer<T>(cols_);
-    if (in_.kind != Kind::RMSNorm) stat0_ = DeviceBuffer<float>(rows_);
-    stat1_ = DeviceBuffer<float>(rows_);
+    const bool saves = !(in_.dispatch && in_.kind == Kind::Softmax);
+    if (saves && in_.kind != Kind::RMSNorm) stat0_ = DeviceBuffer<float>(rows_);
+    if (saves) stat1_ = DeviceBuffer<float>(rows_);
     if (in_.impl == Impl::Eager) temp_ = DeviceBuffer<T>(n);
   }
 
@@ -80,12 +82,13 @@ class RowCase final : public Case {
   void poison(int set) override {
     y_.at(size_t(set)).poison();
     if (stat0_.get()) stat0_.poison();
-    stat1_.poison();
+    if (stat1_.get()) stat1_.poison();
   }
 
   void run(int set, void* stream) override {
     const RowArgs<T> a = args(set);
     const auto st = static_cast<cudaStream_t>(stream);
+    if (in_.dispatch) return run_api(a, st);
     switch (in_.kind) {
       case Kind::LayerNorm: return layernorm_forward(in_.impl, a, temp_.get(), st);
       case Kind::RMSNorm: return rmsnorm_forward(in_.impl, a, temp_.get(), st);
@@ -119,6 +122,7 @@ class RowCase final : public Case {
       const int64_t r = i / cols_, c = i % cols_;
       return Sample{Elem<T>::decode(got[size_t(i)]), expected(ref[size_t(r)], x(r, c), c), is_poison(got[size_t(i)])};
     });
+    if (!stat1_.get()) return y;
     // Saved statistics, fp32: the same tolerance (they are at least as accurate as y).
     const std::vector<uint32_t> g0 = stat0_.get() ? stat0_.template to_host<uint32_t>(0, rows_) : std::vector<uint32_t>();
     const std::vector<uint32_t> g1 = stat1_.template to_host<uint32_t>(0, rows_);
@@ -152,7 +156,51 @@ class RowCase final : public Case {
     a.stat1 = stat1_.get();
     a.rows = rows_;
     a.cols = cols_;
+    a.ldx = a.ldy = cols_;
+    a.eps = float(kEps);
     return a;
+  }
+
+  // The public entry of the op on the same buffers (the API's softmax saves no statistics).
+  void run_api(const RowArgs<T>& a, cudaStream_t st) const {
+    const DType dt = std::is_same_v<T, float> ? DType::f32 : DType::bf16;
+    switch (in_.kind) {
+      case Kind::LayerNorm: {
+        LayerNormArgs p;
+        p.dtype = dt;
+        p.rows = a.rows;
+        p.cols = a.cols;
+        p.x = a.x;
+        p.y = a.y;
+        p.gamma = a.gamma;
+        p.beta = a.beta;
+        p.eps = a.eps;
+        p.mean = a.stat0;
+        p.rstd = a.stat1;
+        return sol::layernorm_forward(p, nullptr, 0, st);
+      }
+      case Kind::RMSNorm: {
+        RMSNormArgs p;
+        p.dtype = dt;
+        p.rows = a.rows;
+        p.cols = a.cols;
+        p.x = a.x;
+        p.y = a.y;
+        p.gamma = a.gamma;
+        p.eps = a.eps;
+        p.rstd = a.stat1;
+        return sol::rmsnorm_forward(p, nullptr, 0, st);
+      }
+      case Kind::Softmax: {
+        SoftmaxArgs p;
+        p.dtype = dt;
+        p.rows = a.rows;
+        p.cols = a.cols;
+        p.x = a.x;
+        p.y = a.y;
+        return sol::softmax_forward(p, nullptr, 0, st);
+      }
+    }
   }
 
   // Input element (r, c) as the device holds it.
