@@ -165,41 +165,18 @@ class RowCase final : public Case {
   void run_api(const RowArgs<T>& a, cudaStream_t st) const {
     const DType dt = std::is_same_v<T, float> ? DType::f32 : DType::bf16;
     switch (in_.kind) {
-      case Kind::LayerNorm: {
-        LayerNormArgs p;
-        p.dtype = dt;
-        p.rows = a.rows;
-        p.cols = a.cols;
-        p.x = a.x;
-        p.y = a.y;
-        p.gamma = a.gamma;
-        p.beta = a.beta;
-        p.eps = a.eps;
-        p.mean = a.stat0;
-        p.rstd = a.stat1;
-        return sol::layernorm_forward(p, nullptr, 0, st);
-      }
-      case Kind::RMSNorm: {
-        RMSNormArgs p;
-        p.dtype = dt;
-        p.rows = a.rows;
-        p.cols = a.cols;
-        p.x = a.x;
-        p.y = a.y;
-        p.gamma = a.gamma;
-        p.eps = a.eps;
-        p.rstd = a.stat1;
-        return sol::rmsnorm_forward(p, nullptr, 0, st);
-      }
-      case Kind::Softmax: {
-        SoftmaxArgs p;
-        p.dtype = dt;
-        p.rows = a.rows;
-        p.cols = a.cols;
-        p.x = a.x;
-        p.y = a.y;
-        return sol::softmax_forward(p, nullptr, 0, st);
-      }
+      case Kind::LayerNorm:
+        return sol::layernorm_forward(LayerNormArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.x, .y = a.y,
+                                                    .gamma = a.gamma, .beta = a.beta, .eps = a.eps, .mean = a.stat0,
+                                                    .rstd = a.stat1},
+                                      nullptr, 0, st);
+      case Kind::RMSNorm:
+        return sol::rmsnorm_forward(RMSNormArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.x, .y = a.y,
+                                                .gamma = a.gamma, .eps = a.eps, .rstd = a.stat1},
+                                    nullptr, 0, st);
+      case Kind::Softmax:
+        return sol::softmax_forward(SoftmaxArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.x, .y = a.y}, nullptr,
+                                    0, st);
     }
   }
 

@@ -243,44 +243,15 @@ class RowBwdCase final : public Case {
   decltype(auto) with_api_args(const rows::BwdArgs<T>& a, Fn&& fn) const {
     const DType dt = std::is_same_v<T, float> ? DType::f32 : DType::bf16;
     switch (in_.kind) {
-      case Kind::LayerNorm: {
-        LayerNormBackwardArgs p;
-        p.dtype = dt;
-        p.rows = a.rows;
-        p.cols = a.cols;
-        p.x = a.a;
-        p.dy = a.dy;
-        p.dx = a.dx;
-        p.gamma = a.gamma;
-        p.mean = a.mean;
-        p.rstd = a.rstd;
-        p.dgamma = a.dgamma;
-        p.dbeta = a.dbeta;
-        return fn(p);
-      }
-      case Kind::RMSNorm: {
-        RMSNormBackwardArgs p;
-        p.dtype = dt;
-        p.rows = a.rows;
-        p.cols = a.cols;
-        p.x = a.a;
-        p.dy = a.dy;
-        p.dx = a.dx;
-        p.gamma = a.gamma;
-        p.rstd = a.rstd;
-        p.dgamma = a.dgamma;
-        return fn(p);
-      }
-      default: {
-        SoftmaxBackwardArgs p;
-        p.dtype = dt;
-        p.rows = a.rows;
-        p.cols = a.cols;
-        p.y = a.a;
-        p.dy = a.dy;
-        p.dx = a.dx;
-        return fn(p);
-      }
+      case Kind::LayerNorm:
+        return fn(LayerNormBackwardArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.a, .dy = a.dy, .dx = a.dx,
+                                        .gamma = a.gamma, .mean = a.mean, .rstd = a.rstd, .dgamma = a.dgamma,
+                                        .dbeta = a.dbeta});
+      case Kind::RMSNorm:
+        return fn(RMSNormBackwardArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.a, .dy = a.dy, .dx = a.dx,
+                                      .gamma = a.gamma, .rstd = a.rstd, .dgamma = a.dgamma});
+      default:
+        return fn(SoftmaxBackwardArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .y = a.a, .dy = a.dy, .dx = a.dx});
     }
   }
   size_t api_workspace() const {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sol/kernels.hpp"
+#include "sol/model/model_shapes.hpp"
 #include "tests/gpu/gpu_env.hpp"
 
 using namespace sol;
@@ -206,47 +207,23 @@ void check_forward(const Problem& p) {
   const void* gamma = p.affine ? g.dev() : nullptr;
   const void* beta = p.affine ? b.dev() : nullptr;
   Choice choice;
+  // Pitches: some given as 0 (packed) where there is no padding, the others explicit.
+  const int64_t ldx0 = p.pad_x ? x.ld() : 0, ldy0 = p.pad_y ? y.ld() : 0;
   if (p.op == Op::LayerNorm) {
-    LayerNormArgs a;
-    a.dtype = p.dtype;
-    a.rows = p.rows;
-    a.cols = p.cols;
-    a.x = x.dev();
-    a.y = y.dev();
-    a.ldx = p.pad_x ? x.ld() : 0;
-    a.ldy = y.ld();
-    a.gamma = gamma;
-    a.beta = beta;
-    a.eps = p.eps;
-    a.mean = s0.dev();
-    a.rstd = s1.dev();
+    const LayerNormArgs a{.dtype = p.dtype, .rows = p.rows, .cols = p.cols, .x = x.dev(), .y = y.dev(), .ldx = ldx0,
+                          .ldy = y.ld(), .gamma = gamma, .beta = beta, .eps = p.eps, .mean = s0.dev(), .rstd = s1.dev()};
     ASSERT_EQ(layernorm_forward_workspace_size(a), 0u);
     choice = explain_layernorm_forward(a);
     layernorm_forward(a, nullptr, 0, nullptr);
   } else if (p.op == Op::RMSNorm) {
-    RMSNormArgs a;
-    a.dtype = p.dtype;
-    a.rows = p.rows;
-    a.cols = p.cols;
-    a.x = x.dev();
-    a.y = y.dev();
-    a.ldx = x.ld();
-    a.ldy = p.pad_y ? y.ld() : 0;
-    a.gamma = gamma;
-    a.eps = p.eps;
-    a.rstd = s1.dev();
+    const RMSNormArgs a{.dtype = p.dtype, .rows = p.rows, .cols = p.cols, .x = x.dev(), .y = y.dev(), .ldx = x.ld(),
+                        .ldy = ldy0, .gamma = gamma, .eps = p.eps, .rstd = s1.dev()};
     ASSERT_EQ(rmsnorm_forward_workspace_size(a), 0u);
     choice = explain_rmsnorm_forward(a);
     rmsnorm_forward(a, nullptr, 0, nullptr);
   } else {
-    SoftmaxArgs a;
-    a.dtype = p.dtype;
-    a.rows = p.rows;
-    a.cols = p.cols;
-    a.x = x.dev();
-    a.y = y.dev();
-    a.ldx = x.ld();
-    a.ldy = y.ld();
+    const SoftmaxArgs a{.dtype = p.dtype, .rows = p.rows, .cols = p.cols, .x = x.dev(), .y = y.dev(), .ldx = x.ld(),
+                        .ldy = y.ld()};
     ASSERT_EQ(softmax_forward_workspace_size(a), 0u);
     choice = explain_softmax_forward(a);
     softmax_forward(a, nullptr, 0, nullptr);
@@ -319,49 +296,20 @@ void check_backward(const Problem& p) {
     choice = explain_fn(args);
     run_fn(args, work, bytes, nullptr);
   };
+  const int64_t lda0 = p.pad_x ? a.ld() : 0, lddy0 = p.pad_dy ? dy.ld() : 0, lddx0 = p.pad_y ? dx.ld() : 0;
   if (p.op == Op::LayerNorm) {
-    LayerNormBackwardArgs b;
-    b.dtype = p.dtype;
-    b.rows = R;
-    b.cols = C;
-    b.x = a.dev();
-    b.dy = dy.dev();
-    b.dx = dx.dev();
-    b.ldx = a.ld();
-    b.lddy = p.pad_dy ? dy.ld() : 0;
-    b.lddx = dx.ld();
-    b.gamma = gamma;
-    b.mean = mean.dev();
-    b.rstd = rstd.dev();
-    b.dgamma = dgamma;
-    b.dbeta = dbeta;
+    LayerNormBackwardArgs b{.dtype = p.dtype, .rows = R, .cols = C, .x = a.dev(), .dy = dy.dev(), .dx = dx.dev(),
+                            .ldx = a.ld(), .lddy = lddy0, .lddx = dx.ld(), .gamma = gamma, .mean = mean.dev(),
+                            .rstd = rstd.dev(), .dgamma = dgamma, .dbeta = dbeta};
     run(b, layernorm_backward_workspace_size, explain_layernorm_backward, layernorm_backward);
   } else if (p.op == Op::RMSNorm) {
-    RMSNormBackwardArgs b;
-    b.dtype = p.dtype;
-    b.rows = R;
-    b.cols = C;
-    b.x = a.dev();
-    b.dy = dy.dev();
-    b.dx = dx.dev();
-    b.ldx = p.pad_x ? a.ld() : 0;
-    b.lddy = dy.ld();
-    b.lddx = dx.ld();
-    b.gamma = gamma;
-    b.rstd = rstd.dev();
-    b.dgamma = dgamma;
+    RMSNormBackwardArgs b{.dtype = p.dtype, .rows = R, .cols = C, .x = a.dev(), .dy = dy.dev(), .dx = dx.dev(),
+                          .ldx = lda0, .lddy = dy.ld(), .lddx = dx.ld(), .gamma = gamma, .rstd = rstd.dev(),
+                          .dgamma = dgamma};
     run(b, rmsnorm_backward_workspace_size, explain_rmsnorm_backward, rmsnorm_backward);
   } else {
-    SoftmaxBackwardArgs b;
-    b.dtype = p.dtype;
-    b.rows = R;
-    b.cols = C;
-    b.y = a.dev();
-    b.dy = dy.dev();
-    b.dx = dx.dev();
-    b.ldy = a.ld();
-    b.lddy = dy.ld();
-    b.lddx = p.pad_y ? dx.ld() : 0;
+    SoftmaxBackwardArgs b{.dtype = p.dtype, .rows = R, .cols = C, .y = a.dev(), .dy = dy.dev(), .dx = dx.dev(),
+                          .ldy = a.ld(), .lddy = dy.ld(), .lddx = lddx0};
     run(b, softmax_backward_workspace_size, explain_softmax_backward, softmax_backward);
   }
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -526,16 +474,8 @@ TEST(ApiRows, BackwardIsBitIdenticalAcrossRuns) {
   for (Matrix* m : {&x, &dy, &dx, &dg, &db}) m->upload();
   mean.upload();
   rstd.upload();
-  LayerNormBackwardArgs b;
-  b.rows = R;
-  b.cols = C;
-  b.x = x.dev();
-  b.dy = dy.dev();
-  b.dx = dx.dev();
-  b.mean = mean.dev();
-  b.rstd = rstd.dev();
-  b.dgamma = dg.dev();
-  b.dbeta = db.dev();
+  const LayerNormBackwardArgs b{.rows = R, .cols = C, .x = x.dev(), .dy = dy.dev(), .dx = dx.dev(), .mean = mean.dev(),
+                                .rstd = rstd.dev(), .dgamma = dg.dev(), .dbeta = db.dev()};
   const size_t bytes = layernorm_backward_workspace_size(b);
   void* work = nullptr;
   ASSERT_EQ(cudaMalloc(&work, bytes), cudaSuccess);
@@ -557,14 +497,8 @@ TEST(ApiRows, BackwardRefusesATooSmallWorkspace) {
   SOL_REQUIRE_GPU_OR_SKIP();
   Matrix x(DType::bf16, 64, 1024, 1024), dy(DType::bf16, 64, 1024, 1024), dx(DType::bf16, 64, 1024, 1024);
   Floats mean(64), rstd(64);
-  LayerNormBackwardArgs b;
-  b.rows = 64;
-  b.cols = 1024;
-  b.x = x.dev();
-  b.dy = dy.dev();
-  b.dx = dx.dev();
-  b.mean = mean.dev();
-  b.rstd = rstd.dev();
+  const LayerNormBackwardArgs b{.rows = 64, .cols = 1024, .x = x.dev(), .dy = dy.dev(), .dx = dx.dev(), .mean = mean.dev(),
+                                .rstd = rstd.dev()};
   const size_t bytes = layernorm_backward_workspace_size(b);
   ASSERT_GT(bytes, 0u);
   void* work = nullptr;
@@ -573,12 +507,7 @@ TEST(ApiRows, BackwardRefusesATooSmallWorkspace) {
   EXPECT_THROW(layernorm_backward(b, nullptr, bytes, nullptr), Error);
   cudaFree(work);
   // Softmax needs none.
-  SoftmaxBackwardArgs s;
-  s.rows = 64;
-  s.cols = 1024;
-  s.y = x.dev();
-  s.dy = dy.dev();
-  s.dx = dx.dev();
+  const SoftmaxBackwardArgs s{.rows = 64, .cols = 1024, .y = x.dev(), .dy = dy.dev(), .dx = dx.dev()};
   EXPECT_EQ(softmax_backward_workspace_size(s), 0u);
   EXPECT_NO_THROW(softmax_backward(s, nullptr, 0, nullptr));
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -738,6 +667,29 @@ TEST(ApiRowsChecks, ForwardDispatchTakesTheRegisterKernelOnlyWhereItCanRun) {
   EXPECT_EQ(explain_softmax_forward(s).implementation, "softmax/v04_one_pass_fp32");
   s.cols = 32776;  // fp32 rows hold half the bf16 columns in the same registers
   EXPECT_EQ(explain_softmax_forward(s).implementation, "softmax/v02_online_fp32");
+}
+
+// Over the model shape set (bf16, packed): hidden sizes and head dims take the register kernel;
+// vocabulary rows — past the registers' 65536 bf16 columns, or (GPT-2's 50257) not a multiple of
+// 8 elements — the looped one.
+TEST(ApiRowsChecks, ForwardDispatchOverTheModelShapeSet) {
+  for (const std::string fam : {"layernorm", "rmsnorm", "softmax"}) {
+    const auto shapes = model::model_shapes(fam);
+    EXPECT_FALSE(shapes.empty()) << fam;
+    for (const model::ModelShape& m : shapes) {
+      const int64_t rows = m.shape.at("rows"), cols = m.shape.at("cols");
+      SCOPED_TRACE(fam + " " + m.shape.str() + " (" + m.model + "/" + m.layer + ")");
+      Choice c;
+      if (fam == "layernorm") c = explain_layernorm_forward({.rows = rows, .cols = cols, .x = fake(), .y = fake()});
+      else if (fam == "rmsnorm") c = explain_rmsnorm_forward({.rows = rows, .cols = cols, .x = fake(), .y = fake()});
+      else c = explain_softmax_forward({.rows = rows, .cols = cols, .x = fake(), .y = fake()});
+      const bool registers = cols % 8 == 0 && cols <= 65536;
+      const std::string want = fam == "softmax" ? (registers ? "softmax/v03_one_pass_bf16" : "softmax/v02_online_bf16")
+                                                : fam + (registers ? "/v03_one_read_bf16" : "/v02_two_read_bf16");
+      EXPECT_EQ(c.implementation, want) << c.reason;
+      EXPECT_GT(c.predicted_s, 0);
+    }
+  }
 }
 
 }  // namespace
