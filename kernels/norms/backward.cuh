@@ -551,6 +551,10 @@ BwdPlan plan_backward(const BwdArgs<T>& a, bool aligned) {
 
 template <class Op, class T>
 void run_backward(const BwdPlan& p, const BwdArgs<T>& a, cudaStream_t stream) {
+  if (a.lda < a.cols || a.lddy < a.cols || a.lddx < a.cols)  // 0 (unset) would read every row from row 0
+    failure("row backward: a pitch of lda = " + std::to_string(a.lda) + ", lddy = " + std::to_string(a.lddy) +
+                ", lddx = " + std::to_string(a.lddx) + " is below cols = " + std::to_string(a.cols),
+            "set BwdArgs::lda, lddy and lddx (≥ cols; cols for packed rows)");
   if (p.main.grid == 0) return;
   using Kernel = void (*)(BwdArgs<T>, int);
   const Kernel kernel = reinterpret_cast<Kernel>(const_cast<void*>(p.main.func));

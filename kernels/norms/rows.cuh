@@ -306,8 +306,18 @@ LaunchPlan plan_looped(const RowArgs<T>& a) {
   return row_plan<512>(row_looped_kernel<Op, T, 512>, a.rows);
 }
 
+// Pitches below cols (a caller that left them 0) would read every row from row 0: refused.
+template <class T>
+void require_pitches(const RowArgs<T>& a) {
+  if (a.ldx < a.cols || a.ldy < a.cols)
+    failure("row kernel: pitch ldx = " + std::to_string(a.ldx) + " or ldy = " + std::to_string(a.ldy) + " below cols = " +
+                std::to_string(a.cols),
+            "set RowArgs::ldx and ldy (≥ cols; cols for packed rows)");
+}
+
 template <class T>
 void launch_row(const LaunchPlan& p, cudaStream_t stream, const RowArgs<T>& a) {
+  require_pitches(a);
   if (p.grid == 0) return;
   reinterpret_cast<void (*)(RowArgs<T>)>(const_cast<void*>(p.func))<<<unsigned(p.grid), unsigned(p.block), 0, stream>>>(a);
   SOL_LAUNCH_CHECK();

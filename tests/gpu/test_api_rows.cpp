@@ -417,7 +417,8 @@ TEST(ApiRows, ForwardWithoutGammaBetaAndOtherEps) {
 TEST(ApiRows, SoftmaxForwardAtVocabularySizes) {
   SOL_REQUIRE_GPU_OR_SKIP();
   for (DType d : kTypes)
-    for (int64_t cols : {int64_t(151936), int64_t(152064), int64_t(100003), int64_t(65537), int64_t(131075)}) {
+    for (int64_t cols : {int64_t(151936), int64_t(152064), int64_t(128256), int64_t(50257), int64_t(100003),
+                         int64_t(65537), int64_t(131075)}) {
       check_forward({Op::Softmax, d, 3, cols, 0, 0, 0, true, 1e-5f, 8.0});
       check_forward({Op::Softmax, d, 2, cols, 8, 3});
     }
