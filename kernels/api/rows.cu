@@ -250,8 +250,8 @@ Choice forward_choice(const RowsForward& f) {
       const std::string rung = f.dtype == DType::f32 ? (softmax ? "v04_one_pass_" : "v04_one_read_")
                                                      : (softmax ? "v03_one_pass_" : "v03_one_read_");
       c.implementation = fam + "/" + rung + tok;
-      c.reason = "register kernel, one read: rows 16-byte aligned and " + std::to_string(f.cols) + " ≤ " +
-                 std::to_string(rk::register_max_cols<T>()) + " columns fit the registers";
+      c.reason = "register kernel, one read: rows 16-byte aligned, " + std::to_string(f.cols) + " ≤ " +
+                 std::to_string(rk::register_max_cols<T>()) + " columns";
     } else {
       c.implementation = fam + "/" + (softmax ? "v02_online_" : "v02_two_read_") + tok;
       const int64_t most = rk::register_max_cols<T>();
@@ -259,8 +259,8 @@ Choice forward_choice(const RowsForward& f) {
       if (f.cols > most) why = std::to_string(f.cols) + " columns exceed the registers' " + std::to_string(most);
       else if (f.cols * int64_t(sizeof(T)) % 16 != 0)
         why = "a row of " + std::to_string(f.cols * int64_t(sizeof(T))) + " bytes is not a multiple of 16";
-      else why = "x, y, γ, β or a pitch is not 16-byte aligned";
-      c.reason = "looped kernel, two reads of each row: " + why;
+      else why = "x, y, γ, β or a pitch not 16-byte aligned";
+      c.reason = "looped kernel, two reads per row: " + why;
     }
     c.predicted_s = predicted(f.kind, false, f.dtype, f.rows, f.cols);
     return c;
@@ -327,17 +327,17 @@ Choice backward_choice(const RowsBackward& b) {
                        type_token(b.dtype);
     const bool packed16 = rk::rows_aligned(a);  // then plan_backward takes 16-byte packs
     const int64_t per = packed16 ? 16 / int64_t(sizeof(T)) : 1;
-    const std::string packs = packed16 ? "16-byte packs" : "single elements (a pointer, a pitch or cols not 16-byte aligned)";
+    const std::string packs = packed16 ? "16-byte packs" : "single elements (unaligned rows)";
     if (b.cols > rk::kClusterMaxCols)
       c.reason = "looped kernel, " + packs + ": " + std::to_string(b.cols) + " columns exceed a cluster's " +
-                 std::to_string(rk::kClusterMaxCols) + "; a block per row, two sweeps";
+                 std::to_string(rk::kClusterMaxCols);
     else if (p.slices > 1)
-      c.reason = "one-read kernel, " + packs + ", each row split over a cluster of " + std::to_string(p.slices) + " CTAs";
+      c.reason = "one-read kernel, " + packs + ", a cluster of " + std::to_string(p.slices) + " CTAs per row";
     else if (b.cols / per <= 128)
       c.reason = "one-read kernel, " + packs + ", a warp per row";
     else
       c.reason = "one-read kernel, " + packs + ", a block of " + std::to_string(p.main.block) + " threads per row";
-    if (p.params > 0) c.reason += "; dγ" + std::string(p.params == 2 ? "/dβ" : "") + " from " + std::to_string(p.parts) + " part sums";
+    if (p.params > 0) c.reason += std::string("; dγ") + (p.params == 2 ? "/dβ" : "") + " over " + std::to_string(p.parts) + " parts";
     c.predicted_s = predicted(b.kind, true, b.dtype, b.rows, b.cols);
     return c;
   });
