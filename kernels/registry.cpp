@@ -423,7 +423,12 @@ const Texts kRowTest = {"rows=1,cols=1",      "rows=3,cols=2",       "rows=5,col
                         "rows=2,cols=65521",  "rows=1000,cols=96",   "rows=257,cols=4096,scale=30"};
 const Texts kSoftmaxExtra = {"rows=31,cols=33,scale=30,mask=1", "rows=9,cols=4096,scale=30,mask=1",
                              "rows=7,cols=1000,mask=1",          "rows=6,cols=65536,scale=30,mask=1",
-                             "rows=4,cols=1,mask=1",             "rows=5,cols=4099,scale=30,mask=1"};
+                             "rows=4,cols=1,mask=1",             "rows=5,cols=4099,scale=30,mask=1",
+                             // vocabulary-sized rows (logits): past the register and cluster paths
+                             "rows=3,cols=151936",               "rows=2,cols=152064,mask=1",
+                             "rows=3,cols=100003,scale=30"};
+// The dispatch entry of each row family: its Case calls the public API (sol/kernels.hpp).
+const char* kRowDispatch = "the public API (sol/kernels.hpp): its dispatcher picks the rung per shape, dtype and pitch";
 
 void add_rows(std::vector<Variant>& all) {
   using V = kernels::rows::Version;
@@ -454,13 +459,18 @@ void add_rows(std::vector<Variant>& all) {
         {V::sm_v03_registers, "v03_one_pass_bf16", 3, "single pass for rows on chip: row in registers, max then Σexp"},
         {V::sm_v04_registers_fp32, "v04_one_pass_fp32", 4, "v03 on fp32 input and output"}}},
   };
-  for (const auto& f : families)
-    for (const Rung& r : f.rungs) {
-      Variant x = entry(f.family, r.v, r.name, r.version, 80, r.technique, kRowBench, kRowTest);
-      if (std::string(f.family) == "softmax")
+  const V dispatch[] = {V::ln_dispatch, V::rms_dispatch, V::sm_dispatch};
+  for (int f = 0; f < 3; ++f) {
+    // The public entry first (version 0, as every family's dispatch entry), then the ladder.
+    std::vector<Variant> xs = {entry(families[f].family, dispatch[f], "dispatch", 0, 80, kRowDispatch, kRowBench, kRowTest)};
+    for (const Rung& r : families[f].rungs)
+      xs.push_back(entry(families[f].family, r.v, r.name, r.version, 80, r.technique, kRowBench, kRowTest));
+    for (Variant& x : xs) {
+      if (f == 2)
         for (const char* t : kSoftmaxExtra) x.test_shapes.push_back(Shape::parse(t));
       all.push_back(std::move(x));
     }
+  }
 }
 // ---- layernorm_bwd, rmsnorm_bwd, softmax_bwd: dx (and dγ, dβ) from x or y, dy ------------------
 // Beyond the forward's test shapes: persistent blocks walking several rows (rows ≫ parts), and
@@ -470,7 +480,9 @@ const Texts kRowBwdTest = {"rows=1,cols=1",      "rows=7,cols=3",       "rows=10
                            "rows=1025,cols=96",  "rows=9,cols=1024",    "rows=13,cols=1032",   "rows=11,cols=4096",
                            "rows=3,cols=4099",   "rows=5,cols=8192",    "rows=3,cols=16384",   "rows=2,cols=32768",
                            "rows=3,cols=65536",  "rows=2,cols=65521",   "rows=5000,cols=1024", "rows=3000,cols=4096",
-                           "rows=700,cols=16384", "rows=300,cols=65536", "rows=257,cols=4096,scale=30"};
+                           "rows=700,cols=16384", "rows=300,cols=65536", "rows=257,cols=4096,scale=30",
+                           // past a cluster's 65536 columns: the looped kernel, parts walking several rows
+                           "rows=300,cols=70000", "rows=3,cols=70001"};
 
 void add_rows_bwd(std::vector<Variant>& all) {
   using V = kernels::rows_bwd::Version;
@@ -479,10 +491,12 @@ void add_rows_bwd(std::vector<Variant>& all) {
                          "eager backward: g = dy·γ | x̂ | g·x̂ | mean g·x̂ | dx | dy·x̂ | Σ_rows (30 B/element)",
                          "eager backward: t = dy·y | Σ t | dx = y·(dy − Σ) (14 B/element)"};
   const char* one_read = "one read: x|y and dy in registers, both row sums in one sweep, dx written; rows > 8192 bf16 "
-                         "split over a cluster (DSMEM sums); dγ/dβ as per-block partials + fixed-order column sum";
+                         "split over a cluster (DSMEM sums), > 65536 looped; dγ/dβ as per-block partials + "
+                         "fixed-order column sum";
   for (int f = 0; f < 3; ++f) {
     const V v01 = V(3 * f), v02 = V(3 * f + 1), v03 = V(3 * f + 2);
-    Variant rungs[] = {entry(families[f], v01, "v01_eager_bf16", 1, 90, eager[f], kRowBench, kRowBwdTest),
+    Variant rungs[] = {entry(families[f], V(int(V::ln_dispatch) + f), "dispatch", 0, 90, kRowDispatch, kRowBench, kRowBwdTest),
+                       entry(families[f], v01, "v01_eager_bf16", 1, 90, eager[f], kRowBench, kRowBwdTest),
                        entry(families[f], v02, "v02_one_read_bf16", 2, 90, one_read, kRowBench, kRowBwdTest),
                        entry(families[f], v03, "v03_one_read_fp32", 3, 90, "v02 on fp32 input and output", kRowBench,
                              kRowBwdTest)};

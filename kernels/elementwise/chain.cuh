@@ -11,6 +11,7 @@
 // (kernels/common/vec16_map.cuh's split); when they do not, every element goes one by one.
 // Arithmetic is fp32 whatever T is (bf16 converted on load, rounded once on store).
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -27,9 +28,11 @@ namespace sol::kernels::elementwise {
 // fp32 ↔ storage type.
 __device__ inline float to_f32(float x) { return x; }
 __device__ inline float to_f32(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ inline float to_f32(__half x) { return __half2float(x); }
 template <class T>
 __device__ inline T from_f32(float x) {
   if constexpr (std::is_same_v<T, float>) return x;
+  else if constexpr (std::is_same_v<T, __half>) return __float2half_rn(x);
   else return __float2bfloat16_rn(x);
 }
 

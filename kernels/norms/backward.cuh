@@ -15,6 +15,10 @@
 // shared-memory slots (no races, a fixed order). At the end a block writes its partial column
 // sums to a workspace [parts × params × cols] with plain stores, and a small second kernel adds
 // the parts of each column in a fixed order: bit-identical results across runs.
+// Rows longer than a cluster holds (cols > kClusterMaxCols) go to the looped kernel: a block per
+// row, two sweeps over a and dy (the second mostly L2 hits), the parameter gradients accumulated
+// straight into the workspace (see row_bwd_looped_kernel).
+// Rows lie lda, lddy, lddx elements apart; the eager passes (v01) take packed rows only.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -36,6 +40,7 @@ struct BwdArgs {
   T* dbeta = nullptr;           // cols (LayerNorm)
   float* work = nullptr;        // parts × kParams × cols partial column sums
   int64_t rows = 0, cols = 0;
+  int64_t lda = 0, lddy = 0, lddx = 0;  // row pitches in elements (≥ cols; the caller sets them)
 };
 
 // ---- the three ops -------------------------------------------------------------------------------
@@ -171,8 +176,8 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
   // Loads of a row's a and dy packs into registers (nothing for rows past the end).
   auto load_row = [&](int64_t row, P* rA, P* rDy) {
     if (row >= a.rows) return;
-    const P* gA = reinterpret_cast<const P*>(a.a + row * a.cols);
-    const P* gDy = reinterpret_cast<const P*>(a.dy + row * a.cols);
+    const P* gA = reinterpret_cast<const P*>(a.a + row * a.lda);
+    const P* gDy = reinterpret_cast<const P*>(a.dy + row * a.lddy);
 #pragma unroll
     for (int k = 0; k < kVecs; ++k) {
       const int v = start + k * kThreads + t;
@@ -226,7 +231,7 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
       parity ^= 1;
     }
     const float2 m = Op::finish(s0, s1, a.cols);
-    P* gDx = reinterpret_cast<P*>(a.dx + row * a.cols);
+    P* gDx = reinterpret_cast<P*>(a.dx + row * a.lddx);
 #pragma unroll
     for (int k = 0; k < kVecs; ++k) {
       const int v = start + k * kThreads + t;
@@ -270,6 +275,61 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
   if (slices > 1) cluster_sync();  // no CTA leaves while another may still read its sXch
 }
 
+// ---- looped kernel (rows longer than a cluster holds) ----------------------------------------------
+// One row per block at a time, the grid persistent (block b walks rows b, b + gridDim.x, …): the
+// row sums in one sweep over a and dy, then a second sweep writes dx. Thread t owns packs
+// t, t + kThreads, … of every row it walks, so it alone touches their columns of its part's
+// workspace row: the parameter terms go straight there (stored at the block's first row, added
+// after) — no shared memory per column, no races, a fixed order.
+template <class Op, class T, int kPerVec, int kThreads>
+__global__ void __launch_bounds__(kThreads) row_bwd_looped_kernel(BwdArgs<T> a, int) {
+  __shared__ float sRed[32];
+  using P = Pack<T, kPerVec>;
+  const int t = threadIdx.x;
+  const int64_t npack = a.cols / kPerVec;
+  const bool hasG = a.gamma != nullptr;
+  const P* gG = reinterpret_cast<const P*>(a.gamma);
+  for (int64_t row = blockIdx.x; row < a.rows; row += gridDim.x) {  // uniform over the block
+    const P* gA = reinterpret_cast<const P*>(a.a + row * a.lda);
+    const P* gDy = reinterpret_cast<const P*>(a.dy + row * a.lddy);
+    const float2 st = Op::row_stats(a.mean, a.rstd, row);
+    float s0 = 0.f, s1 = 0.f;
+    for (int64_t v = t; v < npack; v += kThreads) {
+      const P pA = gA[v], pDy = gDy[v];
+      P pG{};
+      if (hasG) pG = gG[v];
+#pragma unroll
+      for (int j = 0; j < kPerVec; ++j)
+        Op::terms(to_f32(pA.e[j]), to_f32(pDy.e[j]), hasG ? to_f32(pG.e[j]) : 1.f, st, s0, s1);
+    }
+    if constexpr (Op::kParams == 2) s0 = group_reduce<Reduce::Sum, kThreads>(s0, sRed);
+    s1 = group_reduce<Reduce::Sum, kThreads>(s1, sRed);
+    const float2 m = Op::finish(s0, s1, a.cols);
+    P* gDx = reinterpret_cast<P*>(a.dx + row * a.lddx);
+    [[maybe_unused]] float* gW = a.work + int64_t(blockIdx.x) * Op::kParams * a.cols;
+    [[maybe_unused]] const bool first = row == blockIdx.x;
+    for (int64_t v = t; v < npack; v += kThreads) {
+      const P pA = gA[v], pDy = gDy[v];
+      P pG{};
+      if (hasG) pG = gG[v];
+      P rO;
+#pragma unroll
+      for (int j = 0; j < kPerVec; ++j) {
+        const float x = to_f32(pA.e[j]), dy = to_f32(pDy.e[j]);
+        rO.e[j] = from_f32<T>(Op::out(x, dy, hasG ? to_f32(pG.e[j]) : 1.f, st, m));
+        if constexpr (Op::kParams > 0) {
+          float g[2] = {0.f, 0.f};
+          Op::grads(x, dy, st, &g[0], &g[1]);
+          const int64_t c = v * kPerVec + j;
+#pragma unroll
+          for (int q = 0; q < Op::kParams; ++q) gW[q * a.cols + c] = first ? g[q] : gW[q * a.cols + c] + g[q];
+        }
+      }
+      gDx[v] = rO;
+    }
+  }
+}
+
 // Column sums of the workspace in a fixed order: block (x, q) owns 32 columns of parameter q;
 // warp w adds parts w, w + 32, … (four loads in flight: the tail is latency-bound, ~3 MB at
 // most), then warp 0 adds the 32 warp sums in warp order.
@@ -290,7 +350,8 @@ __global__ void __launch_bounds__(kSumWarps * 32)
   if (w == 0 && c < cols) {
     float sum = 0.f;
     for (int i = 0; i < kSumWarps; ++i) sum += sSum[i][l];
-    (q == 0 ? gOut0 : gOut1)[c] = from_f32<T>(sum);
+    T* gOut = q == 0 ? gOut0 : gOut1;  // nullptr: that gradient is not wanted
+    if (gOut) gOut[c] = from_f32<T>(sum);
   }
 }
 
@@ -357,6 +418,7 @@ void eager_row_reduce(const T* gIn, float* gOut, int64_t rows, int64_t cols, cud
   p.stat0 = gOut;
   p.rows = rows;
   p.cols = cols;
+  p.ldx = p.ldy = cols;
   eager_pass<Pass>(p, stream);
 }
 
@@ -395,6 +457,13 @@ inline cudaLaunchConfig_t cluster_launch(int slices, int64_t grid, const LaunchP
   return cfg;
 }
 
+inline int sm_count() {
+  int device = 0, sms = 0;
+  SOL_CUDA_CHECK(cudaGetDevice(&device));
+  SOL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
 // The plan of one configuration: persistent grid of as many parts (CTAs, or clusters of
 // `slices` CTAs) as fit on the device at once, at most one per row group.
 template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups, bool kPipelined = false>
@@ -408,9 +477,8 @@ BwdPlan plan_config(const BwdArgs<T>& a, int slices) {
   p.main.block = kThreads * kGroups;
   p.main.smem = int64_t(kGroups) * Op::kParams * kVecs * kPerVec * kThreads * int64_t(sizeof(float));
   opt_in_dynamic_smem(kernel, p.main.smem);
-  int device = 0, sms = 0, fit = 0;
-  SOL_CUDA_CHECK(cudaGetDevice(&device));
-  SOL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = sm_count();
+  int fit = 0;
   if (slices > 1) {
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = cluster_launch(slices, slices, p.main, nullptr, &attr);
@@ -427,6 +495,30 @@ BwdPlan plan_config(const BwdArgs<T>& a, int slices) {
   return p;
 }
 
+// The looped kernel's plan: as many blocks as fit at once (one part each), at most one per row;
+// with parameter gradients at most one per SM, which bounds the workspace (parts × params × cols)
+// at long rows.
+template <class Op, class T, int kPerVec, int kThreads>
+BwdPlan plan_looped_config(const BwdArgs<T>& a) {
+  auto* kernel = row_bwd_looped_kernel<Op, T, kPerVec, kThreads>;
+  BwdPlan p;
+  p.params = Op::kParams;
+  p.main.block = kThreads;
+  const int sms = sm_count();
+  int fit = 0;
+  SOL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, kThreads, 0));
+  if (fit < 1) failure("row backward: the looped kernel fits no SM", "lower its registers");
+  p.parts = std::min<int64_t>(a.rows, Op::kParams > 0 ? int64_t(sms) : int64_t(fit) * sms);
+  p.main.grid = p.parts;
+  p.main.func = p.main.grid ? reinterpret_cast<const void*>(kernel) : nullptr;
+  p.work_floats = p.parts * Op::kParams * a.cols;
+  return p;
+}
+
+// The widest row the one-read kernel takes: a cluster of 8 CTAs (the portable size) holding
+// 8 × 256 × 4 packs (16-bit types), 8 × 512 × 4 (fp32) or 8 × 512 × 16 single elements.
+inline constexpr int64_t kClusterMaxCols = 65536;
+
 // 16-byte packs when every row is 16-byte aligned, single elements otherwise. Warp rows (eight
 // per block) to 128 packs; then a block per row, or per row slice of ≤ kThreads·kVecs packs in a
 // cluster of ≤ 8 (portable size). Every cols ≤ 65536 fits.
@@ -441,6 +533,10 @@ BwdPlan plan_backward(const BwdArgs<T>& a, bool aligned) {
   constexpr int kVec = 16 / int(sizeof(T));
   constexpr bool kBf16 = sizeof(T) == 2;
   const auto slices = [](int64_t npack, int64_t cap) { return int((npack + cap - 1) / cap); };
+  if (a.cols > kClusterMaxCols) {
+    if (aligned && a.cols % kVec == 0) return plan_looped_config<Op, T, kVec, 512>(a);
+    return plan_looped_config<Op, T, 1, 512>(a);
+  }
   if (aligned && a.cols % kVec == 0) {
     const int64_t npack = a.cols / kVec;
     if (npack <= 32 * 4) return plan_config<Op, T, kVec, 32, 4, 8, kBf16>(a, 1);
@@ -455,6 +551,10 @@ BwdPlan plan_backward(const BwdArgs<T>& a, bool aligned) {
 
 template <class Op, class T>
 void run_backward(const BwdPlan& p, const BwdArgs<T>& a, cudaStream_t stream) {
+  if (a.lda < a.cols || a.lddy < a.cols || a.lddx < a.cols)  // 0 (unset) would read every row from row 0
+    failure("row backward: a pitch of lda = " + std::to_string(a.lda) + ", lddy = " + std::to_string(a.lddy) +
+                ", lddx = " + std::to_string(a.lddx) + " is below cols = " + std::to_string(a.cols),
+            "set BwdArgs::lda, lddy and lddx (≥ cols; cols for packed rows)");
   if (p.main.grid == 0) return;
   using Kernel = void (*)(BwdArgs<T>, int);
   const Kernel kernel = reinterpret_cast<Kernel>(const_cast<void*>(p.main.func));
@@ -469,12 +569,14 @@ void run_backward(const BwdPlan& p, const BwdArgs<T>& a, cudaStream_t stream) {
   column_sums(a.work, p.parts, p.params, a.cols, a.dgamma, a.dbeta, stream);
 }
 
-// 16-byte packs need every row of a, dy, dx (and γ) on a 16-byte boundary.
+// 16-byte packs need every row of a, dy, dx (and γ) on a 16-byte boundary: the bases, cols and
+// the three pitches.
 template <class T>
 bool rows_aligned(const BwdArgs<T>& a) {
   const uintptr_t bases = reinterpret_cast<uintptr_t>(a.a) | reinterpret_cast<uintptr_t>(a.dy) |
                           reinterpret_cast<uintptr_t>(a.dx) | reinterpret_cast<uintptr_t>(a.gamma);
-  return bases % 16 == 0 && (a.cols * int64_t(sizeof(T))) % 16 == 0;
+  const int64_t lengths = a.cols | a.lda | a.lddy | a.lddx;  // in elements
+  return bases % 16 == 0 && (lengths * int64_t(sizeof(T))) % 16 == 0;
 }
 
 // Scratch of the eager passes: three rows × cols tensors and two per-row vectors.
@@ -507,6 +609,8 @@ void softmax_bwd(bool eager, const BwdArgs<T>& a, const BwdPlan& p, const BwdTem
   template BwdPlan name##_plan<float>(const BwdArgs<float>&);                                              \
   template BwdPlan name##_plan<__nv_bfloat16>(const BwdArgs<__nv_bfloat16>&);                              \
   template void name<float>(bool, const BwdArgs<float>&, const BwdPlan&, const BwdTemps<float>&, cudaStream_t); \
-  template void name<__nv_bfloat16>(bool, const BwdArgs<__nv_bfloat16>&, const BwdPlan&, const BwdTemps<__nv_bfloat16>&, cudaStream_t);
+  template void name<__nv_bfloat16>(bool, const BwdArgs<__nv_bfloat16>&, const BwdPlan&, const BwdTemps<__nv_bfloat16>&, cudaStream_t); \
+  template BwdPlan name##_plan<__half>(const BwdArgs<__half>&);                                            \
+  template void name<__half>(bool, const BwdArgs<__half>&, const BwdPlan&, const BwdTemps<__half>&, cudaStream_t);
 
 }  // namespace sol::kernels::rows

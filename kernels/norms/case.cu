@@ -16,6 +16,7 @@
 #include "kernels/norms/case.hpp"
 #include "kernels/norms/forward.cuh"
 #include "kernels/norms/prepare.cuh"
+#include "sol/kernels.hpp"
 #include "sol/ref/rows.hpp"
 
 namespace sol::kernels::rows {
@@ -57,8 +58,9 @@ class RowCase final : public Case {
     }
     if (in_.kind != Kind::Softmax) gamma_ = DeviceBuffer<T>(cols_);
     if (in_.kind == Kind::LayerNorm) beta_ = DeviceBuffer<T>(cols_);
-    if (in_.kind != Kind::RMSNorm) stat0_ = DeviceBuffer<float>(rows_);
-    stat1_ = DeviceBuffer<float>(rows_);
+    const bool saves = !(in_.dispatch && in_.kind == Kind::Softmax);
+    if (saves && in_.kind != Kind::RMSNorm) stat0_ = DeviceBuffer<float>(rows_);
+    if (saves) stat1_ = DeviceBuffer<float>(rows_);
     if (in_.impl == Impl::Eager) temp_ = DeviceBuffer<T>(n);
   }
 
@@ -82,12 +84,13 @@ class RowCase final : public Case {
   void poison(int set) override {
     y_.at(size_t(set)).poison();
     if (stat0_.get()) stat0_.poison();
-    stat1_.poison();
+    if (stat1_.get()) stat1_.poison();
   }
 
   void run(int set, void* stream) override {
     const RowArgs<T> a = args(set);
     const auto st = static_cast<cudaStream_t>(stream);
+    if (in_.dispatch) return run_api(a, st);
     switch (in_.kind) {
       case Kind::LayerNorm: return layernorm_forward(in_.impl, a, temp_.get(), st);
       case Kind::RMSNorm: return rmsnorm_forward(in_.impl, a, temp_.get(), st);
@@ -121,6 +124,7 @@ class RowCase final : public Case {
       const int64_t r = i / cols_, c = i % cols_;
       return Sample{Elem<T>::decode(got[size_t(i)]), expected(ref[size_t(r)], x(r, c), c), is_poison(got[size_t(i)])};
     });
+    if (!stat1_.get()) return y;
     // Saved statistics, fp32: the same tolerance (they are at least as accurate as y).
     const std::vector<uint32_t> g0 = stat0_.get() ? stat0_.template to_host<uint32_t>(0, rows_) : std::vector<uint32_t>();
     const std::vector<uint32_t> g1 = stat1_.template to_host<uint32_t>(0, rows_);
@@ -154,7 +158,28 @@ class RowCase final : public Case {
     a.stat1 = stat1_.get();
     a.rows = rows_;
     a.cols = cols_;
+    a.ldx = a.ldy = cols_;
+    a.eps = float(kEps);
     return a;
+  }
+
+  // The public entry of the op on the same buffers (the API's softmax saves no statistics).
+  void run_api(const RowArgs<T>& a, cudaStream_t st) const {
+    const DType dt = std::is_same_v<T, float> ? DType::f32 : DType::bf16;
+    switch (in_.kind) {
+      case Kind::LayerNorm:
+        return sol::layernorm_forward(LayerNormArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.x, .y = a.y,
+                                                    .gamma = a.gamma, .beta = a.beta, .eps = a.eps, .mean = a.stat0,
+                                                    .rstd = a.stat1},
+                                      nullptr, 0, st);
+      case Kind::RMSNorm:
+        return sol::rmsnorm_forward(RMSNormArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.x, .y = a.y,
+                                                .gamma = a.gamma, .eps = a.eps, .rstd = a.stat1},
+                                    nullptr, 0, st);
+      case Kind::Softmax:
+        return sol::softmax_forward(SoftmaxArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.x, .y = a.y}, nullptr,
+                                    0, st);
+    }
   }
 
   // Input element (r, c) as the device holds it.

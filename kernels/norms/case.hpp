@@ -1,6 +1,6 @@
 #pragma once
 // The registry's view of the row families layernorm, rmsnorm and softmax (no CUDA types).
-// Shape: rows, cols (1 … 65536), optional scale (inputs multiplied by it, 1 … 1000) and, for
+// Shape: rows, cols (1 … 2^24), optional scale (inputs multiplied by it, 1 … 1000) and, for
 // softmax, mask=1 (rows r % 3 == 1 hold −inf at columns c % 4 == 1; rows r % 3 == 2 are fully
 // masked).
 #include <memory>
@@ -14,6 +14,7 @@ enum class Version {
   ln_v01_eager, ln_v02_looped, ln_v03_registers, ln_v04_registers_fp32,
   rms_v01_eager, rms_v02_looped, rms_v03_registers, rms_v04_registers_fp32,
   sm_v01_eager, sm_v02_online, sm_v03_registers, sm_v04_registers_fp32,
+  ln_dispatch, rms_dispatch, sm_dispatch,  // bf16 through the public API (include/sol/kernels.hpp)
 };
 
 enum class Kind { LayerNorm, RMSNorm, Softmax };
@@ -23,15 +24,18 @@ enum class Impl {
   Registers  // v03: one kernel, one read: the row in registers (looped when it does not fit)
 };
 
-// What a Version is: the op, the implementation, fp32 or bf16 storage.
+// What a Version is: the op, the implementation, fp32 or bf16 storage, and whether the Case
+// launches through the public API (whose dispatcher runs the register rung's plan).
 struct Info {
   Kind kind;
   Impl impl;
   bool fp32;
+  bool dispatch = false;
 };
 
 inline Info info(Version v) {
   const int i = int(v);
+  if (v >= Version::ln_dispatch) return {Kind(i - int(Version::ln_dispatch)), Impl::Registers, false, true};
   const Kind kinds[] = {Kind::LayerNorm, Kind::RMSNorm, Kind::Softmax};
   const Impl impls[] = {Impl::Eager, Impl::Looped, Impl::Registers, Impl::Registers};
   return {kinds[i / 4], impls[i % 4], i % 4 == 3};

@@ -20,6 +20,7 @@
 #include "kernels/norms/case_bwd.hpp"
 #include "kernels/norms/forward.cuh"
 #include "kernels/norms/prepare.cuh"
+#include "sol/kernels.hpp"
 #include "sol/ref/rows.hpp"
 
 namespace sol::kernels::rows_bwd {
@@ -63,7 +64,7 @@ class RowBwdCase final : public Case {
       }
     } else {
       plan_ = plan(args(0));
-      work_ = DeviceBuffer<float>(plan_.work_floats);
+      work_ = DeviceBuffer<float>(in_.dispatch ? int64_t(api_workspace() / sizeof(float)) : plan_.work_floats);
     }
   }
 
@@ -79,6 +80,8 @@ class RowBwdCase final : public Case {
       rows::RowArgs<T> f;  // the forward, for what it saves (norms) or its output y (softmax)
       f.rows = rows_;
       f.cols = cols_;
+      f.ldx = f.ldy = cols_;
+      f.eps = 1e-5f;  // any: the reference reads the saved statistics back
       if (in_.kind == Kind::Softmax) {
         T* gX = dx_[size_t(i)].get();  // x lives in dx's buffer until the backward overwrites it
         Elem<T>::fill(gX, n, s, Dist::Signed, nullptr);
@@ -116,6 +119,7 @@ class RowBwdCase final : public Case {
     const rows::BwdArgs<T> a = args(set);
     const rows::BwdTemps<T> tmp{t0_.get(), t1_.get(), t2_.get(), r0_.get(), r1_.get()};
     const auto st = static_cast<cudaStream_t>(stream);
+    if (in_.dispatch) return run_api(a, st);
     switch (in_.kind) {
       case Kind::LayerNorm: return rows::layernorm_bwd(in_.eager, a, plan_, tmp, st);
       case Kind::RMSNorm: return rows::rmsnorm_bwd(in_.eager, a, plan_, tmp, st);
@@ -232,8 +236,39 @@ class RowBwdCase final : public Case {
     a.work = work_.get();
     a.rows = rows_;
     a.cols = cols_;
+    a.lda = a.lddy = a.lddx = cols_;
     return a;
   }
+
+  // The public entry's arguments on the same buffers (packed rows), its workspace and its run.
+  template <class Fn>
+  decltype(auto) with_api_args(const rows::BwdArgs<T>& a, Fn&& fn) const {
+    const DType dt = std::is_same_v<T, float> ? DType::f32 : DType::bf16;
+    switch (in_.kind) {
+      case Kind::LayerNorm:
+        return fn(LayerNormBackwardArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.a, .dy = a.dy, .dx = a.dx,
+                                        .gamma = a.gamma, .mean = a.mean, .rstd = a.rstd, .dgamma = a.dgamma,
+                                        .dbeta = a.dbeta});
+      case Kind::RMSNorm:
+        return fn(RMSNormBackwardArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.a, .dy = a.dy, .dx = a.dx,
+                                      .gamma = a.gamma, .rstd = a.rstd, .dgamma = a.dgamma});
+      default:
+        return fn(SoftmaxBackwardArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .y = a.a, .dy = a.dy, .dx = a.dx});
+    }
+  }
+  size_t api_workspace() const {
+    return with_api_args(args(0), [](const auto& p) { return workspace_size(p); });
+  }
+  void run_api(const rows::BwdArgs<T>& a, cudaStream_t st) const {
+    const size_t bytes = size_t(work_.bytes());
+    with_api_args(a, [&](const auto& p) { backward(p, work_.get(), bytes, st); });
+  }
+  static size_t workspace_size(const LayerNormBackwardArgs& p) { return layernorm_backward_workspace_size(p); }
+  static size_t workspace_size(const RMSNormBackwardArgs& p) { return rmsnorm_backward_workspace_size(p); }
+  static size_t workspace_size(const SoftmaxBackwardArgs& p) { return softmax_backward_workspace_size(p); }
+  static void backward(const LayerNormBackwardArgs& p, void* w, size_t n, cudaStream_t st) { layernorm_backward(p, w, n, st); }
+  static void backward(const RMSNormBackwardArgs& p, void* w, size_t n, cudaStream_t st) { rmsnorm_backward(p, w, n, st); }
+  static void backward(const SoftmaxBackwardArgs& p, void* w, size_t n, cudaStream_t st) { softmax_backward(p, w, n, st); }
 
   // Set 0's elements as the device holds them.
   double a(int64_t r, int64_t c) const { return Elem<T>::decode(a_h_[size_t(r * cols_ + c)]); }

@@ -1,6 +1,6 @@
 #pragma once
 // Forward entry points of the row families (layernorm, rmsnorm, softmax), one per Impl, for
-// fp32 and bf16. x, y: rows × cols, contiguous; γ, β: cols (nullptr where the op has none);
+// fp32, bf16 and fp16. x, y: rows × cols, rows ldx / ldy apart; γ, β: cols (nullptr where the op has none);
 // stat0/stat1: rows of fp32 saved for backward (see RowArgs). gTemp: rows × cols scratch, used
 // only by the eager passes.
 #include "kernels/norms/case.hpp"  // Kind, Impl

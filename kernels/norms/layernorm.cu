@@ -15,12 +15,16 @@ void layernorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t st
   if (impl != Impl::Eager) return fused_run<LayerNormOp>(impl, a, stream);
   RowArgs<T> p = a;
   eager_pass<MeanPass>(p, stream);
-  p.y = gTemp;
+  p.y = gTemp;  // packed scratch
+  p.ldy = a.cols;
   eager_pass<CenterVarPass>(p, stream);
   p.x = gTemp;
+  p.ldx = a.cols;
   p.y = a.y;
+  p.ldy = a.ldy;
   eager_pass<ScalePass>(p, stream);
   p.x = a.y;
+  p.ldx = a.ldy;
   eager_pass<AffinePass>(p, stream);
 }
 
@@ -33,5 +37,7 @@ template void layernorm_forward<float>(Impl, const RowArgs<float>&, float*, cuda
 template void layernorm_forward<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&, __nv_bfloat16*, cudaStream_t);
 template LaunchPlan layernorm_plan<float>(Impl, const RowArgs<float>&);
 template LaunchPlan layernorm_plan<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&);
+template void layernorm_forward<__half>(Impl, const RowArgs<__half>&, __half*, cudaStream_t);
+template LaunchPlan layernorm_plan<__half>(Impl, const RowArgs<__half>&);
 
 }  // namespace sol::kernels::rows

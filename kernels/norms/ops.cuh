@@ -8,8 +8,6 @@
 
 namespace sol::kernels::rows {
 
-inline constexpr float kNormEps = 1e-5f;  // PyTorch's default for layer_norm
-
 struct LayerNormOp {
   static constexpr Reduce kFirst = Reduce::Sum;
   static constexpr bool kSecond = true;
@@ -17,8 +15,8 @@ struct LayerNormOp {
   __device__ static float first(float x) { return x; }
   __device__ static float center(float sum, int64_t cols) { return sum / float(cols); }
   __device__ static float second(float x, float mean) { return (x - mean) * (x - mean); }
-  __device__ static Stats stats(float sum, float m2, int64_t cols) {
-    return {sum / float(cols), rsqrtf(m2 / float(cols) + kNormEps)};
+  __device__ static Stats stats(float sum, float m2, int64_t cols, float eps) {
+    return {sum / float(cols), rsqrtf(m2 / float(cols) + eps)};
   }
   // Shifted sums: d = x − shift, acc0 = Σd, acc1 = Σd²; var = Σd²/n − (Σd/n)².
   template <int N>
@@ -30,10 +28,10 @@ struct LayerNormOp {
     }
   }
   __device__ static float rescale(float acc1, float, float) { return acc1; }
-  __device__ static Stats stats_shifted(float s1, float s2, int64_t cols, float shift) {
+  __device__ static Stats stats_shifted(float s1, float s2, int64_t cols, float shift, float eps) {
     const float m = s1 / float(cols);
     const float var = fmaxf(s2 / float(cols) - m * m, 0.f);
-    return {shift + m, rsqrtf(var + kNormEps)};
+    return {shift + m, rsqrtf(var + eps)};
   }
   __device__ static float out(float x, const Stats& s, float g, float b) { return fmaf((x - s.a) * s.b, g, b); }
 };
@@ -45,14 +43,18 @@ struct RMSNormOp {
   __device__ static float first(float x) { return x * x; }
   __device__ static float center(float, int64_t) { return 0.f; }
   __device__ static float second(float, float) { return 0.f; }
-  __device__ static Stats stats(float sumsq, float, int64_t cols) { return {0.f, rsqrtf(sumsq / float(cols) + kNormEps)}; }
+  __device__ static Stats stats(float sumsq, float, int64_t cols, float eps) {
+    return {0.f, rsqrtf(sumsq / float(cols) + eps)};
+  }
   template <int N>
   __device__ static void push(float& acc0, float&, const float (&x)[N]) {
 #pragma unroll
     for (int j = 0; j < N; ++j) acc0 = fmaf(x[j], x[j], acc0);
   }
   __device__ static float rescale(float acc1, float, float) { return acc1; }
-  __device__ static Stats stats_shifted(float sumsq, float, int64_t cols, float) { return stats(sumsq, 0.f, cols); }
+  __device__ static Stats stats_shifted(float sumsq, float, int64_t cols, float, float eps) {
+    return stats(sumsq, 0.f, cols, eps);
+  }
   __device__ static float out(float x, const Stats& s, float g, float) { return x * s.b * g; }
 };
 
@@ -82,7 +84,7 @@ struct SoftmaxOp {
   __device__ static float first(float x) { return x; }
   __device__ static float center(float max, int64_t) { return finite_max(max); }
   __device__ static float second(float x, float max) { return exp_diff(x, max); }
-  __device__ static Stats stats(float max, float sum, int64_t) { return {max, sum > 0.f ? 1.f / sum : 0.f}; }
+  __device__ static Stats stats(float max, float sum, int64_t, float) { return {max, sum > 0.f ? 1.f / sum : 0.f}; }
   // Online softmax: a running max and the sum of exp(x − running max), rescaled when the max grows.
   // N elements at a time: one max over them and at most one rescale, then N independent exps —
   // no per-element branch and no exp on the max's dependency chain.
@@ -100,7 +102,9 @@ struct SoftmaxOp {
     for (int j = 0; j < N; ++j) sum += exp_diff(x[j], max);
   }
   __device__ static float rescale(float sum, float local_max, float row_max) { return sum * exp_shifted(local_max, row_max); }
-  __device__ static Stats stats_shifted(float max, float sum, int64_t cols, float) { return stats(max, sum, cols); }
+  __device__ static Stats stats_shifted(float max, float sum, int64_t cols, float, float eps) {
+    return stats(max, sum, cols, eps);
+  }
   __device__ static float out(float x, const Stats& s, float, float) { return exp_shifted(x, s.a) * s.b; }
 };
 
@@ -125,7 +129,7 @@ struct CenterVarPass : PassBase {
   __device__ static float map(float x, const Stats& s, float, float) { return x - s.a; }
   __device__ static float term(float x, const Stats& s) { return (x - s.a) * (x - s.a); }
   template <class T>
-  __device__ static void finish(const RowArgs<T>& a, int64_t row, float m2) { a.stat1[row] = rsqrtf(m2 / float(a.cols) + kNormEps); }
+  __device__ static void finish(const RowArgs<T>& a, int64_t row, float m2) { a.stat1[row] = rsqrtf(m2 / float(a.cols) + a.eps); }
 };
 // y = x · stat1 (normalize by rstd; softmax: multiply by 1/sum)
 struct ScalePass : PassBase {
@@ -146,7 +150,7 @@ struct SquarePass : PassBase {
 struct RmsPass : PassBase {
   static constexpr bool kReduces = true;
   template <class T>
-  __device__ static void finish(const RowArgs<T>& a, int64_t row, float sum) { a.stat1[row] = rsqrtf(sum / float(a.cols) + kNormEps); }
+  __device__ static void finish(const RowArgs<T>& a, int64_t row, float sum) { a.stat1[row] = rsqrtf(sum / float(a.cols) + a.eps); }
 };
 // max → stat0
 struct MaxPass : PassBase {

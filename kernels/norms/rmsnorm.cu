@@ -12,14 +12,19 @@ template <class T>
 void rmsnorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream) {
   if (impl != Impl::Eager) return fused_run<RMSNormOp>(impl, a, stream);
   RowArgs<T> p = a;
-  p.y = gTemp;
+  p.y = gTemp;  // packed scratch
+  p.ldy = a.cols;
   eager_pass<SquarePass>(p, stream);
   p.x = gTemp;
+  p.ldx = a.cols;
   eager_pass<RmsPass>(p, stream);
   p.x = a.x;
+  p.ldx = a.ldx;
   p.y = a.y;
+  p.ldy = a.ldy;
   eager_pass<ScalePass>(p, stream);
   p.x = a.y;
+  p.ldx = a.ldy;
   eager_pass<AffinePass>(p, stream);
 }
 
@@ -32,5 +37,7 @@ template void rmsnorm_forward<float>(Impl, const RowArgs<float>&, float*, cudaSt
 template void rmsnorm_forward<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&, __nv_bfloat16*, cudaStream_t);
 template LaunchPlan rmsnorm_plan<float>(Impl, const RowArgs<float>&);
 template LaunchPlan rmsnorm_plan<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&);
+template void rmsnorm_forward<__half>(Impl, const RowArgs<__half>&, __half*, cudaStream_t);
+template LaunchPlan rmsnorm_plan<__half>(Impl, const RowArgs<__half>&);
 
 }  // namespace sol::kernels::rows

@@ -11,7 +11,8 @@
 //     accumulators (shifted sums, or the online softmax's running max and sum), the second pass
 //     re-reads the row (mostly from L1/L2) and writes. Two reads of x from the SM's view.
 //   eager pass: one op of the lecture's naive formulas per kernel (the v01 rungs).
-// Statistics are fp32 whatever T is; sizes are 64-bit; rows of any count.
+// Statistics are fp32 whatever T is; sizes are 64-bit; rows of any count. Rows lie ldx (x) and
+// ldy (y) elements apart; 16-byte loads need the pitches, not only cols, to keep every row aligned.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -68,6 +69,8 @@ struct RowArgs {
   float* stat0 = nullptr;    // rows: mean (LayerNorm), max (softmax) — saved for backward
   float* stat1 = nullptr;    // rows: rstd (norms), 1/sum (softmax)
   int64_t rows = 0, cols = 0;
+  int64_t ldx = 0, ldy = 0;  // row pitches in elements (≥ cols; the caller sets them)
+  float eps = 1e-5f;         // the norms' variance epsilon
 };
 
 struct Stats {
@@ -127,7 +130,7 @@ __device__ inline void write_vector(const RowArgs<T>& a, int64_t row, int v, con
     e[j] = from_f32<T>(Op::out(to_f32(e[j]), s, gG16 ? to_f32(g[j]) : 1.f, gB16 ? to_f32(b[j]) : 0.f));
   uint4 o;
   memcpy(&o, e, 16);
-  reinterpret_cast<uint4*>(a.y + row * a.cols)[v] = o;
+  reinterpret_cast<uint4*>(a.y + row * a.ldy)[v] = o;
 }
 
 // Thread t of a row group holds vectors t, t + kThreads, … (kVecs of them) of its row.
@@ -140,7 +143,7 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>)
   const int64_t row = group_row<kThreads>();
   if (row >= a.rows) return;  // only when kThreads ≤ 32: whole warps leave together
   const int nvec = int(a.cols / kPerVec);  // in-row indices fit 32 bits (cols ≤ 65536)
-  const uint4* gX16 = reinterpret_cast<const uint4*>(a.x + row * a.cols);
+  const uint4* gX16 = reinterpret_cast<const uint4*>(a.x + row * a.ldx);
   uint4 rX[kVecs];
 #pragma unroll
   for (int k = 0; k < kVecs; ++k) {
@@ -168,7 +171,7 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>)
     each([&](float x) { r2 += Op::second(x, c1); });
     r2 = group_reduce<Reduce::Sum, kThreads>(r2, sRed);
   }
-  const Stats s = Op::stats(r1, r2, a.cols);
+  const Stats s = Op::stats(r1, r2, a.cols, a.eps);
   if (t == 0) save_stats<Op>(a, row, s);
 #pragma unroll
   for (int k = 0; k < kVecs; ++k) {
@@ -180,7 +183,7 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>)
 // ---- looped kernel (any cols) ----------------------------------------------------------------
 // Per-thread accumulator (acc0, acc1): acc0 reduces with Op::kFirst; acc1 is a sum that
 // Op::rescale adapts to the row-wide acc0 before it is summed (online softmax).
-// Rows that are 16-byte aligned (x, y aligned, cols·sizeof(T) a multiple of 16) go by 16-byte
+// Rows that are 16-byte aligned (x, y, γ, β aligned, cols and the pitches multiples of 16 bytes) go by 16-byte
 // vectors, kLoopUnroll of them loaded before any is used: a scalar loop has one 2–4-byte load in
 // flight per thread, far short of what HBM needs (Little's law, docs/fusion-notes.md). Other
 // rows: scalar coalesced loads.
@@ -193,12 +196,13 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>) row_looped_kernel(Row
   const int t = threadIdx.x % kThreads;
   const int64_t row = group_row<kThreads>();
   if (row >= a.rows) return;  // only when kThreads ≤ 32: whole warps leave together
-  const T* gX = a.x + row * a.cols;
+  const T* gX = a.x + row * a.ldx;
   const float shift = Op::kShift ? to_f32(gX[0]) : 0.f;  // a value of the row: shifted sums stay small
   float acc0 = identity<Op::kFirst>(), acc1 = 0.f;
   const uintptr_t bases = reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y) |
                           reinterpret_cast<uintptr_t>(a.gamma) | reinterpret_cast<uintptr_t>(a.beta);
-  const bool vectors = a.cols % kPerVec == 0 && bases % 16 == 0 && a.cols / kPerVec <= INT32_MAX / 2;  // v0 + 3·kThreads stays in int
+  const bool vectors = (a.cols | a.ldx | a.ldy) % kPerVec == 0 && bases % 16 == 0 &&
+                       a.cols / kPerVec <= INT32_MAX / 2;  // v0 + 3·kThreads stays in int
   const int nvec = vectors ? int(a.cols / kPerVec) : 0;
   const uint4* gX16 = reinterpret_cast<const uint4*>(gX);
   // fn(v, rX) over this thread's vectors, kLoopUnroll loads in flight
@@ -227,10 +231,10 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>) row_looped_kernel(Row
   }
   const float row0 = group_reduce<Op::kFirst, kThreads>(acc0, sRed);
   const float row1 = group_reduce<Reduce::Sum, kThreads>(Op::rescale(acc1, acc0, row0), sRed);
-  const Stats s = Op::stats_shifted(row0, row1, a.cols, shift);
+  const Stats s = Op::stats_shifted(row0, row1, a.cols, shift, a.eps);
   if (t == 0) save_stats<Op>(a, row, s);
   each_vector([&](int v, const uint4& rX) { write_vector<Op>(a, row, v, rX, s); });
-  T* gY = a.y + row * a.cols;
+  T* gY = a.y + row * a.ldy;
   for (int64_t c = int64_t(nvec) * kPerVec + t; c < a.cols; c += kThreads)
     gY[c] = from_f32<T>(Op::out(to_f32(gX[c]), s, param(a.gamma, c, 1.f), param(a.beta, c, 0.f)));
 }
@@ -244,12 +248,12 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>) eager_pass_kernel(Row
   const int t = threadIdx.x % kThreads;
   const int64_t row = group_row<kThreads>();
   if (row >= a.rows) return;  // only when kThreads ≤ 32: whole warps leave together
-  const T* gX = a.x + row * a.cols;
+  const T* gX = a.x + row * a.ldx;
   const Stats in{a.stat0 ? a.stat0[row] : 0.f, a.stat1 ? a.stat1[row] : 0.f};
   float acc = identity<Pass::kReduce>();
   for (int64_t c = t; c < a.cols; c += kThreads) {
     const float x = to_f32(gX[c]);
-    if constexpr (Pass::kWrites) a.y[row * a.cols + c] = from_f32<T>(Pass::map(x, in, param(a.gamma, c, 1.f), param(a.beta, c, 0.f)));
+    if constexpr (Pass::kWrites) a.y[row * a.ldy + c] = from_f32<T>(Pass::map(x, in, param(a.gamma, c, 1.f), param(a.beta, c, 0.f)));
     if constexpr (Pass::kReduces) acc = combine<Pass::kReduce>(acc, Pass::term(x, in));
   }
   if constexpr (Pass::kReduces) {
@@ -269,8 +273,9 @@ LaunchPlan row_plan(Kernel kernel, int64_t rows) {
   return plan_1d(kernel, rows, rows_per_block<kThreads>(), kBlockThreads<kThreads>);
 }
 
-// The register kernel fits when cols·sizeof(T) is a multiple of 16 (every row 16-byte aligned)
-// and the row has at most kThreads·kVecs vectors for the largest configuration below.
+// The register kernel fits when every row of x and y starts 16-byte aligned (the bases, and cols
+// and both pitches multiples of 16 bytes), γ and β are 16-byte aligned, and the row has at most
+// kThreads·kVecs vectors for the largest configuration below.
 template <class T>
 constexpr int64_t register_max_cols() {
   return int64_t(1024) * 8 * (16 / int64_t(sizeof(T)));
@@ -279,8 +284,10 @@ constexpr int64_t register_max_cols() {
 template <class T>
 bool fits_registers(const RowArgs<T>& a) {
   constexpr int64_t kPerVec = 16 / int64_t(sizeof(T));
-  const bool aligned = reinterpret_cast<uintptr_t>(a.x) % 16 == 0 && reinterpret_cast<uintptr_t>(a.y) % 16 == 0;
-  return aligned && a.cols % kPerVec == 0 && a.cols <= register_max_cols<T>();
+  const uintptr_t bases = reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y) |
+                          reinterpret_cast<uintptr_t>(a.gamma) | reinterpret_cast<uintptr_t>(a.beta);
+  return bases % 16 == 0 && a.cols % kPerVec == 0 && a.ldx % kPerVec == 0 && a.ldy % kPerVec == 0 &&
+         a.cols <= register_max_cols<T>();
 }
 
 // Register configurations: a warp for ≤ 128 vectors, then blocks of 128 / 512 / 1024 threads.
@@ -299,8 +306,18 @@ LaunchPlan plan_looped(const RowArgs<T>& a) {
   return row_plan<512>(row_looped_kernel<Op, T, 512>, a.rows);
 }
 
+// Pitches below cols (a caller that left them 0) would read every row from row 0: refused.
+template <class T>
+void require_pitches(const RowArgs<T>& a) {
+  if (a.ldx < a.cols || a.ldy < a.cols)
+    failure("row kernel: pitch ldx = " + std::to_string(a.ldx) + " or ldy = " + std::to_string(a.ldy) + " below cols = " +
+                std::to_string(a.cols),
+            "set RowArgs::ldx and ldy (≥ cols; cols for packed rows)");
+}
+
 template <class T>
 void launch_row(const LaunchPlan& p, cudaStream_t stream, const RowArgs<T>& a) {
+  require_pitches(a);
   if (p.grid == 0) return;
   reinterpret_cast<void (*)(RowArgs<T>)>(const_cast<void*>(p.func))<<<unsigned(p.grid), unsigned(p.block), 0, stream>>>(a);
   SOL_LAUNCH_CHECK();

@@ -12,7 +12,7 @@
 
 namespace sol::kernels::rows_bwd {
 
-// The forward's shape rules: rows, cols 1 … 65536, scale; mask for softmax.
+// The forward's shape rules: rows, cols 1 … 2^24, scale; mask for softmax.
 std::string unsupported(Version v, const Shape& s) {
   const rows::Version twin[] = {rows::Version::ln_v03_registers, rows::Version::rms_v03_registers,
                                 rows::Version::sm_v03_registers};

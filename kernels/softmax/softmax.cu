@@ -14,11 +14,14 @@ void softmax_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stre
   if (impl != Impl::Eager) return fused_run<SoftmaxOp>(impl, a, stream);
   RowArgs<T> p = a;
   eager_pass<MaxPass>(p, stream);
-  p.y = gTemp;
+  p.y = gTemp;  // packed scratch
+  p.ldy = a.cols;
   eager_pass<ExpPass>(p, stream);
   p.x = gTemp;
+  p.ldx = a.cols;
   eager_pass<InvSumPass>(p, stream);
   p.y = a.y;
+  p.ldy = a.ldy;
   eager_pass<ScalePass>(p, stream);
 }
 
@@ -31,5 +34,7 @@ template void softmax_forward<float>(Impl, const RowArgs<float>&, float*, cudaSt
 template void softmax_forward<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&, __nv_bfloat16*, cudaStream_t);
 template LaunchPlan softmax_plan<float>(Impl, const RowArgs<float>&);
 template LaunchPlan softmax_plan<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&);
+template void softmax_forward<__half>(Impl, const RowArgs<__half>&, __half*, cudaStream_t);
+template LaunchPlan softmax_plan<__half>(Impl, const RowArgs<__half>&);
 
 }  // namespace sol::kernels::rows

@@ -274,6 +274,7 @@ struct Stack::Impl {
     a.stat1 = rstd;
     a.rows = T();
     a.cols = s.d_model;
+    a.ldx = a.ldy = s.d_model;
     return a;
   }
   attn::AttnArgs<bf16> attn_args(const LayerActs& a) const {
@@ -355,6 +356,7 @@ struct Stack::Impl {
     b.dbeta = G(l, beta_off);
     b.rows = T();
     b.cols = s.d_model;
+    b.lda = b.lddy = b.lddx = s.d_model;
     if (!ln_plan) ln_plan = rows::layernorm_bwd_plan(b);
     const rows::BwdPlan& plan = *ln_plan;
     b.work = arena->get<float>(plan.work_floats, Kind::Transient);
