@@ -7,8 +7,13 @@
 #include <string>
 
 #include "kernels/api/matmul_dispatch.hpp"
+#include "tests/host/sol_cli.hpp"
 #include "sol/core/error.hpp"
+#include "sol/model/model_shapes.hpp"
 #include "sol/registry.hpp"
+#include "sol/report.hpp"
+#include "sol/results.hpp"
+#include "sol/sweep.hpp"
 
 using sol::DType;
 using namespace sol::kernels::api;
@@ -203,3 +208,67 @@ TEST(ApiMatmulTable, TheCommittedTableIsWhatTheCommittedResultsGive) {
   EXPECT_EQ(std::system(cmd.c_str()), 0) << "run scripts/dispatch-table.py";
 }
 #endif
+
+// The dispatch variant (the API as a registry variant) is compared with the peers but is never a
+// rung: not the family's best version, not a step of the ladder, not the rung a sweep measures.
+TEST(DispatchVariant, IsNeitherAPeerNorARung) {
+  const auto rec = [](const std::string& variant, int version, double t) {
+    sol::results::Record r;
+    r.family = "gemm_bf16", r.variant = variant, r.version = version, r.dtype = "bf16";
+    r.shape = "m=4096,n=4096,k=4096", r.median_s = t, r.verified = true;
+    return r;
+  };
+  sol::results::File f;
+  f.family = "gemm_bf16";
+  f.records = {rec("peer:cublasLt", 0, 177e-6), rec("v07_tma_store", 7, 181e-6), rec("dispatch", 0, 170e-6)};
+  EXPECT_TRUE(sol::results::is_dispatch(f.records[2]));
+  EXPECT_FALSE(sol::results::is_peer(f.records[2]));
+  EXPECT_EQ(sol::results::best_peer(f, f.records[2]), &f.records[0]);
+  const std::string md = sol::report::headline_markdown({f});
+  EXPECT_NE(md.find("| gemm_bf16 | v07_tma_store |"), std::string::npos) << md;
+  sol::Variant peer, rung, dispatch;
+  peer.name = "peer:cublasLt";
+  rung.name = "v08_tile_choice", rung.version = 8;
+  dispatch.name = "dispatch";
+  EXPECT_TRUE(dispatch.is_dispatch() && !dispatch.is_peer());
+  const auto chosen = sol::sweep::choose_variants({&peer, &dispatch, &rung});
+  ASSERT_EQ(chosen.size(), 2u);
+  EXPECT_EQ(chosen[0], &peer);
+  EXPECT_EQ(chosen[1], &rung);
+}
+
+TEST(RegistrySelectList, ACommaListSelectsEachNameOnceInRegistryOrder) {
+  std::vector<sol::Variant> from(5);
+  const char* names[] = {"peer:cublasLt", "dispatch", "v01_mma_sync", "v07_tma_store", "v08_tile_choice"};
+  for (size_t i = 0; i < from.size(); ++i) from[i].family = "gemm_bf16", from[i].name = names[i];
+  const auto got = sol::select(from, "gemm_bf16/v08,v07,peer,dispatch,v07_tma_store");
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0]->name, "peer:cublasLt");
+  EXPECT_EQ(got[1]->name, "dispatch");
+  EXPECT_EQ(got[2]->name, "v07_tma_store");
+  EXPECT_EQ(got[3]->name, "v08_tile_choice");
+  for (const char* bad : {"gemm_bf16/v08,", "gemm_bf16/v08,,v07", "gemm_bf16/v08,nosuch"}) {
+    try {
+      sol::select(from, bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const sol::Error& e) {
+      EXPECT_EQ(e.kind(), sol::Error::Kind::BadInput) << bad;
+    }
+  }
+}
+
+TEST(BenchModelShapes, PlanListsTheFamilysModelShapesAndBadFlagsAreOneLine) {
+  const auto shapes = sol::model::model_shapes("gemm_bf16");
+  const sol::test::CliRun plan = sol::test::run_sol("bench gemm_bf16/v08,dispatch,peer --model-shapes --plan");
+  ASSERT_EQ(plan.rc, 0) << plan.all();
+  EXPECT_NE(plan.out.find("gemm_bf16: " + std::to_string(shapes.size()) + " model shapes"), std::string::npos)
+      << plan.out;
+  for (const auto& s : shapes) EXPECT_NE(plan.out.find("  " + s.shape.str() + "  "), std::string::npos) << s.shape.str();
+  for (const char* args : {"bench copy --model-shapes --plan", "bench --model-shapes --plan",
+                           "bench gemm_bf16 --model-shapes --shape m=1,n=1,k=1", "bench gemm_bf16 --model-shapes --sweep",
+                           "bench gemm_bf16 --plan", "bench gemm_bf16 --model-shapes --plan --json x.json"}) {
+    const sol::test::CliRun r = sol::test::run_sol(args);
+    EXPECT_EQ(r.rc, 2) << args << ": " << r.all();
+    EXPECT_EQ(sol::test::count_lines(r.err), 1) << args << ": " << r.err;
+  }
+}
