@@ -14,6 +14,12 @@ PyTorch peers, TF32 and the dispatch variant itself are left out. Where one shap
 implementation was measured in several files, the newest file's record wins. Each row holds the
 fastest implementation and the fastest of the other kind (a rung when cuBLASLt is fastest, and
 the reverse). --check compares the committed table with what the results give (exit 1 if stale).
+
+    scripts/dispatch-table.py --verify RESULTS.json [--slack 0.03]
+
+reads a run that measured the dispatch variant beside peer:cublasLt (sol bench FAMILY/dispatch,
+peer,... --model-shapes) and prints, per shape, dispatch's time over cuBLASLt's and over the
+fastest rung; exit 1 if dispatch is slower than cuBLASLt by more than the slack anywhere.
 """
 import argparse
 import glob
@@ -85,12 +91,43 @@ def render(rows_, sources):
     return "\n".join(lines) + "\n"
 
 
+def verify(paths, slack):
+    by = {}  # (family, shape) -> {variant: seconds}
+    for p in paths:
+        for f in files_in(p):
+            for r in f.get("records", []):
+                if r.get("skipped") or not r.get("verified") or not r.get("median_s", 0) > 0:
+                    continue
+                by.setdefault((r.get("family", f.get("family")), r["shape"]), {})[r["variant"]] = r["median_s"]
+    worst, bad = 0.0, 0
+    print(f"{'family':10} {'shape':28} {'dispatch':>10} {'cublasLt':>10} {'best rung':>10} {'vs Lt':>6}")
+    for (fam, shape), t in sorted(by.items()):
+        if "dispatch" not in t:
+            continue
+        lt = t.get("peer:cublasLt") or t.get("peer:cublasSgemm")
+        rungs = [v for k, v in t.items() if RUNG.match(k)]
+        ratio = t["dispatch"] / lt if lt else 0.0
+        worst = max(worst, ratio)
+        bad += ratio > 1 + slack
+        cell = lambda x: f"{x * 1e6:9.1f}µ" if x else f"{'—':>10}"
+        print(f"{fam:10} {shape:28} {cell(t['dispatch'])} {cell(lt)} {cell(min(rungs) if rungs else 0)} "
+              f"{ratio:6.3f}{' !' if ratio > 1 + slack else ''}")
+    print(f"worst dispatch / cuBLASLt: {worst:.3f}; {bad} shapes slower than cuBLASLt by more than {slack:.0%}")
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="*", help="results JSON files (default: bench/results/h200/gemm_*.json)")
     ap.add_argument("--out", default=OUT, help="the table to write (default: kernels/api/matmul_table.inc)")
     ap.add_argument("--check", action="store_true", help="exit 1 if the table differs from what the results give")
+    ap.add_argument("--verify", action="store_true", help="compare dispatch with cuBLASLt in the given results")
+    ap.add_argument("--slack", type=float, default=0.03, help="--verify: allowed dispatch / cuBLASLt − 1")
     a = ap.parse_args()
+    if a.verify:
+        if not a.results:
+            sys.exit("dispatch-table.py: --verify needs the results file(s) of a dispatch run")
+        sys.exit(verify(a.results, a.slack))
     paths = a.results or sorted(glob.glob(os.path.join(ROOT, "bench", "results", "h200", "gemm_*.json")))
     if not paths:
         sys.exit("dispatch-table.py: no results files found")
