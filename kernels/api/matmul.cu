@@ -192,7 +192,7 @@ void run_rung(const api::MatmulCall& c, const api::MatmulPlan& p, void* ws, cuda
 
 size_t matmul_workspace_size(const MatmulArgs& args) {
   const api::MatmulCall c = api::validate(call_of(args));
-  return api::plan(c, current_device().cc).workspace_bytes();
+  return api::plan(c, current_device().cc, /*explain=*/false).workspace_bytes();
 }
 
 Choice explain_matmul(const MatmulArgs& args) {
@@ -209,7 +209,7 @@ Choice explain_matmul(const MatmulArgs& args) {
 void matmul(const MatmulArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream) {
   const api::MatmulCall c = api::validate(call_of(args));
   const Device d = current_device();
-  const api::MatmulPlan p = api::plan(c, d.cc);
+  const api::MatmulPlan p = api::plan(c, d.cc, /*explain=*/false);
   const size_t need = p.workspace_bytes();
   if (workspace_bytes < need || (need > 0 && !workspace))
     bad_input("matmul: the workspace is " + std::to_string(workspace ? workspace_bytes : 0) + " bytes; this call needs " +

@@ -111,10 +111,10 @@ std::string family_of(DType in) {
 
 MatmulCall validate(const MatmulCall& in) {
   MatmulCall c = in;
-  const std::string dims = "m=" + std::to_string(c.m) + ", n=" + std::to_string(c.n) + ", k=" + std::to_string(c.k);
-  if (c.m < 1 || c.n < 1 || c.k < 1) bad_input("matmul: sizes must be ≥ 1 (" + dims + ")", "pass m, n, k ≥ 1");
+  const auto dims = [&] { return "m=" + std::to_string(c.m) + ", n=" + std::to_string(c.n) + ", k=" + std::to_string(c.k); };
+  if (c.m < 1 || c.n < 1 || c.k < 1) bad_input("matmul: sizes must be ≥ 1 (" + dims() + ")", "pass m, n, k ≥ 1");
   const int64_t kMaxDim = int64_t(1) << 40;
-  if (c.m > kMaxDim || c.n > kMaxDim || c.k > kMaxDim) bad_input("matmul: a size is over 2^40 (" + dims + ")");
+  if (c.m > kMaxDim || c.n > kMaxDim || c.k > kMaxDim) bad_input("matmul: a size is over 2^40 (" + dims() + ")");
   const auto ok_in = [](DType t) { return is_16bit(t) || t == DType::fp8_e4m3 || t == DType::f32; };
   if (!ok_in(c.a_type) || !ok_in(c.b_type))
     bad_input("matmul: a_type " + dtype_name(c.a_type) + ", b_type " + dtype_name(c.b_type) + " is not served",
@@ -161,7 +161,7 @@ MatmulCall validate(const MatmulCall& in) {
   const double b_bytes = (double(b_rows - 1) * double(c.ldb) + double(b_row)) * in_b;
   const double c_bytes = (double(c.m - 1) * double(c.ldc) + double(c.n)) * out_b;
   if (std::max({a_bytes, b_bytes, c_bytes}) > double(int64_t(1) << 40))
-    bad_input("matmul: an operand spans over 1 TiB (" + dims + ")", "check the sizes and leading dimensions");
+    bad_input("matmul: an operand spans over 1 TiB (" + dims() + ")", "check the sizes and leading dimensions");
   const auto overlaps = [](const void* p, double pb, const void* q, double qb) {
     const double x = double(reinterpret_cast<uintptr_t>(p)), y = double(reinterpret_cast<uintptr_t>(q));
     return x < y + qb && y < x + pb;
@@ -182,24 +182,48 @@ int alignment_signature(DType in, DType out, int64_t lda, int64_t ldb, int64_t l
 
 const std::vector<Measured>& table() { return kTable; }
 
-const Measured* nearest(const std::vector<Measured>& from, DType in, DType out, int64_t m, int64_t n, int64_t k,
-                        int64_t lda, int64_t ldb, int64_t ldc) {
-  // The table measured bf16 C for the 16-bit and fp8 families and f32 C for f32.
-  const DType measured_out = in == DType::f32 ? DType::f32 : DType::bf16;
+namespace {
+
+// A table entry with what the lookup compares, computed once per table.
+struct Point {
+  const Measured* e;
+  double lm, ln, lk;
+  int signature;
+};
+std::vector<Point> index_of(const std::vector<Measured>& from) {
+  std::vector<Point> out;
+  for (const Measured& e : from) {
+    // The table measured bf16 C for the 16-bit and fp8 families and f32 C for f32.
+    const DType out_type = e.dtype == DType::f32 ? DType::f32 : DType::bf16;
+    out.push_back({&e, std::log(double(e.m)), std::log(double(e.n)), std::log(double(e.k)),
+                   alignment_signature(e.dtype, out_type, e.lda, e.ldb, e.ldc)});
+  }
+  return out;
+}
+
+const Measured* nearest_in(const std::vector<Point>& from, DType in, DType out, int64_t m, int64_t n, int64_t k,
+                           int64_t lda, int64_t ldb, int64_t ldc) {
   const int want = alignment_signature(in, out, lda, ldb, ldc);
+  const double lm = std::log(double(m)), ln = std::log(double(n)), lk = std::log(double(k));
   const Measured* best = nullptr;
   double best_d = 0;
-  for (const Measured& e : from) {
-    if (e.dtype != in) continue;
-    const auto l = [](int64_t a, int64_t b) { return std::log(double(a) / double(b)); };
-    double d = l(m, e.m) * l(m, e.m) + l(n, e.n) * l(n, e.n) + l(k, e.k) * l(k, e.k);
-    if (alignment_signature(in, measured_out, e.lda, e.ldb, e.ldc) != want) d += 1e6;  // any match first
-    if (!best || d < best_d) best = &e, best_d = d;
+  for (const Point& p : from) {
+    if (p.e->dtype != in) continue;
+    double d = (lm - p.lm) * (lm - p.lm) + (ln - p.ln) * (ln - p.ln) + (lk - p.lk) * (lk - p.lk);
+    if (p.signature != want) d += 1e6;  // an entry of the same alignment first
+    if (!best || d < best_d) best = p.e, best_d = d;
   }
   return best;
 }
 
-MatmulPlan plan(const MatmulCall& c, int cc) {
+}  // namespace
+
+const Measured* nearest(const std::vector<Measured>& from, DType in, DType out, int64_t m, int64_t n, int64_t k,
+                        int64_t lda, int64_t ldb, int64_t ldc) {
+  return nearest_in(index_of(from), in, out, m, n, k, lda, ldb, ldc);
+}
+
+MatmulPlan plan(const MatmulCall& c, int cc, bool explain) {
   MatmulPlan p;
   p.family = family_of(c.a_type);
   const std::string no_rung = rung_refusal(c, cc), no_lt = lt_refusal(c);
@@ -223,9 +247,10 @@ MatmulPlan plan(const MatmulCall& c, int cc) {
   if (!no_rung.empty()) {
     use_lt("cuBLASLt: " + no_rung);
   } else {
-    const Measured* e = nearest(table(), c.a_type, c.c_type, c.m, c.n, c.k, c.lda, c.ldb, c.ldc);
-    const std::string at = e ? "nearest measured " + shape_text(*e) + " " + dtype_name(c.a_type) + ": " : "";
-    const std::string vs = e ? std::string(e->best) + " " + us(e->best_s) +
+    static const std::vector<Point> indexed = index_of(table());
+    const Measured* e = nearest_in(indexed, c.a_type, c.c_type, c.m, c.n, c.k, c.lda, c.ldb, c.ldc);
+    const std::string at = e && explain ? "nearest measured " + shape_text(*e) + " " + dtype_name(c.a_type) + ": " : "";
+    const std::string vs = e && explain ? std::string(e->best) + " " + us(e->best_s) +
                                    (e->other[0] ? std::string(" vs ") + e->other + " " + us(e->other_s) : "")
                              : "";
     // The table's sol rung at that shape (best or other), else v08, which chooses its own tile.
@@ -237,7 +262,8 @@ MatmulPlan plan(const MatmulCall& c, int cc) {
     else if (is_rung(e->best)) use_rung(rung, at + vs);
     else use_lt(at + vs);
   }
-  p.predicted_s = predicted(c, cc);
+  if (explain) p.predicted_s = predicted(c, cc);
+  else p.reason.clear();
   return p;
 }
 

@@ -63,8 +63,9 @@ struct MatmulPlan {
 const std::vector<std::string>& tc_rungs();
 
 // The decision for a validated call on a device of compute capability cc (major·10 + minor).
-// Throws sol::Error when nothing on that device serves the call.
-MatmulPlan plan(const MatmulCall& call, int cc);
+// Throws sol::Error when nothing on that device serves the call. explain = false (the hot path)
+// leaves the reason and the prediction out, which cost more than the decision itself.
+MatmulPlan plan(const MatmulCall& call, int cc, bool explain = true);
 
 // The 16-byte alignment signature of a call's pitches (bit 0: A's, 1: B's, 2: C's pitch is a
 // multiple of 16 bytes), the key the table lookup matches first.

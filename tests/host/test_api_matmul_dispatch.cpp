@@ -145,6 +145,15 @@ TEST(ApiMatmulPlan, TheTableDecidesWhereBothServe) {
   EXPECT_GT(odd.pack_bytes, 0u);  // a 8190-byte pitch is not 128-byte aligned: the rung packs A and B
   EXPECT_EQ(odd.workspace_bytes() % 256, 0u);
   EXPECT_EQ(aligned.family, "gemm_bf16");
+  // The hot path's plan (no reason, no prediction) decides the same.
+  for (const MatmulPlan* full : {&aligned, &odd}) {
+    const int64_t s = full == &aligned ? 1024 : 4095;
+    const MatmulPlan quick = plan(validate(tn(s, s, s)), 90, /*explain=*/false);
+    EXPECT_EQ(quick.impl, full->impl);
+    EXPECT_EQ(quick.rung, full->rung);
+    EXPECT_EQ(quick.workspace_bytes(), full->workspace_bytes());
+    EXPECT_TRUE(quick.reason.empty());
+  }
 }
 
 TEST(ApiMatmulPlan, WhatOnlyCublasLtServesGoesToCublasLt) {
