@@ -139,10 +139,11 @@ double tolerance(DType out) { return out == DType::f32 ? 1e-5 : out == DType::f1
 
 TEST(ApiMatmul, EveryLayoutTypeAndOutputMatchesTheReference) {
   SOL_REQUIRE_GPU_OR_SKIP();
-  const struct {
+  struct Size {
     int64_t m, n, k;
-  } sizes[] = {{1, 1, 1}, {1, 129, 64}, {31, 37, 41}, {130, 67, 96}, {33, 300, 1023}},
-    aligned_sizes[] = {{1, 128, 64}, {33, 48, 96}, {130, 64, 1024}};
+  };
+  const std::vector<Size> sizes = {{1, 1, 1}, {1, 129, 64}, {31, 37, 41}, {130, 67, 96}, {33, 300, 1023}},
+                          aligned_sizes = {{1, 128, 64}, {33, 48, 96}, {130, 64, 1024}};
   const DType ins[] = {DType::bf16, DType::f16, DType::fp8_e4m3, DType::f32};
   for (DType in : ins)
     for (DType out : {DType::bf16, DType::f16, DType::f32}) {
@@ -224,7 +225,7 @@ TEST(ApiMatmul, EveryArgumentErrorThrowsBeforeAnyLaunch) {
        [](MatmulArgs& x) {
          x.a_type = x.b_type = DType::fp8_e4m3, x.scale_a = x.scale_b = &scale, x.trans_b = Transpose::N;
        }},
-      {"beta with C over A", [](MatmulArgs& x) { x.c = x.a, x.beta = 1.f; }},
+      {"beta with C over A", [](MatmulArgs& x) { x.c = const_cast<void*>(x.a), x.beta = 1.f; }},
   };
   for (const auto& t : cases) {
     MatmulArgs x = base();
