@@ -37,10 +37,10 @@ std::string ratio(double x) { return x > 0 ? num(x, 3) + "×" : "—"; }
 
 
 double speedup_over_previous(const results::File& f, const results::Record& r) {
-  if (!results::valid(r) || results::is_peer(r)) return 0;
+  if (!results::valid(r) || results::is_peer(r) || results::is_dispatch(r)) return 0;
   const results::Record* prev = nullptr;
   for (const auto& o : f.records)
-    if (results::valid(o) && !results::is_peer(o) && o.family == r.family && o.shape == r.shape && o.version < r.version &&
+    if (results::valid(o) && !results::is_peer(o) && !results::is_dispatch(o) && o.family == r.family && o.shape == r.shape && o.version < r.version &&
         (!prev || o.version > prev->version))
       prev = &o;
   return prev ? prev->median_s / r.median_s : 0;

@@ -7,6 +7,8 @@
 // `sol bench gemm --sweep` (or one GEMM family): sol's best rung and the peers over the size sweep
 // of include/sol/sweep.hpp, into one results file, family gemm_sweep; `--plan` prints the sweep's
 // shapes and the shape model's predictions without measuring (no GPU needed).
+// `sol bench FAMILY --model-shapes`: the family's shapes from the model shape set
+// (sol/model/model_shapes.hpp) instead of the registry's bench shapes; `--plan` lists them.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +18,7 @@
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
 #include "sol/hw/spec.hpp"
+#include "sol/model/model_shapes.hpp"
 #include "sol/report.hpp"
 #include "sol/sweep.hpp"
 #ifdef SOL_WITH_CUDA
@@ -30,7 +33,7 @@ struct Opts {
   std::vector<std::string> shapes;
   std::string json, out_dir, gpu;
   bool cold_l2 = false, graph = false, no_peers = false, headline = false, full_probe = false, memory = false;
-  bool sweep = false, plan = false;
+  bool sweep = false, plan = false, model_shapes = false;
   bool csv = false, md = false, run_once = false;
   double budget_s = 0.5;
   int min_samples = 0;  // 0: the harness's default
@@ -42,10 +45,40 @@ struct Opts {
 // harness's 3+ samples there and hundreds at 256³, and the whole sweep stays within minutes.
 constexpr double kSweepBudget = 0.1;
 
+// --model-shapes: the one family of the pattern and its model shapes, checked before any GPU is
+// needed (empty: no --model-shapes).
+std::vector<Shape> model_shape_list(const Opts& o) {
+  if (!o.model_shapes) return {};
+  if (!o.shapes.empty()) bad_input("--model-shapes and --shape cannot be combined", "drop one of them");
+  if (o.sweep || o.headline) bad_input("--model-shapes runs the model shapes: drop --sweep and --headline");
+  const std::string family = o.pattern.substr(0, o.pattern.find('/'));
+  if (family.empty()) {
+    std::string list;
+    for (const auto& f : model::model_shape_families()) list += (list.empty() ? "" : ", ") + f;
+    bad_input("--model-shapes needs one FAMILY", "e.g. sol bench gemm_bf16 --model-shapes; families: " + list);
+  }
+  std::vector<Shape> out;
+  for (const auto& s : model::model_shapes(family)) out.push_back(s.shape);
+  return out;
+}
+
+// --model-shapes --plan: the shapes and where each comes from, one line each.
+std::string model_plan_text(const std::string& family) {
+  std::string out;
+  const auto list = model::model_shapes(family);
+  out += family + ": " + std::to_string(list.size()) + " model shapes\n";
+  for (const auto& s : list) {
+    std::string line = "  " + s.shape.str() + "  " + s.model + "/" + s.layer + " × " + std::to_string(s.tokens);
+    if (!s.also.empty()) line += " (+" + std::to_string(s.also.size()) + " more)";
+    out += line + "\n";
+  }
+  return out;
+}
+
 // The sweep's flags, checked before any GPU is needed; returns its families (empty: no --sweep).
 std::vector<std::string> sweep_families(const Opts& o) {
   if (!o.sweep) {
-    if (o.plan) bad_input("--plan goes with --sweep", "sol bench gemm --sweep --plan");
+    if (o.plan && !o.model_shapes) bad_input("--plan goes with --sweep or --model-shapes", "sol bench gemm --sweep --plan");
     return {};
   }
   if (!o.shapes.empty()) bad_input("--sweep runs its own shapes: drop --shape", "see them with: sol bench gemm --sweep --plan");
@@ -116,7 +149,7 @@ bench::RunOptions run_options(const Opts& o, const bench::ProbeResult& probed) {
 }
 
 int run_bench(const Opts& o) {
-  std::vector<Shape> shapes;
+  std::vector<Shape> shapes = model_shape_list(o);
   for (const auto& s : o.shapes) shapes.push_back(Shape::parse(s));
   const auto variants = bench::select_variants(o.pattern);
   const bench::ProbeResult probed = probe_once(o);
@@ -217,7 +250,12 @@ Command add_bench(CLI::App& root, Global&) {
   app->add_flag("--sweep", o->sweep,
                 "GEMM size sweep: pattern gemm (every GEMM family) or one family; peers and the best rung over "
                 "cubes 256…16384 and whole-wave shapes, into one gemm_sweep results file");
-  app->add_flag("--plan", o->plan, "with --sweep: print the shapes and the shape model's predictions, measure nothing");
+  app->add_flag("--plan", o->plan,
+                "with --sweep: print the shapes and the shape model's predictions; with --model-shapes: the "
+                "shapes; measure nothing");
+  app->add_flag("--model-shapes", o->model_shapes,
+                "the family's shapes from the model shape set (decoder layers of published models) instead of "
+                "its bench shapes");
   app->add_flag("--csv", o->csv, "print the records as CSV (one row per record, SI units) instead of the tables");
   app->add_flag("--md", o->md, "print the records as Markdown tables instead of the terminal tables");
   app->add_option("--min-samples", o->min_samples,
@@ -232,6 +270,13 @@ Command add_bench(CLI::App& root, Global&) {
   return {app, [o, budget]() -> int {
             check_flags(*o);
             const auto families = sweep_families(*o);
+            (void)model_shape_list(*o);  // its errors before any GPU is needed
+            if (o->plan && o->model_shapes) {
+              if (!o->json.empty() || !o->out_dir.empty())
+                bad_input("--plan measures nothing, so it writes no results file", "drop --json/--out-dir");
+              std::cout << model_plan_text(o->pattern.substr(0, o->pattern.find('/')));
+              return 0;
+            }
             if (o->plan) {
               const hw::HwSpec& spec = hw::find(o->gpu.empty() ? "h200" : o->gpu);
               std::cout << sweep::plan_text(families, spec);

@@ -385,6 +385,9 @@ void add_gemm_tc(std::vector<Variant>& all) {
     for (auto* shapes : {&peer.bench_shapes, &peer.test_shapes})
       std::erase_if(*shapes, [&](const Shape& s) { return !peer.unsupported(s).empty(); });
     all.push_back(std::move(peer));
+    all.push_back(entry(f.family, V{f.in, R::dispatch}, "dispatch", 0, f.min_cc,
+                        "sol::matmul (the public API): the rung or cuBLASLt its measured table picks per shape",
+                        kGemmBench, kGemmTest));
     all.push_back(entry(f.family, V{f.in, R::v01_mma_sync}, "v01_mma_sync", 1, f.min_cc,
                         "mma.sync (m16n8k16; e4m3 m16n8k32) fed by ldmatrix, 128×128 tile, one padded shared buffer",
                         kGemmBench, kGemmTest));
@@ -530,6 +533,9 @@ void add_gemm_fp32(std::vector<Variant>& all) {
   all.push_back(entry(f, V::peer_cublas_tf32, "peer:cublas_tf32", 0, 80,
                       "cuBLAS SGEMM with CUBLAS_TF32_TENSOR_OP_MATH: fp32 data on TF32 tensor cores", kSgemmBench,
                       {"m=1,n=1,k=1", "m=31,n=37,k=41", "m=1000,n=1000,k=1000", "m=127,n=129,k=131,beta=1"}));
+  all.push_back(entry(f, V::dispatch, "dispatch", 0, 70,
+                      "sol::matmul (the public API), f32 NN: the implementation its measured table picks", kSgemmBench,
+                      kSgemmTest));
   const Texts kSmallBench = {"m=4096,n=4096,k=4096", "m=1024,n=1024,k=1024", "m=2048,n=2048,k=2048",
                              "m=1023,n=1023,k=1023", "m=1025,n=1025,k=1025", "m=4097,n=4097,k=4097"};
   all.push_back(entry(f, V::v01_naive, "v01_naive", 1, 70,
@@ -604,6 +610,18 @@ std::string name_hint(const std::string& what, const std::vector<std::string>& c
 
 std::vector<const Variant*> select(const std::vector<Variant>& from, const std::string& pattern) {
   const auto slash = pattern.find('/');
+  if (slash != std::string::npos && pattern.find(',', slash) != std::string::npos) {
+    // "family/a,b,c": every variant any of the names selects, once each, in registry order.
+    std::vector<const Variant*> chosen;
+    const std::string names = pattern.substr(slash + 1) + ",";
+    for (size_t at = 0, comma; (comma = names.find(',', at)) != std::string::npos; at = comma + 1) {
+      if (comma == at) bad_input("an empty variant name in '" + pattern + "'", "list names as FAMILY/A,B,C");
+      for (const Variant* v : select(from, pattern.substr(0, slash + 1) + names.substr(at, comma - at)))
+        if (std::find(chosen.begin(), chosen.end(), v) == chosen.end()) chosen.push_back(v);
+    }
+    std::sort(chosen.begin(), chosen.end());  // `from` is one vector: address order is registry order
+    return chosen;
+  }
   const std::string family = pattern.substr(0, slash);
   const std::string name = slash == std::string::npos ? "" : pattern.substr(slash + 1);
   std::vector<const Variant*> in_family, exact, prefixed;

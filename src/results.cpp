@@ -183,6 +183,8 @@ Record record_from(const json& j, const std::string& where) {
 }  // namespace
 
 bool is_peer(const Record& r) { return r.variant.rfind("peer:", 0) == 0; }
+bool is_dispatch(const std::string& variant) { return variant == "dispatch"; }
+bool is_dispatch(const Record& r) { return is_dispatch(r.variant); }
 
 bool valid(const Record& r) { return r.skipped.empty() && r.verified && r.median_s > 0; }
 

@@ -11,7 +11,8 @@
 //  - throws sol::Error (what was wrong, how to fix it) on a shape, dtype, layout or pointer it
 //    cannot serve, before launching anything; a CUDA launch failure is a sol::Error as well;
 //  - is thread-safe; the only global state is one-time kernel attribute setup and, for matmul,
-//    one cuBLASLt handle per device.
+//    one cuBLASLt handle per device with a mutex-guarded cache of its plans (descriptors and the
+//    heuristic's algorithm) per shape, types and layout, bounded (kernels/api/matmul.cu).
 //
 // Layouts are row-major, sizes and leading dimensions in elements. A leading dimension (or
 // stride) of 0 means "packed": the row length (or the contiguous BSHD stride).
@@ -43,7 +44,9 @@ struct Choice {
 // Types: a_type = b_type ∈ {bf16, f16, fp8_e4m3, f32}; c_type ∈ {bf16, f16, f32} (fp8 and 16-bit
 // inputs: bf16, f16 or f32 output; f32 inputs: f32 output). fp8: scale_a and scale_b point to one
 // fp32 each on the device (per-tensor dequantization scales; the product is scale_a·scale_b·alpha).
-// Any m, n, k ≥ 1.
+// Any m, n, k ≥ 1. fp8 is served as trans_a = N, trans_b = T; into f16 or f32 C only where cuBLASLt's
+// fp8 runs (k % 16 == 0, 16-byte pitches). The workspace size depends on the pointers' alignment
+// (an operand a rung cannot read in place is packed into it): query it with the pointers you pass.
 enum class Transpose { N, T };
 
 struct MatmulArgs {

@@ -69,13 +69,16 @@ struct Variant {
   Tolerance tol;
   std::function<std::unique_ptr<Case>(const Shape&)> make;  // empty in a build without CUDA
   bool is_peer() const { return name.rfind("peer:", 0) == 0; }
+  // The public API's dispatcher run as a variant: neither a peer nor a rung (version 0).
+  bool is_dispatch() const { return name == "dispatch"; }
 };
 
 // Every variant, in family order then version order. In a build without CUDA every variant is
 // described (shapes, cost, tolerance) but has no make: nothing can run.
 const std::vector<Variant>& registry();
 // Variants matching "family" or "family/name" (all for ""), where name may be the start of the
-// variant's name ("layernorm/v03"); one named exactly is chosen alone. Throws sol::Error if none
+// variant's name ("layernorm/v03"); one named exactly is chosen alone; "family/a,b,c" selects
+// what each of a, b, c would (once each, registry order). Throws sol::Error if none
 // match, naming the closest family or variant when the pattern looks like a typo of one.
 std::vector<const Variant*> select(const std::string& pattern);
 // The same over another list of variants (the harness's selftest family).

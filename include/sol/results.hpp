@@ -79,6 +79,10 @@ struct File {
 };
 
 bool is_peer(const Record& r);
+// The "dispatch" variant: the public API's choice per shape (sol::matmul …). Neither a peer nor a
+// rung of the ladder: it is compared with the peers, never counted as a version.
+bool is_dispatch(const std::string& variant);
+bool is_dispatch(const Record& r);
 // A result to compare against: it ran, it verified, it has a time.
 bool valid(const Record& r);
 // The element type a record is compared by: Record::dtype; in files of schema 1, which lack it,

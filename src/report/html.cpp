@@ -236,7 +236,7 @@ std::vector<svg::Series> ladder_points(const Ladder& l, const Style& st, bool ov
     if (!r || flop_rate(*r) <= 0 || !(r->bytes > 0)) continue;
     const std::pair<double, double> p{r->flops / r->bytes, flop_rate(*r)};
     const std::string tip = l.family + " " + v + " · " + r->shape + ": " + si(p.second, "FLOP/s") + throttle_mark(*r);
-    if (is_peer(v)) {
+    if (is_peer(v) || results::is_dispatch(v)) {  // the dispatcher is drawn beside the peers, not as a rung
       if (overview) continue;
       peers.points.push_back(p);
       peers.point_labels.push_back(short_name(v));

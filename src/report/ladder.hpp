@@ -11,7 +11,7 @@
 
 namespace sol::report::detail {
 
-// Records grouped: family → variant (rungs by version, peers last) → records in file order.
+// Records grouped: family → variant (rungs by version, then dispatch, peers last) → records in file order.
 struct Ladder {
   const results::File* file = nullptr;
   std::string family;

@@ -132,7 +132,7 @@ std::string headline_markdown(const std::vector<results::File>& files) {
     const results::Record* best = nullptr;
     std::string shape;
     for (const auto& r : f.records)
-      if (!is_peer(r.variant) && r.skipped.empty() && r.median_s > 0) {
+      if (!is_peer(r.variant) && !results::is_dispatch(r) && r.skipped.empty() && r.median_s > 0) {
         if (shape.empty()) shape = r.shape;
         if (r.shape == shape && r.verified && (!best || r.median_s < best->median_s)) best = &r;
       }

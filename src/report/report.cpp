@@ -100,8 +100,9 @@ std::vector<Ladder> ladders(const std::vector<results::File>& files) {
       version[r.variant] = r.version;
     }
     std::stable_sort(l.variants.begin(), l.variants.end(), [&](const std::string& a, const std::string& b) {
-      bool pa = a.rfind("peer:", 0) == 0, pb = b.rfind("peer:", 0) == 0;
-      if (pa != pb) return pb;
+      // rungs by version, then the dispatcher, then the peers
+      const auto rank = [](const std::string& v) { return v.rfind("peer:", 0) == 0 ? 2 : results::is_dispatch(v) ? 1 : 0; };
+      if (rank(a) != rank(b)) return rank(a) < rank(b);
       return version[a] < version[b];
     });
     out.push_back(std::move(l));
@@ -184,7 +185,7 @@ std::string text(const Input& in) {
         continue;
       }
       const auto* peer = v.rfind("peer:", 0) == 0 ? nullptr : results::best_peer(*l.file, *r);
-      bool is_peer = v.rfind("peer:", 0) == 0;
+      bool is_peer = v.rfind("peer:", 0) == 0 || results::is_dispatch(v);  // not a step of the ladder
       std::string vs_prev = (!is_peer && prev && prev->shape == r->shape) ? fixed(prev->median_s / r->median_s, 2) + "×" : "";
       add({v, r->shape, si(r->median_s, "s"), fixed(r->achieved_bytes_per_s / 1e9, 0),
                  r->flops > 0 ? si(r->achieved_flops_per_s, "") : "-", si(r->floor_measured_s > 0 ? r->floor_measured_s : r->floor_s, "s"),

@@ -61,7 +61,7 @@ std::vector<FamilySweep> by_family(const results::File& f) {
       const Mnk key{shape.at("m"), shape.at("n"), shape.at("k")};
       if (!s.at.count(r.variant)) {
         s.variants.push_back(r.variant);
-        if (!results::is_peer(r) && r.version > best_version) best_version = r.version, s.rung = r.variant;
+        if (!results::is_peer(r) && !results::is_dispatch(r) && r.version > best_version) best_version = r.version, s.rung = r.variant;
       }
       s.at[r.variant][key] = &r;
       if (std::find(s.shapes.begin(), s.shapes.end(), key) == s.shapes.end()) s.shapes.push_back(key);

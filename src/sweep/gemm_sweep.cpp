@@ -112,6 +112,8 @@ std::vector<const Variant*> choose_variants(const std::vector<const Variant*>& m
   for (const Variant* v : members) {
     if (v->is_peer())
       out.push_back(v);
+    else if (v->is_dispatch())
+      continue;  // not a rung; `sol bench FAMILY/dispatch --sweep` is not a sweep of sol's best rung
     else if (!best || v->version > best->version)
       best = v;
   }

@@ -18,6 +18,7 @@
 #include "kernels/common/variant.cuh"
 #include "kernels/gemm/fp32/case.hpp"
 #include "kernels/gemm/fp32/gemm.cuh"
+#include "sol/kernels.hpp"
 #include "sol/ref/gemm.hpp"
 
 namespace sol::kernels::gemm_fp32 {
@@ -67,6 +68,11 @@ class GemmCase final : public Case {
       : v_(v), m_(s.at("m")), n_(s.at("n")), k_(s.at("k")), beta_(float(s.get("beta", 0))) {
     sets_ = rotating_sets(4.0 * double(m_ * k_ + k_ * n_ + m_ * n_));
     for (int i = 0; i < sets_; ++i) a_.emplace_back(m_ * k_), b_.emplace_back(k_ * n_), c_.emplace_back(m_ * n_);
+    if (v == Version::dispatch) {  // every set's workspace need is the same: allocated once, here
+      size_t bytes = 0;
+      for (int i = 0; i < sets_; ++i) bytes = std::max(bytes, sol::matmul_workspace_size(api_args(i)));
+      api_workspace_ = DeviceBuffer<uint8_t>(int64_t(bytes));
+    }
     if (is_peer(v)) {
       check_cublas(cublasCreate(&handle_), "cublasCreate");
       // Stated explicitly: DEFAULT math keeps SGEMM in true fp32 (no TF32); the _tf32 peer opts in.
@@ -105,6 +111,7 @@ class GemmCase final : public Case {
   void run(int set, void* stream) override {
     const GemmArgs g = args(set);
     const auto st = static_cast<cudaStream_t>(stream);
+    if (v_ == Version::dispatch) return sol::matmul(api_args(set), api_workspace_.get(), size_t(api_workspace_.bytes()), st);
     if (!is_peer(v_)) return launch_gemm(plan(v_, g), g, st);
     // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: B (n × k column-major, ld n) times A (ld k).
     check_cublas(cublasSetStream(handle_, st), "cublasSetStream");
@@ -113,7 +120,9 @@ class GemmCase final : public Case {
                  "cublasSgemm");
   }
 
-  LaunchInfo launch() const override { return is_peer(v_) ? LaunchInfo{} : launch_info(plan(v_, args(0))); }
+  LaunchInfo launch() const override {
+    return is_peer(v_) || v_ == Version::dispatch ? LaunchInfo{} : launch_info(plan(v_, args(0)));
+  }
 
   CheckResult check() override {
     if (!randomized_) failure("check() called before randomize()", "randomize the inputs first");
@@ -187,6 +196,18 @@ class GemmCase final : public Case {
     return g;
   }
 
+  // The public API's arguments for set `set`: f32, A m×k and B k×n row-major (NN), packed.
+  MatmulArgs api_args(int set) const {
+    const GemmArgs g = args(set);
+    MatmulArgs a;
+    a.m = m_, a.n = n_, a.k = k_;
+    a.a_type = a.b_type = a.c_type = DType::f32;
+    a.trans_a = a.trans_b = Transpose::N;
+    a.a = g.a, a.b = g.b, a.c = g.c;
+    a.alpha = g.alpha, a.beta = g.beta;
+    return a;
+  }
+
   // The output element the s-th check looks at: all of C when it is small; otherwise the four
   // corners, then kEdgeSamples on the last row and last column, then hashed positions.
   int64_t sample_at(int64_t s, int64_t outputs) const {
@@ -216,6 +237,7 @@ class GemmCase final : public Case {
   int sets_ = 1;
   std::vector<DeviceBuffer<float>> a_, b_, c_;
   cublasHandle_t handle_ = nullptr;
+  DeviceBuffer<uint8_t> api_workspace_;  // dispatch: sol::matmul's workspace
   uint64_t seed_ = 0;
   bool randomized_ = false;
 };

@@ -13,6 +13,7 @@ namespace sol::kernels::gemm_fp32 {
 enum class Version {
   peer_cublas_sgemm,  // cuBLAS SGEMM, CUBLAS_DEFAULT_MATH: true fp32, no TF32
   peer_cublas_tf32,   // cuBLAS SGEMM with CUBLAS_TF32_TENSOR_OP_MATH: fp32 data, TF32 tensor cores
+  dispatch,           // sol::matmul through the public API (f32, NN): what its dispatcher picks
   v01_naive,
   v02_coalesced,
   v03_smem_tiled,

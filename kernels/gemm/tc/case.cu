@@ -21,6 +21,7 @@
 #include "kernels/gemm/tc/peer_cublaslt.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 #include "kernels/gemm/tc/sampling.hpp"
+#include "sol/kernels.hpp"
 #include "sol/ref/gemm.hpp"
 
 namespace sol::kernels::gemm_tc {
@@ -55,7 +56,8 @@ Launch launcher(Rung r) {
     case Rung::v06_cluster_multicast: return launch_v06_cluster_multicast;
     case Rung::v07_tma_store: return launch_v07_tma_store;
     case Rung::v08_tile_choice: return launch_v08_tile_choice;
-    case Rung::peer_cublaslt: return nullptr;
+    case Rung::peer_cublaslt:
+    case Rung::dispatch: return nullptr;
   }
   return nullptr;
 }
@@ -93,6 +95,16 @@ class GemmCase final : public Case {
     }
     alpha_ = v.in == InType::fp8_e4m3 ? kScaleA * kScaleB : 1.f;
     if (v.rung == Rung::peer_cublaslt) lt_ = std::make_unique<LtGemm>(problem(0), kScaleA, kScaleB);
+    if (v.rung == Rung::dispatch) {
+      // The API takes fp8 scales on the device; every set's workspace need is the same (cudaMalloc
+      // aligns every buffer alike), so the largest of them is allocated once, here.
+      const float host[2] = {kScaleA, kScaleB};
+      scales_ = DeviceBuffer<float>(2);
+      SOL_CUDA_CHECK(cudaMemcpy(scales_.get(), host, sizeof host, cudaMemcpyHostToDevice));
+      size_t bytes = 0;
+      for (int i = 0; i < sets_; ++i) bytes = std::max(bytes, sol::matmul_workspace_size(args(i)));
+      api_workspace_ = DeviceBuffer<uint8_t>(int64_t(bytes));
+    }
   }
 
   int sets() const override { return sets_; }
@@ -114,6 +126,8 @@ class GemmCase final : public Case {
     const auto st = static_cast<cudaStream_t>(stream);
     if (lt_)
       lt_->run(problem(set), st);
+    else if (v_.rung == Rung::dispatch)
+      sol::matmul(args(set), api_workspace_.get(), size_t(api_workspace_.bytes()), st);
     else
       launch_(problem(set), workspace_, st);
   }
@@ -218,6 +232,21 @@ class GemmCase final : public Case {
     return p;
   }
 
+  // The public API's arguments for set `set` (the dispatch variant).
+  MatmulArgs args(int set) const {
+    const Problem p = problem(set);
+    MatmulArgs a;
+    a.m = p.m, a.n = p.n, a.k = p.k;
+    a.a_type = a.b_type = dtype_of(v_.in);
+    a.c_type = DType::bf16;
+    a.trans_a = Transpose::N, a.trans_b = Transpose::T;
+    a.a = p.A, a.b = p.B, a.c = p.C;
+    a.lda = p.lda, a.ldb = p.ldb, a.ldc = p.ldc;
+    if (v_.in == InType::fp8_e4m3) a.scale_a = scales_.get(), a.scale_b = scales_.get() + 1;
+    else a.alpha = alpha_;
+    return a;
+  }
+
   Version v_;
   Dims d_;
   Launch launch_;
@@ -227,6 +256,8 @@ class GemmCase final : public Case {
   std::vector<DeviceBuffer<uint16_t>> c_;
   Workspace workspace_;
   std::unique_ptr<LtGemm> lt_;
+  DeviceBuffer<float> scales_;           // dispatch, fp8: scale_a, scale_b
+  DeviceBuffer<uint8_t> api_workspace_;  // dispatch: sol::matmul's workspace
   uint64_t seed_a_ = 0, seed_b_ = 0;
   bool randomized_ = false;
 };
@@ -253,6 +284,7 @@ std::string unsupported(Version v, const Shape& s) {
     return "an operand is too large (over 64 GiB)";
   switch (v.rung) {
     case Rung::peer_cublaslt: return lt_refusal(v.in, d.k, d.lda, d.ldb, d.ldc);
+    case Rung::dispatch: return {};  // the API serves every shape (cuBLASLt or a rung)
     case Rung::v01_mma_sync:
     case Rung::v02_multistage:
       if ((d.m + 127) / 128 > 65535) return "m over 65535 × 128: the grid's y dimension counts 128-row tiles";

@@ -23,6 +23,7 @@ enum class Rung {
   v06_cluster_multicast,
   v07_tma_store,
   v08_tile_choice,
+  dispatch,  // sol::matmul through the public API (kernels/api/matmul.cu): the rung or cuBLASLt it picks
 };
 
 struct Version {

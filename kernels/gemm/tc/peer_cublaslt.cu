@@ -3,6 +3,8 @@
 // column-major matrix (ld = ldb) and A as k×m (ld = lda). So cuBLASLt's "A" is our B with
 // transa = T, its "B" is our A with transb = N, and its C/D is n×m with ld = ldc: the "TN"
 // layout, the one cuBLASLt's fp8 kernels require. fp32 compute, bf16 out, 32 MiB workspace.
+// LtPlan generalizes the mapping to every layout: row-major op(A)·op(B) is column-major
+// op(B)ᵀ·op(A)ᵀ, so cuBLASLt's A is our B (transposed iff trans_b) and its B our A (iff trans_a).
 // fp16 in with bf16 out is not among cuBLASLt's documented type combinations: when its heuristic
 // refuses it, the peer writes fp16 into a scratch m×n and converts to bf16 in one more pass (the
 // conversion is timed; it moves 4 bytes per output, ~1 % of a 4096³ GEMM's time).
@@ -11,6 +13,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "kernels/common/buffer.cuh"
 #include "kernels/common/cublas_check.cuh"
@@ -19,15 +22,23 @@
 namespace sol::kernels::gemm_tc {
 namespace {
 
-constexpr size_t kWorkspaceBytes = size_t(32) << 20;
-
-cudaDataType_t lt_type(InType t) {
+cudaDataType_t lt_type(DType t) {
   switch (t) {
-    case InType::bf16: return CUDA_R_16BF;
-    case InType::fp16: return CUDA_R_16F;
-    case InType::fp8_e4m3: return CUDA_R_8F_E4M3;
+    case DType::bf16: return CUDA_R_16BF;
+    case DType::f16: return CUDA_R_16F;
+    case DType::fp8_e4m3: return CUDA_R_8F_E4M3;
+    case DType::f32: return CUDA_R_32F;
+    default: bad_input("cuBLASLt matmul: no " + dtype_name(t) + " operands here", "use bf16, f16, fp8_e4m3 or f32");
   }
-  return CUDA_R_16BF;
+}
+
+DType dtype_of(InType t) {
+  switch (t) {
+    case InType::bf16: return DType::bf16;
+    case InType::fp16: return DType::f16;
+    case InType::fp8_e4m3: return DType::fp8_e4m3;
+  }
+  return DType::bf16;
 }
 
 // gC[r·ldc + c] = bf16(gD[r·n + c]): the fp16 peer's conversion pass.
@@ -50,69 +61,108 @@ std::string lt_refusal(InType in, int64_t k, int64_t lda, int64_t ldb, int64_t l
   return {};
 }
 
-struct LtGemm::State {
-  cublasLtHandle_t handle = nullptr;
+bool LtDesc::operator<(const LtDesc& o) const {
+  const auto key = [](const LtDesc& d) {
+    return std::make_tuple(d.m, d.n, d.k, int(d.in), int(d.out), d.trans_a, d.trans_b, d.lda, d.ldb, d.ldc,
+                           d.device_scalars, d.workspace_bytes);
+  };
+  return key(*this) < key(o);
+}
+
+struct LtPlan::Descriptors {
   cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t lay_b = nullptr, lay_a = nullptr, lay_c = nullptr;  // cuBLASLt's A, B, C/D
+  cublasLtMatrixLayout_t lay_x = nullptr, lay_y = nullptr, lay_d = nullptr;  // cuBLASLt's A (our B), B (our A), C/D
   cublasLtMatmulAlgo_t algo{};
-  DeviceBuffer<uint8_t> workspace;
-  DeviceBuffer<__half> scratch;  // fp16 D when cuBLASLt has no fp16 → bf16 kernel (m × n)
-  float alpha = 1.f;
-  ~State() {
-    for (auto l : {lay_b, lay_a, lay_c})
+  ~Descriptors() {
+    for (auto l : {lay_x, lay_y, lay_d})
       if (l) (void)cublasLtMatrixLayoutDestroy(l);
     if (op) (void)cublasLtMatmulDescDestroy(op);
-    if (handle) (void)cublasLtDestroy(handle);
   }
 };
 
-// The heuristic's best algorithm for the current descriptors, into s.algo; a status ≠ SUCCESS
-// (NOT_SUPPORTED when it found none) otherwise.
-static cublasStatus_t best_algo(LtGemm::State& s) {
+LtPlan::LtPlan(const LtDesc& d) : d_(d) {}
+
+std::unique_ptr<LtPlan> LtPlan::find(cublasLtHandle_t handle, const LtDesc& d, cublasStatus_t* status) {
+  std::unique_ptr<LtPlan> plan(new LtPlan(d));
+  plan->s_ = std::make_unique<Descriptors>();
+  Descriptors& s = *plan->s_;
+  SOL_CUBLAS_CHECK(cublasLtMatmulDescCreate(&s.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasOperation_t op_x = d.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, op_y = d.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  SOL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &op_x, sizeof op_x));
+  SOL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &op_y, sizeof op_y));
+  if (d.device_scalars) {
+    const cublasLtPointerMode_t mode = CUBLASLT_POINTER_MODE_DEVICE;
+    SOL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_POINTER_MODE, &mode, sizeof mode));
+  }
+  const cudaDataType_t in = lt_type(d.in);
+  // Column-major views: our B (row pitch ldb) is b_row × b_rows, our A is a_row × a_rows.
+  const uint64_t b_row = uint64_t(d.trans_b ? d.k : d.n), b_rows = uint64_t(d.trans_b ? d.n : d.k);
+  const uint64_t a_row = uint64_t(d.trans_a ? d.m : d.k), a_rows = uint64_t(d.trans_a ? d.k : d.m);
+  SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lay_x, in, b_row, b_rows, d.ldb));
+  SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lay_y, in, a_row, a_rows, d.lda));
+  SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lay_d, lt_type(d.out), uint64_t(d.n), uint64_t(d.m), d.ldc));
   cublasLtMatmulPreference_t pref = nullptr;
   cublasStatus_t st = cublasLtMatmulPreferenceCreate(&pref);
   cublasLtMatmulHeuristicResult_t best{};
   int found = 0;
   if (st == CUBLAS_STATUS_SUCCESS)
-    st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &kWorkspaceBytes,
-                                              sizeof kWorkspaceBytes);
+    st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &d.workspace_bytes,
+                                              sizeof d.workspace_bytes);
   if (st == CUBLAS_STATUS_SUCCESS)
-    st = cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.lay_b, s.lay_a, s.lay_c, s.lay_c, pref, 1, &best, &found);
+    st = cublasLtMatmulAlgoGetHeuristic(handle, s.op, s.lay_x, s.lay_y, s.lay_d, s.lay_d, pref, 1, &best, &found);
   if (pref) (void)cublasLtMatmulPreferenceDestroy(pref);
   if (st == CUBLAS_STATUS_SUCCESS && found == 0) st = CUBLAS_STATUS_NOT_SUPPORTED;
-  if (st == CUBLAS_STATUS_SUCCESS) s.algo = best.algo;
-  return st;
+  if (status) *status = st;
+  if (st != CUBLAS_STATUS_SUCCESS) return nullptr;
+  s.algo = best.algo;
+  return plan;
 }
+
+LtPlan::~LtPlan() = default;
+
+void LtPlan::run(cublasLtHandle_t handle, const void* alpha, const void* a, const void* b, const void* beta, void* c,
+                 void* workspace, cudaStream_t stream) const {
+  const Descriptors& s = *s_;
+  SOL_CUBLAS_CHECK(cublasLtMatmul(handle, s.op, alpha, b, s.lay_x, a, s.lay_y, beta, c, s.lay_d, c, s.lay_d, &s.algo,
+                                  workspace, d_.workspace_bytes, stream));
+}
+
+struct LtGemm::State {
+  cublasLtHandle_t handle = nullptr;
+  std::unique_ptr<LtPlan> plan;
+  DeviceBuffer<uint8_t> workspace;
+  DeviceBuffer<__half> scratch;  // fp16 D when cuBLASLt has no fp16 → bf16 kernel (m × n)
+  float alpha = 1.f;
+  ~State() {
+    plan.reset();
+    if (handle) (void)cublasLtDestroy(handle);
+  }
+};
 
 LtGemm::LtGemm(const Problem& p, float scale_a, float scale_b) : s_(std::make_unique<State>()) {
   State& s = *s_;
   SOL_CUBLAS_CHECK(cublasLtCreate(&s.handle));
-  SOL_CUBLAS_CHECK(cublasLtMatmulDescCreate(&s.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  const cublasOperation_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
-  SOL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a));
-  SOL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b));
-  const cudaDataType_t in = lt_type(p.in);
-  SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lay_b, in, uint64_t(p.k), uint64_t(p.n), p.ldb));
-  SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lay_a, in, uint64_t(p.k), uint64_t(p.m), p.lda));
-  SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lay_c, CUDA_R_16BF, uint64_t(p.n), uint64_t(p.m), p.ldc));
+  LtDesc d;
+  d.m = p.m, d.n = p.n, d.k = p.k;
+  d.in = dtype_of(p.in);
+  d.lda = p.lda, d.ldb = p.ldb, d.ldc = p.ldc;
   // fp8: per-tensor scales fold into alpha (exact: powers of two). cuBLASLt's A/B scale-pointer
   // attributes with a bf16 D were refused at run time on the H200 (cuBLAS 13:
   // CUBLAS_STATUS_NOT_SUPPORTED from cublasLtMatmul though the heuristic offered an algorithm).
   s.alpha = p.in == InType::fp8_e4m3 ? scale_a * scale_b : p.alpha;
-  s.workspace = DeviceBuffer<uint8_t>(int64_t(kWorkspaceBytes));
-  cublasStatus_t st = best_algo(s);
-  if (st != CUBLAS_STATUS_SUCCESS && p.in == InType::fp16) {  // fall back to fp16 D + conversion
-    SOL_CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(s.lay_c));
-    s.lay_c = nullptr;
-    SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lay_c, CUDA_R_16F, uint64_t(p.n), uint64_t(p.m), p.n));
+  s.workspace = DeviceBuffer<uint8_t>(int64_t(kLtWorkspaceBytes));
+  cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+  s.plan = LtPlan::find(s.handle, d, &st);
+  if (!s.plan && p.in == InType::fp16) {  // fall back to fp16 D + conversion
+    d.out = DType::f16;
+    d.ldc = p.n;
     s.scratch = DeviceBuffer<__half>(p.m * p.n);
-    st = best_algo(s);
+    s.plan = LtPlan::find(s.handle, d, &st);
   }
-  if (st != CUBLAS_STATUS_SUCCESS)
+  if (!s.plan)
     bad_input("cuBLASLt has no algorithm for this problem (" + std::string(cublasGetStatusName(st)) + ")",
               "choose pitches that are multiples of 16 bytes, and k % 16 == 0 for fp8");
 }
-
 
 LtGemm::~LtGemm() = default;
 
@@ -120,8 +170,7 @@ void LtGemm::run(const Problem& p, cudaStream_t stream) const {
   const State& s = *s_;
   const float beta = 0.f;
   void* d = s.scratch.get() ? static_cast<void*>(s.scratch.get()) : p.C;
-  SOL_CUBLAS_CHECK(cublasLtMatmul(s.handle, s.op, &s.alpha, p.B, s.lay_b, p.A, s.lay_a, &beta, d, s.lay_c, d, s.lay_c,
-                                  &s.algo, s.workspace.get(), kWorkspaceBytes, stream));
+  s.plan->run(s.handle, &s.alpha, p.A, p.B, &beta, d, s.workspace.get(), stream);
   if (s.scratch.get()) {
     const int64_t blocks = std::min<int64_t>((p.m * p.n + 255) / 256, 65536);
     fp16_to_bf16_kernel<<<unsigned(blocks), 256, 0, stream>>>(s.scratch.get(), p.m, p.n,

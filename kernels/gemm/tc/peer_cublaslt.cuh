@@ -1,16 +1,57 @@
 #pragma once
-// The cuBLASLt peer of the tensor-core GEMM: the same Problem through cublasLtMatmul, with the
-// algorithm chosen once per shape (at construction), never per run.
+// cuBLASLt behind sol's row-major matmul: LtPlan describes any layout, type and beta (what
+// sol::matmul hands to cuBLASLt), with the algorithm chosen once, at construction, never per run;
+// LtGemm is the tensor-core GEMM's peer (the TN Problem, bf16 C), an LtPlan with its own handle
+// and buffers.
+#include <cublasLt.h>
+
 #include <memory>
 #include <string>
 
 #include "kernels/gemm/tc/problem.cuh"
+#include "sol/core/dtype.hpp"
 
 namespace sol::kernels::gemm_tc {
+
+// cuBLASLt's workspace, 32 MiB: what NVIDIA recommends for Hopper.
+constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
 
 // Why cuBLASLt cannot run this problem by its documented rules (fp8: TN, 16-byte aligned pitches,
 // k % 16 == 0), or empty. The heuristic may still refuse; LtGemm's constructor then throws.
 std::string lt_refusal(InType in, int64_t k, int64_t lda, int64_t ldb, int64_t ldc);
+
+// C[m×n] = alpha · op(A) · op(B) + beta · C in sol's row-major terms (sol/kernels.hpp's matmul):
+// trans_a = false stores A m×k (lda ≥ k), true k×m; trans_b = false stores B k×n, true n×k.
+// in ∈ {bf16, f16, fp8_e4m3, f32}, out ∈ {bf16, f16, f32}; fp32 compute.
+struct LtDesc {
+  int64_t m = 0, n = 0, k = 0;
+  DType in = DType::bf16, out = DType::bf16;
+  bool trans_a = false, trans_b = true;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  bool device_scalars = false;  // alpha and beta are device pointers
+  size_t workspace_bytes = kLtWorkspaceBytes;  // the most the algorithm may use
+  bool operator<(const LtDesc& o) const;
+};
+
+class LtPlan {
+ public:
+  // nullptr when cuBLASLt's heuristic has no algorithm for d (*status says why).
+  static std::unique_ptr<LtPlan> find(cublasLtHandle_t handle, const LtDesc& d, cublasStatus_t* status);
+  ~LtPlan();
+  LtPlan(const LtPlan&) = delete;
+  LtPlan& operator=(const LtPlan&) = delete;
+  // alpha and beta: host floats, or device floats where d.device_scalars. workspace: at least
+  // d.workspace_bytes on the device.
+  void run(cublasLtHandle_t handle, const void* alpha, const void* a, const void* b, const void* beta, void* c,
+           void* workspace, cudaStream_t stream) const;
+  const LtDesc& desc() const { return d_; }
+
+ private:
+  explicit LtPlan(const LtDesc& d);
+  struct Descriptors;
+  LtDesc d_;
+  std::unique_ptr<Descriptors> s_;
+};
 
 class LtGemm {
  public:
@@ -23,7 +64,7 @@ class LtGemm {
   // p must have the shape given at construction; its pointers may differ (rotating sets).
   void run(const Problem& p, cudaStream_t stream) const;
 
-  struct State;  // cuBLASLt handle, descriptors, chosen algorithm, device buffers (peer_cublaslt.cu)
+  struct State;  // cuBLASLt handle, the plan, device buffers (peer_cublaslt.cu)
 
  private:
   std::unique_ptr<State> s_;

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "kernels/common/check.cuh"
 
@@ -30,17 +31,22 @@ struct Problem {
 };
 
 // Scratch that a launcher may need (a padded copy of an operand, split-k partials). It grows on
-// first use; the harness warms up before timing, so no allocation is ever timed.
+// first use; the harness warms up before timing, so no allocation is ever timed. A borrowed
+// Workspace is a caller's buffer (sol::matmul's workspace): never grown, never freed.
 class Workspace {
  public:
   Workspace() = default;
+  Workspace(void* borrowed, size_t bytes) : ptr_(borrowed), bytes_(bytes), borrowed_(true) {}
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
   ~Workspace() {
-    if (ptr_) (void)cudaFree(ptr_);
+    if (ptr_ && !borrowed_) (void)cudaFree(ptr_);
   }
   void* reserve(size_t bytes) {
     if (bytes <= bytes_) return ptr_;
+    if (borrowed_)
+      failure("the workspace holds " + std::to_string(bytes_) + " bytes; this launch needs " + std::to_string(bytes),
+              "size it with sol::matmul_workspace_size for the same arguments");
     if (ptr_) SOL_CUDA_CHECK(cudaFree(ptr_));
     ptr_ = nullptr;
     bytes_ = 0;
@@ -52,6 +58,7 @@ class Workspace {
  private:
   void* ptr_ = nullptr;
   size_t bytes_ = 0;
+  bool borrowed_ = false;
 };
 
 // Every rung and peer has this signature; the Case holds one Workspace per variant instance.

@@ -1,0 +1,225 @@
+// sol::matmul (include/sol/kernels.hpp): validate on the host, decide (kernels/api/matmul_dispatch),
+// then run one of sol's tensor-core rungs or cuBLASLt on the caller's stream and workspace.
+// Global state, all created on first use and kept until exit: one cuBLASLt handle per device and,
+// per device, a mutex-guarded cache of cuBLASLt plans (descriptors and the heuristic's algorithm)
+// keyed by the call's shape, types and layout, at most kPlanCache entries (then it starts over).
+// The rungs keep their own one-time kernel attributes and TMA descriptors (kernels/gemm/tc).
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "bench/cublas_check.cuh"
+#include "kernels/api/matmul_dispatch.hpp"
+#include "kernels/gemm/tc/peer_cublaslt.cuh"
+#include "kernels/gemm/tc/rungs.cuh"
+#include "sol/kernels.hpp"
+
+namespace sol {
+namespace {
+
+namespace api = kernels::api;
+namespace tc = kernels::gemm_tc;
+
+constexpr size_t kPlanCache = 256;
+
+api::MatmulCall call_of(const MatmulArgs& a) {
+  api::MatmulCall c;
+  c.m = a.m, c.n = a.n, c.k = a.k;
+  c.a_type = a.a_type, c.b_type = a.b_type, c.c_type = a.c_type;
+  c.trans_a = a.trans_a == Transpose::T, c.trans_b = a.trans_b == Transpose::T;
+  c.a = a.a, c.b = a.b, c.c = a.c;
+  c.lda = a.lda, c.ldb = a.ldb, c.ldc = a.ldc;
+  c.alpha = a.alpha, c.beta = a.beta;
+  c.scale_a = a.scale_a, c.scale_b = a.scale_b;
+  return c;
+}
+
+// The current device and its compute capability (major·10 + minor); cc 0 when there is none.
+struct Device {
+  int id = -1, cc = 0;
+};
+Device current_device() {
+  Device d;
+  int major = 0, minor = 0;
+  if (cudaGetDevice(&d.id) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d.id) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d.id) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return {};
+  }
+  d.cc = major * 10 + minor;
+  return d;
+}
+
+// The rungs' launchers, in api::tc_rungs() order.
+tc::Launch rung_launch(const std::string& name) {
+  static const tc::Launch launchers[] = {tc::launch_v03_wgmma_tma,   tc::launch_v04_warp_specialized,
+                                         tc::launch_v05_persistent,  tc::launch_v06_cluster_multicast,
+                                         tc::launch_v07_tma_store,   tc::launch_v08_tile_choice};
+  const auto& names = api::tc_rungs();
+  if (names.size() != std::size(launchers)) failure("matmul: the rung list and its launchers disagree");
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return launchers[i];
+  failure("matmul: no launcher for rung " + name);
+}
+
+tc::InType in_type(DType t) {
+  return t == DType::bf16 ? tc::InType::bf16 : t == DType::f16 ? tc::InType::fp16 : tc::InType::fp8_e4m3;
+}
+
+struct PerDevice {
+  std::mutex mutex;
+  cublasLtHandle_t handle = nullptr;
+  std::map<tc::LtDesc, std::shared_ptr<const tc::LtPlan>> plans;  // nullptr: cuBLASLt refused it
+};
+
+PerDevice& per_device(int id) {
+  static std::mutex mutex;
+  static auto* devices = new std::map<int, std::unique_ptr<PerDevice>>;  // never destroyed: outlives callers
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& d = (*devices)[id];
+  if (!d) d = std::make_unique<PerDevice>();
+  return *d;
+}
+
+// The cached plan for d (found on first use; a caller holding one keeps it valid when the cache
+// starts over); nullptr where cuBLASLt has no algorithm and !required, else that is an error.
+std::shared_ptr<const tc::LtPlan> lt_plan(PerDevice& pd, const tc::LtDesc& d, bool required = true) {
+  std::lock_guard<std::mutex> lock(pd.mutex);
+  if (!pd.handle) SOL_CUBLAS_CHECK(cublasLtCreate(&pd.handle));
+  auto it = pd.plans.find(d);
+  cublasStatus_t st = CUBLAS_STATUS_NOT_SUPPORTED;
+  if (it == pd.plans.end()) {
+    if (pd.plans.size() >= kPlanCache) pd.plans.clear();
+    it = pd.plans.emplace(d, std::shared_ptr<const tc::LtPlan>(tc::LtPlan::find(pd.handle, d, &st))).first;
+  }
+  if (!it->second && required)
+    bad_input("matmul: cuBLASLt has no algorithm for this call (" + std::string(cublasGetStatusName(st)) + ")",
+              "choose leading dimensions that are multiples of 16 bytes");
+  return it->second;
+}
+
+// ---- the passes around a library call or a rung ---------------------------------------------------
+// fp8 through cuBLASLt: s[0] = alpha · scale_a · scale_b, s[1] = beta (device pointer mode).
+__global__ void fp8_scalars_kernel(float* s, float alpha, const float* scale_a, const float* scale_b, float beta) {
+  s[0] = alpha * *scale_a * *scale_b;
+  s[1] = beta;
+}
+
+// fp8 through a rung, whose alpha is a host value: C *= scale_a · scale_b after it.
+__global__ void scale_c_kernel(__nv_bfloat16* gC, int64_t m, int64_t n, int64_t ldc, const float* scale_a,
+                               const float* scale_b) {
+  const float s = *scale_a * *scale_b;
+  const int64_t total = m * n, stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
+    __nv_bfloat16& c = gC[(i / n) * ldc + i % n];
+    c = __float2bfloat16_rn(__bfloat162float(c) * s);
+  }
+}
+
+// f16 in, bf16 out through cuBLASLt where it has no such kernel: C = bf16(D + beta · C) from fp32 D.
+__global__ void f32_to_bf16_kernel(const float* gD, int64_t m, int64_t n, __nv_bfloat16* gC, int64_t ldc, float beta) {
+  const int64_t total = m * n, stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
+    __nv_bfloat16& c = gC[(i / n) * ldc + i % n];
+    c = __float2bfloat16_rn(beta == 0.f ? gD[i] : gD[i] + beta * __bfloat162float(c));
+  }
+}
+
+unsigned blocks_for(int64_t elems) { return unsigned(std::min<int64_t>((elems + 255) / 256, 65536)); }
+
+tc::LtDesc lt_desc(const api::MatmulCall& c, const api::MatmulPlan& p) {
+  tc::LtDesc d;
+  d.m = c.m, d.n = c.n, d.k = c.k;
+  d.in = c.a_type, d.out = c.c_type;
+  d.trans_a = c.trans_a, d.trans_b = c.trans_b;
+  d.lda = c.lda, d.ldb = c.ldb, d.ldc = c.ldc;
+  d.device_scalars = p.scalars_bytes > 0;
+  d.workspace_bytes = p.lt_bytes;
+  return d;
+}
+
+void run_cublaslt(const api::MatmulCall& c, const api::MatmulPlan& p, int device, char* ws, cudaStream_t stream) {
+  PerDevice& pd = per_device(device);
+  char* lt_ws = ws + 0;  // the layout of MatmulPlan::workspace_bytes: pack (0 here), lt, scratch, scalars
+  char* scratch = lt_ws + (p.lt_bytes + 255) / 256 * 256;
+  float* scalars = reinterpret_cast<float*>(scratch + (p.scratch_bytes + 255) / 256 * 256);
+  tc::LtDesc d = lt_desc(c, p);
+  const void *alpha = &c.alpha, *beta = &c.beta;
+  if (d.device_scalars) {
+    fp8_scalars_kernel<<<1, 1, 0, stream>>>(scalars, c.alpha, c.scale_a, c.scale_b, c.beta);
+    SOL_LAUNCH_CHECK();
+    alpha = scalars, beta = scalars + 1;
+  }
+  if (p.scratch_bytes > 0) {
+    // f16 in, bf16 out: cuBLASLt's own bf16 D where it has a kernel, else fp32 D and a pass.
+    if (const auto direct = lt_plan(pd, d, false))
+      return direct->run(pd.handle, alpha, c.a, c.b, beta, const_cast<void*>(c.c), lt_ws, stream);
+    tc::LtDesc f = d;
+    f.out = DType::f32;
+    f.ldc = c.n;
+    const float zero = 0.f;
+    lt_plan(pd, f)->run(pd.handle, alpha, c.a, c.b, &zero, scratch, lt_ws, stream);
+    f32_to_bf16_kernel<<<blocks_for(c.m * c.n), 256, 0, stream>>>(reinterpret_cast<const float*>(scratch), c.m, c.n,
+                                                                   static_cast<__nv_bfloat16*>(const_cast<void*>(c.c)),
+                                                                   c.ldc, c.beta);
+    SOL_LAUNCH_CHECK();
+    return;
+  }
+  lt_plan(pd, d)->run(pd.handle, alpha, c.a, c.b, beta, const_cast<void*>(c.c), lt_ws, stream);
+}
+
+void run_rung(const api::MatmulCall& c, const api::MatmulPlan& p, void* ws, cudaStream_t stream) {
+  tc::Problem q;
+  q.m = c.m, q.n = c.n, q.k = c.k;
+  q.in = in_type(c.a_type);
+  q.A = c.a, q.B = c.b, q.C = const_cast<void*>(c.c);
+  q.lda = c.lda, q.ldb = c.ldb, q.ldc = c.ldc;
+  q.alpha = c.alpha;
+  tc::Workspace borrowed(ws, p.pack_bytes);
+  rung_launch(p.rung)(q, borrowed, stream);
+  if (c.a_type == DType::fp8_e4m3) {
+    scale_c_kernel<<<blocks_for(c.m * c.n), 256, 0, stream>>>(static_cast<__nv_bfloat16*>(q.C), c.m, c.n, c.ldc,
+                                                               c.scale_a, c.scale_b);
+    SOL_LAUNCH_CHECK();
+  }
+}
+
+}  // namespace
+
+size_t matmul_workspace_size(const MatmulArgs& args) {
+  const api::MatmulCall c = api::validate(call_of(args));
+  return api::plan(c, current_device().cc, /*explain=*/false).workspace_bytes();
+}
+
+Choice explain_matmul(const MatmulArgs& args) {
+  const api::MatmulCall c = api::validate(call_of(args));
+  const Device d = current_device();
+  const api::MatmulPlan p = api::plan(c, d.cc > 0 ? d.cc : 90);
+  Choice out;
+  out.implementation = p.impl == api::Impl::cublaslt ? "cublasLt" : p.family + "/" + p.rung;
+  out.reason = p.reason + (d.cc > 0 ? "" : " (no GPU visible: as on an H200, sm_90)");
+  out.predicted_s = p.predicted_s;
+  return out;
+}
+
+void matmul(const MatmulArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream) {
+  const api::MatmulCall c = api::validate(call_of(args));
+  const Device d = current_device();
+  const api::MatmulPlan p = api::plan(c, d.cc, /*explain=*/false);
+  const size_t need = p.workspace_bytes();
+  if (workspace_bytes < need || (need > 0 && !workspace))
+    bad_input("matmul: the workspace is " + std::to_string(workspace ? workspace_bytes : 0) + " bytes; this call needs " +
+                  std::to_string(need),
+              "allocate sol::matmul_workspace_size(args) bytes on the device (query it with the pointers you pass)");
+  if (need > 0 && reinterpret_cast<uintptr_t>(workspace) % 256 != 0)
+    bad_input("matmul: the workspace is not 256-byte aligned", "pass a cudaMalloc'd buffer (or an offset into one by a multiple of 256)");
+  if (d.id < 0) failure("matmul: no CUDA device is visible", "run on a machine with a GPU (check CUDA_VISIBLE_DEVICES)");
+  if (p.impl == api::Impl::tc_rung) run_rung(c, p, workspace, stream);
+  else run_cublaslt(c, p, d.id, static_cast<char*>(workspace), stream);
+}
+
+}  // namespace sol

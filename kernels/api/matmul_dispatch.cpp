@@ -1,0 +1,270 @@
+// The host half of sol::matmul: validation, the workspace layout, the table lookup and the
+// decision (kernels/api/matmul_dispatch.hpp).
+#include "kernels/api/matmul_dispatch.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sol/core/error.hpp"
+#include "sol/core/format.hpp"
+#include "sol/hw/spec.hpp"
+#include "sol/model/shapes.hpp"
+
+namespace sol::kernels::api {
+namespace {
+
+const std::vector<Measured> kTable = {
+#include "kernels/api/matmul_table.inc"
+};
+
+// cuBLASLt's workspace: 32 MiB, what NVIDIA recommends for Hopper (the peer uses the same).
+constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
+constexpr size_t kAlign = 256;
+size_t round_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
+
+// The rungs' limits: the Case's (m, n, k ≤ 2^31) and v01/v02's 65535 row-tile grid.
+constexpr int64_t kRungMax = int64_t(1) << 31;
+constexpr int kTmaAlign = 128;  // v03–v08 read A and B in place when base and pitch are 128-byte aligned
+
+std::string type_list() { return "bf16, f16, fp8_e4m3, f32"; }
+
+bool is_16bit(DType t) { return t == DType::bf16 || t == DType::f16; }
+bool aligned(const void* p, int64_t bytes) { return reinterpret_cast<uintptr_t>(p) % uintptr_t(bytes) == 0; }
+
+std::string us(double s) { return fixed(s * 1e6, s < 1e-4 ? 1 : 0) + " µs"; }
+
+std::string shape_text(const Measured& e) {
+  std::string s = "m=" + std::to_string(e.m) + ",n=" + std::to_string(e.n) + ",k=" + std::to_string(e.k);
+  if (e.lda != e.k) s += ",lda=" + std::to_string(e.lda);
+  if (e.ldb != e.k) s += ",ldb=" + std::to_string(e.ldb);
+  if (e.ldc != e.n) s += ",ldc=" + std::to_string(e.ldc);
+  return s;
+}
+
+// Why a sol tensor-core rung cannot serve the call on this device, or "".
+std::string rung_refusal(const MatmulCall& c, int cc) {
+  if (!is_16bit(c.a_type) && c.a_type != DType::fp8_e4m3) return "sol's tensor-core rungs take bf16, f16 or fp8 inputs";
+  if (c.trans_a || !c.trans_b) return "sol's tensor-core rungs read A m×k and B n×k, k contiguous (trans_a=N, trans_b=T)";
+  if (c.c_type != DType::bf16) return "sol's tensor-core rungs write bf16 C";
+  if (c.beta != 0.f) return "sol's tensor-core rungs do not read C (beta = 0 only)";
+  if (cc != 90) return "sol's tensor-core rungs are built and measured for sm_90 (this GPU: sm_" + std::to_string(cc) + ")";
+  if (c.m > kRungMax || c.n > kRungMax || c.k > kRungMax) return "sol's tensor-core rungs take m, n, k ≤ 2^31";
+  return {};
+}
+
+// Why cuBLASLt cannot serve the call, or "" (its documented rules; the heuristic may still refuse).
+std::string lt_refusal(const MatmulCall& c) {
+  if (c.a_type != DType::fp8_e4m3) return {};
+  const int64_t cb = dtype_bytes(c.c_type);
+  if (c.k % 16 != 0) return "cuBLASLt fp8 needs k % 16 == 0 (k=" + std::to_string(c.k) + ")";
+  if (c.lda % 16 != 0 || c.ldb % 16 != 0 || (c.ldc * cb) % 16 != 0)
+    return "cuBLASLt fp8 needs pitches that are multiples of 16 bytes (lda=" + std::to_string(c.lda) +
+           ", ldb=" + std::to_string(c.ldb) + ", ldc=" + std::to_string(c.ldc) + ")";
+  if (!aligned(c.a, 16) || !aligned(c.b, 16) || !aligned(c.c, 16)) return "cuBLASLt fp8 needs 16-byte aligned pointers";
+  return {};
+}
+
+// Bytes the Hopper rungs' packer reserves for A and/or B (kernels/gemm/tc/pack.cu).
+size_t pack_bytes(const MatmulCall& c) {
+  const int64_t eb = dtype_bytes(c.a_type);
+  const bool pack_a = !aligned(c.a, kTmaAlign) || (c.lda * eb) % kTmaAlign != 0;
+  const bool pack_b = !aligned(c.b, kTmaAlign) || (c.ldb * eb) % kTmaAlign != 0;
+  const int64_t per = kTmaAlign / eb, k_pitch = (c.k + per - 1) / per * per;
+  const size_t a = pack_a ? round_up(size_t(c.m * k_pitch * eb)) : 0;
+  const size_t b = pack_b ? size_t(c.n * k_pitch * eb) : 0;
+  return a + b;
+}
+
+double predicted(const MatmulCall& c, int cc) {
+  if (cc != 90) return 0;  // the model's row for this GPU is not known here
+  model::GemmShape s;
+  s.m = c.m, s.n = c.n, s.k = c.k;
+  s.dtype = c.a_type;
+  s.tile = model::GemmTile{128, 256, 64};
+  return model::gemm_estimate(s, hw::find("h200")).predicted_s;
+}
+
+bool is_rung(const std::string& name) {
+  const auto& r = tc_rungs();
+  return std::find(r.begin(), r.end(), name) != r.end();
+}
+
+}  // namespace
+
+size_t MatmulPlan::workspace_bytes() const { return round_up(pack_bytes) + round_up(lt_bytes) + round_up(scratch_bytes) + scalars_bytes; }
+
+const std::vector<std::string>& tc_rungs() {
+  static const std::vector<std::string> names = {"v03_wgmma_tma",   "v04_warp_specialized", "v05_persistent",
+                                                 "v06_cluster_multicast", "v07_tma_store", "v08_tile_choice"};
+  return names;
+}
+
+std::string family_of(DType in) {
+  switch (in) {
+    case DType::bf16: return "gemm_bf16";
+    case DType::f16: return "gemm_fp16";
+    case DType::fp8_e4m3: return "gemm_fp8";
+    case DType::f32: return "gemm_fp32";
+    default: return "gemm_" + dtype_name(in);
+  }
+}
+
+MatmulCall validate(const MatmulCall& in) {
+  MatmulCall c = in;
+  const auto dims = [&] { return "m=" + std::to_string(c.m) + ", n=" + std::to_string(c.n) + ", k=" + std::to_string(c.k); };
+  if (c.m < 1 || c.n < 1 || c.k < 1) bad_input("matmul: sizes must be ≥ 1 (" + dims() + ")", "pass m, n, k ≥ 1");
+  const int64_t kMaxDim = int64_t(1) << 40;
+  if (c.m > kMaxDim || c.n > kMaxDim || c.k > kMaxDim) bad_input("matmul: a size is over 2^40 (" + dims() + ")");
+  const auto ok_in = [](DType t) { return is_16bit(t) || t == DType::fp8_e4m3 || t == DType::f32; };
+  if (!ok_in(c.a_type) || !ok_in(c.b_type))
+    bad_input("matmul: a_type " + dtype_name(c.a_type) + ", b_type " + dtype_name(c.b_type) + " is not served",
+              "inputs are one of " + type_list());
+  if (c.a_type != c.b_type)
+    bad_input("matmul: a_type " + dtype_name(c.a_type) + " and b_type " + dtype_name(c.b_type) + " differ",
+              "convert one operand so that both have the same type");
+  const bool out_ok = c.a_type == DType::f32 ? c.c_type == DType::f32
+                                             : (is_16bit(c.c_type) || c.c_type == DType::f32);
+  if (!out_ok)
+    bad_input("matmul: " + dtype_name(c.a_type) + " inputs with c_type " + dtype_name(c.c_type) + " are not served",
+              c.a_type == DType::f32 ? "f32 inputs give f32 C" : "give c_type bf16, f16 or f32");
+  if (!c.a || !c.b || !c.c)
+    bad_input(std::string("matmul: ") + (!c.a ? "a" : !c.b ? "b" : "c") + " is a null pointer",
+              "pass device pointers to A, B and C");
+  if (c.a_type == DType::fp8_e4m3 && (!c.scale_a || !c.scale_b))
+    bad_input("matmul: fp8 inputs need scale_a and scale_b (device pointers to one fp32 each)",
+              "pass the per-tensor dequantization scales; 1.0f each for unscaled codes");
+  if (c.a_type != DType::fp8_e4m3 && (c.scale_a || c.scale_b))
+    bad_input("matmul: scale_a and scale_b are for fp8 inputs only", "fold the scale into alpha, or pass nullptr");
+  if (!std::isfinite(c.alpha) || !std::isfinite(c.beta))
+    bad_input("matmul: alpha and beta must be finite (alpha=" + num(c.alpha) + ", beta=" + num(c.beta) + ")");
+  // Row lengths of the stored operands (row-major): A m×k (N) or k×m (T), B k×n (N) or n×k (T).
+  const int64_t a_row = c.trans_a ? c.m : c.k, b_row = c.trans_b ? c.k : c.n;
+  const int64_t a_rows = c.trans_a ? c.k : c.m, b_rows = c.trans_b ? c.n : c.k;
+  if (c.lda == 0) c.lda = a_row;
+  if (c.ldb == 0) c.ldb = b_row;
+  if (c.ldc == 0) c.ldc = c.n;
+  const auto check_ld = [](const char* name, int64_t ld, int64_t row, const char* stored) {
+    if (ld < row)
+      bad_input(std::string("matmul: ") + name + "=" + std::to_string(ld) + " is below the row length " +
+                    std::to_string(row) + " of " + stored,
+                std::string("pass ") + name + " ≥ " + std::to_string(row) + ", or 0 for packed rows");
+  };
+  check_ld("lda", c.lda, a_row, c.trans_a ? "A stored k×m (trans_a=T)" : "A stored m×k (trans_a=N)");
+  check_ld("ldb", c.ldb, b_row, c.trans_b ? "B stored n×k (trans_b=T)" : "B stored k×n (trans_b=N)");
+  check_ld("ldc", c.ldc, c.n, "C (m×n)");
+  if (c.a_type == DType::fp8_e4m3 && (c.trans_a || !c.trans_b))
+    bad_input("matmul: fp8 inputs are served as trans_a=N, trans_b=T only (A m×k, B n×k, k contiguous)",
+              "store the operands k-contiguous: the only layout Hopper's fp8 tensor cores read");
+  // Extents in bytes, and overlap of C with an input when C is read (beta ≠ 0) or written.
+  const double in_b = dtype_bytes(c.a_type), out_b = dtype_bytes(c.c_type);
+  const double a_bytes = (double(a_rows - 1) * double(c.lda) + double(a_row)) * in_b;
+  const double b_bytes = (double(b_rows - 1) * double(c.ldb) + double(b_row)) * in_b;
+  const double c_bytes = (double(c.m - 1) * double(c.ldc) + double(c.n)) * out_b;
+  if (std::max({a_bytes, b_bytes, c_bytes}) > double(int64_t(1) << 40))
+    bad_input("matmul: an operand spans over 1 TiB (" + dims() + ")", "check the sizes and leading dimensions");
+  const auto overlaps = [](const void* p, double pb, const void* q, double qb) {
+    const double x = double(reinterpret_cast<uintptr_t>(p)), y = double(reinterpret_cast<uintptr_t>(q));
+    return x < y + qb && y < x + pb;
+  };
+  if (overlaps(c.c, c_bytes, c.a, a_bytes) || overlaps(c.c, c_bytes, c.b, b_bytes))
+    bad_input(std::string("matmul: C overlaps ") + (overlaps(c.c, c_bytes, c.a, a_bytes) ? "A" : "B") +
+                  (c.beta != 0.f ? " while beta ≠ 0 reads C" : "") + ": the result would overwrite its own input",
+              "write C to a buffer of its own");
+  if (aligned(c.c, int64_t(out_b)) == false || !aligned(c.a, int64_t(in_b)) || !aligned(c.b, int64_t(in_b)))
+    bad_input("matmul: a pointer is not aligned to its element size", "pass element-aligned device pointers");
+  return c;
+}
+
+int alignment_signature(DType in, DType out, int64_t lda, int64_t ldb, int64_t ldc) {
+  const int64_t ib = dtype_bytes(in), ob = dtype_bytes(out);
+  return ((lda * ib) % 16 == 0 ? 1 : 0) | ((ldb * ib) % 16 == 0 ? 2 : 0) | ((ldc * ob) % 16 == 0 ? 4 : 0);
+}
+
+const std::vector<Measured>& table() { return kTable; }
+
+namespace {
+
+// A table entry with what the lookup compares, computed once per table.
+struct Point {
+  const Measured* e;
+  double lm, ln, lk;
+  int signature;
+};
+std::vector<Point> index_of(const std::vector<Measured>& from) {
+  std::vector<Point> out;
+  for (const Measured& e : from) {
+    // The table measured bf16 C for the 16-bit and fp8 families and f32 C for f32.
+    const DType out_type = e.dtype == DType::f32 ? DType::f32 : DType::bf16;
+    out.push_back({&e, std::log(double(e.m)), std::log(double(e.n)), std::log(double(e.k)),
+                   alignment_signature(e.dtype, out_type, e.lda, e.ldb, e.ldc)});
+  }
+  return out;
+}
+
+const Measured* nearest_in(const std::vector<Point>& from, DType in, DType out, int64_t m, int64_t n, int64_t k,
+                           int64_t lda, int64_t ldb, int64_t ldc) {
+  const int want = alignment_signature(in, out, lda, ldb, ldc);
+  const double lm = std::log(double(m)), ln = std::log(double(n)), lk = std::log(double(k));
+  const Measured* best = nullptr;
+  double best_d = 0;
+  for (const Point& p : from) {
+    if (p.e->dtype != in) continue;
+    double d = (lm - p.lm) * (lm - p.lm) + (ln - p.ln) * (ln - p.ln) + (lk - p.lk) * (lk - p.lk);
+    if (p.signature != want) d += 1e6;  // an entry of the same alignment first
+    if (!best || d < best_d) best = p.e, best_d = d;
+  }
+  return best;
+}
+
+}  // namespace
+
+const Measured* nearest(const std::vector<Measured>& from, DType in, DType out, int64_t m, int64_t n, int64_t k,
+                        int64_t lda, int64_t ldb, int64_t ldc) {
+  return nearest_in(index_of(from), in, out, m, n, k, lda, ldb, ldc);
+}
+
+MatmulPlan plan(const MatmulCall& c, int cc, bool explain) {
+  MatmulPlan p;
+  p.family = family_of(c.a_type);
+  const std::string no_rung = rung_refusal(c, cc), no_lt = lt_refusal(c);
+  const auto use_lt = [&](std::string reason) {
+    p.impl = Impl::cublaslt;
+    p.rung.clear();
+    p.reason = std::move(reason);
+    p.lt_bytes = kLtWorkspaceBytes;
+    if (c.a_type == DType::f16 && c.c_type == DType::bf16) p.scratch_bytes = size_t(c.m * c.n) * 4;
+    if (c.a_type == DType::fp8_e4m3) p.scalars_bytes = 2 * sizeof(float);
+  };
+  const auto use_rung = [&](const std::string& rung, std::string reason) {
+    p.impl = Impl::tc_rung;
+    p.rung = rung;
+    p.reason = std::move(reason);
+    p.pack_bytes = pack_bytes(c);
+  };
+  if (!no_rung.empty() && !no_lt.empty())
+    bad_input("matmul: nothing serves this call: " + no_lt + ", and " + no_rung,
+              "pad k to a multiple of 16 and the pitches to 16 bytes, or run on an H200-class GPU (sm_90)");
+  if (!no_rung.empty()) {
+    use_lt("cuBLASLt: " + no_rung);
+  } else {
+    static const std::vector<Point> indexed = index_of(table());
+    const Measured* e = nearest_in(indexed, c.a_type, c.c_type, c.m, c.n, c.k, c.lda, c.ldb, c.ldc);
+    const std::string at = e && explain ? "nearest measured " + shape_text(*e) + " " + dtype_name(c.a_type) + ": " : "";
+    const std::string vs = e && explain ? std::string(e->best) + " " + us(e->best_s) +
+                                   (e->other[0] ? std::string(" vs ") + e->other + " " + us(e->other_s) : "")
+                             : "";
+    // The table's sol rung at that shape (best or other), else v08, which chooses its own tile.
+    std::string rung = "v08_tile_choice";
+    if (e && is_rung(e->best)) rung = e->best;
+    else if (e && is_rung(e->other)) rung = e->other;
+    if (!no_lt.empty()) use_rung(rung, rung + ": " + no_lt + (e ? " (" + at + vs + ")" : ""));
+    else if (!e) use_lt("cuBLASLt: no " + dtype_name(c.a_type) + " shape measured in the dispatch table");
+    else if (is_rung(e->best)) use_rung(rung, at + vs);
+    else use_lt(at + vs);
+  }
+  if (explain) p.predicted_s = predicted(c, cc);
+  else p.reason.clear();
+  return p;
+}
+
+}  // namespace sol::kernels::api

@@ -1,0 +1,96 @@
+#pragma once
+// The host half of sol::matmul (include/sol/kernels.hpp): argument validation, the workspace
+// size, and the dispatcher's decision. Host C++ without CUDA headers, so that every rule here is
+// tested without a GPU; kernels/api/matmul.cu converts MatmulArgs to a MatmulCall and runs the plan.
+//
+// The decision, in order:
+//  1. What can serve the call. sol's tensor-core rungs (kernels/gemm/tc) compute
+//     C = alpha·A·Bᵀ with A m×k and B n×k k-contiguous (trans_a = N, trans_b = T), bf16 C, no
+//     beta, on sm_90 (the build's architecture and the table's GPU). cuBLASLt serves every layout,
+//     type and beta, except fp8 outside its documented rules (TN, k % 16 == 0, 16-byte pitches).
+//  2. When both can: the table measured on an H200 (kernels/api/matmul_table.inc, written by
+//     scripts/dispatch-table.py), at the nearest measured shape of the same dtype: the smallest
+//     log-distance in m, n, k among the entries whose pitches have the same 16-byte alignment
+//     as the call's (the shape model's alignment rule: a pitch that is not a multiple of 16 bytes
+//     rules out the vector loads cuBLASLt's fast kernels need, so 4095³ and 4096³ are different
+//     regimes although they are close in size).
+//  3. The prediction: the shape model (sol/model/shapes.hpp) for the chosen implementation's tile.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sol/core/dtype.hpp"
+
+namespace sol::kernels::api {
+
+// One matmul call as the host sees it: sol::MatmulArgs without the CUDA header. trans_* true: T.
+struct MatmulCall {
+  int64_t m = 0, n = 0, k = 0;
+  DType a_type = DType::bf16, b_type = DType::bf16, c_type = DType::bf16;
+  bool trans_a = false, trans_b = true;
+  const void* a = nullptr;
+  const void* b = nullptr;
+  const void* c = nullptr;
+  int64_t lda = 0, ldb = 0, ldc = 0;  // 0: packed (resolved by validate)
+  float alpha = 1.f, beta = 0.f;
+  const float* scale_a = nullptr;
+  const float* scale_b = nullptr;
+};
+
+// Throws sol::Error (BadInput: what is wrong, how to fix it) for a call the API cannot serve;
+// returns the call with packed leading dimensions (0) resolved. Touches no device.
+MatmulCall validate(const MatmulCall& call);
+
+enum class Impl { cublaslt, tc_rung };
+
+// What runs one call. Everything the launch needs beside the call itself.
+struct MatmulPlan {
+  Impl impl = Impl::cublaslt;
+  std::string rung;       // impl == tc_rung: the registry's rung name ("v08_tile_choice")
+  std::string family;     // "gemm_bf16", "gemm_fp16", "gemm_fp8", "gemm_fp32"
+  std::string reason;     // one line
+  double predicted_s = 0;
+  // Workspace layout, bytes from its start (all offsets 256-aligned):
+  size_t pack_bytes = 0;     // tc_rung: copies of A and/or B whose base or pitch the rung cannot read
+  size_t lt_bytes = 0;       // cublaslt: cuBLASLt's own workspace
+  size_t scratch_bytes = 0;  // cublaslt, f16 in / bf16 out: an fp32 m×n D converted into C
+  size_t scalars_bytes = 0;  // cublaslt with fp8: alpha·scale_a·scale_b and beta on the device
+  size_t workspace_bytes() const;
+};
+
+// The rungs of kernels/gemm/tc the dispatcher can run, in ladder order (names as the registry's).
+const std::vector<std::string>& tc_rungs();
+
+// The decision for a validated call on a device of compute capability cc (major·10 + minor).
+// Throws sol::Error when nothing on that device serves the call. explain = false (the hot path)
+// leaves the reason and the prediction out, which cost more than the decision itself.
+MatmulPlan plan(const MatmulCall& call, int cc, bool explain = true);
+
+// The 16-byte alignment signature of a call's pitches (bit 0: A's, 1: B's, 2: C's pitch is a
+// multiple of 16 bytes), the key the table lookup matches first.
+int alignment_signature(DType in, DType out, int64_t lda, int64_t ldb, int64_t ldc);
+
+// ---- the measured table (kernels/api/matmul_table.inc) -------------------------------------------
+// One measured shape: the fastest implementation the dispatcher can run ("cublasLt" or a rung
+// name) and the fastest of the other kind (a rung when the best is cuBLASLt, and the reverse),
+// each with its median time; other = "" when that kind was not measured there.
+struct Measured {
+  DType dtype;
+  int64_t m, n, k, lda, ldb, ldc;
+  const char* best;
+  double best_s;
+  const char* other;
+  double other_s;
+};
+const std::vector<Measured>& table();
+
+// The entry nearest to (m, n, k) with dtype `in` and the same alignment signature if any has one,
+// else the nearest of that dtype; nullptr when the table holds none of that dtype.
+const Measured* nearest(const std::vector<Measured>& from, DType in, DType out, int64_t m, int64_t n, int64_t k,
+                        int64_t lda, int64_t ldb, int64_t ldc);
+
+// "gemm_bf16" … for the input type.
+std::string family_of(DType in);
+
+}  // namespace sol::kernels::api

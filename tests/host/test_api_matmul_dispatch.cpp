@@ -1,0 +1,283 @@
+// sol::matmul's host half (kernels/api/matmul_dispatch.hpp): validation, the table lookup, the
+// decision and the workspace layout, all without a GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "kernels/api/matmul_dispatch.hpp"
+#include "tests/host/sol_cli.hpp"
+#include "sol/core/error.hpp"
+#include "sol/model/model_shapes.hpp"
+#include "sol/registry.hpp"
+#include "sol/report.hpp"
+#include "sol/results.hpp"
+#include "sol/sweep.hpp"
+
+using sol::DType;
+using namespace sol::kernels::api;
+
+namespace {
+
+// Distinct, 256-aligned fake device addresses far apart (validation never dereferences them).
+const void* at(uintptr_t slot) { return reinterpret_cast<const void*>(slot << 40); }
+
+MatmulCall tn(int64_t m, int64_t n, int64_t k, DType t = DType::bf16) {
+  MatmulCall c;
+  c.m = m, c.n = n, c.k = k;
+  c.a_type = c.b_type = t;
+  c.c_type = t == DType::f32 ? DType::f32 : DType::bf16;
+  c.a = at(1), c.b = at(2), c.c = at(3);
+  static const float scale = 1.f;
+  if (t == DType::fp8_e4m3) c.scale_a = c.scale_b = &scale;
+  return c;
+}
+
+std::string error_of(const MatmulCall& c) {
+  try {
+    validate(c);
+  } catch (const sol::Error& e) {
+    return e.line();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(ApiMatmulValidate, ResolvesPackedLeadingDimensionsPerLayout) {
+  MatmulCall c = tn(5, 7, 3);
+  const MatmulCall v = validate(c);
+  EXPECT_EQ(v.lda, 3);
+  EXPECT_EQ(v.ldb, 3);
+  EXPECT_EQ(v.ldc, 7);
+  c.trans_a = true, c.trans_b = false;  // A stored k×m, B stored k×n
+  const MatmulCall w = validate(c);
+  EXPECT_EQ(w.lda, 5);
+  EXPECT_EQ(w.ldb, 7);
+}
+
+TEST(ApiMatmulValidate, EveryBadArgumentIsOneClearError) {
+  const struct {
+    const char* what;
+    void (*edit)(MatmulCall&);
+    const char* says;
+  } cases[] = {
+      {"m = 0", [](MatmulCall& c) { c.m = 0; }, "sizes must be ≥ 1"},
+      {"k < 0", [](MatmulCall& c) { c.k = -3; }, "sizes must be ≥ 1"},
+      {"null a", [](MatmulCall& c) { c.a = nullptr; }, "a is a null pointer"},
+      {"null c", [](MatmulCall& c) { c.c = nullptr; }, "c is a null pointer"},
+      {"lda short", [](MatmulCall& c) { c.lda = 2; }, "lda=2 is below the row length 3"},
+      {"ldb short, B k×n", [](MatmulCall& c) { c.trans_b = false, c.ldb = 6; }, "ldb=6 is below the row length 7"},
+      {"ldc short", [](MatmulCall& c) { c.ldc = 6; }, "ldc=6 is below the row length 7"},
+      {"int8", [](MatmulCall& c) { c.a_type = c.b_type = DType::int8; }, "is not served"},
+      {"mixed", [](MatmulCall& c) { c.b_type = DType::f16; }, "differ"},
+      {"f32 in, bf16 out", [](MatmulCall& c) { c.a_type = c.b_type = DType::f32; }, "f32 inputs give f32 C"},
+      {"fp8 out", [](MatmulCall& c) { c.c_type = DType::fp8_e4m3; }, "are not served"},
+      {"fp8 no scales", [](MatmulCall& c) { c.a_type = c.b_type = DType::fp8_e4m3; }, "need scale_a and scale_b"},
+      {"fp8 NN",
+       [](MatmulCall& c) {
+         static const float s = 1.f;
+         c.a_type = c.b_type = DType::fp8_e4m3, c.scale_a = c.scale_b = &s, c.trans_b = false;
+       },
+       "trans_a=N, trans_b=T only"},
+      {"scales on bf16",
+       [](MatmulCall& c) {
+         static const float s = 1.f;
+         c.scale_a = &s;
+       },
+       "for fp8 inputs only"},
+      {"nan beta", [](MatmulCall& c) { c.beta = std::nanf(""); }, "must be finite"},
+      {"C is A with beta", [](MatmulCall& c) { c.c = c.a, c.beta = 1.f; }, "C overlaps A while beta ≠ 0 reads C"},
+      {"C inside B", [](MatmulCall& c) { c.c = static_cast<const char*>(c.b) + 4; }, "C overlaps B"},
+      {"odd bf16 pointer", [](MatmulCall& c) { c.a = static_cast<const char*>(c.a) + 1; }, "not aligned"},
+  };
+  for (const auto& t : cases) {
+    MatmulCall c = tn(5, 7, 3);
+    t.edit(c);
+    const std::string e = error_of(c);
+    EXPECT_NE(e.find(t.says), std::string::npos) << t.what << ": " << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << t.what << ": one line";
+  }
+  EXPECT_EQ(error_of(tn(5, 7, 3)), "");
+}
+
+TEST(ApiMatmulTable, TheCommittedTableCoversEveryFamilyAndNamesRunnableImplementations) {
+  int per[4] = {0, 0, 0, 0};
+  for (const Measured& e : table()) {
+    EXPECT_GT(e.best_s, 0);
+    const std::string best = e.best;
+    EXPECT_TRUE(best == "cublasLt" || best.rfind('v', 0) == 0) << best;
+    if (e.other[0]) {
+      EXPECT_GE(e.other_s, e.best_s) << e.m << " " << e.n << " " << e.k;
+    }
+    per[e.dtype == DType::bf16 ? 0 : e.dtype == DType::f16 ? 1 : e.dtype == DType::fp8_e4m3 ? 2 : 3]++;
+  }
+  for (int n : per) EXPECT_GT(n, 0);
+}
+
+TEST(ApiMatmulTable, NearestPrefersTheSameAlignmentThenTheSmallestLogDistance) {
+  const std::vector<Measured> t = {
+      {DType::bf16, 4096, 4096, 4096, 4096, 4096, 4096, "cublasLt", 1e-4, "v08_tile_choice", 2e-4},
+      {DType::bf16, 2049, 2049, 2049, 2049, 2049, 2049, "v08_tile_choice", 5e-5, "cublasLt", 9e-5},
+      {DType::bf16, 8, 6144, 4096, 4096, 4096, 6144, "cublasLt", 4e-5, "v08_tile_choice", 9e-5},
+      {DType::f16, 4095, 4095, 4095, 4095, 4095, 4095, "v07_tma_store", 3e-4, "cublasLt", 1e-3},
+  };
+  // 4095³ bf16 is next to 4096³ in size but unaligned like 2049³: that regime decides.
+  EXPECT_EQ(nearest(t, DType::bf16, DType::bf16, 4095, 4095, 4095, 4095, 4095, 4095), &t[1]);
+  EXPECT_EQ(nearest(t, DType::bf16, DType::bf16, 4000, 4096, 4096, 4096, 4096, 4096), &t[0]);
+  EXPECT_EQ(nearest(t, DType::bf16, DType::bf16, 1, 6144, 4096, 4096, 4096, 6144), &t[2]);
+  EXPECT_EQ(nearest(t, DType::f16, DType::bf16, 100, 100, 100, 100, 100, 100), &t[3]);  // only f16 entry
+  EXPECT_EQ(nearest(t, DType::f32, DType::f32, 100, 100, 100, 100, 100, 100), nullptr);
+}
+
+TEST(ApiMatmulPlan, TheTableDecidesWhereBothServe) {
+  // Committed measurements: cuBLASLt wins 1024³ bf16, sol's rungs win the unaligned 4095³.
+  const MatmulPlan aligned = plan(validate(tn(1024, 1024, 1024)), 90);
+  EXPECT_EQ(aligned.impl, Impl::cublaslt) << aligned.reason;
+  EXPECT_NE(aligned.reason.find("nearest measured m=1024,n=1024,k=1024 bf16: cublasLt"), std::string::npos)
+      << aligned.reason;
+  EXPECT_GT(aligned.predicted_s, 0);
+  const MatmulPlan odd = plan(validate(tn(4095, 4095, 4095)), 90);
+  EXPECT_EQ(odd.impl, Impl::tc_rung) << odd.reason;
+  EXPECT_NE(odd.reason.find(" vs cublasLt "), std::string::npos) << odd.reason;
+  EXPECT_FALSE(odd.rung.empty());
+  EXPECT_GT(odd.pack_bytes, 0u);  // a 8190-byte pitch is not 128-byte aligned: the rung packs A and B
+  EXPECT_EQ(odd.workspace_bytes() % 256, 0u);
+  EXPECT_EQ(aligned.family, "gemm_bf16");
+  // The hot path's plan (no reason, no prediction) decides the same.
+  for (const MatmulPlan* full : {&aligned, &odd}) {
+    const int64_t s = full == &aligned ? 1024 : 4095;
+    const MatmulPlan quick = plan(validate(tn(s, s, s)), 90, /*explain=*/false);
+    EXPECT_EQ(quick.impl, full->impl);
+    EXPECT_EQ(quick.rung, full->rung);
+    EXPECT_EQ(quick.workspace_bytes(), full->workspace_bytes());
+    EXPECT_TRUE(quick.reason.empty());
+  }
+}
+
+TEST(ApiMatmulPlan, WhatOnlyCublasLtServesGoesToCublasLt) {
+  const auto reason_of = [](MatmulCall c, int cc = 90) {
+    const MatmulPlan p = plan(validate(c), cc);
+    EXPECT_EQ(p.impl, Impl::cublaslt) << p.reason;
+    EXPECT_GT(p.lt_bytes, 0u);
+    return p.reason;
+  };
+  MatmulCall c = tn(4095, 4095, 4095);
+  c.trans_a = true;
+  EXPECT_NE(reason_of(c).find("trans_a=N, trans_b=T"), std::string::npos);
+  c = tn(4095, 4095, 4095);
+  c.beta = 1.f;
+  EXPECT_NE(reason_of(c).find("beta = 0 only"), std::string::npos);
+  c = tn(4095, 4095, 4095);
+  c.c_type = DType::f32;
+  EXPECT_NE(reason_of(c).find("bf16 C"), std::string::npos);
+  EXPECT_NE(reason_of(tn(4095, 4095, 4095), 80).find("sm_80"), std::string::npos);
+  EXPECT_NE(reason_of(tn(64, 64, 64, DType::f32)).find("bf16, f16 or fp8"), std::string::npos);
+  // f16 in, bf16 out: cuBLASLt writes an fp32 D into the workspace and a pass converts it.
+  c = tn(100, 60, 40, DType::f16);
+  c.c_type = DType::bf16;
+  c.trans_b = false;
+  const MatmulPlan p = plan(validate(c), 90);
+  EXPECT_EQ(p.scratch_bytes, size_t(100 * 60 * 4));
+  EXPECT_GE(p.workspace_bytes(), p.lt_bytes + p.scratch_bytes);
+}
+
+TEST(ApiMatmulPlan, Fp8OutsideCublasLtRulesGoesToARungOrFailsClearly) {
+  const MatmulPlan p = plan(validate(tn(1023, 1023, 1023, DType::fp8_e4m3)), 90);
+  EXPECT_EQ(p.impl, Impl::tc_rung) << p.reason;
+  EXPECT_NE(p.reason.find("k % 16 == 0"), std::string::npos) << p.reason;
+  EXPECT_EQ(p.lt_bytes, 0u);
+  try {
+    plan(validate(tn(1023, 1023, 1023, DType::fp8_e4m3)), 89);
+    ADD_FAILURE() << "expected an error on sm_89";
+  } catch (const sol::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("nothing serves this call"), std::string::npos) << e.what();
+  }
+  // Aligned fp8: cuBLASLt gets two device scalars (alpha·scale_a·scale_b, beta) in the workspace.
+  const MatmulPlan q = plan(validate(tn(1024, 1024, 1024, DType::fp8_e4m3)), 90);
+  EXPECT_EQ(q.impl, Impl::cublaslt) << q.reason;
+  EXPECT_EQ(q.scalars_bytes, 2 * sizeof(float));
+}
+
+TEST(ApiMatmulPlan, EveryRungTheDispatcherRunsIsAGemmRungName) {
+  for (const std::string& r : tc_rungs()) {
+    EXPECT_EQ(r.rfind('v', 0), 0u) << r;
+    EXPECT_EQ(r[3], '_') << r;
+    if (sol::built_with_cuda()) {
+      EXPECT_EQ(sol::select("gemm_bf16/" + r).front()->name, r);
+    }
+  }
+}
+
+#ifdef SOL_SOURCE_DIR
+TEST(ApiMatmulTable, TheCommittedTableIsWhatTheCommittedResultsGive) {
+  if (std::system("python3 -c '' 2>/dev/null") != 0) GTEST_SKIP() << "python3 is not installed";
+  const std::string cmd = std::string("python3 ") + SOL_SOURCE_DIR + "/scripts/dispatch-table.py --check";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << "run scripts/dispatch-table.py";
+}
+#endif
+
+// The dispatch variant (the API as a registry variant) is compared with the peers but is never a
+// rung: not the family's best version, not a step of the ladder, not the rung a sweep measures.
+TEST(DispatchVariant, IsNeitherAPeerNorARung) {
+  const auto rec = [](const std::string& variant, int version, double t) {
+    sol::results::Record r;
+    r.family = "gemm_bf16", r.variant = variant, r.version = version, r.dtype = "bf16";
+    r.shape = "m=4096,n=4096,k=4096", r.median_s = t, r.verified = true;
+    return r;
+  };
+  sol::results::File f;
+  f.family = "gemm_bf16";
+  f.records = {rec("peer:cublasLt", 0, 177e-6), rec("v07_tma_store", 7, 181e-6), rec("dispatch", 0, 170e-6)};
+  EXPECT_TRUE(sol::results::is_dispatch(f.records[2]));
+  EXPECT_FALSE(sol::results::is_peer(f.records[2]));
+  EXPECT_EQ(sol::results::best_peer(f, f.records[2]), &f.records[0]);
+  const std::string md = sol::report::headline_markdown({f});
+  EXPECT_NE(md.find("| gemm_bf16 | v07_tma_store |"), std::string::npos) << md;
+  sol::Variant peer, rung, dispatch;
+  peer.name = "peer:cublasLt";
+  rung.name = "v08_tile_choice", rung.version = 8;
+  dispatch.name = "dispatch";
+  EXPECT_TRUE(dispatch.is_dispatch() && !dispatch.is_peer());
+  const auto chosen = sol::sweep::choose_variants({&peer, &dispatch, &rung});
+  ASSERT_EQ(chosen.size(), 2u);
+  EXPECT_EQ(chosen[0], &peer);
+  EXPECT_EQ(chosen[1], &rung);
+}
+
+TEST(RegistrySelectList, ACommaListSelectsEachNameOnceInRegistryOrder) {
+  std::vector<sol::Variant> from(5);
+  const char* names[] = {"peer:cublasLt", "dispatch", "v01_mma_sync", "v07_tma_store", "v08_tile_choice"};
+  for (size_t i = 0; i < from.size(); ++i) from[i].family = "gemm_bf16", from[i].name = names[i];
+  const auto got = sol::select(from, "gemm_bf16/v08,v07,peer,dispatch,v07_tma_store");
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0]->name, "peer:cublasLt");
+  EXPECT_EQ(got[1]->name, "dispatch");
+  EXPECT_EQ(got[2]->name, "v07_tma_store");
+  EXPECT_EQ(got[3]->name, "v08_tile_choice");
+  for (const char* bad : {"gemm_bf16/v08,", "gemm_bf16/v08,,v07", "gemm_bf16/v08,nosuch"}) {
+    try {
+      sol::select(from, bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const sol::Error& e) {
+      EXPECT_EQ(e.kind(), sol::Error::Kind::BadInput) << bad;
+    }
+  }
+}
+
+TEST(BenchModelShapes, PlanListsTheFamilysModelShapesAndBadFlagsAreOneLine) {
+  const auto shapes = sol::model::model_shapes("gemm_bf16");
+  const sol::test::CliRun plan = sol::test::run_sol("bench gemm_bf16/v08,dispatch,peer --model-shapes --plan");
+  ASSERT_EQ(plan.rc, 0) << plan.all();
+  EXPECT_NE(plan.out.find("gemm_bf16: " + std::to_string(shapes.size()) + " model shapes"), std::string::npos)
+      << plan.out;
+  for (const auto& s : shapes) EXPECT_NE(plan.out.find("  " + s.shape.str() + "  "), std::string::npos) << s.shape.str();
+  for (const char* args : {"bench copy --model-shapes --plan", "bench --model-shapes --plan",
+                           "bench gemm_bf16 --model-shapes --shape m=1,n=1,k=1", "bench gemm_bf16 --model-shapes --sweep",
+                           "bench gemm_bf16 --plan", "bench gemm_bf16 --model-shapes --plan --json x.json"}) {
+    const sol::test::CliRun r = sol::test::run_sol(args);
+    EXPECT_EQ(r.rc, 2) << args << ": " << r.all();
+    EXPECT_EQ(sol::test::count_lines(r.err), 1) << args << ": " << r.err;
+  }
+}
