@@ -5,8 +5,9 @@ One command, from the repository root, after measuring on the H200:
 
     scripts/dispatch-table.py [RESULTS.json ...]
 
-Without arguments it reads every committed bench/results/h200/gemm_*.json (the family files,
-the size sweep and the model-shape runs). Records are results files as include/sol/results.hpp
+Without arguments it reads every committed bench/results/h200/gemm_*.json (the family files and
+the size sweep) and bench/results/h200/model-shapes/gemm_*.json (the model shape set). A shape
+where only one kind (cuBLASLt or sol's rungs) was measured decides nothing and is left out. Records are results files as include/sol/results.hpp
 describes them (an array of files is read too). Per family (gemm_bf16, gemm_fp16, gemm_fp8,
 gemm_fp32) and measured shape it keeps the implementations the dispatcher can run: cuBLASLt
 (peer:cublasLt; for fp32 peer:cublasSgemm, the same true-fp32 cuBLAS path) and sol's rungs (vNN_…);
@@ -74,7 +75,9 @@ def rows(times):
     for (fam, shape), impls in sorted(times.items(), key=lambda t: (list(FAMILIES).index(t[0][0]), t[0][1])):
         ranked = sorted(impls.items(), key=lambda t: t[1])
         best, best_s = ranked[0]
-        other = next(((n, s) for n, s in ranked if (n == "cublasLt") != (best == "cublasLt")), ("", 0.0))
+        other = next(((n, s) for n, s in ranked if (n == "cublasLt") != (best == "cublasLt")), None)
+        if other is None:
+            continue  # one kind measured: nothing to decide between (the rules cover what cannot run)
         out.append((FAMILIES[fam], shape, best, best_s, other[0], other[1]))
     return out
 
@@ -118,7 +121,7 @@ def verify(paths, slack):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", nargs="*", help="results JSON files (default: bench/results/h200/gemm_*.json)")
+    ap.add_argument("results", nargs="*", help="results JSON files (default: bench/results/h200/gemm_*.json and model-shapes/gemm_*.json)")
     ap.add_argument("--out", default=OUT, help="the table to write (default: kernels/api/matmul_table.inc)")
     ap.add_argument("--check", action="store_true", help="exit 1 if the table differs from what the results give")
     ap.add_argument("--verify", action="store_true", help="compare dispatch with cuBLASLt in the given results")
@@ -128,7 +131,9 @@ def main():
         if not a.results:
             sys.exit("dispatch-table.py: --verify needs the results file(s) of a dispatch run")
         sys.exit(verify(a.results, a.slack))
-    paths = a.results or sorted(glob.glob(os.path.join(ROOT, "bench", "results", "h200", "gemm_*.json")))
+    h200 = os.path.join(ROOT, "bench", "results", "h200")
+    paths = a.results or sorted(glob.glob(os.path.join(h200, "gemm_*.json")) +
+                                glob.glob(os.path.join(h200, "model-shapes", "gemm_*.json")))
     if not paths:
         sys.exit("dispatch-table.py: no results files found")
     sources = sorted({os.path.relpath(p, ROOT) if os.path.isabs(p) else p for p in paths})
