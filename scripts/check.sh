@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # check.sh [CTEST ARGS...]: builds everything, tests included, in build/ (or $SOL_BUILD_DIR; the
-# launcher's build-host and build-cuda are left alone) and runs the whole test suite. GPU tests
-# are ctest tests of their own and skip visibly without a GPU; SOL_REQUIRE_GPU=1 makes a skip a
-# failure.
+# launcher's build-host and build-cuda are left alone), runs the whole test suite, installs the
+# package and builds and runs examples/consumer against it. GPU tests are ctest tests of their own
+# and skip visibly without a GPU; SOL_REQUIRE_GPU=1 makes a skip a failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SOL_BUILD_DIR:-$root/build}
@@ -35,6 +35,21 @@ fi
 [ "$rc" -eq 0 ] || exit "$rc"
 # The Python package: pip install . into a virtual environment, then pytest (SOL_PYTHON=0 skips).
 if [ "${SOL_PYTHON:-1}" != 0 ]; then SOL_BUILD_DIR=$build SOL_BIN=$build/sol "$root/scripts/python-check.sh"; fi
+
+# ---- the installed package --------------------------------------------------------------------
+# Installed into a fresh prefix, then used by examples/consumer, a project of its own that knows
+# sol only through find_package(sol); its ctest runs each example (the kernel API example skips
+# visibly without a GPU).
+prefix=$build/install-check
+rm -rf "$prefix"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+consumer=$build/consumer
+launcher=()
+command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S "$root/examples/consumer" -B "$consumer" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
+  -DSOL_CONSUMER_KERNELS="${SOL_CONSUMER_KERNELS:-ON}" "${launcher[@]}" >/dev/null
+cmake --build "$consumer" -j "$(nproc)" >&2
+(cd "$consumer" && ctest --output-on-failure)
 # The host build again under ASan + UBSan, with the CLI fuzz smoke (SOL_SANITIZE=0 skips it; a
 # compiler without the sanitizer runtimes says so and skips it).
 if [ "${SOL_SANITIZE:-1}" != 0 ]; then "$root/scripts/sanitize.sh"; fi

@@ -275,7 +275,11 @@ __global__ void __launch_bounds__(kThreads, 2) flash_backward_v02_kernel(AttnBwd
             const float r0 = __shfl_xor_sync(0xffffffffu, s0, 1), r1 = __shfl_xor_sync(0xffffffffu, s1, 1);
             const float4 v = odd ? make_float4(r0 * f.scale, r1 * f.scale, c[2] * f.scale, c[3] * f.scale)
                                  : make_float4(c[0] * f.scale, c[1] * f.scale, r0 * f.scale, r1 * f.scale);
+#if __CUDA_ARCH__ >= 900
             if (i < n) atomicAdd(reinterpret_cast<float4*>(gdQ + nb * 8), v);
+#else
+            __trap();  // float4 atomics are sm_90+: the rung's min_cc keeps it off older GPUs
+#endif
           }
         }
       };

@@ -80,10 +80,14 @@ __device__ __forceinline__ float ex2_approx(float x) {
 template <class T>
 __device__ __forceinline__ void mma_k32bytes(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
   if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 890
+    __trap();  // e4m3 mma.sync is sm_89+: the e4m3 rungs' min_cc keeps them off older GPUs
+#else
     asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
                  "{%0,%1,%2,%3};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#endif
   } else if constexpr (std::is_same_v<T, __half>) {
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
                  "{%0,%1,%2,%3};\n"
