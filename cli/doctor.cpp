@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "kernels/attention/case.hpp"
 #include "sol/core/error.hpp"
+#include "sol/model/cost.hpp"
 #include "sol/predict.hpp"
 #include "sol/registry.hpp"
 #include "sol/report.hpp"
@@ -38,7 +38,7 @@ predict::Work unmeasured_work(const std::string& family, const std::string& vari
     return w;
   }
   if (family == "attention" || family == "attention_bwd") {  // host C++ in every build
-    const model::Cost c = kernels::attention::cost(s, variant != "v01_standard", family == "attention_bwd", 128);
+    const model::Cost c = model::attention_at(s, variant != "v01_standard", family == "attention_bwd", 128);
     w.dtype = dtype_name(c.dtype);
     w.flops = c.flops;
     w.bytes = c.bytes;

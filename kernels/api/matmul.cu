@@ -5,6 +5,9 @@
 // keyed by the call's shape, types and layout, at most kPlanCache entries (then it starts over).
 // The rungs keep their own one-time kernel attributes and TMA descriptors (kernels/gemm/tc).
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <type_traits>
 
 #include <algorithm>
 #include <iterator>
@@ -12,7 +15,7 @@
 #include <memory>
 #include <mutex>
 
-#include "bench/cublas_check.cuh"
+#include "kernels/common/cublas_check.cuh"
 #include "kernels/api/matmul_dispatch.hpp"
 #include "kernels/gemm/tc/peer_cublaslt.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
@@ -56,7 +59,8 @@ Device current_device() {
 
 // The rungs' launchers, in api::tc_rungs() order.
 tc::Launch rung_launch(const std::string& name) {
-  static const tc::Launch launchers[] = {tc::launch_v03_wgmma_tma,   tc::launch_v04_warp_specialized,
+  static const tc::Launch launchers[] = {tc::launch_v01_mma_sync,    tc::launch_v02_multistage,
+                                         tc::launch_v03_wgmma_tma,   tc::launch_v04_warp_specialized,
                                          tc::launch_v05_persistent,  tc::launch_v06_cluster_multicast,
                                          tc::launch_v07_tma_store,   tc::launch_v08_tile_choice};
   const auto& names = api::tc_rungs();
@@ -120,12 +124,16 @@ __global__ void scale_c_kernel(__nv_bfloat16* gC, int64_t m, int64_t n, int64_t 
   }
 }
 
-// f16 in, bf16 out through cuBLASLt where it has no such kernel: C = bf16(D + beta · C) from fp32 D.
-__global__ void f32_to_bf16_kernel(const float* gD, int64_t m, int64_t n, __nv_bfloat16* gC, int64_t ldc, float beta) {
+// One 16-bit type in, the other out, through cuBLASLt where it has no such kernel (f16 → bf16,
+// bf16 → f16): C = T(D + beta · C) from fp32 D, rounded to nearest even.
+template <class T>
+__global__ void f32_to_16bit_kernel(const float* gD, int64_t m, int64_t n, T* gC, int64_t ldc, float beta) {
   const int64_t total = m * n, stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
-    __nv_bfloat16& c = gC[(i / n) * ldc + i % n];
-    c = __float2bfloat16_rn(beta == 0.f ? gD[i] : gD[i] + beta * __bfloat162float(c));
+    T& c = gC[(i / n) * ldc + i % n];
+    const float d = beta == 0.f ? gD[i] : gD[i] + beta * float(c);
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) c = __float2bfloat16_rn(d);
+    else c = __float2half_rn(d);
   }
 }
 
@@ -155,7 +163,7 @@ void run_cublaslt(const api::MatmulCall& c, const api::MatmulPlan& p, int device
     alpha = scalars, beta = scalars + 1;
   }
   if (p.scratch_bytes > 0) {
-    // f16 in, bf16 out: cuBLASLt's own bf16 D where it has a kernel, else fp32 D and a pass.
+    // One 16-bit type in, the other out: cuBLASLt's own D where it has a kernel, else fp32 D and a pass.
     if (const auto direct = lt_plan(pd, d, false))
       return direct->run(pd.handle, alpha, c.a, c.b, beta, const_cast<void*>(c.c), lt_ws, stream);
     tc::LtDesc f = d;
@@ -163,9 +171,13 @@ void run_cublaslt(const api::MatmulCall& c, const api::MatmulPlan& p, int device
     f.ldc = c.n;
     const float zero = 0.f;
     lt_plan(pd, f)->run(pd.handle, alpha, c.a, c.b, &zero, scratch, lt_ws, stream);
-    f32_to_bf16_kernel<<<blocks_for(c.m * c.n), 256, 0, stream>>>(reinterpret_cast<const float*>(scratch), c.m, c.n,
-                                                                   static_cast<__nv_bfloat16*>(const_cast<void*>(c.c)),
-                                                                   c.ldc, c.beta);
+    const auto* gD = reinterpret_cast<const float*>(scratch);
+    if (c.c_type == DType::bf16)
+      f32_to_16bit_kernel<<<blocks_for(c.m * c.n), 256, 0, stream>>>(
+          gD, c.m, c.n, static_cast<__nv_bfloat16*>(const_cast<void*>(c.c)), c.ldc, c.beta);
+    else
+      f32_to_16bit_kernel<<<blocks_for(c.m * c.n), 256, 0, stream>>>(
+          gD, c.m, c.n, static_cast<__half*>(const_cast<void*>(c.c)), c.ldc, c.beta);
     SOL_LAUNCH_CHECK();
     return;
   }

@@ -94,8 +94,9 @@ bool is_rung(const std::string& name) {
 size_t MatmulPlan::workspace_bytes() const { return round_up(pack_bytes) + round_up(lt_bytes) + round_up(scratch_bytes) + scalars_bytes; }
 
 const std::vector<std::string>& tc_rungs() {
-  static const std::vector<std::string> names = {"v03_wgmma_tma",   "v04_warp_specialized", "v05_persistent",
-                                                 "v06_cluster_multicast", "v07_tma_store", "v08_tile_choice"};
+  static const std::vector<std::string> names = {"v01_mma_sync",    "v02_multistage",       "v03_wgmma_tma",
+                                                 "v04_warp_specialized", "v05_persistent", "v06_cluster_multicast",
+                                                 "v07_tma_store",   "v08_tile_choice"};
   return names;
 }
 
@@ -232,14 +233,18 @@ MatmulPlan plan(const MatmulCall& c, int cc, bool explain) {
     p.rung.clear();
     p.reason = std::move(reason);
     p.lt_bytes = kLtWorkspaceBytes;
-    if (c.a_type == DType::f16 && c.c_type == DType::bf16) p.scratch_bytes = size_t(c.m * c.n) * 4;
+    // 16-bit in, the other 16-bit type out: cuBLASLt may have no such kernel (fp32 D and a pass).
+    if (is_16bit(c.a_type) && is_16bit(c.c_type) && c.a_type != c.c_type) p.scratch_bytes = size_t(c.m * c.n) * 4;
     if (c.a_type == DType::fp8_e4m3) p.scalars_bytes = 2 * sizeof(float);
   };
   const auto use_rung = [&](const std::string& rung, std::string reason) {
     p.impl = Impl::tc_rung;
     p.rung = rung;
     p.reason = std::move(reason);
-    p.pack_bytes = pack_bytes(c);
+    // v01 and v02 read any pitch themselves (16-byte loads where aligned); the TMA rungs may need
+    // a packed copy of an operand.
+    const bool reads_any_pitch = rung == "v01_mma_sync" || rung == "v02_multistage";
+    p.pack_bytes = reads_any_pitch ? 0 : pack_bytes(c);
   };
   if (!no_rung.empty() && !no_lt.empty())
     bad_input("matmul: nothing serves this call: " + no_lt + ", and " + no_rung,

@@ -185,7 +185,7 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
     if (lda * b % g.pack_pitch_bytes != 0) pack_bytes += double(m) * double(k * b + padded);
     if (ldb * b % g.pack_pitch_bytes != 0) pack_bytes += double(n) * double(k * b + padded);
   } else if (!g.sgemm) {
-    // Tensor-core rungs that read unaligned rows in place issue 16/w as many loads per MMA.
+    // Tensor-core rungs that read unaligned rows in place need 16/w as many loads per MMA.
     // An SGEMM issues one shared-memory load per 8–16 FFMAs: narrower global loads hide under them
     // (the fp32 v08 rung at 4095³ takes 1.10× its 4096³ time, not the 4× of 4-byte loads).
     p.alignment_efficiency = e.alignment_efficiency;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sol/core/dtype.hpp"
+#include "sol/core/shape.hpp"
 #include "sol/hw/spec.hpp"
 
 namespace sol::model {
@@ -91,6 +92,9 @@ struct AttentionOp {
   int64_t score_bytes = 0;  // standard: bytes per stored element of S (fp32 scores: 4); 0: the dtype's
 };
 Cost attention(const AttentionOp& op);
+// The attention families' cost at a registry shape (b, h[, hkv], n[, nk], d[, causal, fp16]):
+// flash or standard (S in fp32), forward or backward, the flash re-reads served by L2.
+Cost attention_at(const Shape& s, bool flash, bool backward, int64_t block_q);
 
 // ---- activation memory of an L-layer stack -----------------------------------------------------
 enum class Checkpointing { None, PerBlock, SqrtL };
