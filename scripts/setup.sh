@@ -5,6 +5,8 @@
 set -euo pipefail
 want=(cmake g++ make nlohmann-json3-dev libcli11-dev)
 [ "${1:-}" = --tests ] && want+=(libgtest-dev python3)
+# The Python package's check builds in a virtual environment (Debian's python3 needs python3-venv).
+if [ "${1:-}" = --tests ] && ! python3 -c "import venv, ensurepip" 2>/dev/null; then want+=(python3-venv); fi
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 for p in "${want[@]}"; do
