@@ -1,5 +1,5 @@
 #pragma once
-// Small pieces the public entries of attention, MX and copy share: the current device's compute
+// Small pieces the public entries share: the current device's compute
 // capability, workspace alignment, times in reasons.
 #include <cuda_runtime_api.h>
 
@@ -10,19 +10,36 @@
 
 namespace sol::api {
 
-// The compute capability of the caller's current device (major·10 + minor); a sol::Error when
-// there is no usable device.
-inline int current_cc(const char* op) {
-  int dev = 0, major = 0, minor = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+// The caller's current device and its compute capability (major·10 + minor); id −1 and cc 0
+// when there is no usable device (the CUDA error is cleared, not left for the caller).
+struct Device {
+  int id = -1, cc = 0;
+  cudaError_t error = cudaSuccess;
+};
+inline Device current_device() {
+  Device d;
+  int id = 0, major = 0, minor = 0;
+  cudaError_t e = cudaGetDevice(&id);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, id);
   if (e != cudaSuccess) {
-    cudaGetLastError();  // not sticky: leave no error behind for the caller's next check
-    failure(std::string(op) + ": no usable CUDA device (" + cudaGetErrorName(e) + ": " + cudaGetErrorString(e) + ")",
-            "run on a machine with an NVIDIA GPU and its driver");
+    cudaGetLastError();
+    d.error = e;
+    return d;
   }
-  return major * 10 + minor;
+  d.id = id;
+  d.cc = major * 10 + minor;
+  return d;
+}
+
+// The current device's compute capability; a sol::Error when there is no usable device.
+inline int current_cc(const char* op) {
+  const Device d = current_device();
+  if (d.id < 0)
+    failure(std::string(op) + ": no usable CUDA device (" + cudaGetErrorName(d.error) + ": " + cudaGetErrorString(d.error) +
+                ")",
+            "run on a machine with an NVIDIA GPU and its driver");
+  return d.cc;
 }
 
 inline std::string cc_text(int cc) { return "sm_" + std::to_string(cc); }

@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "kernels/common/cublas_check.cuh"
+#include "kernels/api/entry_util.hpp"
 #include "kernels/api/matmul_dispatch.hpp"
 #include "kernels/gemm/tc/peer_cublaslt.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
@@ -24,13 +25,13 @@
 namespace sol {
 namespace {
 
-namespace api = kernels::api;
+namespace dispatch = kernels::api;
 namespace tc = kernels::gemm_tc;
 
 constexpr size_t kPlanCache = 256;
 
-api::MatmulCall call_of(const MatmulArgs& a) {
-  api::MatmulCall c;
+dispatch::MatmulCall call_of(const MatmulArgs& a) {
+  dispatch::MatmulCall c;
   c.m = a.m, c.n = a.n, c.k = a.k;
   c.a_type = a.a_type, c.b_type = a.b_type, c.c_type = a.c_type;
   c.trans_a = a.trans_a == Transpose::T, c.trans_b = a.trans_b == Transpose::T;
@@ -41,29 +42,16 @@ api::MatmulCall call_of(const MatmulArgs& a) {
   return c;
 }
 
-// The current device and its compute capability (major·10 + minor); cc 0 when there is none.
-struct Device {
-  int id = -1, cc = 0;
-};
-Device current_device() {
-  Device d;
-  int major = 0, minor = 0;
-  if (cudaGetDevice(&d.id) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d.id) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d.id) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return {};
-  }
-  d.cc = major * 10 + minor;
-  return d;
-}
+using sol::api::current_device;
+using Device = sol::api::Device;
 
-// The rungs' launchers, in api::tc_rungs() order.
+// The rungs' launchers, in dispatch::tc_rungs() order.
 tc::Launch rung_launch(const std::string& name) {
   static const tc::Launch launchers[] = {tc::launch_v01_mma_sync,    tc::launch_v02_multistage,
                                          tc::launch_v03_wgmma_tma,   tc::launch_v04_warp_specialized,
                                          tc::launch_v05_persistent,  tc::launch_v06_cluster_multicast,
                                          tc::launch_v07_tma_store,   tc::launch_v08_tile_choice};
-  const auto& names = api::tc_rungs();
+  const auto& names = dispatch::tc_rungs();
   if (names.size() != std::size(launchers)) failure("matmul: the rung list and its launchers disagree");
   for (size_t i = 0; i < names.size(); ++i)
     if (names[i] == name) return launchers[i];
@@ -139,7 +127,7 @@ __global__ void f32_to_16bit_kernel(const float* gD, int64_t m, int64_t n, T* gC
 
 unsigned blocks_for(int64_t elems) { return unsigned(std::min<int64_t>((elems + 255) / 256, 65536)); }
 
-tc::LtDesc lt_desc(const api::MatmulCall& c, const api::MatmulPlan& p) {
+tc::LtDesc lt_desc(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p) {
   tc::LtDesc d;
   d.m = c.m, d.n = c.n, d.k = c.k;
   d.in = c.a_type, d.out = c.c_type;
@@ -150,7 +138,7 @@ tc::LtDesc lt_desc(const api::MatmulCall& c, const api::MatmulPlan& p) {
   return d;
 }
 
-void run_cublaslt(const api::MatmulCall& c, const api::MatmulPlan& p, int device, char* ws, cudaStream_t stream) {
+void run_cublaslt(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p, int device, char* ws, cudaStream_t stream) {
   PerDevice& pd = per_device(device);
   char* lt_ws = ws + 0;  // the layout of MatmulPlan::workspace_bytes: pack (0 here), lt, scratch, scalars
   char* scratch = lt_ws + (p.lt_bytes + 255) / 256 * 256;
@@ -184,7 +172,7 @@ void run_cublaslt(const api::MatmulCall& c, const api::MatmulPlan& p, int device
   lt_plan(pd, d)->run(pd.handle, alpha, c.a, c.b, beta, const_cast<void*>(c.c), lt_ws, stream);
 }
 
-void run_rung(const api::MatmulCall& c, const api::MatmulPlan& p, void* ws, cudaStream_t stream) {
+void run_rung(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p, void* ws, cudaStream_t stream) {
   tc::Problem q;
   q.m = c.m, q.n = c.n, q.k = c.k;
   q.in = in_type(c.a_type);
@@ -203,25 +191,25 @@ void run_rung(const api::MatmulCall& c, const api::MatmulPlan& p, void* ws, cuda
 }  // namespace
 
 size_t matmul_workspace_size(const MatmulArgs& args) {
-  const api::MatmulCall c = api::validate(call_of(args));
-  return api::plan(c, current_device().cc, /*explain=*/false).workspace_bytes();
+  const dispatch::MatmulCall c = dispatch::validate(call_of(args));
+  return dispatch::plan(c, current_device().cc, /*explain=*/false).workspace_bytes();
 }
 
 Choice explain_matmul(const MatmulArgs& args) {
-  const api::MatmulCall c = api::validate(call_of(args));
+  const dispatch::MatmulCall c = dispatch::validate(call_of(args));
   const Device d = current_device();
-  const api::MatmulPlan p = api::plan(c, d.cc > 0 ? d.cc : 90);
+  const dispatch::MatmulPlan p = dispatch::plan(c, d.cc > 0 ? d.cc : 90);
   Choice out;
-  out.implementation = p.impl == api::Impl::cublaslt ? "cublasLt" : p.family + "/" + p.rung;
+  out.implementation = p.impl == dispatch::Impl::cublaslt ? "cublasLt" : p.family + "/" + p.rung;
   out.reason = p.reason + (d.cc > 0 ? "" : " (no GPU visible: as on an H200, sm_90)");
   out.predicted_s = p.predicted_s;
   return out;
 }
 
 void matmul(const MatmulArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream) {
-  const api::MatmulCall c = api::validate(call_of(args));
+  const dispatch::MatmulCall c = dispatch::validate(call_of(args));
   const Device d = current_device();
-  const api::MatmulPlan p = api::plan(c, d.cc, /*explain=*/false);
+  const dispatch::MatmulPlan p = dispatch::plan(c, d.cc, /*explain=*/false);
   const size_t need = p.workspace_bytes();
   if (workspace_bytes < need || (need > 0 && !workspace))
     bad_input("matmul: the workspace is " + std::to_string(workspace ? workspace_bytes : 0) + " bytes; this call needs " +
@@ -230,7 +218,7 @@ void matmul(const MatmulArgs& args, void* workspace, size_t workspace_bytes, cud
   if (need > 0 && reinterpret_cast<uintptr_t>(workspace) % 256 != 0)
     bad_input("matmul: the workspace is not 256-byte aligned", "pass a cudaMalloc'd buffer (or an offset into one by a multiple of 256)");
   if (d.id < 0) failure("matmul: no CUDA device is visible", "run on a machine with a GPU (check CUDA_VISIBLE_DEVICES)");
-  if (p.impl == api::Impl::tc_rung) run_rung(c, p, workspace, stream);
+  if (p.impl == dispatch::Impl::tc_rung) run_rung(c, p, workspace, stream);
   else run_cublaslt(c, p, d.id, static_cast<char*>(workspace), stream);
 }
 
