@@ -60,6 +60,13 @@ Variant entry(const char* family, V v, const char* name, int version, int min_cc
   return x;
 }
 
+// A family's public entry (sol/kernels.hpp) as a variant: named "dispatch", version 0 (neither a
+// peer nor a rung; Variant::is_dispatch), listed with the family's rungs.
+template <class V>
+Variant dispatch_entry(const char* family, V v, int min_cc, const char* technique, Texts bench, Texts test) {
+  return entry(family, v, "dispatch", 0, min_cc, technique, bench, test);
+}
+
 #ifdef SOL_WITH_CUDA
 // ---- attention forward: b, h[, hkv], n[, nk], d[, causal, fp16] (BSHD layout) ------------------
 // The grid: 16k tokens per batch, hidden 2048 (d=128 → h=16, d=64 → h=32), causal 0/1.
@@ -81,7 +88,7 @@ void add_attention(std::vector<Variant>& all) {
   using V = kernels::attention::Version;
   // The public entry first (version 0); it runs every rung's test shapes.
   const size_t fwd_dispatch = all.size();
-  all.push_back(entry("attention", V::dispatch, "dispatch", 0, 80,
+  all.push_back(dispatch_entry("attention", V::dispatch, 80,
                       "sol::attention_forward: the rung the H200 table ranks first at the nearest measured shape "
                       "among those the device and layout allow",
                       kAttentionBench, kAttentionTest));
@@ -126,7 +133,7 @@ void add_attention(std::vector<Variant>& all) {
                         "b=1,h=2,n=1000,d=128,fp16=1,det=1", "b=1,h=1,n=17,nk=1,d=64,causal=1,det=1"})
     det_tests.push_back(Shape::parse(t));
   const size_t bwd_dispatch = all.size();  // the public entry; its shapes, every rung's, below
-  all.push_back(entry("attention_bwd", kernels::attention::BwdVersion::dispatch, "dispatch", 0, 80,
+  all.push_back(dispatch_entry("attention_bwd", kernels::attention::BwdVersion::dispatch, 80,
                       "sol::attention_backward: the rung the H200 table ranks first at the nearest measured shape "
                       "(and det) among those the device allows",
                       {}, {}));
@@ -188,7 +195,7 @@ void add_copy(std::vector<Variant>& all) {
   using V = kernels::copy::Version;
   all.push_back(entry("copy", V::peer_memcpy, "peer:cudaMemcpy", 0, 70, "cudaMemcpyAsync device-to-device",
                       kCopyBench, {"n=1", "n=3", "n=1000003", "n=1000003,offset_in=1"}));
-  all.push_back(entry("copy", V::dispatch, "dispatch", 0, 70,
+  all.push_back(dispatch_entry("copy", V::dispatch, 70,
                       "sol::copy: v02/v03 or cudaMemcpyAsync by the H200 table at the nearest size", kCopyBench,
                       kCopyTest));
   all.push_back(entry("copy", V::v01_scalar, "v01_scalar", 1, 70, "one 4-byte load and store per thread", kCopyBench,
@@ -309,7 +316,7 @@ void add_mx(std::vector<Variant>& all) {
   all.push_back(entry("mx", V::peer_cublas_bf16_gemm, "peer:cublas_bf16_gemm", 0, 80,
                       "cuBLAS bf16 GEMM, fp32 accumulate: the accuracy MXFP8 is compared with",
                       {"m=4096,n=4096,k=4096", "m=2048,n=2048,k=2048"}, {"m=1,n=1,k=1", "m=97,n=131,k=67", "m=256,n=256,k=256"}));
-  all.push_back(entry("mx", V::dispatch, "dispatch", 0, 89,
+  all.push_back(dispatch_entry("mx", V::dispatch, 89,
                       "sol::mx_quantize, both orientations through the public entry (v04)", kMxQuantBench,
                       kMxQuantTest));
   all.push_back(entry("mx", V::v01_rowwise_shared_code, "v01_rowwise_shared_code", 1, 70,
@@ -385,7 +392,7 @@ void add_gemm_tc(std::vector<Variant>& all) {
     for (auto* shapes : {&peer.bench_shapes, &peer.test_shapes})
       std::erase_if(*shapes, [&](const Shape& s) { return !peer.unsupported(s).empty(); });
     all.push_back(std::move(peer));
-    all.push_back(entry(f.family, V{f.in, R::dispatch}, "dispatch", 0, f.min_cc,
+    all.push_back(dispatch_entry(f.family, V{f.in, R::dispatch}, f.min_cc,
                         "sol::matmul (the public API): the rung or cuBLASLt its measured table picks per shape",
                         kGemmBench, kGemmTest));
     all.push_back(entry(f.family, V{f.in, R::v01_mma_sync}, "v01_mma_sync", 1, f.min_cc,
@@ -465,7 +472,7 @@ void add_rows(std::vector<Variant>& all) {
   const V dispatch[] = {V::ln_dispatch, V::rms_dispatch, V::sm_dispatch};
   for (int f = 0; f < 3; ++f) {
     // The public entry first (version 0, as every family's dispatch entry), then the ladder.
-    std::vector<Variant> xs = {entry(families[f].family, dispatch[f], "dispatch", 0, 80, kRowDispatch, kRowBench, kRowTest)};
+    std::vector<Variant> xs = {dispatch_entry(families[f].family, dispatch[f], 80, kRowDispatch, kRowBench, kRowTest)};
     for (const Rung& r : families[f].rungs)
       xs.push_back(entry(families[f].family, r.v, r.name, r.version, 80, r.technique, kRowBench, kRowTest));
     for (Variant& x : xs) {
@@ -498,7 +505,7 @@ void add_rows_bwd(std::vector<Variant>& all) {
                          "fixed-order column sum";
   for (int f = 0; f < 3; ++f) {
     const V v01 = V(3 * f), v02 = V(3 * f + 1), v03 = V(3 * f + 2);
-    Variant rungs[] = {entry(families[f], V(int(V::ln_dispatch) + f), "dispatch", 0, 90, kRowDispatch, kRowBench, kRowBwdTest),
+    Variant rungs[] = {dispatch_entry(families[f], V(int(V::ln_dispatch) + f), 90, kRowDispatch, kRowBench, kRowBwdTest),
                        entry(families[f], v01, "v01_eager_bf16", 1, 90, eager[f], kRowBench, kRowBwdTest),
                        entry(families[f], v02, "v02_one_read_bf16", 2, 90, one_read, kRowBench, kRowBwdTest),
                        entry(families[f], v03, "v03_one_read_fp32", 3, 90, "v02 on fp32 input and output", kRowBench,
@@ -533,7 +540,7 @@ void add_gemm_fp32(std::vector<Variant>& all) {
   all.push_back(entry(f, V::peer_cublas_tf32, "peer:cublas_tf32", 0, 80,
                       "cuBLAS SGEMM with CUBLAS_TF32_TENSOR_OP_MATH: fp32 data on TF32 tensor cores", kSgemmBench,
                       {"m=1,n=1,k=1", "m=31,n=37,k=41", "m=1000,n=1000,k=1000", "m=127,n=129,k=131,beta=1"}));
-  all.push_back(entry(f, V::dispatch, "dispatch", 0, 70,
+  all.push_back(dispatch_entry(f, V::dispatch, 70,
                       "sol::matmul (the public API), f32 NN: the implementation its measured table picks", kSgemmBench,
                       kSgemmTest));
   const Texts kSmallBench = {"m=4096,n=4096,k=4096", "m=1024,n=1024,k=1024", "m=2048,n=2048,k=2048",
