@@ -270,7 +270,17 @@ TEST(RegistrySelectList, ACommaListSelectsEachNameOnceInRegistryOrder) {
 }
 
 TEST(BenchModelShapes, PlanListsTheFamilysModelShapesAndBadFlagsAreOneLine) {
-  const auto shapes = sol::model::model_shapes("gemm_bf16");
+  // The dispatch set, plus every decode token count (m = 1, 8, 16, 32, 64) of the full set.
+  auto shapes = sol::model::model_shapes("gemm_bf16");
+  const size_t dispatch_set = shapes.size();
+  for (auto& s : sol::model::model_shapes("gemm_bf16", sol::model::TokenSet::Full))
+    if (s.tokens < 512 && std::none_of(shapes.begin(), shapes.end(), [&](const auto& t) { return t.shape == s.shape; }))
+      shapes.push_back(s);
+  EXPECT_GT(shapes.size(), dispatch_set);
+  for (int64_t m : {1, 8, 16, 32, 64})
+    EXPECT_TRUE(std::any_of(shapes.begin(), shapes.end(), [&](const auto& s) {
+      return s.shape.str() == "m=" + std::to_string(m) + ",n=6144,k=4096";  // Llama-3 8B's QKV
+    })) << m;
   const sol::test::CliRun plan = sol::test::run_sol("bench gemm_bf16/v08,dispatch,peer --model-shapes --plan");
   ASSERT_EQ(plan.rc, 0) << plan.all();
   EXPECT_NE(plan.out.find("gemm_bf16: " + std::to_string(shapes.size()) + " model shapes"), std::string::npos)

@@ -52,8 +52,8 @@ constexpr int token_tiles(int64_t m) { return m <= 8 ? 1 : m <= 16 ? 2 : m <= 32
 inline Geometry geometry(Rung r, int64_t m, int64_t n, int64_t k) {
   Geometry g;
   switch (r) {
-    case Rung::v09_warp_dot:  // 8 warps × 2 columns; a warp's step: 32 lanes × 8 elements × 4 loads
-      g.threads = 256, g.cols_per_cta = 16, g.k_per_step = 1024;
+    case Rung::v09_warp_dot:  // 8 warps × 2 columns; a warp's step: 32 lanes × 8 elements × 4 loads (2 at m > 4)
+      g.threads = 256, g.cols_per_cta = 16, g.k_per_step = tokens_per_pass(m) == 8 ? 512 : 1024;
       break;
     case Rung::v10_mma_swapped:  // 4 warps on 16 (32 at m > 32) rows; a warp's step: 4 (2) k-blocks of 32
       g.threads = 128, g.cols_per_cta = token_tiles(m) == 8 ? 32 : 16;

@@ -3,7 +3,7 @@
 // bf16 tensor cores, ~14 for fp32 FMA), so the time is N·K·2 bytes over the memory bandwidth and
 // the kernel's only job is to stream W once with enough bytes in flight.
 // A warp owns 2 columns (2 rows of W): each lane reads 16 bytes of each row per load, 4 loads per
-// row before the first use (128 bytes per lane outstanding), so 32 lanes cover 1024 k per step.
+// row before the first use (128 bytes per lane outstanding; 2 at 8 tokens), 1024 k per warp step.
 // The m ≤ 8 token rows of A are re-read from L1 for every chunk (W bypasses L1, A stays there):
 // one A chunk serves both columns. A butterfly of shuffles sums the 32 lanes; with split k each
 // CTA covers one k-slice and writes fp32 partials that launch.cu sums in split order.
@@ -14,7 +14,10 @@
 namespace sol::kernels::gemv {
 namespace {
 
-constexpr int kWarps = 8, kCols = 2, kUnroll = 4;
+constexpr int kWarps = 8, kCols = 2;
+// Loads per row in flight: 4 (2 at 8 tokens, whose 16 accumulators and A chunks need the registers).
+template <int kM>
+constexpr int kUnroll = kM == 8 ? 2 : 4;
 
 template <class T, int kM>
 __global__ void __launch_bounds__(kWarps * 32, 2) warp_dot_kernel(Problem p, int splits, int64_t k_slice, float* partial) {
@@ -33,17 +36,17 @@ __global__ void __launch_bounds__(kWarps * 32, 2) warp_dot_kernel(Problem p, int
     rW[c] = gW + (live[c] ? col0 + c : col0) * p.ldw;
   }
   float acc[kM][kCols] = {};
-  for (int64_t k0 = kb + lane * 8; k0 < ke; k0 += 32 * 8 * kUnroll) {
-    uint4 w[kUnroll][kCols];
+  for (int64_t k0 = kb + lane * 8; k0 < ke; k0 += 32 * 8 * kUnroll<kM>) {
+    uint4 w[kUnroll<kM>][kCols];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
+    for (int u = 0; u < kUnroll<kM>; ++u)
 #pragma unroll
       for (int c = 0; c < kCols; ++c) {
         const int64_t kk = k0 + u * 256;
         w[u][c] = load8<true>(rW[c] + kk, live[c] ? ke - kk : 0, vecW);
       }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < kUnroll<kM>; ++u) {
       const int64_t kk = k0 + u * 256;
       if (kk >= ke) break;
       float fw[kCols][8];
@@ -77,7 +80,7 @@ __global__ void __launch_bounds__(kWarps * 32, 2) warp_dot_kernel(Problem p, int
 
 template <class T>
 void launch_typed(const Problem& p, const Geometry& g, float* partial, cudaStream_t stream) {
-  static_assert(kWarps * kCols == 16 && 32 * 8 * kUnroll == 1024, "plan.hpp's v09 geometry");
+  static_assert(kWarps * kCols == 16 && 32 * 8 * kUnroll<1> == 1024 && 32 * 8 * kUnroll<8> == 512, "plan.hpp's v09 geometry");
   const dim3 grid(unsigned(g.blocks_n), unsigned(g.splits));
   const int threads = kWarps * 32;
   switch (tokens_per_pass(p.m)) {
