@@ -243,7 +243,11 @@ TEST(DispatchVariant, IsNeitherAPeerNorARung) {
   rung.name = "v08_tile_choice", rung.version = 8;
   dispatch.name = "dispatch";
   EXPECT_TRUE(dispatch.is_dispatch() && !dispatch.is_peer());
-  const auto chosen = sol::sweep::choose_variants({&peer, &dispatch, &rung});
+  // A decode rung of higher version (m ≤ 64 only) is not the rung the sweep measures.
+  sol::Variant decode;
+  decode.name = "v10_mma_swapped", decode.version = 10;
+  decode.unsupported = [](const sol::Shape& s) { return s.at("m") > 64 ? std::string("m ≤ 64") : std::string(); };
+  const auto chosen = sol::sweep::choose_variants({&peer, &dispatch, &rung, &decode});
   ASSERT_EQ(chosen.size(), 2u);
   EXPECT_EQ(chosen[0], &peer);
   EXPECT_EQ(chosen[1], &rung);
