@@ -44,10 +44,12 @@ struct Geometry {
   int64_t k_per_step = 0;   // k a CTA covers per iteration of its loop: a split is never shorter
 };
 
-// The tokens one CTA of v11 (and one warp of v09) carries: the smallest power of two ≥ m, ≤ 8.
-constexpr int tokens_per_pass(int64_t m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
-// v10's 8-token MMA tiles: 1, 2, 4 or 8 (m padded to 8, 16, 32, 64).
-constexpr int token_tiles(int64_t m) { return m <= 8 ? 1 : m <= 16 ? 2 : m <= 32 ? 4 : 8; }
+// The tokens one CTA of v11 (and one warp of v09) carries: 1, 4 or 8 (at most 8). Fewer shapes
+// than every power of two: a token row past m costs registers only (its loads and FMAs are
+// skipped), and each shape is compiled for two types and two architectures.
+constexpr int tokens_per_pass(int64_t m) { return m <= 1 ? 1 : m <= 4 ? 4 : 8; }
+// v10's 8-token MMA tiles: 1, 4 or 8 (m padded to 8, 32, 64; a tile past m loads nothing).
+constexpr int token_tiles(int64_t m) { return m <= 8 ? 1 : m <= 32 ? 4 : 8; }
 
 inline Geometry geometry(Rung r, int64_t m, int64_t n, int64_t k) {
   Geometry g;

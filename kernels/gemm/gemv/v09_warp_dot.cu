@@ -85,7 +85,6 @@ void launch_typed(const Problem& p, const Geometry& g, float* partial, cudaStrea
   const int threads = kWarps * 32;
   switch (tokens_per_pass(p.m)) {
     case 1: warp_dot_kernel<T, 1><<<grid, threads, 0, stream>>>(p, g.splits, g.k_slice, partial); break;
-    case 2: warp_dot_kernel<T, 2><<<grid, threads, 0, stream>>>(p, g.splits, g.k_slice, partial); break;
     case 4: warp_dot_kernel<T, 4><<<grid, threads, 0, stream>>>(p, g.splits, g.k_slice, partial); break;
     default: warp_dot_kernel<T, 8><<<grid, threads, 0, stream>>>(p, g.splits, g.k_slice, partial); break;
   }

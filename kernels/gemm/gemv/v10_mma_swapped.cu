@@ -1,7 +1,7 @@
 // v10_mma_swapped — decode GEMM on the tensor cores, W stored n×k. mma.sync m16n8k16 multiplies a
 // 16×16 tile by a 16×8 one; with m ≤ 64 tokens the natural C = A·Wᵀ would pad m to 16 rows. The
 // swapped product Cᵀ = W·Aᵀ puts N on the MMA's 16-row side and the tokens on its 8-wide side
-// (m padded to 8, 16, 32 or 64): the bytes are still W's, once (FLOP/B ≈ m: memory-bound up to the
+// (m padded to 8, 32 or 64): the bytes are still W's, once (FLOP/B ≈ m: memory-bound up to the
 // ridge), and the tensor cores retire the FMAs that cap v09 as m grows.
 // The fragments come straight from global memory, no shared-memory staging: a dot product may
 // sum its k in any order, so lane (g = lane/4, t = lane%4) loads the 16 bytes k = 8t … 8t+7 of
@@ -119,7 +119,6 @@ void launch_typed(const Problem& p, const Geometry& g, float* partial, cudaStrea
   static_assert(kWarps * 4 * 32 == 512 && kWarps * 2 * 32 == 256);
   switch (token_tiles(p.m)) {
     case 1: launch_shape<T, 1, 1, 4>(p, g, partial, stream); break;
-    case 2: launch_shape<T, 2, 1, 4>(p, g, partial, stream); break;
     case 4: launch_shape<T, 4, 1, 4>(p, g, partial, stream); break;
     default: launch_shape<T, 8, 2, 2>(p, g, partial, stream); break;
   }

@@ -71,7 +71,6 @@ void launch_typed(const Problem& p, const Geometry& g, float* partial, cudaStrea
   static_assert(32 * kColsPerLane == 256 && kWarps * 4 == 16);
   switch (tokens_per_pass(p.m)) {
     case 1: launch_shape<T, 1, 8>(p, g, partial, stream); break;
-    case 2: launch_shape<T, 2, 8>(p, g, partial, stream); break;
     case 4: launch_shape<T, 4, 8>(p, g, partial, stream); break;
     default: launch_shape<T, 8, 4>(p, g, partial, stream); break;
   }
