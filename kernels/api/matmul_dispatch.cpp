@@ -111,14 +111,24 @@ gemv::Rung gemv_rung_of(const std::string& name) {
 // The table's nearest decode entry (m ≤ 64) of a 16-bit type, the call's type first: both types
 // stream 2 bytes per weight, so a decode time of one stands for the other. nullptr if none.
 const Measured* nearest_decode(const MatmulCall& c) {
+  struct Entry {
+    const Measured* e;
+    double lm, ln, lk;
+  };
+  static const std::vector<Entry> decode = [] {  // the logs once: this runs on the hot path
+    std::vector<Entry> v;
+    for (const Measured& e : table())
+      if (e.m <= gemv::kMaxM && is_16bit(e.dtype))
+        v.push_back({&e, std::log(double(e.m)), std::log(double(e.n)), std::log(double(e.k))});
+    return v;
+  }();
   const Measured* best = nullptr;
   double best_d = 0;
   const double lm = std::log(double(c.m)), ln = std::log(double(c.n)), lk = std::log(double(c.k));
-  for (const Measured& e : table()) {
-    if (e.m > gemv::kMaxM || !is_16bit(e.dtype)) continue;
-    const double dm = lm - std::log(double(e.m)), dn = ln - std::log(double(e.n)), dk = lk - std::log(double(e.k));
-    const double d = dm * dm + dn * dn + dk * dk + (e.dtype == c.a_type ? 0.0 : 1e6);
-    if (!best || d < best_d) best = &e, best_d = d;
+  for (const Entry& x : decode) {
+    const double dm = lm - x.lm, dn = ln - x.ln, dk = lk - x.lk;
+    const double d = dm * dm + dn * dn + dk * dk + (x.e->dtype == c.a_type ? 0.0 : 1e6);
+    if (!best || d < best_d) best = x.e, best_d = d;
   }
   return best;
 }
