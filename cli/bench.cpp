@@ -9,6 +9,7 @@
 // shapes and the shape model's predictions without measuring (no GPU needed).
 // `sol bench FAMILY --model-shapes`: the family's shapes from the model shape set
 // (sol/model/model_shapes.hpp) instead of the registry's bench shapes; `--plan` lists them.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -45,6 +46,17 @@ struct Opts {
 // harness's 3+ samples there and hundreds at 256³, and the whole sweep stays within minutes.
 constexpr double kSweepBudget = 0.1;
 
+// The model shapes a bench runs: the dispatch set, and for the GEMM families every decode token
+// count of the full set too (m = 1, 8, 16, 32, 64), where the decode rungs meet the peers.
+std::vector<model::ModelShape> bench_model_shapes(const std::string& family) {
+  std::vector<model::ModelShape> list = model::model_shapes(family);
+  if (!family.starts_with("gemm_")) return list;
+  for (model::ModelShape& s : model::model_shapes(family, model::TokenSet::Full))
+    if (s.tokens < 512 && std::none_of(list.begin(), list.end(), [&](const auto& t) { return t.shape == s.shape; }))
+      list.push_back(std::move(s));
+  return list;
+}
+
 // --model-shapes: the one family of the pattern and its model shapes, checked before any GPU is
 // needed (empty: no --model-shapes).
 std::vector<Shape> model_shape_list(const Opts& o) {
@@ -58,14 +70,14 @@ std::vector<Shape> model_shape_list(const Opts& o) {
     bad_input("--model-shapes needs one FAMILY", "e.g. sol bench gemm_bf16 --model-shapes; families: " + list);
   }
   std::vector<Shape> out;
-  for (const auto& s : model::model_shapes(family)) out.push_back(s.shape);
+  for (const auto& s : bench_model_shapes(family)) out.push_back(s.shape);
   return out;
 }
 
 // --model-shapes --plan: the shapes and where each comes from, one line each.
 std::string model_plan_text(const std::string& family) {
   std::string out;
-  const auto list = model::model_shapes(family);
+  const auto list = bench_model_shapes(family);
   out += family + ": " + std::to_string(list.size()) + " model shapes\n";
   for (const auto& s : list) {
     std::string line = "  " + s.shape.str() + "  " + s.model + "/" + s.layer + " × " + std::to_string(s.tokens);

@@ -14,6 +14,7 @@
 #include "kernels/divergence/case.hpp"
 #include "kernels/elementwise/case.hpp"
 #include "kernels/gemm/fp32/case.hpp"
+#include "kernels/gemm/gemv/case.hpp"
 #include "kernels/norms/case.hpp"
 #include "kernels/norms/case_bwd.hpp"
 #include "kernels/precision/case.hpp"
@@ -375,6 +376,52 @@ const Texts kGemmTest = {"m=1,n=1,k=1",       "m=1,n=1,k=17",        "m=17,n=13,
                          "m=1793,n=1793,k=1793", "m=64,n=64,k=64,lda=72", "m=256,n=256,k=256",
                          "m=700,n=1300,k=300"};  // v08 takes 128×128 tiles here, 128×256 at 1793³
 
+// ---- the decode rungs of gemm_bf16 and gemm_fp16 (kernels/gemm/gemv): m ≤ 64 --------------------
+// Bench: decode shapes of the model set (Llama-3 8B's layers at 1 and 8 tokens, its LM head, GPT-2's
+// 768-wide layer); `--model-shapes` runs them all. Tests: m 1 … 64 against odd, prime and tiny n, k,
+// split k, misaligned pitches, beta, every C type; tb=0 shapes are v11's, det=1 checks the bits.
+const Texts kGemvBench = {"m=1,n=4096,k=4096",  "m=1,n=6144,k=4096",  "m=1,n=28672,k=4096", "m=1,n=4096,k=14336",
+                          "m=1,n=128256,k=4096", "m=1,n=768,k=768",    "m=8,n=6144,k=4096",  "m=8,n=4096,k=14336",
+                          "m=16,n=4096,k=4096", "m=32,n=6144,k=4096", "m=64,n=4096,k=4096", "m=64,n=28672,k=4096"};
+const Texts kGemvTest = {
+    "m=1,n=1,k=1",          "m=1,n=1,k=17",          "m=2,n=3,k=5",            "m=3,n=37,k=41",
+    "m=7,n=127,k=129",      "m=8,n=64,k=64",         "m=9,n=257,k=1000",       "m=16,n=100,k=4097",
+    "m=17,n=33,k=31",       "m=31,n=65,k=333",       "m=64,n=129,k=511",       "m=64,n=100,k=8191",
+    "m=1,n=4096,k=14336",   "m=3,n=14336,k=4096,det=1", "m=8,n=4096,k=14336,det=1", "m=64,n=4096,k=4096,det=1",
+    "m=3,n=61,k=67,lda=69,ldb=71,ldc=63", "m=17,n=1000,k=1003,lda=1005,ldb=1009,ldc=1001",
+    "m=7,n=300,k=200,beta=1", "m=9,n=77,k=555,c16=1", "m=2,n=300,k=4100,c32=1,beta=1", "m=33,n=200,k=100,c32=1",
+    "m=1,n=5,k=3,tb=0",     "m=3,n=37,k=41,tb=0",    "m=9,n=257,k=1000,tb=0",  "m=64,n=129,k=511,tb=0",
+    "m=1,n=4096,k=14336,tb=0", "m=8,n=14336,k=4096,tb=0,det=1", "m=5,n=1001,k=67,lda=69,ldb=1003,ldc=1005,tb=0",
+    "m=17,n=300,k=200,tb=0,beta=1,c16=1", "m=2,n=255,k=4100,tb=0,c32=1,beta=1", "m=64,n=8,k=9000,tb=0"};
+
+void add_gemv(std::vector<Variant>& all, const char* family, bool fp16) {
+  using kernels::gemv::Rung;
+  const struct {
+    Rung rung;
+    int version;
+    const char* technique;
+  } rungs[] = {
+      {Rung::v09_warp_dot, 9,
+       "decode m ≤ 8, W n×k: a warp per 2 columns streams 16-byte loads (128 B per lane in flight), "
+       "shuffle sum, deterministic split k"},
+      {Rung::v10_mma_swapped, 10,
+       "decode m ≤ 64, W n×k: Cᵀ = W·Aᵀ on mma.sync m16n8k16 (N the 16-row side), fragments straight from "
+       "global in a k order both operands share"},
+      {Rung::v11_n_contiguous, 11,
+       "decode m ≤ 64, W k×n: a lane per 8 consecutive columns walks k, 4 warps split k and sum in order"},
+  };
+  for (const auto& r : rungs) {
+    Variant x = entry(family, kernels::gemv::Version{fp16, r.rung}, kernels::gemv::rung_name(r.rung), r.version, 80,
+                      r.technique, kGemvBench, kGemvTest);
+    // Each rung benches and tests the layout and m it serves (v11: the tb=0 form of the bench shapes).
+    if (r.rung == Rung::v11_n_contiguous)
+      for (Shape& s : x.bench_shapes) s.dims.emplace_back("tb", 0);
+    for (auto* shapes : {&x.bench_shapes, &x.test_shapes})
+      std::erase_if(*shapes, [&](const Shape& s) { return !x.unsupported(s).empty(); });
+    all.push_back(std::move(x));
+  }
+}
+
 // Every rung serves the three input types; v03 onwards need sm_90a (wgmma, TMA).
 void add_gemm_tc(std::vector<Variant>& all) {
   using kernels::gemm_tc::InType;
@@ -419,6 +466,7 @@ void add_gemm_tc(std::vector<Variant>& all) {
     all.push_back(entry(f.family, V{f.in, R::v08_tile_choice}, "v08_tile_choice", 8, 90,
                         "v07 with a 128×256 or 128×128 tile (6 stages), whichever the wave count favours",
                         kGemmBench, kGemmTest));
+    if (f.in != InType::fp8_e4m3) add_gemv(all, f.family, f.in == InType::fp16);
   }
 }
 

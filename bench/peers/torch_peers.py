@@ -526,21 +526,25 @@ def gemm_peers(family):
     def peers(torch, timer, device, dims, costs):
         d = dict(dims)
         m, n, k = dims_of([(key, d[key]) for key in ("m", "n", "k") if key in d], family, "m", "n", "k")
-        extra = [key for key in d if key not in ("m", "n", "k", "lda", "ldb", "ldc")]
-        lda, ldb = d.get("lda", k), d.get("ldb", k)
-        if extra or lda < k or ldb < k or d.get("ldc", n) < n:
-            fail(2, f"shape '{shape_str(dims)}' does not fit {family}: m, n, k and optional lda ≥ k, ldb ≥ k, ldc ≥ n")
+        extra = [key for key in d if key not in ("m", "n", "k", "lda", "ldb", "ldc", "tb")]
+        tb = d.get("tb", 1) != 0  # tb=0: B stored k×n (x @ W), as the decode rungs' v11 reads it
+        b_rows, b_row = (n, k) if tb else (k, n)
+        lda, ldb = d.get("lda", k), d.get("ldb", b_row)
+        if extra or lda < k or ldb < b_row or d.get("ldc", n) < n or (not tb and family == "gemm_fp8"):
+            fail(2, f"shape '{shape_str(dims)}' does not fit {family}: m, n, k and optional lda ≥ k, ldb ≥ k "
+                    "(tb=0: ldb ≥ n, not fp8), ldc ≥ n")
         fp8 = getattr(torch, "float8_e4m3fn", None)
         dt, dtype = {"gemm_bf16": (torch.bfloat16, "bf16"), "gemm_fp16": (torch.float16, "fp16"),
                      "gemm_fp8": (fp8, "fp8_e4m3")}[family]
         cost = costs.floor(dtype)
         note = "A and B in one allocation (pitches lda, ldb); C contiguous bf16 (ldc not applied)"
 
-        def make():  # one flat tensor holding A (m × lda) then B (n × ldb)
-            return random_signed(torch, m * lda + n * ldb, device).to(dt)
+        def make():  # one flat tensor holding A (m × lda) then B (n × ldb; tb=0: k × ldb)
+            return random_signed(torch, m * lda + b_rows * ldb, device).to(dt)
 
-        def views(x):
-            return x[:m * lda].view(m, lda)[:, :k], x[m * lda:].view(n, ldb)[:, :k]
+        def views(x):  # A (m × k) and B as n × k (for tb=0 a transposed view of the stored k × n)
+            b = x[m * lda:].view(b_rows, ldb)[:, :b_row]
+            return x[:m * lda].view(m, lda)[:, :k], b if tb else b.t()
 
         if family == "gemm_fp8":
             if fp8 is None or not hasattr(torch, "_scaled_mm"):

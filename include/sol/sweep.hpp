@@ -61,7 +61,8 @@ Point waves_point(int64_t tiles, const model::GemmTile& tile, int64_t k);
 std::vector<Point> points(const GemmFamily& f, int sms);
 
 // The variants a sweep runs from one family's members: every peer, and the non-peer of highest
-// version. Throws sol::Error (BadInput) when the family has no rung.
+// version among those that serve a 4096³ GEMM (so not the decode rungs). Throws sol::Error
+// (BadInput) when the family has no such rung.
 std::vector<const Variant*> choose_variants(const std::vector<const Variant*>& members);
 
 // The model at one shape, for the family's best rung.

@@ -18,6 +18,7 @@
 #include "kernels/common/cublas_check.cuh"
 #include "kernels/api/entry_util.hpp"
 #include "kernels/api/matmul_dispatch.hpp"
+#include "kernels/gemm/gemv/problem.cuh"
 #include "kernels/gemm/tc/peer_cublaslt.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 #include "sol/kernels.hpp"
@@ -188,6 +189,20 @@ void run_rung(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p, void
   }
 }
 
+// A decode call (m ≤ 64) on kernels/gemm/gemv: the workspace holds its split-k partials alone.
+void run_gemv(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p, void* ws, cudaStream_t stream) {
+  kernels::gemv::Problem q;
+  q.m = c.m, q.n = c.n, q.k = c.k;
+  q.in = c.a_type, q.out = c.c_type;
+  q.w_k_contiguous = c.trans_b;
+  q.A = c.a, q.W = c.b, q.C = const_cast<void*>(c.c);
+  q.lda = c.lda, q.ldw = c.ldb, q.ldc = c.ldc;
+  q.alpha = c.alpha, q.beta = c.beta;
+  for (kernels::gemv::Rung r : kernels::gemv::kRungs)
+    if (p.rung == kernels::gemv::rung_name(r)) return kernels::gemv::launch(r, q, p.partial_bytes ? ws : nullptr, p.partial_bytes, stream);
+  failure("matmul: no decode rung " + p.rung);
+}
+
 }  // namespace
 
 size_t matmul_workspace_size(const MatmulArgs& args) {
@@ -219,6 +234,7 @@ void matmul(const MatmulArgs& args, void* workspace, size_t workspace_bytes, cud
     bad_input("matmul: the workspace is not 256-byte aligned", "pass a cudaMalloc'd buffer (or an offset into one by a multiple of 256)");
   if (d.id < 0) failure("matmul: no CUDA device is visible", "run on a machine with a GPU (check CUDA_VISIBLE_DEVICES)");
   if (p.impl == dispatch::Impl::tc_rung) run_rung(c, p, workspace, stream);
+  else if (p.impl == dispatch::Impl::gemv) run_gemv(c, p, workspace, stream);
   else run_cublaslt(c, p, d.id, static_cast<char*>(workspace), stream);
 }
 

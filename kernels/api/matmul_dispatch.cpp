@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/gemm/gemv/plan.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
 #include "sol/hw/spec.hpp"
@@ -89,9 +90,89 @@ bool is_rung(const std::string& name) {
   return std::find(r.begin(), r.end(), name) != r.end();
 }
 
+// ---- the decode rule ----------------------------------------------------------------------------
+// The decode rungs' target, 90 % of the copy bandwidth `sol probe` measures on an H200 (itself
+// ≈ 89 % of the datasheet's HBM rate), is taken as 80 % of the database's HBM figure; each
+// kernel launch costs kLaunchS beside the bytes (one launch, two with split k).
+constexpr double kDecodeFraction = 0.8;
+constexpr double kLaunchS = 2e-6;
+
+bool is_gemv_rung(const std::string& name) {
+  const auto& r = gemv_rungs();
+  return std::find(r.begin(), r.end(), name) != r.end();
+}
+
+gemv::Rung gemv_rung_of(const std::string& name) {
+  for (gemv::Rung r : gemv::kRungs)
+    if (name == gemv::rung_name(r)) return r;
+  failure("matmul: no decode rung " + name);
+}
+
+// The table's nearest decode entry (m ≤ 64) of a 16-bit type, the call's type first: both types
+// stream 2 bytes per weight, so a decode time of one stands for the other. nullptr if none.
+const Measured* nearest_decode(const MatmulCall& c) {
+  struct Entry {
+    const Measured* e;
+    double lm, ln, lk;
+  };
+  static const std::vector<Entry> decode = [] {  // the logs once: this runs on the hot path
+    std::vector<Entry> v;
+    for (const Measured& e : table())
+      if (e.m <= gemv::kMaxM && is_16bit(e.dtype))
+        v.push_back({&e, std::log(double(e.m)), std::log(double(e.n)), std::log(double(e.k))});
+    return v;
+  }();
+  const Measured* best = nullptr;
+  double best_d = 0;
+  const double lm = std::log(double(c.m)), ln = std::log(double(c.n)), lk = std::log(double(c.k));
+  for (const Entry& x : decode) {
+    const double dm = lm - x.lm, dn = ln - x.ln, dk = lk - x.lk;
+    const double d = dm * dm + dn * dn + dk * dk + (x.e->dtype == c.a_type ? 0.0 : 1e6);
+    if (!best || d < best_d) best = x.e, best_d = d;
+  }
+  return best;
+}
+
+// Bytes a table entry moved: 16-bit A, B and C.
+double entry_bytes(const Measured& e) { return 2.0 * (double(e.m) * double(e.k) + double(e.n) * double(e.k) + double(e.m) * double(e.n)); }
+
+std::string mb(double bytes) { return fixed(bytes / 1e6, bytes < 1e7 ? 2 : 1) + " MB"; }
+
 }  // namespace
 
-size_t MatmulPlan::workspace_bytes() const { return round_up(pack_bytes) + round_up(lt_bytes) + round_up(scratch_bytes) + scalars_bytes; }
+size_t MatmulPlan::workspace_bytes() const {
+  return round_up(pack_bytes) + round_up(lt_bytes) + round_up(scratch_bytes) + scalars_bytes + partial_bytes;  // gemv: partials alone, at 0
+}
+
+const std::vector<std::string>& gemv_rungs() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (gemv::Rung r : gemv::kRungs) v.push_back(gemv::rung_name(r));
+    return v;
+  }();
+  return names;
+}
+
+DecodePrediction decode_prediction(const MatmulCall& c, int cc) {
+  DecodePrediction d;
+  if (!is_16bit(c.a_type)) d.refusal = "the decode rungs take bf16 or f16 inputs";
+  else if (c.trans_a) d.refusal = "the decode rungs read A m×k (trans_a=N)";
+  else if (c.m > gemv::kMaxM) d.refusal = "the decode rungs take m ≤ 64";
+  else if (cc != 90) d.refusal = "the decode rungs are measured for sm_90 (this GPU: sm_" + std::to_string(cc) + ")";
+  if (!d.refusal.empty()) return d;
+  const gemv::Rung r = !c.trans_b ? gemv::Rung::v11_n_contiguous
+                       : c.m <= 4 ? gemv::Rung::v09_warp_dot
+                                  : gemv::Rung::v10_mma_swapped;
+  d.rung = gemv::rung_name(r);
+  d.refusal = gemv::refusal(r, c.m, c.n, c.k, c.trans_b);
+  if (!d.refusal.empty()) return d;
+  const double ob = double(dtype_bytes(c.c_type)), mn = double(c.m) * double(c.n);
+  d.bytes = 2.0 * (double(c.m) * double(c.k) + double(c.n) * double(c.k)) + ob * mn * (c.beta != 0.f ? 2.0 : 1.0);
+  d.launches = gemv::geometry(r, c.m, c.n, c.k).splits > 1 ? 2 : 1;
+  static const double hbm = hw::find("h200").hbm_bytes_per_s;
+  d.predicted_s = d.launches * kLaunchS + d.bytes / (kDecodeFraction * hbm);
+  return d;
+}
 
 const std::vector<std::string>& tc_rungs() {
   static const std::vector<std::string> names = {"v01_mma_sync",    "v02_multistage",       "v03_wgmma_tma",
@@ -246,6 +327,36 @@ MatmulPlan plan(const MatmulCall& c, int cc, bool explain) {
     const bool reads_any_pitch = rung == "v01_mma_sync" || rung == "v02_multistage";
     p.pack_bytes = reads_any_pitch ? 0 : pack_bytes(c);
   };
+  std::string decode_note;  // explain: why the decode rule did not pick its rung
+  if (const DecodePrediction d = decode_prediction(c, cc); d.refusal.empty()) {
+    const Measured* e = nearest_decode(c);
+    const bool measured_fastest = e && is_gemv_rung(e->best);
+    // Scaled up by the bytes where the call moves more; a smaller call is held at the entry's time
+    // (the table's decode times are launch-bound below a few MB).
+    const double scaled = e ? e->best_s * std::max(1.0, d.bytes / entry_bytes(*e)) : 0;
+    const std::string pred = explain ? "predicted " + us(d.predicted_s) + " (" + mb(d.bytes) + " at " +
+                                           fixed(kDecodeFraction * 100, 0) + " % of HBM + " + std::to_string(d.launches) +
+                                           (d.launches > 1 ? " launches" : " launch") + ")"
+                                     : "";
+    std::string vs;
+    if (e && explain) {
+      vs = std::string(e->best) + " " + us(scaled);
+      if (scaled != e->best_s) vs += " (scaled by bytes from " + us(e->best_s) + ")";
+      vs += " at nearest measured " + shape_text(*e) + " " + dtype_name(e->dtype);
+    }
+    if (!e || measured_fastest || d.predicted_s < scaled) {
+      p.impl = Impl::gemv;
+      p.rung = d.rung;
+      p.partial_bytes = gemv::workspace_bytes(gemv_rung_of(d.rung), c.m, c.n, c.k);
+      if (explain) {
+        p.reason = "decode (m ≤ 64, W streamed once): " + pred +
+                   (!e ? ", no decode shape measured" : measured_fastest ? ", measured fastest: " + vs : " vs " + vs);
+        p.predicted_s = d.predicted_s;
+      }
+      return p;
+    }
+    if (explain) decode_note = "; decode rung " + d.rung + " " + pred + " vs " + vs;
+  }
   if (!no_rung.empty() && !no_lt.empty())
     bad_input("matmul: nothing serves this call: " + no_lt + ", and " + no_rung,
               "pad k to a multiple of 16 and the pitches to 16 bytes, or run on an H200-class GPU (sm_90)");
@@ -267,7 +378,7 @@ MatmulPlan plan(const MatmulCall& c, int cc, bool explain) {
     else if (is_rung(e->best)) use_rung(rung, at + vs);
     else use_lt(at + vs);
   }
-  if (explain) p.predicted_s = predicted(c, cc);
+  if (explain) p.predicted_s = predicted(c, cc), p.reason += decode_note;
   else p.reason.clear();
   return p;
 }

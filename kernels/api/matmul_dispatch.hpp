@@ -15,6 +15,11 @@
 //     rules out the vector loads cuBLASLt's fast kernels need, so 4095³ and 4096³ are different
 //     regimes although they are close in size).
 //  3. The prediction: the shape model (sol/model/shapes.hpp) for the chosen implementation's tile.
+// Before 1–3, the decode rule: at m ≤ 64 with 16-bit inputs and trans_a = N, sol's decode rungs
+// (kernels/gemm/gemv: any C type, beta, pitch, both layouts of B) stream B once, so their time is
+// predicted as bytes over the memory bandwidth plus a cost per launch (decode_prediction); they
+// run where that beats the fastest time the table measured at the nearest decode shape (scaled up
+// by the bytes where the call moves more), or where the table measured a decode rung fastest.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -42,12 +47,12 @@ struct MatmulCall {
 // returns the call with packed leading dimensions (0) resolved. Touches no device.
 MatmulCall validate(const MatmulCall& call);
 
-enum class Impl { cublaslt, tc_rung };
+enum class Impl { cublaslt, tc_rung, gemv };
 
 // What runs one call. Everything the launch needs beside the call itself.
 struct MatmulPlan {
   Impl impl = Impl::cublaslt;
-  std::string rung;       // impl == tc_rung: the registry's rung name ("v08_tile_choice")
+  std::string rung;       // impl == tc_rung or gemv: the registry's rung name ("v08_tile_choice")
   std::string family;     // "gemm_bf16", "gemm_fp16", "gemm_fp8", "gemm_fp32"
   std::string reason;     // one line
   double predicted_s = 0;
@@ -56,11 +61,27 @@ struct MatmulPlan {
   size_t lt_bytes = 0;       // cublaslt: cuBLASLt's own workspace
   size_t scratch_bytes = 0;  // cublaslt, f16 in / bf16 out: an fp32 m×n D converted into C
   size_t scalars_bytes = 0;  // cublaslt with fp8: alpha·scale_a·scale_b and beta on the device
+  size_t partial_bytes = 0;  // gemv: the split-k partials (kernels/gemm/gemv/plan.hpp)
   size_t workspace_bytes() const;
 };
 
 // The rungs of kernels/gemm/tc the dispatcher can run, in ladder order (names as the registry's).
 const std::vector<std::string>& tc_rungs();
+
+// The decode rungs of kernels/gemm/gemv the dispatcher can run (names as the registry's).
+const std::vector<std::string>& gemv_rungs();
+
+// The decode rule's view of one call: the rung that would serve it ("" and why not, if none),
+// its predicted time, and the launches and bytes that prediction counts.
+struct DecodePrediction {
+  std::string rung;
+  std::string refusal;
+  double predicted_s = 0;
+  int launches = 0;
+  double bytes = 0;
+};
+// kDecodeFraction of the H200's HBM bandwidth (the database's) and kLaunchS per kernel.
+DecodePrediction decode_prediction(const MatmulCall& call, int cc);
 
 // The decision for a validated call on a device of compute capability cc (major·10 + minor).
 // Throws sol::Error when nothing on that device serves the call. explain = false (the hot path)

@@ -114,6 +114,8 @@ std::vector<const Variant*> choose_variants(const std::vector<const Variant*>& m
       out.push_back(v);
     else if (v->is_dispatch())
       continue;  // not a rung; `sol bench FAMILY/dispatch --sweep` is not a sweep of sol's best rung
+    else if (v->unsupported && !v->unsupported(Shape::parse("m=4096,n=4096,k=4096")).empty())
+      continue;  // a rung of another regime (the decode rungs, m ≤ 64): not the sweep's kernel
     else if (!best || v->version > best->version)
       best = v;
   }

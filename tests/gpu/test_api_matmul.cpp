@@ -179,9 +179,10 @@ TEST(ApiMatmul, TheDispatchersRungsServeTheirLayoutAtAwkwardShapes) {
 
 TEST(ApiMatmul, ExplainNamesTheImplementationAndTheMeasurementThatDecided) {
   // No GPU needed: explain_matmul reads no memory and, without a device, answers as on an H200.
-  static uint16_t a[1], b[1], c[1];
+  // m = 65: one token past the decode rule (kernels/gemm/gemv), so the table decides.
+  static uint16_t a[65], b[1], c[65];
   MatmulArgs args;
-  args.m = args.n = args.k = 1;
+  args.m = 65, args.n = args.k = 1;
   args.a = a, args.b = b, args.c = c;
   args.trans_b = Transpose::N;  // NN: only cuBLASLt serves it
   const sol::Choice nn = sol::explain_matmul(args);

@@ -2,13 +2,16 @@
 // decision and the workspace layout, all without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
 
 #include "kernels/api/matmul_dispatch.hpp"
+#include "kernels/gemm/gemv/plan.hpp"
 #include "tests/host/sol_cli.hpp"
 #include "sol/core/error.hpp"
+#include "sol/hw/spec.hpp"
 #include "sol/model/model_shapes.hpp"
 #include "sol/registry.hpp"
 #include "sol/report.hpp"
@@ -240,7 +243,11 @@ TEST(DispatchVariant, IsNeitherAPeerNorARung) {
   rung.name = "v08_tile_choice", rung.version = 8;
   dispatch.name = "dispatch";
   EXPECT_TRUE(dispatch.is_dispatch() && !dispatch.is_peer());
-  const auto chosen = sol::sweep::choose_variants({&peer, &dispatch, &rung});
+  // A decode rung of higher version (m ≤ 64 only) is not the rung the sweep measures.
+  sol::Variant decode;
+  decode.name = "v10_mma_swapped", decode.version = 10;
+  decode.unsupported = [](const sol::Shape& s) { return s.at("m") > 64 ? std::string("m ≤ 64") : std::string(); };
+  const auto chosen = sol::sweep::choose_variants({&peer, &dispatch, &rung, &decode});
   ASSERT_EQ(chosen.size(), 2u);
   EXPECT_EQ(chosen[0], &peer);
   EXPECT_EQ(chosen[1], &rung);
@@ -267,7 +274,17 @@ TEST(RegistrySelectList, ACommaListSelectsEachNameOnceInRegistryOrder) {
 }
 
 TEST(BenchModelShapes, PlanListsTheFamilysModelShapesAndBadFlagsAreOneLine) {
-  const auto shapes = sol::model::model_shapes("gemm_bf16");
+  // The dispatch set, plus every decode token count (m = 1, 8, 16, 32, 64) of the full set.
+  auto shapes = sol::model::model_shapes("gemm_bf16");
+  const size_t dispatch_set = shapes.size();
+  for (auto& s : sol::model::model_shapes("gemm_bf16", sol::model::TokenSet::Full))
+    if (s.tokens < 512 && std::none_of(shapes.begin(), shapes.end(), [&](const auto& t) { return t.shape == s.shape; }))
+      shapes.push_back(s);
+  EXPECT_GT(shapes.size(), dispatch_set);
+  for (int64_t m : {1, 8, 16, 32, 64})
+    EXPECT_TRUE(std::any_of(shapes.begin(), shapes.end(), [&](const auto& s) {
+      return s.shape.str() == "m=" + std::to_string(m) + ",n=6144,k=4096";  // Llama-3 8B's QKV
+    })) << m;
   const sol::test::CliRun plan = sol::test::run_sol("bench gemm_bf16/v08,dispatch,peer --model-shapes --plan");
   ASSERT_EQ(plan.rc, 0) << plan.all();
   EXPECT_NE(plan.out.find("gemm_bf16: " + std::to_string(shapes.size()) + " model shapes"), std::string::npos)
@@ -280,4 +297,136 @@ TEST(BenchModelShapes, PlanListsTheFamilysModelShapesAndBadFlagsAreOneLine) {
     EXPECT_EQ(r.rc, 2) << args << ": " << r.all();
     EXPECT_EQ(sol::test::count_lines(r.err), 1) << args << ": " << r.err;
   }
+}
+
+// ---- the decode rule (kernels/gemm/gemv) ----------------------------------------------------------
+namespace gemv = sol::kernels::gemv;
+
+TEST(ApiMatmulDecode, LaunchBoundShapesGoToTheDecodeRungOfTheirLayout) {
+  // GPT-2's 768² layer at 1 and 8 tokens: cuBLASLt measured ~10 µs for ~1.2 MB, launch-bound.
+  const struct {
+    int64_t m;
+    bool trans_b;
+    const char* rung;
+  } cases[] = {{1, true, "v09_warp_dot"}, {4, true, "v09_warp_dot"}, {8, true, "v10_mma_swapped"},
+               {64, true, "v10_mma_swapped"}, {1, false, "v11_n_contiguous"}, {33, false, "v11_n_contiguous"}};
+  for (const auto& t : cases) {
+    MatmulCall c = tn(t.m, 768, 768);
+    c.trans_b = t.trans_b;
+    const MatmulPlan p = plan(validate(c), 90);
+    SCOPED_TRACE(std::to_string(t.m) + (t.trans_b ? " T" : " N"));
+    EXPECT_EQ(p.impl, Impl::gemv) << p.reason;
+    EXPECT_EQ(p.rung, t.rung);
+    EXPECT_EQ(p.family, "gemm_bf16");
+    EXPECT_NE(p.reason.find("decode (m ≤ 64, W streamed once): predicted"), std::string::npos) << p.reason;
+    EXPECT_NE(p.reason.find(" vs cublasLt "), std::string::npos) << p.reason;
+    EXPECT_GT(p.predicted_s, 0);
+    EXPECT_EQ(p.workspace_bytes(), gemv::workspace_bytes(gemv::Rung(std::find(gemv_rungs().begin(), gemv_rungs().end(),
+                                                                             p.rung) - gemv_rungs().begin()),
+                                                         c.m, c.n, c.k));
+    const MatmulPlan quick = plan(validate(c), 90, /*explain=*/false);
+    EXPECT_EQ(quick.impl, p.impl);
+    EXPECT_EQ(quick.rung, p.rung);
+    EXPECT_EQ(quick.workspace_bytes(), p.workspace_bytes());
+    EXPECT_TRUE(quick.reason.empty());
+  }
+}
+
+TEST(ApiMatmulDecode, SplitKReservesItsPartialsInTheWorkspace) {
+  // m=1 against 4096×4096: 256 two-column CTAs of 8 warps are too few for the H200, so k splits.
+  const MatmulPlan p = plan(validate(tn(1, 4096, 4096)), 90);
+  ASSERT_EQ(p.impl, Impl::gemv) << p.reason;
+  const gemv::Geometry g = gemv::geometry(gemv::Rung::v09_warp_dot, 1, 4096, 4096);
+  EXPECT_GT(g.splits, 1);
+  EXPECT_EQ(p.partial_bytes, size_t(g.splits) * 4096 * sizeof(float));
+  EXPECT_EQ(p.workspace_bytes(), p.partial_bytes);
+  EXPECT_NE(p.reason.find("2 launches"), std::string::npos) << p.reason;
+}
+
+TEST(ApiMatmulDecode, ServesWhatTheTensorCoreRungsDoNot) {
+  // beta ≠ 0, f32 or f16 C, f16 inputs, B stored k×n: all decode-rung calls at a launch-bound size.
+  std::vector<MatmulCall> calls(4, tn(3, 768, 768));
+  calls[0].beta = 0.5f;
+  calls[1].c_type = DType::f32;
+  calls[2].a_type = calls[2].b_type = calls[2].c_type = DType::f16;
+  calls[3].trans_b = false, calls[3].c_type = DType::f16, calls[3].beta = 1.f;
+  for (const MatmulCall& c : calls) {
+    const MatmulPlan p = plan(validate(c), 90);
+    EXPECT_EQ(p.impl, Impl::gemv) << p.reason;
+    EXPECT_EQ(p.family, c.a_type == DType::f16 ? "gemm_fp16" : "gemm_bf16");
+  }
+}
+
+TEST(ApiMatmulDecode, WhereCublasLtStreamsNearTheRoofTheTableKeepsIt) {
+  // Llama-3 8B's LM head at one token: cuBLASLt measured 250 µs for 1.05 GB (4.2 TB/s), above the
+  // decode rule's 80 % of 4.8 TB/s; the reason says what the decode rung would have taken.
+  const MatmulPlan p = plan(validate(tn(1, 128256, 4096)), 90);
+  EXPECT_EQ(p.impl, Impl::cublaslt) << p.reason;
+  EXPECT_NE(p.reason.find("; decode rung v09_warp_dot predicted"), std::string::npos) << p.reason;
+}
+
+TEST(ApiMatmulDecode, WhatTheDecodeRungsDoNotServeFollowsTheOtherRules) {
+  const auto not_decode = [](MatmulCall c, int cc, const char* why) {
+    const DecodePrediction d = decode_prediction(validate(c), cc);
+    EXPECT_NE(d.refusal.find(why), std::string::npos) << d.refusal;
+    EXPECT_NE(plan(validate(c), cc).impl, Impl::gemv);
+  };
+  not_decode(tn(65, 768, 768), 90, "m ≤ 64");
+  MatmulCall c = tn(8, 768, 768);
+  c.trans_a = true;
+  not_decode(c, 90, "trans_a=N");
+  not_decode(tn(8, 768, 768, DType::f32), 90, "bf16 or f16");
+  not_decode(tn(8, 768, 768, DType::fp8_e4m3), 90, "bf16 or f16");
+  not_decode(tn(8, 768, 768), 80, "sm_80");
+}
+
+TEST(ApiMatmulDecode, ThePredictionIsBytesOverBandwidthPlusLaunches) {
+  MatmulCall c = validate(tn(8, 6144, 4096));
+  const DecodePrediction a = decode_prediction(c, 90);
+  ASSERT_TRUE(a.refusal.empty()) << a.refusal;
+  EXPECT_DOUBLE_EQ(a.bytes, 2.0 * (8 * 4096 + 6144.0 * 4096 + 8 * 6144));
+  c.c_type = DType::f32, c.beta = 1.f;  // C read and written at 4 bytes
+  const DecodePrediction b = decode_prediction(c, 90);
+  EXPECT_DOUBLE_EQ(b.bytes - a.bytes, 8.0 * 6144 * (4 + 4 - 2));
+  EXPECT_GT(b.predicted_s, a.predicted_s);
+  // 80 % of the database's HBM rate and 2 µs per launch (two here: k is split).
+  EXPECT_EQ(a.launches, 2);
+  EXPECT_NEAR(a.predicted_s, 2 * 2e-6 + a.bytes / (0.8 * sol::hw::find("h200").hbm_bytes_per_s), 1e-12);
+  const DecodePrediction big = decode_prediction(validate(tn(8, 61440, 4096)), 90);
+  EXPECT_EQ(big.launches, 1);  // 3840 CTAs fill the GPU: no split
+  EXPECT_GT(big.predicted_s, 9 * (a.predicted_s - 2 * 2e-6));
+}
+
+TEST(GemvGeometry, SplitsCoverKExactlyWithAlignedSlicesAndBoundedPartials) {
+  for (gemv::Rung r : gemv::kRungs)
+    for (int64_t m : {1, 2, 3, 5, 8, 9, 16, 17, 33, 64})
+      for (int64_t n : {1, 7, 768, 4096, 128256})
+        for (int64_t k : {1, 63, 64, 65, 768, 4097, 14336, 28672}) {
+          const gemv::Geometry g = gemv::geometry(r, m, n, k);
+          SCOPED_TRACE(std::string(gemv::rung_name(r)) + " m=" + std::to_string(m) + " n=" + std::to_string(n) +
+                       " k=" + std::to_string(k));
+          ASSERT_GE(g.splits, 1);
+          ASSERT_LE(g.splits, gemv::kMaxSplits);
+          EXPECT_GE(int64_t(g.splits) * g.k_slice, k);
+          EXPECT_LT(int64_t(g.splits - 1) * g.k_slice, k) << "an empty split";
+          if (g.splits > 1) {
+            EXPECT_EQ(g.k_slice % gemv::kSliceAlign, 0);
+            EXPECT_GE(g.k_slice, g.k_per_step) << "a split shorter than one step";
+            EXPECT_LE(8.0 * g.splits * m * n, 0.25 * 2.0 * n * k) << "partials over a quarter of W's bytes";
+          }
+          EXPECT_EQ(g.blocks_n * g.cols_per_cta >= n, true);
+          EXPECT_LT((g.blocks_n - 1) * g.cols_per_cta, n);
+          EXPECT_EQ(gemv::workspace_bytes(r, m, n, k), g.splits > 1 ? size_t(g.splits * m * n) * 4 : 0u);
+        }
+}
+
+TEST(GemvGeometry, EachRungRefusesWhatItDoesNotServeWithAReason) {
+  EXPECT_EQ(gemv::refusal(gemv::Rung::v09_warp_dot, 8, 5, 5, true), "");
+  EXPECT_NE(gemv::refusal(gemv::Rung::v09_warp_dot, 9, 5, 5, true).find("m ≤ 8"), std::string::npos);
+  EXPECT_NE(gemv::refusal(gemv::Rung::v09_warp_dot, 1, 5, 5, false).find("trans_b=T"), std::string::npos);
+  EXPECT_EQ(gemv::refusal(gemv::Rung::v10_mma_swapped, 64, 1, 1, true), "");
+  EXPECT_NE(gemv::refusal(gemv::Rung::v10_mma_swapped, 65, 1, 1, true).find("m ≤ 64"), std::string::npos);
+  EXPECT_EQ(gemv::refusal(gemv::Rung::v11_n_contiguous, 64, 1, 1, false), "");
+  EXPECT_NE(gemv::refusal(gemv::Rung::v11_n_contiguous, 1, 1, 1, true).find("trans_b=N"), std::string::npos);
+  EXPECT_NE(gemv::refusal(gemv::Rung::v10_mma_swapped, 1, int64_t(1) << 32, 1, true).find("2^31"), std::string::npos);
 }
