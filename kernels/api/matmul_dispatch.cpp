@@ -3,6 +3,8 @@
 #include "kernels/api/matmul_dispatch.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 #include <cmath>
 
 #include "kernels/gemm/gemv/plan.hpp"
@@ -305,7 +307,21 @@ const Measured* nearest(const std::vector<Measured>& from, DType in, DType out, 
   return nearest_in(index_of(from), in, out, m, n, k, lda, ldb, ldc);
 }
 
-MatmulPlan plan(const MatmulCall& c, int cc, bool explain) {
+DecodeRungs decode_rungs_default() {
+  const char* v = std::getenv("SOL_MATMUL_DECODE");
+  return v && std::string_view(v) == "1" ? DecodeRungs::any : DecodeRungs::measured;
+}
+
+bool table_measured_decode_rungs() {
+  static const bool measured = [] {
+    for (const Measured& e : table())
+      if (is_gemv_rung(e.best) || (e.other[0] && is_gemv_rung(e.other))) return true;
+    return false;
+  }();
+  return measured;
+}
+
+MatmulPlan plan(const MatmulCall& c, int cc, bool explain, DecodeRungs decode) {
   MatmulPlan p;
   p.family = family_of(c.a_type);
   const std::string no_rung = rung_refusal(c, cc), no_lt = lt_refusal(c);
@@ -344,7 +360,8 @@ MatmulPlan plan(const MatmulCall& c, int cc, bool explain) {
       if (scaled != e->best_s) vs += " (scaled by bytes from " + us(e->best_s) + ")";
       vs += " at nearest measured " + shape_text(*e) + " " + dtype_name(e->dtype);
     }
-    if (!e || measured_fastest || d.predicted_s < scaled) {
+    const bool trusted = decode == DecodeRungs::any || table_measured_decode_rungs();
+    if (trusted && (!e || measured_fastest || d.predicted_s < scaled)) {
       p.impl = Impl::gemv;
       p.rung = d.rung;
       p.partial_bytes = gemv::workspace_bytes(gemv_rung_of(d.rung), c.m, c.n, c.k);
@@ -355,7 +372,9 @@ MatmulPlan plan(const MatmulCall& c, int cc, bool explain) {
       }
       return p;
     }
-    if (explain) decode_note = "; decode rung " + d.rung + " " + pred + " vs " + vs;
+    if (explain)
+      decode_note = "; decode rung " + d.rung + " " + pred + (vs.empty() ? "" : " vs " + vs) +
+                    (trusted ? "" : ", not chosen: the dispatch table has no decode-rung measurement (SOL_MATMUL_DECODE=1 opts in)");
   }
   if (!no_rung.empty() && !no_lt.empty())
     bad_input("matmul: nothing serves this call: " + no_lt + ", and " + no_rung,

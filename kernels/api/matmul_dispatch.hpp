@@ -83,10 +83,22 @@ struct DecodePrediction {
 // kDecodeFraction of the H200's HBM bandwidth (the database's) and kLaunchS per kernel.
 DecodePrediction decode_prediction(const MatmulCall& call, int cc);
 
+// Which decode rungs the decode rule may choose. `measured`: only once the committed table holds a
+// measurement of a decode rung (a rung that never ran on the GPU the table was measured on is not
+// a user's default); `any`: whenever the rule predicts it faster. The default is `measured`;
+// SOL_MATMUL_DECODE=1 in the environment makes it `any` (read per call).
+enum class DecodeRungs { measured, any };
+DecodeRungs decode_rungs_default();
+// True when the committed table measured a decode rung (as its best or as the other kind).
+bool table_measured_decode_rungs();
+
 // The decision for a validated call on a device of compute capability cc (major·10 + minor).
 // Throws sol::Error when nothing on that device serves the call. explain = false (the hot path)
 // leaves the reason and the prediction out, which cost more than the decision itself.
-MatmulPlan plan(const MatmulCall& call, int cc, bool explain = true);
+MatmulPlan plan(const MatmulCall& call, int cc, bool explain, DecodeRungs decode);
+inline MatmulPlan plan(const MatmulCall& call, int cc, bool explain = true) {
+  return plan(call, cc, explain, decode_rungs_default());
+}
 
 // The 16-byte alignment signature of a call's pitches (bit 0: A's, 1: B's, 2: C's pitch is a
 // multiple of 16 bytes), the key the table lookup matches first.

@@ -302,6 +302,30 @@ TEST(BenchModelShapes, PlanListsTheFamilysModelShapesAndBadFlagsAreOneLine) {
 // ---- the decode rule (kernels/gemm/gemv) ----------------------------------------------------------
 namespace gemv = sol::kernels::gemv;
 
+TEST(ApiMatmulDecode, UnmeasuredDecodeRungsAreNotTheDefault) {
+  // Until the committed table holds a decode-rung measurement, a user's call keeps the measured
+  // implementations, and explain says what the decode rung would have been and how to opt in.
+  const char* was = std::getenv("SOL_MATMUL_DECODE");
+  const std::string saved = was ? was : "";
+  setenv("SOL_MATMUL_DECODE", "1", 1);
+  EXPECT_EQ(decode_rungs_default(), DecodeRungs::any);
+  unsetenv("SOL_MATMUL_DECODE");
+  EXPECT_EQ(decode_rungs_default(), DecodeRungs::measured);
+  if (was) setenv("SOL_MATMUL_DECODE", saved.c_str(), 1);
+
+  const MatmulCall c = validate(tn(1, 768, 768));
+  const MatmulPlan any = plan(c, 90, true, DecodeRungs::any), measured = plan(c, 90, true, DecodeRungs::measured);
+  EXPECT_EQ(any.impl, Impl::gemv) << any.reason;
+  if (table_measured_decode_rungs()) {
+    EXPECT_EQ(measured.impl, any.impl) << measured.reason;
+  } else {
+    EXPECT_NE(measured.impl, Impl::gemv) << measured.reason;
+    EXPECT_NE(measured.reason.find("not chosen: the dispatch table has no decode-rung measurement"),
+              std::string::npos)
+        << measured.reason;
+  }
+}
+
 TEST(ApiMatmulDecode, LaunchBoundShapesGoToTheDecodeRungOfTheirLayout) {
   // GPT-2's 768² layer at 1 and 8 tokens: cuBLASLt measured ~10 µs for ~1.2 MB, launch-bound.
   const struct {
@@ -313,7 +337,7 @@ TEST(ApiMatmulDecode, LaunchBoundShapesGoToTheDecodeRungOfTheirLayout) {
   for (const auto& t : cases) {
     MatmulCall c = tn(t.m, 768, 768);
     c.trans_b = t.trans_b;
-    const MatmulPlan p = plan(validate(c), 90);
+    const MatmulPlan p = plan(validate(c), 90, true, DecodeRungs::any);
     SCOPED_TRACE(std::to_string(t.m) + (t.trans_b ? " T" : " N"));
     EXPECT_EQ(p.impl, Impl::gemv) << p.reason;
     EXPECT_EQ(p.rung, t.rung);
@@ -324,7 +348,7 @@ TEST(ApiMatmulDecode, LaunchBoundShapesGoToTheDecodeRungOfTheirLayout) {
     EXPECT_EQ(p.workspace_bytes(), gemv::workspace_bytes(gemv::Rung(std::find(gemv_rungs().begin(), gemv_rungs().end(),
                                                                              p.rung) - gemv_rungs().begin()),
                                                          c.m, c.n, c.k));
-    const MatmulPlan quick = plan(validate(c), 90, /*explain=*/false);
+    const MatmulPlan quick = plan(validate(c), 90, /*explain=*/false, DecodeRungs::any);
     EXPECT_EQ(quick.impl, p.impl);
     EXPECT_EQ(quick.rung, p.rung);
     EXPECT_EQ(quick.workspace_bytes(), p.workspace_bytes());
@@ -334,7 +358,7 @@ TEST(ApiMatmulDecode, LaunchBoundShapesGoToTheDecodeRungOfTheirLayout) {
 
 TEST(ApiMatmulDecode, SplitKReservesItsPartialsInTheWorkspace) {
   // m=1 against 4096×4096: 256 two-column CTAs of 8 warps are too few for the H200, so k splits.
-  const MatmulPlan p = plan(validate(tn(1, 4096, 4096)), 90);
+  const MatmulPlan p = plan(validate(tn(1, 4096, 4096)), 90, true, DecodeRungs::any);
   ASSERT_EQ(p.impl, Impl::gemv) << p.reason;
   const gemv::Geometry g = gemv::geometry(gemv::Rung::v09_warp_dot, 1, 4096, 4096);
   EXPECT_GT(g.splits, 1);
@@ -351,7 +375,7 @@ TEST(ApiMatmulDecode, ServesWhatTheTensorCoreRungsDoNot) {
   calls[2].a_type = calls[2].b_type = calls[2].c_type = DType::f16;
   calls[3].trans_b = false, calls[3].c_type = DType::f16, calls[3].beta = 1.f;
   for (const MatmulCall& c : calls) {
-    const MatmulPlan p = plan(validate(c), 90);
+    const MatmulPlan p = plan(validate(c), 90, true, DecodeRungs::any);
     EXPECT_EQ(p.impl, Impl::gemv) << p.reason;
     EXPECT_EQ(p.family, c.a_type == DType::f16 ? "gemm_fp16" : "gemm_bf16");
   }
@@ -360,7 +384,7 @@ TEST(ApiMatmulDecode, ServesWhatTheTensorCoreRungsDoNot) {
 TEST(ApiMatmulDecode, WhereCublasLtStreamsNearTheRoofTheTableKeepsIt) {
   // Llama-3 8B's LM head at one token: cuBLASLt measured 250 µs for 1.05 GB (4.2 TB/s), above the
   // decode rule's 80 % of 4.8 TB/s; the reason says what the decode rung would have taken.
-  const MatmulPlan p = plan(validate(tn(1, 128256, 4096)), 90);
+  const MatmulPlan p = plan(validate(tn(1, 128256, 4096)), 90, true, DecodeRungs::any);
   EXPECT_EQ(p.impl, Impl::cublaslt) << p.reason;
   EXPECT_NE(p.reason.find("; decode rung v09_warp_dot predicted"), std::string::npos) << p.reason;
 }
@@ -369,7 +393,7 @@ TEST(ApiMatmulDecode, WhatTheDecodeRungsDoNotServeFollowsTheOtherRules) {
   const auto not_decode = [](MatmulCall c, int cc, const char* why) {
     const DecodePrediction d = decode_prediction(validate(c), cc);
     EXPECT_NE(d.refusal.find(why), std::string::npos) << d.refusal;
-    EXPECT_NE(plan(validate(c), cc).impl, Impl::gemv);
+    EXPECT_NE(plan(validate(c), cc, true, DecodeRungs::any).impl, Impl::gemv);
   };
   not_decode(tn(65, 768, 768), 90, "m ≤ 64");
   MatmulCall c = tn(8, 768, 768);
