@@ -96,6 +96,14 @@ struct AttentionArgs {
   // (values outside [0, nk] are clamped to it) and its causal mask aligns to that length (query t
   // sees key j iff j ≤ t + seqlens_k[i] − n). A sequence with no key: O = 0, LSE = −∞.
   const int32_t* seqlens_k = nullptr;
+  // Paged KV cache, forward with n ≤ 16 only: nullptr, or a device array [b × pages_per_seq] of int32
+  // page indices, 4-byte aligned. K and V are then pages [pages, page_size, h_kv, d] (the strides'
+  // batch term steps from page to page; all 0: packed pages) and key j of sequence i is row
+  // j % page_size of page block_table[i·pages_per_seq + j / page_size]. page_size is a power of two
+  // in [16, 256], pages_per_seq · page_size ≥ nk, and every index used must name a page of K and V.
+  const int32_t* block_table = nullptr;
+  int64_t pages_per_seq = 0;
+  int page_size = 0;
 };
 
 size_t attention_forward_workspace_size(const AttentionArgs& args);

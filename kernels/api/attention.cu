@@ -242,6 +242,24 @@ std::string decode_reason(const AttentionArgs& a, int sms) {
 
 size_t lse_bytes(const AttentionArgs& a) { return size_t(a.b) * size_t(a.h) * size_t(a.n) * sizeof(float); }
 
+// A paged KV cache's table and sizes (sol/kernels.hpp); checked before the strides use page_size.
+void check_pages(const AttentionArgs& a, bool decode, const std::string& op) {
+  if (!a.block_table) return;
+  if (!decode)
+    bad_input(op + ": block_table (a paged KV cache) is served for n ≤ " + std::to_string(at::kDecodeMaxQueries) +
+                  " query tokens only, not n = " + std::to_string(a.n),
+              "leave block_table nullptr and pass contiguous K and V");
+  if (a.page_size < 16 || a.page_size > 256 || (a.page_size & (a.page_size - 1)) != 0)
+    bad_input(op + ": page_size = " + std::to_string(a.page_size) + " is not served",
+              "use a power of two from 16 to 256 keys per page");
+  if (a.pages_per_seq < 1 || a.pages_per_seq > kMaxRows || a.pages_per_seq * a.page_size < a.nk)
+    bad_input(op + ": pages_per_seq = " + std::to_string(a.pages_per_seq) + " pages of " +
+                  std::to_string(a.page_size) + " keys do not hold nk = " + std::to_string(a.nk),
+              "give pages_per_seq ≥ ⌈nk / page_size⌉ (the block table's row length)");
+  if (reinterpret_cast<uintptr_t>(a.block_table) % 4 != 0)
+    bad_input(op + ": block_table is not 4-byte aligned", "pass a device array of b · pages_per_seq int32");
+}
+
 // Validated strides and the choice. Pointers are checked only where given (explain) or always
 // (run, with the workspace); every check precedes the device query.
 // cc: the device's compute capability, 0 to ask the current device.
@@ -250,8 +268,9 @@ ForwardPlan plan_forward(const AttentionArgs& a, const void* workspace, size_t w
   check_shape(a, op);
   ForwardPlan p;
   p.qs = check_strides(a.q_stride, a.b, a.n, a.h, a.d, op, "Q", false);
-  p.ks = check_strides(a.k_stride, a.b, a.nk, a.h_kv, a.d, op, "K", false);
-  p.vs = check_strides(a.v_stride, a.b, a.nk, a.h_kv, a.d, op, "V", false);
+  const int64_t kv_rows = a.block_table ? a.page_size : a.nk;  // paged: a "batch" of K and V is a page
+  p.ks = check_strides(a.k_stride, a.b, kv_rows, a.h_kv, a.d, op, "K", false);
+  p.vs = check_strides(a.v_stride, a.b, kv_rows, a.h_kv, a.d, op, "V", false);
   p.os = check_strides(a.o_stride, a.b, a.n, a.h, a.d, op, "O", true);
   const std::pair<const void*, const char*> ptrs[] = {{a.q, "q"}, {a.k, "k"}, {a.v, "v"}, {a.o, "o"}};
   for (const auto& [ptr, what] : ptrs)
@@ -263,6 +282,7 @@ ForwardPlan plan_forward(const AttentionArgs& a, const void* workspace, size_t w
               "leave seqlens_k nullptr, or call once per sequence with its own nk");
   if (a.seqlens_k && reinterpret_cast<uintptr_t>(a.seqlens_k) % 4 != 0)
     bad_input(op + ": seqlens_k is not 4-byte aligned", "pass a device array of b int32");
+  check_pages(a, decode, op);
   if (run)
     check_workspace(decode ? at::decode_workspace_bound(decode_shape(a)) : a.lse ? 0 : api::align256(lse_bytes(a)),
                     workspace, workspace_bytes, op);
@@ -325,7 +345,13 @@ void run_forward(const ForwardPlan& p, const AttentionArgs& a, void* workspace, 
   k.ks = p.ks;
   k.vs = p.vs;
   k.os = p.os;
-  if (p.decode) return at::decode_forward(at::decode_args(k, a.seqlens_k, p.sms, workspace), stream);
+  if (p.decode) {
+    at::DecodeArgs<T> d = at::decode_args(k, a.seqlens_k, p.sms, workspace);
+    d.block_table = a.block_table;
+    d.pages_per_seq = a.pages_per_seq;
+    while (a.block_table && (1 << d.page_shift) < a.page_size) ++d.page_shift;
+    return at::decode_forward(d, stream);
+  }
   if (!k.lse) k.lse = static_cast<float*>(workspace);  // the logsumexp the rungs always write
   switch (p.rung) {
     case kV02: return at::flash_forward(k, stream, 1);
@@ -359,9 +385,10 @@ BackwardPlan plan_backward(const AttentionBackwardArgs& g, const void* workspace
   const std::string op = "attention_backward";
   const AttentionArgs& a = g.fwd;
   check_shape(a, op);
-  if (a.seqlens_k)
-    bad_input(op + ": fwd.seqlens_k is given; per-sequence cache lengths are a forward (decode) option",
-              "leave fwd.seqlens_k nullptr: the backward runs full-length sequences");
+  if (a.seqlens_k || a.block_table)
+    bad_input(op + ": fwd." + (a.seqlens_k ? "seqlens_k" : "block_table") +
+                  " is given; per-sequence cache lengths and paged caches are forward (decode) options",
+              "leave them nullptr: the backward runs full-length contiguous sequences");
   for (const auto& [s, rows, heads, what] :
        {std::tuple{a.q_stride, a.n, a.h, "Q"}, std::tuple{a.k_stride, a.nk, a.h_kv, "K"},
         std::tuple{a.v_stride, a.nk, a.h_kv, "V"}, std::tuple{a.o_stride, a.n, a.h, "O"},

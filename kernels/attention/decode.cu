@@ -15,6 +15,7 @@
 // split the CTA writes O and LSE, otherwise its normalized fp32 O and its logsumexp go to the
 // workspace. Phase 2, a small kernel, one warp per output row: O = Σ e^(L_s − L) · O_s over the
 // splits in order (deterministic, no atomics), L = log Σ e^(L_s).
+// Paged K/V (a block table of pages of 16–256 keys): each key row's address from its page.
 // Masks: keys past the sequence's length (per-sequence lengths clamp to [0, nk]) and, causal,
 // bottom-right: token i sees key j iff j ≤ i + len − n. A row that sees no key: O = 0, L = −∞.
 // Expected bound: HBM (b · nk · h_kv · d · 2 · 2 bytes of K and V); the tensor cores idle most of
@@ -89,11 +90,27 @@ __global__ void __launch_bounds__(kThreads, decode_launch_min_ctas(kD)) decode_k
                           : a.q;
     cp_async_16(sQ + swizzled<kD>(row, chunk), src, inside ? 16 : 0);
   }
+  const int32_t* pages = p.block_table ? p.block_table + bi * p.pages_per_seq : nullptr;
+  const int64_t page_mask = (int64_t(1) << p.page_shift) - 1;
   auto load_kv = [&](int tile) {
     const int64_t n0 = k_begin + int64_t(tile) * kDecodeTileKeys;
     const int stage = tile % kDecodeStages;
-    load_tile<kDecodeTileKeys, kD, kThreads>(sK + stage * kTileElems, gK + n0 * ks.seq, ks.seq, k_end - n0);
-    load_tile<kDecodeTileKeys, kD, kThreads>(sV + stage * kTileElems, gV + n0 * vs.seq, vs.seq, k_end - n0);
+    if (!pages) {
+      load_tile<kDecodeTileKeys, kD, kThreads>(sK + stage * kTileElems, gK + n0 * ks.seq, ks.seq, k_end - n0);
+      load_tile<kDecodeTileKeys, kD, kThreads>(sV + stage * kTileElems, gV + n0 * vs.seq, vs.seq, k_end - n0);
+      return;
+    }
+    // Paged: key j is row j & page_mask of page pages[j >> page_shift] (a tile may span pages).
+    for (int idx = threadIdx.x; idx < kDecodeTileKeys * kChunks; idx += kThreads) {
+      const int row = idx / kChunks, chunk = idx % kChunks;
+      const int64_t j = n0 + row;
+      const bool inside = j < k_end;
+      const int64_t page = inside ? int64_t(pages[j >> p.page_shift]) : 0, in_page = j & page_mask;
+      const T* k_src = inside ? a.k + page * ks.batch + in_page * ks.seq + hk * ks.head + chunk * 8 : a.k;
+      const T* v_src = inside ? a.v + page * vs.batch + in_page * vs.seq + hk * vs.head + chunk * 8 : a.v;
+      cp_async_16(sK + stage * kTileElems + swizzled<kD>(row, chunk), k_src, inside ? 16 : 0);
+      cp_async_16(sV + stage * kTileElems + swizzled<kD>(row, chunk), v_src, inside ? 16 : 0);
+    }
   };
   #pragma unroll
   for (int s = 0; s < kDecodeStages - 1; ++s) {  // Q joins the first group
@@ -333,6 +350,10 @@ void check(const DecodeArgs<T>& p, bool launching) {
   if (p.split.rows != want.rows || p.split.slices != want.slices || p.split.row_blocks != want.row_blocks ||
       p.split.splits < 1 || p.split.keys_per_split < kDecodeTileKeys || p.split.keys_per_split % kDecodeTileKeys)
     failure("decode attention: the split does not match the shape", "take it from decode_split() for these sizes");
+  if (p.block_table && (p.page_shift < 4 || p.page_shift > 8 || p.pages_per_seq << p.page_shift < a.nk))
+    bad_input("decode attention: pages of " + std::to_string(1 << p.page_shift) + " keys, " +
+                  std::to_string(p.pages_per_seq) + " per sequence, for nk = " + std::to_string(a.nk),
+              "give pages of 16 to 256 keys that hold the cache");
   if (launching && p.split.splits > 1 && (!p.partial_o || !p.partial_lse))
     bad_input("decode attention: " + std::to_string(p.split.splits) + " splits need the partials' workspace",
               "pass decode_workspace_bytes() bytes of device memory");

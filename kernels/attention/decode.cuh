@@ -16,6 +16,9 @@ struct DecodeArgs {
   AttnArgs<T> a;                      // Q, K, V, O, LSE (nullptr: not written), sizes, strides
   const int32_t* seqlens_k = nullptr;  // device, b entries: sequence i sees its first seqlens_k[i]
                                       // keys (clamped to [0, nk]); nullptr: every sequence nk
+  const int32_t* block_table = nullptr;  // paged K/V (sol::AttentionArgs): [b × pages_per_seq] page
+  int64_t pages_per_seq = 0;             // indices; a.ks, a.vs step pages by .batch
+  int page_shift = 0;                    // log2 of the keys per page
   DecodeSplit split;                  // decode_split() for this shape
   float* partial_o = nullptr;         // [splits][b][h][n][d] fp32; unused with one split
   float* partial_lse = nullptr;       // [splits][b][h][n] fp32

@@ -2,8 +2,8 @@
 // its refusals and workspace (no GPU needed), and on a GPU O and L against the double-precision
 // reference (sol::ref::attention_row) over query counts 1…16, caches of 1 to 32768 keys, GQA ratios
 // 1, 4, 8, d = 64 and 128, causal on and off, bf16 and fp16, strided layouts, per-sequence cache
-// lengths (including 0 and 1 keys, and lengths outside [0, nk], which are clamped), and bit-identical
-// reruns.
+// lengths (including 0 and 1 keys, and lengths outside [0, nk], which are clamped), paged caches
+// (pages of 16, 64, 256 keys in a shuffled order), and bit-identical reruns.
 #include <gtest/gtest.h>
 
 #include "tests/gpu/gpu_env.hpp"
@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,33 @@ TEST(AttentionDecode, RefusesPerSequenceLengthsOutsideDecode) {
   SOL_EXPECT_BAD_INPUT(attention_backward(g, fake_pointer(10), kBigWorkspace, nullptr), "seqlens_k");
 }
 
+TEST(AttentionDecode, RefusesBadPageTables) {
+  auto forward = [](const AttentionArgs& a) { attention_forward(a, fake_pointer(10), kBigWorkspace, nullptr); };
+  AttentionArgs a = decode_args(2, 4, 2, 17, 1000, 64);
+  a.block_table = static_cast<const int32_t*>(fake_pointer(6));
+  a.page_size = 16;
+  a.pages_per_seq = 63;
+  SOL_EXPECT_BAD_INPUT(forward(a), "block_table");  // 17 query tokens
+  a.n = 1;
+  a.page_size = 48;
+  SOL_EXPECT_BAD_INPUT(forward(a), "page_size = 48");
+  a.page_size = 512;
+  SOL_EXPECT_BAD_INPUT(forward(a), "page_size = 512");
+  a.page_size = 16;
+  a.pages_per_seq = 62;  // 992 keys < 1000
+  SOL_EXPECT_BAD_INPUT(forward(a), "do not hold");
+  a.pages_per_seq = 63;
+  a.block_table = reinterpret_cast<const int32_t*>(static_cast<char*>(fake_pointer(6)) + 2);
+  SOL_EXPECT_BAD_INPUT(forward(a), "block_table is not 4-byte aligned");
+  AttentionBackwardArgs g;
+  g.fwd = decode_args(2, 4, 2, 1, 1000, 64);
+  g.fwd.block_table = static_cast<const int32_t*>(fake_pointer(6));
+  g.fwd.page_size = 16;
+  g.fwd.pages_per_seq = 63;
+  g.dout = fake_pointer(7), g.dq = fake_pointer(8), g.dk = fake_pointer(9), g.dv = fake_pointer(11);
+  SOL_EXPECT_BAD_INPUT(attention_backward(g, fake_pointer(10), kBigWorkspace, nullptr), "block_table");
+}
+
 TEST(AttentionDecode, WorkspaceIsThePartialsBound) {
   AttentionArgs a = decode_args(2, 16, 16, 1, 4096, 128);
   const kernels::attention::DecodeShape s{2, 16, 16, 1, 4096, 128};
@@ -100,12 +128,14 @@ struct DecodeCase {
   bool causal, fp16;
   std::vector<int32_t> lens;  // per-sequence cache lengths; empty: nk each
   bool strided = false;       // Q and O rows padded, K and V interleaved in one buffer
+  int page_size = 0;          // > 0: a paged cache of packed pages, in shuffled order
 };
 
 std::string name(const DecodeCase& x) {
   std::string s = "b=" + std::to_string(x.b) + ",h=" + std::to_string(x.h) + ",hkv=" + std::to_string(x.hkv) +
                   ",n=" + std::to_string(x.n) + ",nk=" + std::to_string(x.nk) + ",d=" + std::to_string(x.d) +
-                  (x.causal ? ",causal" : "") + (x.fp16 ? ",fp16" : "") + (x.strided ? ",strided" : "");
+                  (x.causal ? ",causal" : "") + (x.fp16 ? ",fp16" : "") + (x.strided ? ",strided" : "") +
+                  (x.page_size ? ",page=" + std::to_string(x.page_size) : "");
   if (!x.lens.empty()) {
     s += ",lens=";
     for (int32_t l : x.lens) s += std::to_string(l) + " ";
@@ -125,11 +155,28 @@ double small_value(uint64_t salt, uint64_t i) {
 struct Layout {
   BSHDStrides q, kv, o;
   size_t q_elems = 0, kv_elems = 0, o_elems = 0, v_offset = 0;  // v_offset: V's start in the KV buffer
+  int page_size = 0;            // paged: keys per page, the table, pages per sequence
+  std::vector<int32_t> table;
+  int64_t pages_per_seq = 0;
 };
 
 Layout layout(const DecodeCase& x) {
   Layout l;
   const int64_t d = x.d;
+  if (x.page_size) {  // packed pages [pages, page_size, hkv, d], two spare, used in a shuffled order
+    l.page_size = x.page_size;
+    l.pages_per_seq = (x.nk + x.page_size - 1) / x.page_size;
+    const int64_t pages = x.b * l.pages_per_seq + 2;
+    std::vector<int32_t> order(static_cast<size_t>(pages));
+    for (int64_t i = 0; i < pages; ++i) order[size_t(i)] = int32_t((i * 7 + 3) % pages);  // a permutation when gcd(7, pages) = 1
+    l.table.assign(order.begin(), order.begin() + x.b * l.pages_per_seq);
+    l.q = l.o = {x.n * x.h * d, x.h * d, d};
+    l.kv = {x.page_size * x.hkv * d, x.hkv * d, d};
+    l.q_elems = l.o_elems = size_t(x.b * x.n * x.h * d);
+    l.v_offset = size_t(pages * l.kv.batch);
+    l.kv_elems = 2 * l.v_offset;
+    return l;
+  }
   if (!x.strided) {
     l.q = l.o = {x.n * x.h * d, x.h * d, d};
     l.kv = {x.nk * x.hkv * d, x.hkv * d, d};
@@ -151,6 +198,12 @@ Layout layout(const DecodeCase& x) {
 
 size_t at(const BSHDStrides& s, int64_t bi, int64_t r, int64_t hi) { return size_t(bi * s.batch + r * s.seq + hi * s.head); }
 
+// Key j of sequence bi, KV head hk, in K's buffer (V: + v_offset).
+size_t key_at(const Layout& l, int64_t bi, int64_t j, int64_t hk) {
+  if (!l.page_size) return at(l.kv, bi, j, hk);
+  return at(l.kv, l.table[size_t(bi * l.pages_per_seq + j / l.page_size)], j % l.page_size, hk);
+}
+
 struct Output {
   std::vector<uint16_t> o;
   std::vector<float> lse;
@@ -160,10 +213,11 @@ struct Output {
 // Runs the decode through the public API; inputs from seeds 1–3.
 Output run(const DecodeCase& x, const Layout& l, const std::vector<uint16_t>& q, const std::vector<uint16_t>& kv, bool with_lse) {
   DevBuf dq(q.size() * 2), dkv(kv.size() * 2), dout(l.o_elems * 2), dlse(size_t(x.b * x.h * x.n) * 4),
-      dlens(std::max<size_t>(1, x.lens.size()) * 4);
+      dlens(std::max<size_t>(1, x.lens.size()) * 4), dtable(std::max<size_t>(1, l.table.size()) * 4);
   dq.upload(q);
   dkv.upload(kv);
   if (!x.lens.empty()) dlens.upload(x.lens);
+  if (!l.table.empty()) dtable.upload(l.table);
   AttentionArgs a;
   a.dtype = x.fp16 ? DType::f16 : DType::bf16;
   a.b = x.b, a.h = x.h, a.h_kv = x.hkv, a.n = x.n, a.nk = x.nk, a.d = x.d, a.causal = x.causal;
@@ -173,7 +227,12 @@ Output run(const DecodeCase& x, const Layout& l, const std::vector<uint16_t>& q,
   a.o = dout.get();
   a.lse = with_lse ? dlse.get<float>() : nullptr;
   a.q_stride = l.q;
-  a.k_stride = a.v_stride = l.kv;
+  a.k_stride = a.v_stride = l.page_size ? BSHDStrides{} : l.kv;  // paged: packed pages by default
+  if (l.page_size) {
+    a.block_table = dtable.get<int32_t>();
+    a.pages_per_seq = l.pages_per_seq;
+    a.page_size = l.page_size;
+  }
   a.o_stride = l.o;
   a.seqlens_k = x.lens.empty() ? nullptr : dlens.get<int32_t>();
   const size_t ws_bytes = attention_forward_workspace_size(a);
@@ -205,8 +264,8 @@ Output check(const DecodeCase& x, bool with_lse = true) {
       std::vector<double> kh(size_t(len * d)), vh(kh.size());
       for (int64_t j = 0; j < len; ++j)
         for (int64_t c = 0; c < d; ++c) {
-          kh[size_t(j * d + c)] = test::half_value(kv[at(l.kv, bi, j, hk) + size_t(c)], x.fp16);
-          vh[size_t(j * d + c)] = test::half_value(kv[l.v_offset + at(l.kv, bi, j, hk) + size_t(c)], x.fp16);
+          kh[size_t(j * d + c)] = test::half_value(kv[key_at(l, bi, j, hk) + size_t(c)], x.fp16);
+          vh[size_t(j * d + c)] = test::half_value(kv[l.v_offset + key_at(l, bi, j, hk) + size_t(c)], x.fp16);
         }
       const ref::AttentionHead head{x.n, len, d, x.causal, scale};
       for (int64_t i = 0; i < x.n; ++i) {
@@ -282,6 +341,20 @@ TEST(AttentionDecode, PerSequenceCacheLengths) {
                  DecodeCase{9, 8, 8, 16, 4096, 64, false, false, lens}}) {
     SCOPED_TRACE(name(x));
     check(x);
+  }
+}
+
+// Pages of 16 (a tile spans four), 64 and 256 keys in a shuffled order, with per-sequence lengths.
+TEST(AttentionDecode, PagedCache) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  const std::vector<int32_t> lens = {0, 1, 17, 1000, 999};
+  DecodeCase cases[] = {{3, 8, 2, 7, 1000, 128, true, false, {}}, {2, 4, 4, 1, 4097, 64, false, true, {}},
+                        {5, 16, 2, 16, 1000, 128, true, false, lens}};
+  const int pages[] = {16, 256, 64};
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    cases[i].page_size = pages[i];
+    SCOPED_TRACE(name(cases[i]));
+    check(cases[i]);
   }
 }
 
