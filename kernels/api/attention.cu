@@ -242,7 +242,7 @@ std::string decode_reason(const AttentionArgs& a, int sms) {
 
 size_t lse_bytes(const AttentionArgs& a) { return size_t(a.b) * size_t(a.h) * size_t(a.n) * sizeof(float); }
 
-// A paged KV cache's table and sizes (sol/kernels.hpp); checked before the strides use page_size.
+// A paged KV cache's table and sizes (sol/kernels.hpp), refused before any launch.
 void check_pages(const AttentionArgs& a, bool decode, const std::string& op) {
   if (!a.block_table) return;
   if (!decode)

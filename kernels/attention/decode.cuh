@@ -1,7 +1,7 @@
 #pragma once
 // The split-KV decode forward's device interface (kernels/attention/decode.cu): few query tokens
 // (n ≤ kDecodeMaxQueries) against a long KV cache, BSHD as forward.cuh, grouped-query heads, causal
-// bottom-right, optional per-sequence cache lengths.
+// bottom-right, optional per-sequence cache lengths and paged K/V.
 #include <cuda_runtime.h>
 
 #include <cstdint>
