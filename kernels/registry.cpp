@@ -126,6 +126,27 @@ void add_attention(std::vector<Variant>& all) {
     for (const char* t : hopper_edges) x->test_shapes.push_back(Shape::parse(t));
     all.push_back(std::move(*x));
   }
+  // Decode: 16 MHA heads against 4k keys (the headline), Llama-3-8B's GQA (32 query heads on 8 KV
+  // heads) at 1, 8 and 16 new tokens against a 32k cache, a 128k cache at batch 1, batch 64 at 8k.
+  // Tests: one key; GQA 4 and 8 at odd lengths; 16 tokens × 8 heads (two row blocks); n > nk (rows
+  // that see no key); a split of the 32k cache at d = 64.
+  const Texts decode_bench = {"b=2,h=16,n=1,nk=4096,d=128",  "b=8,h=32,hkv=8,n=1,nk=32768,d=128,causal=1",
+                              "b=1,h=32,hkv=8,n=1,nk=131072,d=128",         "b=64,h=32,hkv=8,n=1,nk=8192,d=128",
+                              "b=8,h=32,hkv=8,n=8,nk=32768,d=128,causal=1",  "b=8,h=32,hkv=8,n=16,nk=32768,d=128,causal=1"};
+  const Texts decode_tests = {"b=1,h=1,n=1,nk=1,d=64",
+                              "b=2,h=4,hkv=1,n=1,nk=17,d=128",
+                              "b=2,h=8,hkv=2,n=7,nk=1000,d=64,causal=1",
+                              "b=1,h=8,hkv=1,n=16,nk=4097,d=128,causal=1,fp16=1",
+                              "b=3,h=32,hkv=4,n=16,nk=333,d=64,causal=1",
+                              "b=1,h=2,n=16,nk=5,d=128,causal=1",
+                              "b=1,h=4,hkv=4,n=2,nk=32768,d=64,fp16=1"};
+  all.push_back(entry("attention", V::v06_split_kv_decode, "v06_split_kv_decode", 6, 80,
+                      "flash-decoding for n ≤ 16: a CTA per (split of the cache, KV head, batch) packs the n tokens × "
+                      "h/h_kv query heads of one KV head into the MMA rows; 4 warps split each 64-key tile (3 cp.async "
+                      "stages); the splits' fp32 partials merged by their logsumexp in a second kernel",
+                      decode_bench, decode_tests));
+  for (const char* t : decode_bench) all[fwd_dispatch].bench_shapes.push_back(Shape::parse(t));
+  for (const char* t : decode_tests) all[fwd_dispatch].test_shapes.push_back(Shape::parse(t));
   // Every backward rung is benched and tested at det=1 too (dQ without atomics).
   std::vector<Shape> det_bench, det_tests;
   for (const char* t : {"b=4,h=16,n=4096,d=128,det=1", "b=4,h=16,n=4096,d=128,causal=1,det=1"})

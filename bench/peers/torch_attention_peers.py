@@ -6,8 +6,12 @@ the Cases: Q, O [b, n, h, d], K, V [b, nk, hkv, d]; SDPA gets q.transpose(1, 2) 
 Peers: torch.nn.functional.scaled_dot_product_attention under sdpa_kernel(SDPBackend.FLASH_ATTENTION)
 (FlashAttention-2) and sdpa_kernel(SDPBackend.CUDNN_ATTENTION). Backward (attention_bwd): forward run
 once per input set when it is made (untimed), then torch.autograd.grad(out, (q, k, v), dO, retain_graph=True) timed.
-Causal: PyTorch's is_causal is top-left aligned, sol's bottom-right; they agree only when n == nk, so a
-causal shape with n ≠ nk gets no peer. FLOPs and bytes: the family's floor at the shape (the least
+Causal: PyTorch's is_causal is top-left aligned, sol's bottom-right; they agree when n == nk. One query
+row (decode, n = 1) sees every key bottom-right: no mask. Other forwards with n ≠ nk (speculative decode,
+a few tokens against a cache) pass attn_mask=torch.nn.attention.bias.causal_lower_right(n, nk), which
+torch serves through its FlashAttention or memory-efficient kernels where it can (a backend that refuses
+it is recorded as not run, with torch's reason); the backward of such a shape gets no peer. GQA shapes
+pass enable_gqa (K and V are not expanded). FLOPs and bytes: the family's floor at the shape (the least
 traffic of sol's variants of the dtype, from the harness's request). Inputs: ±[0.25, 4) like
 kernels/common/random.cuh, so the softmax is peaked.
 """
@@ -62,8 +66,11 @@ def peers(torch, timer, device, dims, costs, run_peer, fail, backward=False):
     family = "attention_bwd" if backward else "attention"
     x = _dims(dims, family, fail)
     b, h, hkv, n, nk, d, causal = x["b"], x["h"], x["hkv"], x["n"], x["nk"], x["d"], bool(x["causal"])
-    if causal and n != nk:
-        return  # torch's causal mask is top-left aligned: no like-for-like peer
+    if causal and n == 1:
+        causal = False  # bottom-right, the one query row sees every key
+    lower_right = causal and n != nk
+    if lower_right and backward:
+        return  # torch's is_causal is top-left aligned: no like-for-like peer
     if x.get("det"):
         return  # det=1 is sol's deterministic dQ; the peers are measured once, at det=0
     F = torch.nn.functional
@@ -76,9 +83,18 @@ def peers(torch, timer, device, dims, costs, run_peer, fail, backward=False):
 
     gqa = {"enable_gqa": True} if hkv != h else {}  # torch ≥ 2.5; older torch fails inside run_peer
 
+    mask = {"is_causal": causal}
+    if lower_right:
+        try:
+            from torch.nn.attention.bias import causal_lower_right  # torch ≥ 2.3
+        except ImportError:
+            return  # no lower-right mask in this torch: no like-for-like peer
+        mask = {"attn_mask": causal_lower_right(n, nk)}
+    mask_text = ", attn_mask=causal_lower_right(n, nk)" if lower_right else ""
+
     def sdpa(q, k, v):
-        return F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=causal,
-                                              scale=scale, **gqa).transpose(1, 2)
+        return F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), scale=scale,
+                                              **mask, **gqa).transpose(1, 2)
 
     def make():
         grad = backward
@@ -100,7 +116,7 @@ def peers(torch, timer, device, dims, costs, run_peer, fail, backward=False):
                     return sdpa(*t)
 
             yield run_peer(torch, timer, family, f"peer:torch.sdpa_{name}",
-                           f"F.scaled_dot_product_attention, SDPBackend.{backend.name}", dims, make, fn,
+                           f"F.scaled_dot_product_attention, SDPBackend.{backend.name}{mask_text}", dims, make, fn,
                            lambda t: _reference(torch, t[0], t[1], t[2], causal, scale), cost, tol,
                            dtype=dtype_name, unit="matrix")
             continue

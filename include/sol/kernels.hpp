@@ -71,7 +71,9 @@ void matmul(const MatmulArgs& args, void* workspace, size_t workspace_bytes, cud
 // the scaled, masked scores; −∞ for a row that sees no key, whose O is 0).
 // Query head i reads K/V head i / (h / h_kv) (h_kv divides h: grouped-query attention).
 // Causal masking is bottom-right aligned: query i sees key j iff j ≤ i + nk − n.
-// dtype ∈ {bf16, f16}; d ∈ {64, 128}; any b, h, n, nk ≥ 1. scale 0 means 1/√d.
+// dtype ∈ {bf16, f16}; d ∈ {64, 128}; any b, h, n, nk ≥ 1. scale 0 means 1/√d. n ≤ 16 (decode:
+// a few new tokens against a KV cache) runs the split-KV decode kernel, whose workspace holds the
+// splits' partial results.
 // Strides (elements) of the batch, sequence and head dimensions; d is contiguous. All 0: packed.
 struct BSHDStrides {
   int64_t batch = 0, seq = 0, head = 0;
@@ -89,6 +91,19 @@ struct AttentionArgs {
   void* o = nullptr;
   float* lse = nullptr;  // may be nullptr in the forward when no backward follows
   BSHDStrides q_stride, k_stride, v_stride, o_stride;
+  // Per-sequence cache lengths, forward with n ≤ 16 only: nullptr (every sequence has nk keys) or a
+  // device array of b int32, 4-byte aligned: sequence i attends to its first seqlens_k[i] keys
+  // (values outside [0, nk] are clamped to it) and its causal mask aligns to that length (query t
+  // sees key j iff j ≤ t + seqlens_k[i] − n). A sequence with no key: O = 0, LSE = −∞.
+  const int32_t* seqlens_k = nullptr;
+  // Paged KV cache, forward with n ≤ 16 only: nullptr, or a device array [b × pages_per_seq] of int32
+  // page indices, 4-byte aligned. K and V are then pages [pages, page_size, h_kv, d] (the strides'
+  // batch term steps from page to page; all 0: packed pages) and key j of sequence i is row
+  // j % page_size of page block_table[i·pages_per_seq + j / page_size]. page_size is a power of two
+  // in [16, 256], pages_per_seq · page_size ≥ nk, and every index used must name a page of K and V.
+  const int32_t* block_table = nullptr;
+  int64_t pages_per_seq = 0;
+  int page_size = 0;
 };
 
 size_t attention_forward_workspace_size(const AttentionArgs& args);

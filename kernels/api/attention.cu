@@ -11,6 +11,10 @@
 // measurements (kernels/api/attention_table.inc, scripts/api-tables.py) at the nearest measured
 // shape — same d and, where measured, the same causal and det. The predicted time is that
 // measurement scaled by the query–key pairs the two shapes compute (pairs()).
+// Decode (n ≤ 16 query tokens, any nk) goes to the split-KV decode kernel instead: the prefill
+// rungs' 64- or 128-row query tiles would hold one to 16 real rows, and its split over the keys
+// (kernels/attention/decode_plan.hpp) is what fills the GPU; its prediction is the one byte
+// model's floor on the H200 (the K/V cache read once).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -24,8 +28,12 @@
 
 #include "kernels/api/choice.hpp"
 #include "kernels/api/entry_util.hpp"
+#include "kernels/attention/decode.cuh"
 #include "kernels/attention/forward.cuh"
+#include "sol/core/shape.hpp"
+#include "sol/hw/spec.hpp"
 #include "sol/kernels.hpp"
+#include "sol/model/cost.hpp"
 
 namespace sol {
 namespace {
@@ -37,6 +45,7 @@ enum Fwd { kV02, kV03, kV04, kV05, kFwdRungs };
 enum Bwd { kB01, kB02, kB03, kB04, kBwdRungs };
 const char* const kFwdNames[kFwdRungs] = {"attention/v02_flash_mma", "attention/v03_flash_mma_128",
                                           "attention/v04_flash_wgmma", "attention/v05_flash_wgmma_overlap"};
+const char* const kDecodeName = "attention/v06_split_kv_decode";
 const char* const kBwdNames[kBwdRungs] = {"attention_bwd/v01_flash_bwd", "attention_bwd/v02_flash_bwd_8warp",
                                           "attention_bwd/v03_flash_bwd_wgmma", "attention_bwd/v04_flash_bwd_2wg"};
 
@@ -207,9 +216,49 @@ struct ForwardPlan {
   at::Bshd qs, ks, vs, os;
   Choice choice;
   int rung = kV02;
+  bool decode = false;  // the split-KV decode kernel instead of a rung
+  int sms = 0;          // decode: the SMs its split fills
 };
 
+at::DecodeShape decode_shape(const AttentionArgs& a) { return {a.b, a.h, a.h_kv, a.n, a.nk, a.d}; }
+
+// The decode kernel's floor on the H200 by the one attention byte model: K, V read once.
+double decode_predicted_s(const AttentionArgs& a) {
+  const Shape s = Shape::parse("b=" + std::to_string(a.b) + ",h=" + std::to_string(a.h) + ",hkv=" +
+                               std::to_string(a.h_kv) + ",n=" + std::to_string(a.n) + ",nk=" + std::to_string(a.nk) +
+                               ",d=" + std::to_string(a.d) + ",causal=" + (a.causal ? "1" : "0") +
+                               ",fp16=" + (a.dtype == DType::f16 ? "1" : "0"));
+  return model::attention_at(s, true, false, at::decode_row_tile(1)).bytes / hw::find("h200").hbm_bytes_per_s;
+}
+
+// "n=1 ≤ 16: split-KV decode, 64 CTAs × 4 splits of 8192 keys (132 SMs); predicted: the H200 floor"
+std::string decode_reason(const AttentionArgs& a, int sms) {
+  const at::DecodeSplit p = at::decode_split(decode_shape(a), sms);
+  return "n=" + std::to_string(a.n) + " ≤ " + std::to_string(at::kDecodeMaxQueries) + ": split-KV decode, " +
+         std::to_string(a.b * a.h_kv * p.row_blocks) + " CTAs × " + std::to_string(p.splits) + " split" +
+         (p.splits > 1 ? "s" : "") + " of " + std::to_string(p.keys_per_split) + " keys (" + std::to_string(sms) +
+         " SMs); predicted: the H200 floor";
+}
+
 size_t lse_bytes(const AttentionArgs& a) { return size_t(a.b) * size_t(a.h) * size_t(a.n) * sizeof(float); }
+
+// A paged KV cache's table and sizes (sol/kernels.hpp), refused before any launch.
+void check_pages(const AttentionArgs& a, bool decode, const std::string& op) {
+  if (!a.block_table) return;
+  if (!decode)
+    bad_input(op + ": block_table (a paged KV cache) is served for n ≤ " + std::to_string(at::kDecodeMaxQueries) +
+                  " query tokens only, not n = " + std::to_string(a.n),
+              "leave block_table nullptr and pass contiguous K and V");
+  if (a.page_size < 16 || a.page_size > 256 || (a.page_size & (a.page_size - 1)) != 0)
+    bad_input(op + ": page_size = " + std::to_string(a.page_size) + " is not served",
+              "use a power of two from 16 to 256 keys per page");
+  if (a.pages_per_seq < 1 || a.pages_per_seq > kMaxRows || a.pages_per_seq * a.page_size < a.nk)
+    bad_input(op + ": pages_per_seq = " + std::to_string(a.pages_per_seq) + " pages of " +
+                  std::to_string(a.page_size) + " keys do not hold nk = " + std::to_string(a.nk),
+              "give pages_per_seq ≥ ⌈nk / page_size⌉ (the block table's row length)");
+  if (reinterpret_cast<uintptr_t>(a.block_table) % 4 != 0)
+    bad_input(op + ": block_table is not 4-byte aligned", "pass a device array of b · pages_per_seq int32");
+}
 
 // Validated strides and the choice. Pointers are checked only where given (explain) or always
 // (run, with the workspace); every check precedes the device query.
@@ -219,17 +268,37 @@ ForwardPlan plan_forward(const AttentionArgs& a, const void* workspace, size_t w
   check_shape(a, op);
   ForwardPlan p;
   p.qs = check_strides(a.q_stride, a.b, a.n, a.h, a.d, op, "Q", false);
-  p.ks = check_strides(a.k_stride, a.b, a.nk, a.h_kv, a.d, op, "K", false);
-  p.vs = check_strides(a.v_stride, a.b, a.nk, a.h_kv, a.d, op, "V", false);
+  const int64_t kv_rows = a.block_table ? a.page_size : a.nk;  // paged: a "batch" of K and V is a page
+  p.ks = check_strides(a.k_stride, a.b, kv_rows, a.h_kv, a.d, op, "K", false);
+  p.vs = check_strides(a.v_stride, a.b, kv_rows, a.h_kv, a.d, op, "V", false);
   p.os = check_strides(a.o_stride, a.b, a.n, a.h, a.d, op, "O", true);
   const std::pair<const void*, const char*> ptrs[] = {{a.q, "q"}, {a.k, "k"}, {a.v, "v"}, {a.o, "o"}};
   for (const auto& [ptr, what] : ptrs)
     if (run || ptr) check_pointer(ptr, op, what);
-  if (run) check_workspace(a.lse ? 0 : api::align256(lse_bytes(a)), workspace, workspace_bytes, op);
+  const bool decode = a.n <= at::kDecodeMaxQueries;
+  if (a.seqlens_k && !decode)
+    bad_input(op + ": seqlens_k (per-sequence cache lengths) is served for n ≤ " +
+                  std::to_string(at::kDecodeMaxQueries) + " query tokens only, not n = " + std::to_string(a.n),
+              "leave seqlens_k nullptr, or call once per sequence with its own nk");
+  if (a.seqlens_k && reinterpret_cast<uintptr_t>(a.seqlens_k) % 4 != 0)
+    bad_input(op + ": seqlens_k is not 4-byte aligned", "pass a device array of b int32");
+  check_pages(a, decode, op);
+  if (run)
+    check_workspace(decode ? at::decode_workspace_bound(decode_shape(a)) : a.lse ? 0 : api::align256(lse_bytes(a)),
+                    workspace, workspace_bytes, op);
 
+  const bool on_this_device = cc == 0;
   if (cc == 0) cc = api::current_cc(op.c_str());
   if (cc < 80)
     failure(op + ": " + api::cc_text(cc) + " has no bf16/f16 mma.sync", "attention needs an sm_80 or newer GPU");
+  if (decode) {  // another device's choice is told for the H200's SMs
+    p.decode = true;
+    p.sms = on_this_device ? at::decode_device_sms() : hw::find("h200").compute_units;
+    p.choice.implementation = kDecodeName;
+    p.choice.reason = shape_text(a) + " on " + api::cc_text(cc) + ": " + decode_reason(a, p.sms);
+    p.choice.predicted_s = decode_predicted_s(a);
+    return p;
+  }
   // The TMA rungs read rows and batches at any 16-byte stride, but a row's heads contiguously.
   std::string tma_why;
   if (cc != 90) tma_why = "wgmma/TMA rungs are sm_90a (this device is " + api::cc_text(cc) + ")";
@@ -270,13 +339,20 @@ at::AttnArgs<T> kernel_args(const AttentionArgs& a) {
 }
 
 template <class T>
-void run_forward(const ForwardPlan& p, const AttentionArgs& a, float* lse, cudaStream_t stream) {
+void run_forward(const ForwardPlan& p, const AttentionArgs& a, void* workspace, cudaStream_t stream) {
   at::AttnArgs<T> k = kernel_args<T>(a);
-  k.lse = lse;
   k.qs = p.qs;
   k.ks = p.ks;
   k.vs = p.vs;
   k.os = p.os;
+  if (p.decode) {
+    at::DecodeArgs<T> d = at::decode_args(k, a.seqlens_k, p.sms, workspace);
+    d.block_table = a.block_table;
+    d.pages_per_seq = a.pages_per_seq;
+    while (a.block_table && (1 << d.page_shift) < a.page_size) ++d.page_shift;
+    return at::decode_forward(d, stream);
+  }
+  if (!k.lse) k.lse = static_cast<float*>(workspace);  // the logsumexp the rungs always write
   switch (p.rung) {
     case kV02: return at::flash_forward(k, stream, 1);
     case kV03: return at::flash_forward(k, stream, 2);
@@ -309,6 +385,10 @@ BackwardPlan plan_backward(const AttentionBackwardArgs& g, const void* workspace
   const std::string op = "attention_backward";
   const AttentionArgs& a = g.fwd;
   check_shape(a, op);
+  if (a.seqlens_k || a.block_table)
+    bad_input(op + ": fwd." + (a.seqlens_k ? "seqlens_k" : "block_table") +
+                  " is given; per-sequence cache lengths and paged caches are forward (decode) options",
+              "leave them nullptr: the backward runs full-length contiguous sequences");
   for (const auto& [s, rows, heads, what] :
        {std::tuple{a.q_stride, a.n, a.h, "Q"}, std::tuple{a.k_stride, a.nk, a.h_kv, "K"},
         std::tuple{a.v_stride, a.nk, a.h_kv, "V"}, std::tuple{a.o_stride, a.n, a.h, "O"},
@@ -364,6 +444,7 @@ void run_backward(const BackwardPlan& p, const AttentionBackwardArgs& g, void* w
 
 size_t attention_forward_workspace_size(const AttentionArgs& args) {
   check_shape(args, "attention_forward");
+  if (args.n <= at::kDecodeMaxQueries) return at::decode_workspace_bound(decode_shape(args));  // the partials
   return args.lse ? 0 : api::align256(lse_bytes(args));
 }
 
@@ -371,9 +452,8 @@ Choice explain_attention_forward(const AttentionArgs& args) { return plan_forwar
 
 void attention_forward(const AttentionArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream) {
   const ForwardPlan p = plan_forward(args, workspace, workspace_bytes, true);
-  float* lse = args.lse ? args.lse : static_cast<float*>(workspace);
-  if (args.dtype == DType::f16) return run_forward<__half>(p, args, lse, stream);
-  run_forward<__nv_bfloat16>(p, args, lse, stream);
+  if (args.dtype == DType::f16) return run_forward<__half>(p, args, workspace, stream);
+  run_forward<__nv_bfloat16>(p, args, workspace, stream);
 }
 
 size_t attention_backward_workspace_size(const AttentionBackwardArgs& args) {

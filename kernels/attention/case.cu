@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/attention/case.hpp"
+#include "kernels/attention/decode.cuh"
 #include "kernels/attention/forward.cuh"
 #include "kernels/common/buffer.cuh"
 #include "kernels/common/compare.cuh"
@@ -217,6 +218,11 @@ class AttentionCase final : public Case {
       s_ = DeviceBuffer<float>(x_.b * x_.h * x_.n * x_.nk);
       p_ = DeviceBuffer<T>(x_.b * x_.h * x_.n * x_.nk);
     }
+    if (v_ == Version::dispatch || v_ == Version::v06_split_kv_decode) {  // the entry's (or the splits') workspace
+      workspace_bytes_ = v_ == Version::dispatch ? attention_forward_workspace_size(public_args(args(0)))
+                                                 : decode_workspace_bound({x_.b, x_.h, x_.hkv, x_.n, x_.nk, int(x_.d)});
+      workspace_ = DeviceBuffer<float>(int64_t(workspace_bytes_ / sizeof(float)));
+    }
   }
 
   int sets() const override { return sets_; }
@@ -236,7 +242,9 @@ class AttentionCase final : public Case {
   void run(int set, void* stream) override {
     const AttnArgs<T> a = args(set);
     const auto st = static_cast<cudaStream_t>(stream);
-    if (v_ == Version::dispatch) return attention_forward(public_args(a), nullptr, 0, st);
+    if (v_ == Version::dispatch) return attention_forward(public_args(a), workspace_.get(), workspace_bytes_, st);
+    if (v_ == Version::v06_split_kv_decode)
+      return decode_forward(decode_args(a, nullptr, decode_device_sms(), workspace_.get()), st);
     if (v_ == Version::v01_standard) return standard_forward(a, s_.get(), p_.get(), st);
     if (wgmma(v_)) return flash_wgmma_forward(a, st, v_ == Version::v05_flash_wgmma_overlap);
     flash_forward(a, st, slices(v_));
@@ -250,7 +258,9 @@ class AttentionCase final : public Case {
                                                 {{"v02_flash_mma", Version::v02_flash_mma},
                                                  {"v03_flash_mma_128", Version::v03_flash_mma_128},
                                                  {"v04_flash_wgmma", Version::v04_flash_wgmma},
-                                                 {"v05_flash_wgmma_overlap", Version::v05_flash_wgmma_overlap}});
+                                                 {"v05_flash_wgmma_overlap", Version::v05_flash_wgmma_overlap},
+                                                 {"v06_split_kv_decode", Version::v06_split_kv_decode}});
+    if (v == Version::v06_split_kv_decode) return launch_info(decode_plan(decode_args(a, nullptr, decode_device_sms(), nullptr)));
     if (wgmma(v)) return launch_info(flash_wgmma_plan(a, v == Version::v05_flash_wgmma_overlap));
     return launch_info(v == Version::v01_standard ? standard_plan(a) : flash_plan(a, slices(v)));
   }
@@ -324,6 +334,8 @@ class AttentionCase final : public Case {
   ForwardSets<T> io_;
   DeviceBuffer<float> s_;
   DeviceBuffer<T> p_;
+  DeviceBuffer<float> workspace_;  // dispatch and v06 only
+  size_t workspace_bytes_ = 0;
   uint64_t seed0_ = 0;
   bool randomized_ = false;
 };
@@ -558,6 +570,9 @@ std::string shape_problem(const Shape& s, bool backward) {
 std::string unsupported(Version v, const Shape& s) {
   if (std::string why = shape_problem(s, false); !why.empty()) return why;
   const Dims x = dims(s);
+  if (v == Version::v06_split_kv_decode && x.n > kDecodeMaxQueries)
+    return "n=" + std::to_string(x.n) + ": the split-KV decode kernel serves 1 to " + std::to_string(kDecodeMaxQueries) +
+           " query tokens (the prefill rungs serve longer query blocks)";
   if (x.d != 64 && x.d != 128) return "d=" + std::to_string(x.d) + " is not built: use d=64 or d=128";
   if (x.h % x.hkv != 0) return "hkv=" + std::to_string(x.hkv) + " must divide h=" + std::to_string(x.h);
   if (x.b * x.h > 65535) return "b·h = " + std::to_string(x.b * x.h) + " exceeds 65535 (one grid dimension)";

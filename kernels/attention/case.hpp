@@ -11,7 +11,16 @@
 namespace sol::kernels::attention {
 
 // dispatch: the public entries (sol::attention_forward, sol::attention_backward), which choose a rung.
-enum class Version { v01_standard, v02_flash_mma, v03_flash_mma_128, v04_flash_wgmma, v05_flash_wgmma_overlap, dispatch };
+// v06: the split-KV decode kernel (n ≤ 16 query tokens; kernels/attention/decode.cu).
+enum class Version {
+  v01_standard,
+  v02_flash_mma,
+  v03_flash_mma_128,
+  v04_flash_wgmma,
+  v05_flash_wgmma_overlap,
+  v06_split_kv_decode,
+  dispatch
+};
 // Family attention_bwd: the same shapes; dQ, dK, dV from Q, K, V, dO and the forward's O and L.
 enum class BwdVersion { v01_flash_bwd, v02_flash_bwd_8warp, v03_flash_bwd_wgmma, v04_flash_bwd_2wg, dispatch };
 

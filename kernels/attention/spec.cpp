@@ -2,6 +2,7 @@
 // (model::attention) for every forward and backward rung, from b, h, hkv, n, nk, d and the mask.
 // Shape rules, tolerance and make are in case.cu (CUDA only).
 #include "kernels/attention/case.hpp"
+#include "kernels/attention/decode_plan.hpp"
 
 #include "sol/model/cost.hpp"
 
@@ -12,10 +13,11 @@ model::Cost cost(const Shape& s, bool flash, bool backward, int64_t block_q) {
 }
 
 model::Cost cost(Version v, const Shape& s) {
-  // Every flash rung from v03 on runs 128-row Q tiles (v02: 64). The tile sets only the L2 traffic
-  // (the re-reads are counted once), so the HBM bytes are the same for every flash rung.
-  const bool q64 = v == Version::v02_flash_mma;
-  return cost(s, v != Version::v01_standard, false, q64 ? 64 : 128);
+  // Every flash rung from v03 on runs 128-row Q tiles (v02: 64; the decode kernel 16-row slices).
+  // The tile sets only the L2 traffic (the re-reads are counted once), so the HBM bytes are the
+  // same for every flash rung.
+  const int64_t block_q = v == Version::v02_flash_mma ? 64 : v == Version::v06_split_kv_decode ? decode_row_tile(1) : 128;
+  return cost(s, v != Version::v01_standard, false, block_q);
 }
 
 model::Cost cost(BwdVersion, const Shape& s) {

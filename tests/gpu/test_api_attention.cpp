@@ -433,7 +433,9 @@ Grads check_backward(const Dims& x, bool deterministic) {
   v.upload(p.v_bits);
   dout.upload(g_bits);
   a.q = q.get(), a.k = k.get(), a.v = v.get(), a.o = o.get(), a.lse = lse.get<float>();
-  attention_forward(a, nullptr, 0, nullptr);
+  const size_t fwd_ws_bytes = attention_forward_workspace_size(a);  // decode shapes: the splits' partials
+  DevBuf fwd_ws(fwd_ws_bytes);
+  attention_forward(a, fwd_ws.get(), fwd_ws_bytes, nullptr);
   AttentionBackwardArgs g;
   g.fwd = a;
   g.dout = dout.get(), g.dq = dq.get(), g.dk = dk.get(), g.dv = dv.get();
