@@ -12,7 +12,7 @@ import json
 import pathlib
 import sys
 
-ATTENTION = ["v02_flash_mma", "v03_flash_mma_128", "v04_flash_wgmma", "v05_flash_wgmma_overlap"]
+ATTENTION = ["v02_flash_mma", "v03_flash_mma_128", "v04_flash_wgmma", "v05_flash_wgmma_overlap", "v06_split_kv_decode"]
 ATTENTION_BWD = ["v01_flash_bwd", "v02_flash_bwd_8warp", "v03_flash_bwd_wgmma", "v04_flash_bwd_2wg"]
 MX = ["v01_rowwise_shared_code", "v02_rowwise", "v03_columnwise", "v04_both", "v05_dequantize"]
 COPY = ["peer:cudaMemcpy", "v02_vec16", "v03_vec16_unroll"]

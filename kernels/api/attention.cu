@@ -28,6 +28,7 @@
 
 #include "kernels/api/choice.hpp"
 #include "kernels/api/entry_util.hpp"
+#include "kernels/api/unmeasured.hpp"
 #include "kernels/attention/decode.cuh"
 #include "kernels/attention/forward.cuh"
 #include "sol/core/shape.hpp"
@@ -41,11 +42,12 @@ namespace {
 namespace at = kernels::attention;
 
 // Rung indices as in attention_table.inc.
-enum Fwd { kV02, kV03, kV04, kV05, kFwdRungs };
+enum Fwd { kV02, kV03, kV04, kV05, kV06, kFwdRungs };
 enum Bwd { kB01, kB02, kB03, kB04, kBwdRungs };
 const char* const kFwdNames[kFwdRungs] = {"attention/v02_flash_mma", "attention/v03_flash_mma_128",
-                                          "attention/v04_flash_wgmma", "attention/v05_flash_wgmma_overlap"};
-const char* const kDecodeName = "attention/v06_split_kv_decode";
+                                          "attention/v04_flash_wgmma", "attention/v05_flash_wgmma_overlap",
+                                          "attention/v06_split_kv_decode"};
+const char* const kDecodeName = kFwdNames[kV06];
 const char* const kBwdNames[kBwdRungs] = {"attention_bwd/v01_flash_bwd", "attention_bwd/v02_flash_bwd_8warp",
                                           "attention_bwd/v03_flash_bwd_wgmma", "attention_bwd/v04_flash_bwd_2wg"};
 
@@ -59,6 +61,13 @@ struct Measured {
 constexpr Measured kTable[] = {
 #include "kernels/api/attention_table.inc"
 };
+
+// True once the table holds a measurement of the split-KV decode kernel.
+bool decode_measured() {
+  for (const Measured& m : kTable)
+    if (!m.backward && m.rung == kV06) return true;
+  return false;
+}
 
 constexpr int64_t kMaxGrid = 65535;                   // h and b are grid dimensions y and z
 constexpr int64_t kMaxRows = int64_t(1) << 31;        // n, nk: tile counts stay 32-bit
@@ -275,7 +284,14 @@ ForwardPlan plan_forward(const AttentionArgs& a, const void* workspace, size_t w
   const std::pair<const void*, const char*> ptrs[] = {{a.q, "q"}, {a.k, "k"}, {a.v, "v"}, {a.o, "o"}};
   for (const auto& [ptr, what] : ptrs)
     if (run || ptr) check_pointer(ptr, op, what);
-  const bool decode = a.n <= at::kDecodeMaxQueries;
+  // The decode kernel serves n ≤ 16 once the table measured it (sol::api::unmeasured_allowed());
+  // until then the prefill rungs serve decode shapes, and the options only it has are refused.
+  const bool decode_shape_here = a.n <= at::kDecodeMaxQueries;
+  const bool decode = decode_shape_here && (decode_measured() || sol::api::unmeasured_allowed());
+  if (decode_shape_here && !decode && (a.seqlens_k || a.block_table))
+    bad_input(op + ": per-sequence cache lengths and paged caches run on " + std::string(kDecodeName) +
+                  ", which the dispatch table has not measured yet",
+              "set SOL_DISPATCH_UNMEASURED=1 to use it unmeasured, or pass a contiguous cache with one nk");
   if (a.seqlens_k && !decode)
     bad_input(op + ": seqlens_k (per-sequence cache lengths) is served for n ≤ " +
                   std::to_string(at::kDecodeMaxQueries) + " query tokens only, not n = " + std::to_string(a.n),
@@ -311,10 +327,14 @@ ForwardPlan plan_forward(const AttentionArgs& a, const void* workspace, size_t w
   }
   std::vector<bool> allowed(kFwdRungs, true);
   allowed[kV04] = allowed[kV05] = tma_why.empty();
+  allowed[kV06] = false;  // decode shapes are decided above
   const Ranked r = rank(false, a, false, allowed, kFwdNames);
   p.rung = r.rung;
   p.choice.implementation = kFwdNames[r.rung];
   p.choice.reason = shape_text(a) + " on " + api::cc_text(cc) + ": " + r.reason + (tma_why.empty() ? "" : "; " + tma_why);
+  if (decode_shape_here)
+    p.choice.reason += std::string("; ") + kDecodeName + " serves n ≤ " + std::to_string(at::kDecodeMaxQueries) +
+                       " once the table measured it (SOL_DISPATCH_UNMEASURED=1 opts in)";
   p.choice.predicted_s = r.predicted_s;
   return p;
 }
@@ -444,8 +464,11 @@ void run_backward(const BackwardPlan& p, const AttentionBackwardArgs& g, void* w
 
 size_t attention_forward_workspace_size(const AttentionArgs& args) {
   check_shape(args, "attention_forward");
-  if (args.n <= at::kDecodeMaxQueries) return at::decode_workspace_bound(decode_shape(args));  // the partials
-  return args.lse ? 0 : api::align256(lse_bytes(args));
+  const size_t prefill = args.lse ? 0 : api::align256(lse_bytes(args));
+  // The decode kernel's partials, whether or not this call runs it (that depends on the table and
+  // the environment, not on the shape alone).
+  if (args.n <= at::kDecodeMaxQueries) return std::max(prefill, at::decode_workspace_bound(decode_shape(args)));
+  return prefill;
 }
 
 Choice explain_attention_forward(const AttentionArgs& args) { return plan_forward(args, nullptr, 0, false).choice; }

@@ -3,10 +3,9 @@
 #include "kernels/api/matmul_dispatch.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <string_view>
 #include <cmath>
 
+#include "kernels/api/unmeasured.hpp"
 #include "kernels/gemm/gemv/plan.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
@@ -307,10 +306,7 @@ const Measured* nearest(const std::vector<Measured>& from, DType in, DType out, 
   return nearest_in(index_of(from), in, out, m, n, k, lda, ldb, ldc);
 }
 
-DecodeRungs decode_rungs_default() {
-  const char* v = std::getenv("SOL_MATMUL_DECODE");
-  return v && std::string_view(v) == "1" ? DecodeRungs::any : DecodeRungs::measured;
-}
+DecodeRungs decode_rungs_default() { return sol::api::unmeasured_allowed() ? DecodeRungs::any : DecodeRungs::measured; }
 
 bool table_measured_decode_rungs() {
   static const bool measured = [] {
@@ -374,7 +370,7 @@ MatmulPlan plan(const MatmulCall& c, int cc, bool explain, DecodeRungs decode) {
     }
     if (explain)
       decode_note = "; decode rung " + d.rung + " " + pred + (vs.empty() ? "" : " vs " + vs) +
-                    (trusted ? "" : ", not chosen: the dispatch table has no decode-rung measurement (SOL_MATMUL_DECODE=1 opts in)");
+                    (trusted ? "" : ", not chosen: the dispatch table has no decode-rung measurement (SOL_DISPATCH_UNMEASURED=1 opts in)");
   }
   if (!no_rung.empty() && !no_lt.empty())
     bad_input("matmul: nothing serves this call: " + no_lt + ", and " + no_rung,

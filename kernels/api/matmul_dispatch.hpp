@@ -86,7 +86,7 @@ DecodePrediction decode_prediction(const MatmulCall& call, int cc);
 // Which decode rungs the decode rule may choose. `measured`: only once the committed table holds a
 // measurement of a decode rung (a rung that never ran on the GPU the table was measured on is not
 // a user's default); `any`: whenever the rule predicts it faster. The default is `measured`;
-// SOL_MATMUL_DECODE=1 in the environment makes it `any` (read per call).
+// SOL_DISPATCH_UNMEASURED=1 in the environment makes it `any` (kernels/api/unmeasured.hpp).
 enum class DecodeRungs { measured, any };
 DecodeRungs decode_rungs_default();
 // True when the committed table measured a decode rung (as its best or as the other kind).

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -89,6 +90,20 @@ inline double rel_l2(const std::vector<double>& got, const std::vector<double>& 
 
 // A well-aligned address that is never dereferenced: the validation tests throw before any access.
 inline void* fake_pointer(uintptr_t i = 1) { return reinterpret_cast<void*>(uintptr_t(1) << 20 | i << 12); }
+
+// For its scope, lets the dispatchers choose implementations the committed tables have not
+// measured yet (SOL_DISPATCH_UNMEASURED=1, kernels/api/unmeasured.hpp); the value before is restored.
+struct UnmeasuredOptIn {
+  std::string saved;
+  bool was = false;
+  UnmeasuredOptIn() {
+    if (const char* v = std::getenv("SOL_DISPATCH_UNMEASURED")) was = true, saved = v;
+    setenv("SOL_DISPATCH_UNMEASURED", "1", 1);
+  }
+  ~UnmeasuredOptIn() { was ? setenv("SOL_DISPATCH_UNMEASURED", saved.c_str(), 1) : unsetenv("SOL_DISPATCH_UNMEASURED"); }
+  UnmeasuredOptIn(const UnmeasuredOptIn&) = delete;
+  UnmeasuredOptIn& operator=(const UnmeasuredOptIn&) = delete;
+};
 
 }  // namespace sol::test
 

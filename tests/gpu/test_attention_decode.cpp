@@ -44,6 +44,7 @@ constexpr size_t kBigWorkspace = size_t(1) << 30;
 }  // namespace
 
 TEST(AttentionDecode, RefusesPerSequenceLengthsOutsideDecode) {
+  const sol::test::UnmeasuredOptIn opt_in;  // the decode kernel is not in the table yet
   AttentionArgs a = decode_args(2, 4, 2, 17, 100, 64);  // 17 query tokens: a prefill rung
   a.seqlens_k = static_cast<const int32_t*>(fake_pointer(6));
   SOL_EXPECT_BAD_INPUT(attention_forward(a, fake_pointer(10), kBigWorkspace, nullptr), "seqlens_k");
@@ -59,6 +60,7 @@ TEST(AttentionDecode, RefusesPerSequenceLengthsOutsideDecode) {
 }
 
 TEST(AttentionDecode, RefusesBadPageTables) {
+  const sol::test::UnmeasuredOptIn opt_in;  // the decode kernel is not in the table yet
   auto forward = [](const AttentionArgs& a) { attention_forward(a, fake_pointer(10), kBigWorkspace, nullptr); };
   AttentionArgs a = decode_args(2, 4, 2, 17, 1000, 64);
   a.block_table = static_cast<const int32_t*>(fake_pointer(6));
@@ -86,6 +88,7 @@ TEST(AttentionDecode, RefusesBadPageTables) {
 }
 
 TEST(AttentionDecode, WorkspaceIsThePartialsBound) {
+  const sol::test::UnmeasuredOptIn opt_in;  // the decode kernel is not in the table yet
   AttentionArgs a = decode_args(2, 16, 16, 1, 4096, 128);
   const kernels::attention::DecodeShape s{2, 16, 16, 1, 4096, 128};
   const size_t need = attention_forward_workspace_size(a);
@@ -102,6 +105,7 @@ TEST(AttentionDecode, WorkspaceIsThePartialsBound) {
 // The choice on a given compute capability (no GPU needed): decode shapes go to v06 on every
 // device, with the H200 floor as the prediction; n = 17 does not.
 TEST(AttentionDecode, ChoiceRoutesFewQueryTokensToTheDecodeKernel) {
+  const sol::test::UnmeasuredOptIn opt_in;  // the decode kernel is not in the table yet
   for (int cc : {80, 90}) {
     for (int64_t n : {1, 8, 16}) {
       AttentionArgs a = decode_args(8, 32, 8, n, 32768, 128);
@@ -316,6 +320,7 @@ const DecodeCase kCases[] = {
 }  // namespace
 
 TEST(AttentionDecode, MatchesReference) {
+  const sol::test::UnmeasuredOptIn opt_in;  // the decode kernel is not in the table yet
   SOL_REQUIRE_GPU_OR_SKIP();
   for (const DecodeCase& x : kCases) {
     SCOPED_TRACE(name(x));
@@ -324,6 +329,7 @@ TEST(AttentionDecode, MatchesReference) {
 }
 
 TEST(AttentionDecode, ServesStridedLayouts) {
+  const sol::test::UnmeasuredOptIn opt_in;  // the decode kernel is not in the table yet
   SOL_REQUIRE_GPU_OR_SKIP();
   for (DecodeCase x : {DecodeCase{2, 8, 2, 7, 1000, 128, true, false, {}}, DecodeCase{1, 4, 4, 1, 4097, 64, false, true, {}}}) {
     x.strided = true;
@@ -333,6 +339,7 @@ TEST(AttentionDecode, ServesStridedLayouts) {
 }
 
 TEST(AttentionDecode, PerSequenceCacheLengths) {
+  const sol::test::UnmeasuredOptIn opt_in;  // the decode kernel is not in the table yet
   SOL_REQUIRE_GPU_OR_SKIP();
   // 0 keys (O = 0, L = −∞), 1 key, fewer keys than causal tokens, a split's edge, the whole cache,
   // and lengths outside [0, nk] (clamped).
@@ -346,6 +353,7 @@ TEST(AttentionDecode, PerSequenceCacheLengths) {
 
 // Pages of 16 (a tile spans four), 64 and 256 keys in a shuffled order, with per-sequence lengths.
 TEST(AttentionDecode, PagedCache) {
+  const sol::test::UnmeasuredOptIn opt_in;  // the decode kernel is not in the table yet
   SOL_REQUIRE_GPU_OR_SKIP();
   const std::vector<int32_t> lens = {0, 1, 17, 1000, 999};
   DecodeCase cases[] = {{3, 8, 2, 7, 1000, 128, true, false, {}}, {2, 4, 4, 1, 4097, 64, false, true, {}},
@@ -359,12 +367,14 @@ TEST(AttentionDecode, PagedCache) {
 }
 
 TEST(AttentionDecode, WritesOWithoutLogsumexp) {
+  const sol::test::UnmeasuredOptIn opt_in;  // the decode kernel is not in the table yet
   SOL_REQUIRE_GPU_OR_SKIP();
   check(DecodeCase{2, 8, 2, 2, 4097, 128, true, false, {}}, false);
 }
 
 // Splits combined in a fixed order: the same bits every run.
 TEST(AttentionDecode, IsBitIdenticalAcrossRuns) {
+  const sol::test::UnmeasuredOptIn opt_in;  // the decode kernel is not in the table yet
   SOL_REQUIRE_GPU_OR_SKIP();
   const DecodeCase x{1, 8, 2, 7, 32768, 128, true, false, {}};
   const Output first = check(x), second = check(x);

@@ -112,23 +112,12 @@ bool on_h200_class() {
   return major * 10 + minor == 90;
 }
 
-// The decode rule chooses the decode rungs by default only once the committed dispatch table
-// measured one (kernels/api/matmul_dispatch.hpp); these tests opt in for their scope.
-struct DecodeOptIn {
-  std::string saved;
-  bool was = false;
-  DecodeOptIn() {
-    if (const char* v = std::getenv("SOL_MATMUL_DECODE")) was = true, saved = v;
-    setenv("SOL_MATMUL_DECODE", "1", 1);
-  }
-  ~DecodeOptIn() { was ? setenv("SOL_MATMUL_DECODE", saved.c_str(), 1) : unsetenv("SOL_MATMUL_DECODE"); }
-};
 
 }  // namespace
 
 TEST(Gemv, DecodeCallsRunTheDecodeRungsAndMatchTheReference) {
   SOL_REQUIRE_GPU_OR_SKIP();
-  const DecodeOptIn opt_in;
+  const sol::test::UnmeasuredOptIn opt_in;
   // Launch-bound sizes (≤ ~2 MB of W), where the decode rule picks its rung on sm_90.
   std::vector<Call> calls;
   for (int64_t m : {1, 2, 3, 7, 8, 9, 16, 17, 31, 64})
@@ -149,7 +138,7 @@ TEST(Gemv, DecodeCallsRunTheDecodeRungsAndMatchTheReference) {
 
 TEST(Gemv, SplitKGivesTheSameBitsEveryRun) {
   SOL_REQUIRE_GPU_OR_SKIP();
-  const DecodeOptIn opt_in;
+  const sol::test::UnmeasuredOptIn opt_in;
   for (const Call& c : {Call{1, 4096, 4096}, Call{8, 1024, 14336}, Call{64, 512, 8192}, Call{3, 4096, 4096, DType::bf16,
                                                                                               DType::bf16, Transpose::N}}) {
     const Result first = run(c), second = run(c);
@@ -161,7 +150,7 @@ TEST(Gemv, SplitKGivesTheSameBitsEveryRun) {
 TEST(Gemv, AShortWorkspaceIsRefusedBeforeAnyLaunch) {
   SOL_REQUIRE_GPU_OR_SKIP();
   if (!on_h200_class()) GTEST_SKIP() << "the decode rule runs on sm_90";
-  const DecodeOptIn opt_in;
+  const sol::test::UnmeasuredOptIn opt_in;
   DevBuf dA(4096 * 2), dW(size_t(4096) * 4096 * 2), dC(4096 * 2);
   MatmulArgs a;
   a.m = 1, a.n = 4096, a.k = 4096;

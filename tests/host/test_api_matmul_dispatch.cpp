@@ -305,13 +305,13 @@ namespace gemv = sol::kernels::gemv;
 TEST(ApiMatmulDecode, UnmeasuredDecodeRungsAreNotTheDefault) {
   // Until the committed table holds a decode-rung measurement, a user's call keeps the measured
   // implementations, and explain says what the decode rung would have been and how to opt in.
-  const char* was = std::getenv("SOL_MATMUL_DECODE");
+  const char* was = std::getenv("SOL_DISPATCH_UNMEASURED");
   const std::string saved = was ? was : "";
-  setenv("SOL_MATMUL_DECODE", "1", 1);
+  setenv("SOL_DISPATCH_UNMEASURED", "1", 1);
   EXPECT_EQ(decode_rungs_default(), DecodeRungs::any);
-  unsetenv("SOL_MATMUL_DECODE");
+  unsetenv("SOL_DISPATCH_UNMEASURED");
   EXPECT_EQ(decode_rungs_default(), DecodeRungs::measured);
-  if (was) setenv("SOL_MATMUL_DECODE", saved.c_str(), 1);
+  if (was) setenv("SOL_DISPATCH_UNMEASURED", saved.c_str(), 1);
 
   const MatmulCall c = validate(tn(1, 768, 768));
   const MatmulPlan any = plan(c, 90, true, DecodeRungs::any), measured = plan(c, 90, true, DecodeRungs::measured);
