@@ -55,7 +55,7 @@ Variant entry(const char* family, V v, const char* name, int version, int min_cc
   x.test_shapes = shapes(test);
   x.tol = tolerance(v);
 #ifdef SOL_WITH_CUDA
-  x.make = [v](const Shape& s) { return make(v, s); };
+  x.make = [v](const Shape& s, const CaseOptions& o) { return make(v, s, o); };
 #endif
   return x;
 }
@@ -68,6 +68,13 @@ Variant dispatch_entry(const char* family, V v, int min_cc, const char* techniqu
 }
 
 #ifdef SOL_WITH_CUDA
+// A variant whose kernels are compiled for sm_90a alone (wgmma, TMA: CMakeLists.txt's Hopper
+// sources), which runs on compute capability 9.0 and no other.
+Variant sm90a_only(Variant v) {
+  v.min_cc = v.max_cc = 90;
+  return v;
+}
+
 // ---- attention forward: b, h[, hkv], n[, nk], d[, causal, fp16] (BSHD layout) ------------------
 // The grid: 16k tokens per batch, hidden 2048 (d=128 → h=16, d=64 → h=32), causal 0/1.
 const Texts kAttentionBench = {
@@ -110,16 +117,16 @@ void add_attention(std::vector<Variant>& all) {
   // real rows, causal nk < n in fp16, a K/V ring that wraps (GQA).
   const Texts hopper_edges = {"b=1,h=2,n=129,nk=129,d=128", "b=2,h=2,n=64,nk=300,d=64,causal=1",
                               "b=1,h=3,n=300,nk=257,d=128,causal=1,fp16=1", "b=1,h=4,hkv=2,n=700,nk=1100,d=64"};
-  Variant v04 = entry("attention", V::v04_flash_wgmma, "v04_flash_wgmma", 4, 90,
+  Variant v04 = sm90a_only(entry("attention", V::v04_flash_wgmma, "v04_flash_wgmma", 4, 90,
                       "Hopper forward: a producer warp TMA-loads K/V tiles of 128 keys into a 2–3 stage mbarrier "
                       "ring; two consumer warpgroups (64 query rows each) run Q·Kᵀ on wgmma from shared memory and "
                       "P·V on wgmma with P from registers, online softmax between them",
-                      kAttentionBench, kAttentionTest);
-  Variant v05 = entry("attention", V::v05_flash_wgmma_overlap, "v05_flash_wgmma_overlap", 5, 90,
+                      kAttentionBench, kAttentionTest));
+  Variant v05 = sm90a_only(entry("attention", V::v05_flash_wgmma_overlap, "v05_flash_wgmma_overlap", 5, 90,
                       "v04 with FA3's intra-warpgroup overlap: Q·Kᵀ of tile j and P·V of tile j−1 issued together, "
                       "the softmax of j runs while P·V of j−1 is on the tensor cores; no producer warp (256 threads "
                       "for 255 registers), a consumer thread refills each released stage",
-                      kAttentionBench, kAttentionTest);
+                      kAttentionBench, kAttentionTest));
   for (const char* t : hopper_edges) all[fwd_dispatch].test_shapes.push_back(Shape::parse(t));
   for (Variant* x : {&v04, &v05}) {
     for (const char* t : hopper_edges) x->test_shapes.push_back(Shape::parse(t));
@@ -154,11 +161,11 @@ void add_attention(std::vector<Variant>& all) {
   for (const char* t : {"b=1,h=6,hkv=3,n=200,nk=391,d=64,causal=1", "b=2,h=2,n=129,nk=4033,d=128,fp16=1"})
     bwd2.test_shapes.push_back(Shape::parse(t));
   all.push_back(std::move(bwd2));
-  Variant bwd3 = entry("attention_bwd", kernels::attention::BwdVersion::v03_flash_bwd_wgmma, "v03_flash_bwd_wgmma", 3, 90,
+  Variant bwd3 = sm90a_only(entry("attention_bwd", kernels::attention::BwdVersion::v03_flash_bwd_wgmma, "v03_flash_bwd_wgmma", 3, 90,
                        "Hopper backward: one warpgroup per 64-key CTA, K/V and a 2–3 stage Q/dO ring by TMA; Sᵀ, dPᵀ "
                        "by wgmma from shared memory, dV += Pᵀ·dO and dK += dSᵀ·Q with Pᵀ, dSᵀ as register A, dQ = dS·K "
                        "with dS staged in shared memory, float4 atomics",
-                       {}, {});
+                       {}, {}));
   bwd3.bench_shapes = all.back().bench_shapes;  // v02's: the grid and det=1
   bwd3.test_shapes = all.back().test_shapes;
   // And its own edges: one key and row past a 64 tile, a Q/dO ring that wraps over 8 query heads
@@ -167,11 +174,11 @@ void add_attention(std::vector<Variant>& all) {
                         "b=1,h=4,hkv=2,n=700,nk=1100,d=64,fp16=1"})
     bwd3.test_shapes.push_back(Shape::parse(t));
   all.push_back(std::move(bwd3));
-  Variant bwd4 = entry("attention_bwd", kernels::attention::BwdVersion::v04_flash_bwd_2wg, "v04_flash_bwd_2wg", 4, 90,
+  Variant bwd4 = sm90a_only(entry("attention_bwd", kernels::attention::BwdVersion::v04_flash_bwd_2wg, "v04_flash_bwd_2wg", 4, 90,
                        "v03 with two consumer warpgroups per 128-key CTA sharing each Q/dO tile (128 rows at d=64): "
                        "half the Q/dO loads and dQ adds per FLOP; dQ in 64×64 blocks after one barrier per tile, "
                        "staged in shared memory and added by TMA reduce-add; dV/dK issued before the barrier",
-                       {}, {});
+                       {}, {}));
   bwd4.bench_shapes = all.back().bench_shapes;
   bwd4.test_shapes = all.back().test_shapes;
   // And its own edges: a key tile of 128 whose second warpgroup sees only keys past nk, and one
@@ -401,24 +408,24 @@ void add_gemm_tc(std::vector<Variant>& all) {
     all.push_back(entry(f.family, V{f.in, R::v02_multistage}, "v02_multistage", 2, f.min_cc,
                         "4-stage cp.async pipeline, XOR-swizzled shared memory, 16-byte epilogue stores", kGemmBench,
                         kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v03_wgmma_tma}, "v03_wgmma_tma", 3, 90,
+    all.push_back(sm90a_only(entry(f.family, V{f.in, R::v03_wgmma_tma}, "v03_wgmma_tma", 3, 90,
                         "wgmma m64n256 fed by TMA into 128B-swizzled smem, 4 stages; a __syncthreads per k-tile",
-                        kGemmBench, kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v04_warp_specialized}, "v04_warp_specialized", 4, 90,
+                        kGemmBench, kGemmTest)));
+    all.push_back(sm90a_only(entry(f.family, V{f.in, R::v04_warp_specialized}, "v04_warp_specialized", 4, 90,
                         "a producer warpgroup issues TMA; consumers keep one wgmma group in flight (mbarriers)",
-                        kGemmBench, kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v05_persistent}, "v05_persistent", 5, 90,
+                        kGemmBench, kGemmTest)));
+    all.push_back(sm90a_only(entry(f.family, V{f.in, R::v05_persistent}, "v05_persistent", 5, 90,
                         "one CTA per SM walks the tiles, 16 row tiles per column of B for L2 reuse", kGemmBench,
-                        kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v06_cluster_multicast}, "v06_cluster_multicast", 6, 90,
+                        kGemmTest)));
+    all.push_back(sm90a_only(entry(f.family, V{f.in, R::v06_cluster_multicast}, "v06_cluster_multicast", 6, 90,
                         "clusters of 2 CTAs: each loads half of the shared B tile and TMA-multicasts it", kGemmBench,
-                        kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v07_tma_store}, "v07_tma_store", 7, 90,
+                        kGemmTest)));
+    all.push_back(sm90a_only(entry(f.family, V{f.in, R::v07_tma_store}, "v07_tma_store", 7, 90,
                         "epilogue through swizzled smem and TMA stores, overlapping the next tile's wgmmas",
-                        kGemmBench, kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v08_tile_choice}, "v08_tile_choice", 8, 90,
+                        kGemmBench, kGemmTest)));
+    all.push_back(sm90a_only(entry(f.family, V{f.in, R::v08_tile_choice}, "v08_tile_choice", 8, 90,
                         "v07 with a 128×256 or 128×128 tile (6 stages), whichever the wave count favours",
-                        kGemmBench, kGemmTest));
+                        kGemmBench, kGemmTest)));
   }
 }
 
@@ -658,6 +665,15 @@ std::vector<const Variant*> select(const std::vector<Variant>& from, const std::
 }
 
 std::vector<const Variant*> select(const std::string& pattern) { return select(registry(), pattern); }
+
+std::string Variant::cc_refusal(int cc) const {
+  const auto text = [](int c) { return std::to_string(c / 10) + "." + std::to_string(c % 10); };
+  if (cc < min_cc) return "needs compute capability " + text(min_cc) + ", this GPU has " + text(cc);
+  if (max_cc > 0 && cc > max_cc)
+    return "built for compute capability " + text(max_cc) + " alone (sm_" + std::to_string(max_cc) +
+           "a), this GPU has " + text(cc);
+  return "";
+}
 
 #ifdef SOL_WITH_CUDA
 bool built_with_cuda() { return true; }

@@ -64,9 +64,9 @@ void check_cublas(cublasStatus_t st, const char* what) {
 
 class GemmCase final : public Case {
  public:
-  GemmCase(Version v, const Shape& s)
+  GemmCase(Version v, const Shape& s, const CaseOptions& opts)
       : v_(v), m_(s.at("m")), n_(s.at("n")), k_(s.at("k")), beta_(float(s.get("beta", 0))) {
-    sets_ = rotating_sets(4.0 * double(m_ * k_ + k_ * n_ + m_ * n_));
+    sets_ = rotating_sets(4.0 * double(m_ * k_ + k_ * n_ + m_ * n_), opts);
     for (int i = 0; i < sets_; ++i) a_.emplace_back(m_ * k_), b_.emplace_back(k_ * n_), c_.emplace_back(m_ * n_);
     if (v == Version::dispatch) {  // every set's workspace need is the same: allocated once, here
       size_t bytes = 0;
@@ -244,9 +244,9 @@ class GemmCase final : public Case {
 
 }  // namespace
 
-std::unique_ptr<Case> make(Version v, const Shape& s) {
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   if (std::string why = unsupported(v, s); !why.empty()) bad_input("gemm_fp32: " + why);
-  return std::make_unique<GemmCase>(v, s);
+  return std::make_unique<GemmCase>(v, s, opts);
 }
 
 }  // namespace sol::kernels::gemm_fp32

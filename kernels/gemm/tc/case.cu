@@ -84,10 +84,10 @@ __global__ void fill_operand_kernel(void* gOut, int64_t n, InType t, uint64_t se
 
 class GemmCase final : public Case {
  public:
-  GemmCase(Version v, const Dims& d) : v_(v), d_(d), launch_(launcher(v.rung)) {
+  GemmCase(Version v, const Dims& d, const CaseOptions& opts) : v_(v), d_(d), launch_(launcher(v.rung)) {
     const int64_t eb = in_bytes(v.in);
     const double per_set = double(eb) * double(d.m * d.lda + d.n * d.ldb) + 2.0 * double(d.m * d.ldc);
-    sets_ = rotating_sets(per_set);
+    sets_ = rotating_sets(per_set, opts);
     for (int i = 0; i < sets_; ++i) {
       a_.emplace_back(d.m * d.lda * eb);
       b_.emplace_back(d.n * d.ldb * eb);
@@ -315,9 +315,9 @@ Tolerance tolerance(Version v) {
           "products adds ~1e-6 at k ≈ 8192 with random signs; 5e-3 leaves 2.5× over the worst-case rounding"};
 }
 
-std::unique_ptr<Case> make(Version v, const Shape& s) {
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   if (std::string why = unsupported(v, s); !why.empty()) bad_input(std::string(family_name(v.in)) + ": " + why);
-  return std::make_unique<GemmCase>(v, dims_of(s));
+  return std::make_unique<GemmCase>(v, dims_of(s), opts);
 }
 
 }  // namespace sol::kernels::gemm_tc
