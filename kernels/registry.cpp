@@ -7,6 +7,8 @@
 // a sweep. Test shapes: tiny, odd, prime, misaligned, and > 2^31 elements where the family allows.
 #include <algorithm>
 #include <initializer_list>
+#include <iterator>
+#include <string>
 
 #include "kernels/banks/case.hpp"
 #include "kernels/coalescing/case.hpp"
@@ -25,6 +27,7 @@
 #endif
 #include "sol/core/error.hpp"
 #include "sol/core/suggest.hpp"
+#include "sol/gemm_rungs.hpp"
 #include "sol/registry.hpp"
 
 namespace sol {
@@ -382,7 +385,7 @@ const Texts kGemmTest = {"m=1,n=1,k=1",       "m=1,n=1,k=17",        "m=17,n=13,
                          "m=1793,n=1793,k=1793", "m=64,n=64,k=64,lda=72", "m=256,n=256,k=256",
                          "m=700,n=1300,k=300"};  // v08 takes 128×128 tiles here, 128×256 at 1793³
 
-// Every rung serves the three input types; v03 onwards need sm_90a (wgmma, TMA).
+// Every rung (sol/gemm_rungs.hpp) serves the three input types; v03 onwards need sm_90a (wgmma, TMA).
 void add_gemm_tc(std::vector<Variant>& all) {
   using kernels::gemm_tc::InType;
   using R = kernels::gemm_tc::Rung;
@@ -402,30 +405,12 @@ void add_gemm_tc(std::vector<Variant>& all) {
     all.push_back(dispatch_entry(f.family, V{f.in, R::dispatch}, f.min_cc,
                         "sol::matmul (the public API): the rung or cuBLASLt its measured table picks per shape",
                         kGemmBench, kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v01_mma_sync}, "v01_mma_sync", 1, f.min_cc,
-                        "mma.sync (m16n8k16; e4m3 m16n8k32) fed by ldmatrix, 128×128 tile, one padded shared buffer",
-                        kGemmBench, kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v02_multistage}, "v02_multistage", 2, f.min_cc,
-                        "4-stage cp.async pipeline, XOR-swizzled shared memory, 16-byte epilogue stores", kGemmBench,
-                        kGemmTest));
-    all.push_back(sm90a_only(entry(f.family, V{f.in, R::v03_wgmma_tma}, "v03_wgmma_tma", 3, 90,
-                        "wgmma m64n256 fed by TMA into 128B-swizzled smem, 4 stages; a __syncthreads per k-tile",
-                        kGemmBench, kGemmTest)));
-    all.push_back(sm90a_only(entry(f.family, V{f.in, R::v04_warp_specialized}, "v04_warp_specialized", 4, 90,
-                        "a producer warpgroup issues TMA; consumers keep one wgmma group in flight (mbarriers)",
-                        kGemmBench, kGemmTest)));
-    all.push_back(sm90a_only(entry(f.family, V{f.in, R::v05_persistent}, "v05_persistent", 5, 90,
-                        "one CTA per SM walks the tiles, 16 row tiles per column of B for L2 reuse", kGemmBench,
-                        kGemmTest)));
-    all.push_back(sm90a_only(entry(f.family, V{f.in, R::v06_cluster_multicast}, "v06_cluster_multicast", 6, 90,
-                        "clusters of 2 CTAs: each loads half of the shared B tile and TMA-multicasts it", kGemmBench,
-                        kGemmTest)));
-    all.push_back(sm90a_only(entry(f.family, V{f.in, R::v07_tma_store}, "v07_tma_store", 7, 90,
-                        "epilogue through swizzled smem and TMA stores, overlapping the next tile's wgmmas",
-                        kGemmBench, kGemmTest)));
-    all.push_back(sm90a_only(entry(f.family, V{f.in, R::v08_tile_choice}, "v08_tile_choice", 8, 90,
-                        "v07 with a 128×256 or 128×128 tile (6 stages), whichever the wave count favours",
-                        kGemmBench, kGemmTest)));
+    for (size_t i = 0; i < std::size(gemm_rungs::kRungs); ++i) {
+      const gemm_rungs::Rung& r = gemm_rungs::kRungs[i];
+      Variant x = entry(f.family, V{f.in, kernels::gemm_tc::rung_at(int(i))}, std::string(r.name).c_str(), r.version,
+                        f.min_cc, std::string(r.technique).c_str(), kGemmBench, kGemmTest);
+      all.push_back(r.sm90a ? sm90a_only(std::move(x)) : std::move(x));
+    }
   }
 }
 
@@ -552,29 +537,12 @@ void add_gemm_fp32(std::vector<Variant>& all) {
                       kSgemmTest));
   const Texts kSmallBench = {"m=4096,n=4096,k=4096", "m=1024,n=1024,k=1024", "m=2048,n=2048,k=2048",
                              "m=1023,n=1023,k=1023", "m=1025,n=1025,k=1025", "m=4097,n=4097,k=4097"};
-  all.push_back(entry(f, V::v01_naive, "v01_naive", 1, 70,
-                      "thread per output, lanes walk rows: A loads k·4 bytes apart (the §9 uncoalesced kernel)",
-                      kSmallBench, kSgemmTest));
-  all.push_back(entry(f, V::v02_coalesced, "v02_coalesced", 2, 70,
-                      "lanes walk columns: B and C coalesced, A broadcast", kSmallBench, kSgemmTest));
-  all.push_back(entry(f, V::v03_smem_tiled, "v03_smem_tiled", 3, 70,
-                      "the lecture's T=32 shared-memory tiles, both __syncthreads: 32× reuse", kSgemmBench, kSgemmTest));
-  all.push_back(entry(f, V::v04_regblock_1d, "v04_regblock_1d", 4, 70,
-                      "64×64 tile, each thread a column of 8 results in registers", kSgemmBench, kSgemmTest));
-  all.push_back(entry(f, V::v05_regblock_2d, "v05_regblock_2d", 5, 70,
-                      "128×128 tile, each thread an 8×8 outer product in registers", kSgemmBench, kSgemmTest));
-  all.push_back(entry(f, V::v06_vectorized, "v06_vectorized", 6, 70,
-                      "float4 global loads and stores, A tile transposed in shared memory, float4 shared reads",
-                      kSgemmBench, kSgemmTest));
-  all.push_back(entry(f, V::v07_warptile_cp_async, "v07_warptile_cp_async", 7, 80,
-                      "64×32 warp tiles (conflict-free), double-buffered cp.async for B, swizzled transposed A, BK=8",
-                      kSgemmBench, kSgemmTest));
-  all.push_back(entry(f, V::v08_warptile_256x128, "v08_warptile_256x128", 8, 80,
-                      "256×128 tile, 64×64 warp tiles, 8×16 per thread, 4-stage cp.async (A transposed by 4-byte copies), BK=8",
-                      kSgemmBench, kSgemmTest));
-  all.push_back(entry(f, V::v08_warptile_128x256, "v08_warptile_128x256", 8, 80,
-                      "128×256 tile, 64×64 warp tiles, 8×16 per thread, 3-stage cp.async (A transposed by 4-byte copies), BK=16",
-                      kSgemmBench, kSgemmTest));
+  // The ladder (sol/gemm_rungs.hpp); the untiled rungs skip the 8192³ shape.
+  for (size_t i = 0; i < std::size(gemm_rungs::kFp32Rungs); ++i) {
+    const gemm_rungs::Fp32Rung& r = gemm_rungs::kFp32Rungs[i];
+    all.push_back(entry(f, kernels::gemm_fp32::rung_at(int(i)), std::string(r.name).c_str(), r.version, r.min_cc,
+                        std::string(r.technique).c_str(), r.tile_k == 0 ? kSmallBench : kSgemmBench, kSgemmTest));
+  }
 }
 // ==== end gemm_fp32 ================================================================================
 

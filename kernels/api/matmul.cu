@@ -45,16 +45,12 @@ dispatch::MatmulCall call_of(const MatmulArgs& a) {
 using sol::api::current_device;
 using Device = sol::api::Device;
 
-// The rungs' launchers, in dispatch::tc_rungs() order.
+// The launcher of the rung named `name` (SOL_GEMM_TC_RUNGS).
 tc::Launch rung_launch(const std::string& name) {
-  static const tc::Launch launchers[] = {tc::launch_v01_mma_sync,    tc::launch_v02_multistage,
-                                         tc::launch_v03_wgmma_tma,   tc::launch_v04_warp_specialized,
-                                         tc::launch_v05_persistent,  tc::launch_v06_cluster_multicast,
-                                         tc::launch_v07_tma_store,   tc::launch_v08_tile_choice};
-  const auto& names = dispatch::tc_rungs();
-  if (names.size() != std::size(launchers)) failure("matmul: the rung list and its launchers disagree");
-  for (size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return launchers[i];
+#define SOL_GEMM_TC_LAUNCHER_BY_NAME(rung, ...) \
+  if (name == #rung) return tc::launch_##rung;
+  SOL_GEMM_TC_RUNGS(SOL_GEMM_TC_LAUNCHER_BY_NAME)
+#undef SOL_GEMM_TC_LAUNCHER_BY_NAME
   failure("matmul: no launcher for rung " + name);
 }
 

@@ -7,6 +7,7 @@
 
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/gemm_rungs.hpp"
 #include "sol/hw/spec.hpp"
 #include "sol/model/shapes.hpp"
 
@@ -24,7 +25,6 @@ size_t round_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
 // The rungs' limits: the Case's (m, n, k ≤ 2^31) and v01/v02's 65535 row-tile grid.
 constexpr int64_t kRungMax = int64_t(1) << 31;
-constexpr int kTmaAlign = 128;  // v03–v08 read A and B in place when base and pitch are 128-byte aligned
 
 std::string type_list() { return "bf16, f16, fp8_e4m3, f32"; }
 
@@ -64,12 +64,13 @@ std::string lt_refusal(const MatmulCall& c) {
   return {};
 }
 
-// Bytes the Hopper rungs' packer reserves for A and/or B (kernels/gemm/tc/pack.cu).
-size_t pack_bytes(const MatmulCall& c) {
+// Bytes the rungs' packer (kernels/gemm/tc/pack.cu) reserves for copies of A and/or B where their
+// base or pitch is not a multiple of `align` bytes.
+size_t pack_bytes(const MatmulCall& c, int align) {
   const int64_t eb = dtype_bytes(c.a_type);
-  const bool pack_a = !aligned(c.a, kTmaAlign) || (c.lda * eb) % kTmaAlign != 0;
-  const bool pack_b = !aligned(c.b, kTmaAlign) || (c.ldb * eb) % kTmaAlign != 0;
-  const int64_t per = kTmaAlign / eb, k_pitch = (c.k + per - 1) / per * per;
+  const bool pack_a = !aligned(c.a, align) || (c.lda * eb) % align != 0;
+  const bool pack_b = !aligned(c.b, align) || (c.ldb * eb) % align != 0;
+  const int64_t per = align / eb, k_pitch = (c.k + per - 1) / per * per;
   const size_t a = pack_a ? round_up(size_t(c.m * k_pitch * eb)) : 0;
   const size_t b = pack_b ? size_t(c.n * k_pitch * eb) : 0;
   return a + b;
@@ -91,12 +92,20 @@ bool is_rung(const std::string& name) {
 
 }  // namespace
 
+size_t rung_pack_bytes(const MatmulCall& c, const std::string& rung) {
+  const gemm_rungs::Rung* r = gemm_rungs::find(rung);
+  if (!r) failure("matmul: no rung " + rung);
+  return r->pack_pitch_bytes > 0 ? pack_bytes(c, r->pack_pitch_bytes) : 0;
+}
+
 size_t MatmulPlan::workspace_bytes() const { return round_up(pack_bytes) + round_up(lt_bytes) + round_up(scratch_bytes) + scalars_bytes; }
 
 const std::vector<std::string>& tc_rungs() {
-  static const std::vector<std::string> names = {"v01_mma_sync",    "v02_multistage",       "v03_wgmma_tma",
-                                                 "v04_warp_specialized", "v05_persistent", "v06_cluster_multicast",
-                                                 "v07_tma_store",   "v08_tile_choice"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const gemm_rungs::Rung& r : gemm_rungs::kRungs) v.emplace_back(r.name);
+    return v;
+  }();
   return names;
 }
 
@@ -241,10 +250,7 @@ MatmulPlan plan(const MatmulCall& c, int cc, bool explain) {
     p.impl = Impl::tc_rung;
     p.rung = rung;
     p.reason = std::move(reason);
-    // v01 and v02 read any pitch themselves (16-byte loads where aligned); the TMA rungs may need
-    // a packed copy of an operand.
-    const bool reads_any_pitch = rung == "v01_mma_sync" || rung == "v02_multistage";
-    p.pack_bytes = reads_any_pitch ? 0 : pack_bytes(c);
+    p.pack_bytes = rung_pack_bytes(c, rung);
   };
   if (!no_rung.empty() && !no_lt.empty())
     bad_input("matmul: nothing serves this call: " + no_lt + ", and " + no_rung,

@@ -9,6 +9,7 @@
 #include "kernels/api/matmul_dispatch.hpp"
 #include "tests/host/sol_cli.hpp"
 #include "sol/core/error.hpp"
+#include "sol/gemm_rungs.hpp"
 #include "sol/model/model_shapes.hpp"
 #include "sol/registry.hpp"
 #include "sol/report.hpp"
@@ -208,6 +209,38 @@ TEST(ApiMatmulPlan, EveryRungTheDispatcherRunsIsAGemmRungName) {
       EXPECT_EQ(sol::select("gemm_bf16/" + r).front()->name, r);
     }
   }
+}
+
+// A rung that copies operands it cannot read in place (v02: 16-byte rows for cp.async; v03–v08:
+// 128-byte rows for TMA) is given room for the copies in the caller's workspace.
+TEST(ApiMatmulPlan, TheWorkspaceHoldsTheCopiesTheRungMakes) {
+  const auto bytes = [](int64_t k, const char* rung) { return rung_pack_bytes(validate(tn(8, 50257, k)), rung); };
+  const auto copies = [](int64_t k_pitch) { return size_t((8 * k_pitch * 2 + 255) / 256 * 256 + 50257 * k_pitch * 2); };
+  EXPECT_EQ(bytes(767, "v01_mma_sync"), 0u);  // reads any pitch in place
+  EXPECT_EQ(bytes(767, "v02_multistage"), copies(768));  // 1534-byte rows → 1536
+  EXPECT_EQ(bytes(1000, "v02_multistage"), 0u);          // 2000-byte rows: 16-byte multiples
+  EXPECT_EQ(bytes(1000, "v08_tile_choice"), copies(1024));  // → 2048, a multiple of 128
+  EXPECT_EQ(bytes(1024, "v08_tile_choice"), 0u);
+  EXPECT_THROW(bytes(1024, "v09"), sol::Error);
+  // The plan reserves what its rung needs.
+  for (int64_t k : {767, 1000, 1793, 4095}) {
+    const MatmulPlan p = plan(validate(tn(8, 50257, k)), 90, false);
+    if (p.impl == Impl::tc_rung) EXPECT_EQ(p.pack_bytes, bytes(k, p.rung.c_str())) << p.rung << " at k=" << k;
+  }
+}
+
+TEST(GemmRungs, OneTableNamesEveryRungOnce) {
+  std::vector<std::string> names;
+  for (const auto& r : sol::gemm_rungs::kRungs) {
+    EXPECT_EQ(r.version, int(names.size()) + 1) << r.name;
+    EXPECT_EQ(sol::gemm_rungs::find(r.name), &r);
+    names.emplace_back(r.name);
+  }
+  EXPECT_EQ(tc_rungs(), names);
+  EXPECT_EQ(sol::gemm_rungs::find("peer:cublasLt"), nullptr);
+  // v08's tile: 2049³ on 132 SMs is 153 wide tiles (1.16 waves) against 289 narrow ones.
+  EXPECT_EQ(sol::gemm_rungs::tile_choice(2049, 2049, 132).n, 128);
+  EXPECT_EQ(sol::gemm_rungs::tile_choice(4096, 4096, 132).n, 256);
 }
 
 #ifdef SOL_SOURCE_DIR

@@ -45,15 +45,10 @@ double tol_at(Version v, int64_t k) {
 
 LaunchPlan plan(Version v, const GemmArgs& g) {
   switch (v) {
-    case Version::v01_naive: return v01_naive_plan(g);
-    case Version::v02_coalesced: return v02_coalesced_plan(g);
-    case Version::v03_smem_tiled: return v03_smem_tiled_plan(g);
-    case Version::v04_regblock_1d: return v04_regblock_1d_plan(g);
-    case Version::v05_regblock_2d: return v05_regblock_2d_plan(g);
-    case Version::v06_vectorized: return v06_vectorized_plan(g);
-    case Version::v07_warptile_cp_async: return v07_warptile_cp_async_plan(g);
-    case Version::v08_warptile_256x128: return v08_warptile_256x128_plan(g);
-    case Version::v08_warptile_128x256: return v08_warptile_128x256_plan(g);
+#define SOL_GEMM_FP32_PLAN_CASE(name, ...) \
+  case Version::name: return name##_plan(g);
+    SOL_GEMM_FP32_RUNGS(SOL_GEMM_FP32_PLAN_CASE)
+#undef SOL_GEMM_FP32_PLAN_CASE
     default: return {};
   }
 }

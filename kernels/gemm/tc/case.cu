@@ -48,14 +48,10 @@ DType dtype_of(InType t) {
 // The rung's launcher; nullptr for the peer.
 Launch launcher(Rung r) {
   switch (r) {
-    case Rung::v01_mma_sync: return launch_v01_mma_sync;
-    case Rung::v02_multistage: return launch_v02_multistage;
-    case Rung::v03_wgmma_tma: return launch_v03_wgmma_tma;
-    case Rung::v04_warp_specialized: return launch_v04_warp_specialized;
-    case Rung::v05_persistent: return launch_v05_persistent;
-    case Rung::v06_cluster_multicast: return launch_v06_cluster_multicast;
-    case Rung::v07_tma_store: return launch_v07_tma_store;
-    case Rung::v08_tile_choice: return launch_v08_tile_choice;
+#define SOL_GEMM_TC_LAUNCHER_CASE(name, ...) \
+  case Rung::name: return launch_##name;
+    SOL_GEMM_TC_RUNGS(SOL_GEMM_TC_LAUNCHER_CASE)
+#undef SOL_GEMM_TC_LAUNCHER_CASE
     case Rung::peer_cublaslt:
     case Rung::dispatch: return nullptr;
   }
@@ -133,10 +129,9 @@ class GemmCase final : public Case {
   }
 
   LaunchInfo launch() const override {
-    KernelPlan k;
-    if (v_.rung == Rung::v01_mma_sync) k = plan_v01_mma_sync(problem(0));
-    if (v_.rung == Rung::v02_multistage) k = plan_v02_multistage(problem(0));
-    return LaunchInfo{k.func, k.block_threads, k.grid_blocks, k.dynamic_smem_bytes};
+    if (v_.rung == Rung::v01_mma_sync) return plan_v01_mma_sync(problem(0));
+    if (v_.rung == Rung::v02_multistage) return plan_v02_multistage(problem(0));
+    return {};
   }
 
   CheckResult check() override {
