@@ -3,7 +3,9 @@
 #include "kernels/api/matmul_dispatch.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
@@ -233,7 +235,56 @@ const Measured* nearest(const std::vector<Measured>& from, DType in, DType out, 
   return nearest_in(index_of(from), in, out, m, n, k, lda, ldb, ldc);
 }
 
+namespace {
+
+// What a decision without explanation depends on: the shape, types, layout, pitches, whether C is
+// read, the operands' alignment (A and B to 128 bytes, C to 16: the most any rule asks) and the
+// device. Padding bytes are zeroed so that the key compares as bytes.
+struct PlanKey {
+  int64_t m, n, k, lda, ldb, ldc;
+  int32_t a_type, b_type, c_type, cc;
+  uint8_t trans_a, trans_b, beta_zero, a_mod, b_mod, c_mod, pad[2];
+};
+
+PlanKey key_of(const MatmulCall& c, int cc) {
+  PlanKey key;
+  std::memset(&key, 0, sizeof key);
+  key.m = c.m, key.n = c.n, key.k = c.k, key.lda = c.lda, key.ldb = c.ldb, key.ldc = c.ldc;
+  key.a_type = int32_t(c.a_type), key.b_type = int32_t(c.b_type), key.c_type = int32_t(c.c_type), key.cc = cc;
+  key.trans_a = c.trans_a, key.trans_b = c.trans_b, key.beta_zero = c.beta == 0.f;
+  key.a_mod = uint8_t(reinterpret_cast<uintptr_t>(c.a) % 128);
+  key.b_mod = uint8_t(reinterpret_cast<uintptr_t>(c.b) % 128);
+  key.c_mod = uint8_t(reinterpret_cast<uintptr_t>(c.c) % 16);
+  return key;
+}
+
+MatmulPlan decide(const MatmulCall& c, int cc, bool explain);
+
+}  // namespace
+
+// The hot path (explain = false) answers from a per-thread cache of the last decisions: the table
+// lookup and the rules run once per distinct call, with no lock.
 MatmulPlan plan(const MatmulCall& c, int cc, bool explain) {
+  if (explain) return decide(c, cc, true);
+  struct Entry {
+    PlanKey key;
+    MatmulPlan plan;
+    bool used = false;
+  };
+  thread_local std::array<Entry, 8> cache;
+  thread_local size_t next = 0;
+  const PlanKey key = key_of(c, cc);
+  for (const Entry& e : cache)
+    if (e.used && std::memcmp(&e.key, &key, sizeof key) == 0) return e.plan;
+  MatmulPlan p = decide(c, cc, false);  // throws for a call nothing serves: nothing cached
+  cache[next] = {key, p, true};
+  next = (next + 1) % cache.size();
+  return p;
+}
+
+namespace {
+
+MatmulPlan decide(const MatmulCall& c, int cc, bool explain) {
   MatmulPlan p;
   p.family = family_of(c.a_type);
   const std::string no_rung = rung_refusal(c, cc), no_lt = lt_refusal(c);
@@ -277,5 +328,7 @@ MatmulPlan plan(const MatmulCall& c, int cc, bool explain) {
   else p.reason.clear();
   return p;
 }
+
+}  // namespace
 
 }  // namespace sol::kernels::api

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "kernels/api/matmul_dispatch.hpp"
 #include "tests/host/sol_cli.hpp"
@@ -227,6 +228,32 @@ TEST(ApiMatmulPlan, TheWorkspaceHoldsTheCopiesTheRungMakes) {
     const MatmulPlan p = plan(validate(tn(8, 50257, k)), 90, false);
     if (p.impl == Impl::tc_rung) EXPECT_EQ(p.pack_bytes, bytes(k, p.rung.c_str())) << p.rung << " at k=" << k;
   }
+}
+
+// plan(…, explain = false) answers repeated calls from a per-thread cache: it must give what the
+// full decision gives, for calls that differ in shape, type, pitch or only in an operand's alignment.
+TEST(ApiMatmulPlan, TheCachedDecisionIsTheDecision) {
+  std::vector<MatmulCall> calls = {tn(8, 50257, 767),   tn(8, 50257, 1000), tn(8, 50257, 1024),
+                                   tn(1, 768, 768),     tn(2049, 2049, 2049), tn(4096, 4096, 4096, DType::fp8_e4m3),
+                                   tn(33, 300, 1023, DType::f16), tn(100, 100, 100, DType::f32)};
+  for (MatmulCall c : {tn(8, 50257, 1024), tn(2049, 2049, 2048)}) {
+    c.a = static_cast<const char*>(c.a) + 2;  // the same call but for A's alignment: rungs that need 128 bytes pack
+    calls.push_back(c);
+  }
+  for (int64_t k = 64; k < 64 + 24 * 8; k += 8) calls.push_back(tn(8, 4096, k));  // more than the cache holds
+  bool an_alignment_mattered = false;
+  for (int round = 0; round < 3; ++round)
+    for (const MatmulCall& c : calls) {
+      const MatmulCall v = validate(c);
+      const MatmulPlan fast = plan(v, 90, false), full = plan(v, 90, true);
+      EXPECT_EQ(fast.impl, full.impl) << full.reason;
+      EXPECT_EQ(fast.rung, full.rung) << full.reason;
+      EXPECT_EQ(fast.family, full.family);
+      EXPECT_EQ(fast.workspace_bytes(), full.workspace_bytes()) << full.reason;
+      EXPECT_EQ(fast.reason, "");
+      an_alignment_mattered |= c.a != at(1) && full.pack_bytes > 0;
+    }
+  EXPECT_TRUE(an_alignment_mattered);
 }
 
 TEST(GemmRungs, OneTableNamesEveryRungOnce) {
