@@ -54,8 +54,7 @@ results::Record base_record(const Variant& v, const Shape& s, const Options& opt
 std::string cannot_run(const Variant& v, const Shape& s, int device_cc) {
   if (v.unsupported)
     if (std::string why = v.unsupported(s); !why.empty()) return why;
-  if (device_cc < v.min_cc)
-    return "needs compute capability " + cc_text(v.min_cc) + ", this GPU has " + cc_text(device_cc);
+  if (std::string why = v.cc_refusal(device_cc); !why.empty()) return why;
   if (!v.make) return "the registry entry has no Case factory";
   return "";
 }
@@ -133,14 +132,10 @@ void append_unique(std::vector<Shape>& shapes, const Shape& s) {
 // workspace (S and P for standard attention). Allocations outside device_alloc (a library's own
 // workspace) are not seen.
 double peak_device_bytes(const Variant& v, const Shape& s, uint64_t seed, cudaStream_t stream) {
-  struct SingleSet {
-    SingleSet() { kernels::set_single_input_set(true); }
-    ~SingleSet() { kernels::set_single_input_set(false); }
-  } single;
   const int64_t before = kernels::alloc_stats().live;
   kernels::reset_alloc_peak();
   {
-    auto c = v.make(s);
+    auto c = v.make(s, CaseOptions{.single_set = true});
     if (!c) failure("make() returned no Case");
     c->randomize(seed);
     c->run(0, stream);
@@ -155,7 +150,7 @@ std::unique_ptr<Case> make_checked(const Variant& v, const Shape& s) {
   const gpu::Device dev = gpu::current_device();
   if (std::string why = cannot_run(v, s, dev.cc); !why.empty())
     bad_input(v.family + "/" + v.name + " cannot run at " + s.str() + ": " + why);
-  auto c = v.make(s);
+  auto c = v.make(s, {});
   if (!c) failure(v.family + "/" + v.name + ": make() returned no Case");
   return c;
 }
@@ -193,7 +188,7 @@ results::Record measure(const Variant& v, const Shape& s, const Options& opts, c
       if (opts.stages) opts.stages->*field += std::chrono::duration<double>(now - lap).count();
       lap = now;
     };
-    auto c = v.make(s);
+    auto c = v.make(s, {});
     if (!c) failure("make() returned no Case");
     gpu::Stream st;
     stage(&StageTimes::build_s);

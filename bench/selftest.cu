@@ -33,8 +33,8 @@ __global__ void staged_kernel(const float* __restrict__ gX, float* __restrict__ 
 
 class SelfTestCase : public Case {
  public:
-  SelfTestCase(Kind kind, int64_t n) : kind_(kind), n_(n) {
-    sets_ = kernels::rotating_sets(8.0 * double(n));
+  SelfTestCase(Kind kind, int64_t n, const CaseOptions& o) : kind_(kind), n_(n) {
+    sets_ = kernels::rotating_sets(8.0 * double(n), o);
     for (int s = 0; s < sets_; ++s) {
       x_.emplace_back(n);
       y_.emplace_back(n);
@@ -121,7 +121,9 @@ Variant selftest(Kind kind, int version, const char* name, const char* technique
   v.bench_shapes = {Shape::parse("n=2^26"), Shape::parse("n=2^20")};
   v.test_shapes = {Shape::parse("n=1"), Shape::parse("n=1000003"), Shape::parse("n=4097")};
   v.tol = {1e-6, "fp32 output, one rounding per element"};
-  v.make = [kind](const Shape& s) -> std::unique_ptr<Case> { return std::make_unique<SelfTestCase>(kind, s.at("n")); };
+  v.make = [kind](const Shape& s, const CaseOptions& o) -> std::unique_ptr<Case> {
+    return std::make_unique<SelfTestCase>(kind, s.at("n"), o);
+  };
   return v;
 }
 

@@ -69,6 +69,7 @@ Command add_list(CLI::App& root, Global&) {
                              {"name", v->name},
                              {"technique", v->technique},
                              {"min_cc", v->min_cc},
+                             {"max_cc", v->max_cc},
                              {"headline_shape", v->bench_shapes.empty() ? "" : v->bench_shapes.front().str()},
                              {"bench_shapes", v->bench_shapes.size()},
                              {"test_shapes", v->test_shapes.size()},

@@ -7,6 +7,8 @@
 // a sweep. Test shapes: tiny, odd, prime, misaligned, and > 2^31 elements where the family allows.
 #include <algorithm>
 #include <initializer_list>
+#include <iterator>
+#include <string>
 
 #include "kernels/banks/case.hpp"
 #include "kernels/coalescing/case.hpp"
@@ -26,6 +28,7 @@
 #endif
 #include "sol/core/error.hpp"
 #include "sol/core/suggest.hpp"
+#include "sol/gemm_rungs.hpp"
 #include "sol/registry.hpp"
 
 namespace sol {
@@ -56,7 +59,7 @@ Variant entry(const char* family, V v, const char* name, int version, int min_cc
   x.test_shapes = shapes(test);
   x.tol = tolerance(v);
 #ifdef SOL_WITH_CUDA
-  x.make = [v](const Shape& s) { return make(v, s); };
+  x.make = [v](const Shape& s, const CaseOptions& o) { return make(v, s, o); };
 #endif
   return x;
 }
@@ -69,6 +72,13 @@ Variant dispatch_entry(const char* family, V v, int min_cc, const char* techniqu
 }
 
 #ifdef SOL_WITH_CUDA
+// A variant whose kernels are compiled for sm_90a alone (wgmma, TMA: CMakeLists.txt's Hopper
+// sources), which runs on compute capability 9.0 and no other.
+Variant sm90a_only(Variant v) {
+  v.min_cc = v.max_cc = 90;
+  return v;
+}
+
 // ---- attention forward: b, h[, hkv], n[, nk], d[, causal, fp16] (BSHD layout) ------------------
 // The grid: 16k tokens per batch, hidden 2048 (d=128 → h=16, d=64 → h=32), causal 0/1.
 const Texts kAttentionBench = {
@@ -111,16 +121,16 @@ void add_attention(std::vector<Variant>& all) {
   // real rows, causal nk < n in fp16, a K/V ring that wraps (GQA).
   const Texts hopper_edges = {"b=1,h=2,n=129,nk=129,d=128", "b=2,h=2,n=64,nk=300,d=64,causal=1",
                               "b=1,h=3,n=300,nk=257,d=128,causal=1,fp16=1", "b=1,h=4,hkv=2,n=700,nk=1100,d=64"};
-  Variant v04 = entry("attention", V::v04_flash_wgmma, "v04_flash_wgmma", 4, 90,
+  Variant v04 = sm90a_only(entry("attention", V::v04_flash_wgmma, "v04_flash_wgmma", 4, 90,
                       "Hopper forward: a producer warp TMA-loads K/V tiles of 128 keys into a 2–3 stage mbarrier "
                       "ring; two consumer warpgroups (64 query rows each) run Q·Kᵀ on wgmma from shared memory and "
                       "P·V on wgmma with P from registers, online softmax between them",
-                      kAttentionBench, kAttentionTest);
-  Variant v05 = entry("attention", V::v05_flash_wgmma_overlap, "v05_flash_wgmma_overlap", 5, 90,
+                      kAttentionBench, kAttentionTest));
+  Variant v05 = sm90a_only(entry("attention", V::v05_flash_wgmma_overlap, "v05_flash_wgmma_overlap", 5, 90,
                       "v04 with FA3's intra-warpgroup overlap: Q·Kᵀ of tile j and P·V of tile j−1 issued together, "
                       "the softmax of j runs while P·V of j−1 is on the tensor cores; no producer warp (256 threads "
                       "for 255 registers), a consumer thread refills each released stage",
-                      kAttentionBench, kAttentionTest);
+                      kAttentionBench, kAttentionTest));
   for (const char* t : hopper_edges) all[fwd_dispatch].test_shapes.push_back(Shape::parse(t));
   for (Variant* x : {&v04, &v05}) {
     for (const char* t : hopper_edges) x->test_shapes.push_back(Shape::parse(t));
@@ -176,11 +186,11 @@ void add_attention(std::vector<Variant>& all) {
   for (const char* t : {"b=1,h=6,hkv=3,n=200,nk=391,d=64,causal=1", "b=2,h=2,n=129,nk=4033,d=128,fp16=1"})
     bwd2.test_shapes.push_back(Shape::parse(t));
   all.push_back(std::move(bwd2));
-  Variant bwd3 = entry("attention_bwd", kernels::attention::BwdVersion::v03_flash_bwd_wgmma, "v03_flash_bwd_wgmma", 3, 90,
+  Variant bwd3 = sm90a_only(entry("attention_bwd", kernels::attention::BwdVersion::v03_flash_bwd_wgmma, "v03_flash_bwd_wgmma", 3, 90,
                        "Hopper backward: one warpgroup per 64-key CTA, K/V and a 2–3 stage Q/dO ring by TMA; Sᵀ, dPᵀ "
                        "by wgmma from shared memory, dV += Pᵀ·dO and dK += dSᵀ·Q with Pᵀ, dSᵀ as register A, dQ = dS·K "
                        "with dS staged in shared memory, float4 atomics",
-                       {}, {});
+                       {}, {}));
   bwd3.bench_shapes = all.back().bench_shapes;  // v02's: the grid and det=1
   bwd3.test_shapes = all.back().test_shapes;
   // And its own edges: one key and row past a 64 tile, a Q/dO ring that wraps over 8 query heads
@@ -189,11 +199,11 @@ void add_attention(std::vector<Variant>& all) {
                         "b=1,h=4,hkv=2,n=700,nk=1100,d=64,fp16=1"})
     bwd3.test_shapes.push_back(Shape::parse(t));
   all.push_back(std::move(bwd3));
-  Variant bwd4 = entry("attention_bwd", kernels::attention::BwdVersion::v04_flash_bwd_2wg, "v04_flash_bwd_2wg", 4, 90,
+  Variant bwd4 = sm90a_only(entry("attention_bwd", kernels::attention::BwdVersion::v04_flash_bwd_2wg, "v04_flash_bwd_2wg", 4, 90,
                        "v03 with two consumer warpgroups per 128-key CTA sharing each Q/dO tile (128 rows at d=64): "
                        "half the Q/dO loads and dQ adds per FLOP; dQ in 64×64 blocks after one barrier per tile, "
                        "staged in shared memory and added by TMA reduce-add; dV/dK issued before the barrier",
-                       {}, {});
+                       {}, {}));
   bwd4.bench_shapes = all.back().bench_shapes;
   bwd4.test_shapes = all.back().test_shapes;
   // And its own edges: a key tile of 128 whose second warpgroup sees only keys past nk, and one
@@ -443,7 +453,7 @@ void add_gemv(std::vector<Variant>& all, const char* family, bool fp16) {
   }
 }
 
-// Every rung serves the three input types; v03 onwards need sm_90a (wgmma, TMA).
+// Every rung (sol/gemm_rungs.hpp) serves the three input types; v03 onwards need sm_90a (wgmma, TMA).
 void add_gemm_tc(std::vector<Variant>& all) {
   using kernels::gemm_tc::InType;
   using R = kernels::gemm_tc::Rung;
@@ -463,30 +473,12 @@ void add_gemm_tc(std::vector<Variant>& all) {
     all.push_back(dispatch_entry(f.family, V{f.in, R::dispatch}, f.min_cc,
                         "sol::matmul (the public API): the rung or cuBLASLt its measured table picks per shape",
                         kGemmBench, kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v01_mma_sync}, "v01_mma_sync", 1, f.min_cc,
-                        "mma.sync (m16n8k16; e4m3 m16n8k32) fed by ldmatrix, 128×128 tile, one padded shared buffer",
-                        kGemmBench, kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v02_multistage}, "v02_multistage", 2, f.min_cc,
-                        "4-stage cp.async pipeline, XOR-swizzled shared memory, 16-byte epilogue stores", kGemmBench,
-                        kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v03_wgmma_tma}, "v03_wgmma_tma", 3, 90,
-                        "wgmma m64n256 fed by TMA into 128B-swizzled smem, 4 stages; a __syncthreads per k-tile",
-                        kGemmBench, kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v04_warp_specialized}, "v04_warp_specialized", 4, 90,
-                        "a producer warpgroup issues TMA; consumers keep one wgmma group in flight (mbarriers)",
-                        kGemmBench, kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v05_persistent}, "v05_persistent", 5, 90,
-                        "one CTA per SM walks the tiles, 16 row tiles per column of B for L2 reuse", kGemmBench,
-                        kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v06_cluster_multicast}, "v06_cluster_multicast", 6, 90,
-                        "clusters of 2 CTAs: each loads half of the shared B tile and TMA-multicasts it", kGemmBench,
-                        kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v07_tma_store}, "v07_tma_store", 7, 90,
-                        "epilogue through swizzled smem and TMA stores, overlapping the next tile's wgmmas",
-                        kGemmBench, kGemmTest));
-    all.push_back(entry(f.family, V{f.in, R::v08_tile_choice}, "v08_tile_choice", 8, 90,
-                        "v07 with a 128×256 or 128×128 tile (6 stages), whichever the wave count favours",
-                        kGemmBench, kGemmTest));
+    for (size_t i = 0; i < std::size(gemm_rungs::kRungs); ++i) {
+      const gemm_rungs::Rung& r = gemm_rungs::kRungs[i];
+      Variant x = entry(f.family, V{f.in, kernels::gemm_tc::rung_at(int(i))}, std::string(r.name).c_str(), r.version,
+                        f.min_cc, std::string(r.technique).c_str(), kGemmBench, kGemmTest);
+      all.push_back(r.sm90a ? sm90a_only(std::move(x)) : std::move(x));
+    }
     if (f.in != InType::fp8_e4m3) add_gemv(all, f.family, f.in == InType::fp16);
   }
 }
@@ -614,29 +606,12 @@ void add_gemm_fp32(std::vector<Variant>& all) {
                       kSgemmTest));
   const Texts kSmallBench = {"m=4096,n=4096,k=4096", "m=1024,n=1024,k=1024", "m=2048,n=2048,k=2048",
                              "m=1023,n=1023,k=1023", "m=1025,n=1025,k=1025", "m=4097,n=4097,k=4097"};
-  all.push_back(entry(f, V::v01_naive, "v01_naive", 1, 70,
-                      "thread per output, lanes walk rows: A loads k·4 bytes apart (the §9 uncoalesced kernel)",
-                      kSmallBench, kSgemmTest));
-  all.push_back(entry(f, V::v02_coalesced, "v02_coalesced", 2, 70,
-                      "lanes walk columns: B and C coalesced, A broadcast", kSmallBench, kSgemmTest));
-  all.push_back(entry(f, V::v03_smem_tiled, "v03_smem_tiled", 3, 70,
-                      "the lecture's T=32 shared-memory tiles, both __syncthreads: 32× reuse", kSgemmBench, kSgemmTest));
-  all.push_back(entry(f, V::v04_regblock_1d, "v04_regblock_1d", 4, 70,
-                      "64×64 tile, each thread a column of 8 results in registers", kSgemmBench, kSgemmTest));
-  all.push_back(entry(f, V::v05_regblock_2d, "v05_regblock_2d", 5, 70,
-                      "128×128 tile, each thread an 8×8 outer product in registers", kSgemmBench, kSgemmTest));
-  all.push_back(entry(f, V::v06_vectorized, "v06_vectorized", 6, 70,
-                      "float4 global loads and stores, A tile transposed in shared memory, float4 shared reads",
-                      kSgemmBench, kSgemmTest));
-  all.push_back(entry(f, V::v07_warptile_cp_async, "v07_warptile_cp_async", 7, 80,
-                      "64×32 warp tiles (conflict-free), double-buffered cp.async for B, swizzled transposed A, BK=8",
-                      kSgemmBench, kSgemmTest));
-  all.push_back(entry(f, V::v08_warptile_256x128, "v08_warptile_256x128", 8, 80,
-                      "256×128 tile, 64×64 warp tiles, 8×16 per thread, 4-stage cp.async (A transposed by 4-byte copies), BK=8",
-                      kSgemmBench, kSgemmTest));
-  all.push_back(entry(f, V::v08_warptile_128x256, "v08_warptile_128x256", 8, 80,
-                      "128×256 tile, 64×64 warp tiles, 8×16 per thread, 3-stage cp.async (A transposed by 4-byte copies), BK=16",
-                      kSgemmBench, kSgemmTest));
+  // The ladder (sol/gemm_rungs.hpp); the untiled rungs skip the 8192³ shape.
+  for (size_t i = 0; i < std::size(gemm_rungs::kFp32Rungs); ++i) {
+    const gemm_rungs::Fp32Rung& r = gemm_rungs::kFp32Rungs[i];
+    all.push_back(entry(f, kernels::gemm_fp32::rung_at(int(i)), std::string(r.name).c_str(), r.version, r.min_cc,
+                        std::string(r.technique).c_str(), r.tile_k == 0 ? kSmallBench : kSgemmBench, kSgemmTest));
+  }
 }
 // ==== end gemm_fp32 ================================================================================
 
@@ -727,6 +702,15 @@ std::vector<const Variant*> select(const std::vector<Variant>& from, const std::
 }
 
 std::vector<const Variant*> select(const std::string& pattern) { return select(registry(), pattern); }
+
+std::string Variant::cc_refusal(int cc) const {
+  const auto text = [](int c) { return std::to_string(c / 10) + "." + std::to_string(c % 10); };
+  if (cc < min_cc) return "needs compute capability " + text(min_cc) + ", this GPU has " + text(cc);
+  if (max_cc > 0 && cc > max_cc)
+    return "built for compute capability " + text(max_cc) + " alone (sm_" + std::to_string(max_cc) +
+           "a), this GPU has " + text(cc);
+  return "";
+}
 
 #ifdef SOL_WITH_CUDA
 bool built_with_cuda() { return true; }

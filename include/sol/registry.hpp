@@ -37,6 +37,13 @@ struct LaunchInfo {
   int64_t dynamic_smem_bytes = 0;
 };
 
+// How the harness wants a Case built; the default is what a timed run needs.
+struct CaseOptions {
+  // One input set instead of as many as exceed L2 between timed runs: a Case then holds what one
+  // call needs, as a caller would (the memory probe).
+  bool single_set = false;
+};
+
 // One variant at one shape, owning its device buffers. Created by Variant::make.
 class Case {
  public:
@@ -60,6 +67,7 @@ struct Variant {
   int version = 0;         // rung on the ladder (peers: 0)
   std::string technique;   // one line: what this version changes
   int min_cc = 70;         // minimum compute capability, e.g. 90 for wgmma
+  int max_cc = 0;          // the highest it runs on; 0: none (90: built for sm_90a alone, wgmma/TMA)
   // Empty if the shape is supported, else the reason it is not.
   std::function<std::string(const Shape&)> unsupported;
   // FLOPs and HBM bytes from the model, for the same shape the kernel runs.
@@ -67,7 +75,9 @@ struct Variant {
   std::vector<Shape> bench_shapes;  // first is the headline shape; the rest a sweep
   std::vector<Shape> test_shapes;   // odd, prime, tiny sizes for the GPU test suite
   Tolerance tol;
-  std::function<std::unique_ptr<Case>(const Shape&)> make;  // empty in a build without CUDA
+  std::function<std::unique_ptr<Case>(const Shape&, const CaseOptions&)> make;  // empty in a build without CUDA
+  // Empty if a GPU of compute capability cc (major·10 + minor) can run it, else why not.
+  std::string cc_refusal(int cc) const;
   bool is_peer() const { return name.rfind("peer:", 0) == 0; }
   // The public API's dispatcher run as a variant: neither a peer nor a rung (version 0).
   bool is_dispatch() const { return name == "dispatch"; }

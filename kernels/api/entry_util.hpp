@@ -3,6 +3,7 @@
 // capability, workspace alignment, times in reasons.
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 
@@ -16,19 +17,29 @@ struct Device {
   int id = -1, cc = 0;
   cudaError_t error = cudaSuccess;
 };
+// A device's compute capability does not change: it is asked of the runtime once per device (the
+// first 64 ids) and read without a lock after that, so a call costs one cudaGetDevice.
 inline Device current_device() {
+  static std::atomic<int> known[64] = {};  // 0: not asked yet
   Device d;
-  int id = 0, major = 0, minor = 0;
+  int id = 0, cc = 0;
   cudaError_t e = cudaGetDevice(&id);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, id);
+  const bool cached = e == cudaSuccess && id >= 0 && id < 64;
+  if (cached) cc = known[id].load(std::memory_order_relaxed);
+  if (e == cudaSuccess && cc == 0) {
+    int major = 0, minor = 0;
+    e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, id);
+    cc = major * 10 + minor;
+    if (e == cudaSuccess && cached) known[id].store(cc, std::memory_order_relaxed);
+  }
   if (e != cudaSuccess) {
     cudaGetLastError();
     d.error = e;
     return d;
   }
   d.id = id;
-  d.cc = major * 10 + minor;
+  d.cc = cc;
   return d;
 }
 

@@ -3,6 +3,7 @@
 // Global state, all created on first use and kept until exit: one cuBLASLt handle per device and,
 // per device, a mutex-guarded cache of cuBLASLt plans (descriptors and the heuristic's algorithm)
 // keyed by the call's shape, types and layout, at most kPlanCache entries (then it starts over).
+// The decision itself is cached per thread (kernels/api/matmul_dispatch.cpp: plan).
 // The rungs keep their own one-time kernel attributes and TMA descriptors (kernels/gemm/tc).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -10,6 +11,7 @@
 #include <type_traits>
 
 #include <algorithm>
+#include <atomic>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -46,16 +48,12 @@ dispatch::MatmulCall call_of(const MatmulArgs& a) {
 using sol::api::current_device;
 using Device = sol::api::Device;
 
-// The rungs' launchers, in dispatch::tc_rungs() order.
+// The launcher of the rung named `name` (SOL_GEMM_TC_RUNGS).
 tc::Launch rung_launch(const std::string& name) {
-  static const tc::Launch launchers[] = {tc::launch_v01_mma_sync,    tc::launch_v02_multistage,
-                                         tc::launch_v03_wgmma_tma,   tc::launch_v04_warp_specialized,
-                                         tc::launch_v05_persistent,  tc::launch_v06_cluster_multicast,
-                                         tc::launch_v07_tma_store,   tc::launch_v08_tile_choice};
-  const auto& names = dispatch::tc_rungs();
-  if (names.size() != std::size(launchers)) failure("matmul: the rung list and its launchers disagree");
-  for (size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return launchers[i];
+#define SOL_GEMM_TC_LAUNCHER_BY_NAME(rung, ...) \
+  if (name == #rung) return tc::launch_##rung;
+  SOL_GEMM_TC_RUNGS(SOL_GEMM_TC_LAUNCHER_BY_NAME)
+#undef SOL_GEMM_TC_LAUNCHER_BY_NAME
   failure("matmul: no launcher for rung " + name);
 }
 
@@ -69,12 +67,18 @@ struct PerDevice {
   std::map<tc::LtDesc, std::shared_ptr<const tc::LtPlan>> plans;  // nullptr: cuBLASLt refused it
 };
 
+// Created once per device under a lock; found without one after that (the first 64 ids).
 PerDevice& per_device(int id) {
+  static std::atomic<PerDevice*> found[64] = {};
+  const bool fast = id >= 0 && id < 64;
+  if (fast)
+    if (PerDevice* p = found[id].load(std::memory_order_acquire)) return *p;
   static std::mutex mutex;
   static auto* devices = new std::map<int, std::unique_ptr<PerDevice>>;  // never destroyed: outlives callers
   std::lock_guard<std::mutex> lock(mutex);
   auto& d = (*devices)[id];
   if (!d) d = std::make_unique<PerDevice>();
+  if (fast) found[id].store(d.get(), std::memory_order_release);
   return *d;
 }
 

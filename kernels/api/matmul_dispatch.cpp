@@ -3,12 +3,15 @@
 #include "kernels/api/matmul_dispatch.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 
 #include "kernels/api/unmeasured.hpp"
 #include "kernels/gemm/gemv/plan.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/gemm_rungs.hpp"
 #include "sol/hw/spec.hpp"
 #include "sol/model/shapes.hpp"
 
@@ -26,7 +29,6 @@ size_t round_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
 // The rungs' limits: the Case's (m, n, k ≤ 2^31) and v01/v02's 65535 row-tile grid.
 constexpr int64_t kRungMax = int64_t(1) << 31;
-constexpr int kTmaAlign = 128;  // v03–v08 read A and B in place when base and pitch are 128-byte aligned
 
 std::string type_list() { return "bf16, f16, fp8_e4m3, f32"; }
 
@@ -66,12 +68,13 @@ std::string lt_refusal(const MatmulCall& c) {
   return {};
 }
 
-// Bytes the Hopper rungs' packer reserves for A and/or B (kernels/gemm/tc/pack.cu).
-size_t pack_bytes(const MatmulCall& c) {
+// Bytes the rungs' packer (kernels/gemm/tc/pack.cu) reserves for copies of A and/or B where their
+// base or pitch is not a multiple of `align` bytes.
+size_t pack_bytes(const MatmulCall& c, int align) {
   const int64_t eb = dtype_bytes(c.a_type);
-  const bool pack_a = !aligned(c.a, kTmaAlign) || (c.lda * eb) % kTmaAlign != 0;
-  const bool pack_b = !aligned(c.b, kTmaAlign) || (c.ldb * eb) % kTmaAlign != 0;
-  const int64_t per = kTmaAlign / eb, k_pitch = (c.k + per - 1) / per * per;
+  const bool pack_a = !aligned(c.a, align) || (c.lda * eb) % align != 0;
+  const bool pack_b = !aligned(c.b, align) || (c.ldb * eb) % align != 0;
+  const int64_t per = align / eb, k_pitch = (c.k + per - 1) / per * per;
   const size_t a = pack_a ? round_up(size_t(c.m * k_pitch * eb)) : 0;
   const size_t b = pack_b ? size_t(c.n * k_pitch * eb) : 0;
   return a + b;
@@ -141,6 +144,13 @@ std::string mb(double bytes) { return fixed(bytes / 1e6, bytes < 1e7 ? 2 : 1) + 
 
 }  // namespace
 
+size_t rung_pack_bytes(const MatmulCall& c, const std::string& rung) {
+  const gemm_rungs::Rung* r = gemm_rungs::find(rung);
+  if (!r) failure("matmul: no rung " + rung);
+  return r->pack_pitch_bytes > 0 ? pack_bytes(c, r->pack_pitch_bytes) : 0;
+}
+
+
 size_t MatmulPlan::workspace_bytes() const {
   return round_up(pack_bytes) + round_up(lt_bytes) + round_up(scratch_bytes) + scalars_bytes + partial_bytes;  // gemv: partials alone, at 0
 }
@@ -176,9 +186,11 @@ DecodePrediction decode_prediction(const MatmulCall& c, int cc) {
 }
 
 const std::vector<std::string>& tc_rungs() {
-  static const std::vector<std::string> names = {"v01_mma_sync",    "v02_multistage",       "v03_wgmma_tma",
-                                                 "v04_warp_specialized", "v05_persistent", "v06_cluster_multicast",
-                                                 "v07_tma_store",   "v08_tile_choice"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const gemm_rungs::Rung& r : gemm_rungs::kRungs) v.emplace_back(r.name);
+    return v;
+  }();
   return names;
 }
 
@@ -317,7 +329,58 @@ bool table_measured_decode_rungs() {
   return measured;
 }
 
+
+namespace {
+
+// What a decision without explanation depends on: the shape, types, layout, pitches, whether C is
+// read, the operands' alignment (A and B to 128 bytes, C to 16: the most any rule asks), the
+// device and which decode rungs may be chosen. Padding bytes are zeroed so that the key compares as bytes.
+struct PlanKey {
+  int64_t m, n, k, lda, ldb, ldc;
+  int32_t a_type, b_type, c_type, cc;
+  uint8_t trans_a, trans_b, beta_zero, a_mod, b_mod, c_mod, decode, pad;
+};
+
+PlanKey key_of(const MatmulCall& c, int cc, DecodeRungs decode) {
+  PlanKey key;
+  std::memset(&key, 0, sizeof key);
+  key.m = c.m, key.n = c.n, key.k = c.k, key.lda = c.lda, key.ldb = c.ldb, key.ldc = c.ldc;
+  key.a_type = int32_t(c.a_type), key.b_type = int32_t(c.b_type), key.c_type = int32_t(c.c_type), key.cc = cc;
+  key.trans_a = c.trans_a, key.trans_b = c.trans_b, key.beta_zero = c.beta == 0.f;
+  key.a_mod = uint8_t(reinterpret_cast<uintptr_t>(c.a) % 128);
+  key.b_mod = uint8_t(reinterpret_cast<uintptr_t>(c.b) % 128);
+  key.c_mod = uint8_t(reinterpret_cast<uintptr_t>(c.c) % 16);
+  key.decode = uint8_t(decode);
+  return key;
+}
+
+MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode);
+
+}  // namespace
+
+// The hot path (explain = false) answers from a per-thread cache of the last decisions: the table
+// lookup and the rules run once per distinct call, with no lock.
 MatmulPlan plan(const MatmulCall& c, int cc, bool explain, DecodeRungs decode) {
+  if (explain) return decide(c, cc, true, decode);
+  struct Entry {
+    PlanKey key;
+    MatmulPlan plan;
+    bool used = false;
+  };
+  thread_local std::array<Entry, 8> cache;
+  thread_local size_t next = 0;
+  const PlanKey key = key_of(c, cc, decode);
+  for (const Entry& e : cache)
+    if (e.used && std::memcmp(&e.key, &key, sizeof key) == 0) return e.plan;
+  MatmulPlan p = decide(c, cc, false, decode);  // throws for a call nothing serves: nothing cached
+  cache[next] = {key, p, true};
+  next = (next + 1) % cache.size();
+  return p;
+}
+
+namespace {
+
+MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode) {
   MatmulPlan p;
   p.family = family_of(c.a_type);
   const std::string no_rung = rung_refusal(c, cc), no_lt = lt_refusal(c);
@@ -334,10 +397,7 @@ MatmulPlan plan(const MatmulCall& c, int cc, bool explain, DecodeRungs decode) {
     p.impl = Impl::tc_rung;
     p.rung = rung;
     p.reason = std::move(reason);
-    // v01 and v02 read any pitch themselves (16-byte loads where aligned); the TMA rungs may need
-    // a packed copy of an operand.
-    const bool reads_any_pitch = rung == "v01_mma_sync" || rung == "v02_multistage";
-    p.pack_bytes = reads_any_pitch ? 0 : pack_bytes(c);
+    p.pack_bytes = rung_pack_bytes(c, rung);
   };
   std::string decode_note;  // explain: why the decode rule did not pick its rung
   if (const DecodePrediction d = decode_prediction(c, cc); d.refusal.empty()) {
@@ -397,5 +457,7 @@ MatmulPlan plan(const MatmulCall& c, int cc, bool explain, DecodeRungs decode) {
   else p.reason.clear();
   return p;
 }
+
+}  // namespace
 
 }  // namespace sol::kernels::api

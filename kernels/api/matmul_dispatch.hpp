@@ -67,6 +67,10 @@ struct MatmulPlan {
 
 // The rungs of kernels/gemm/tc the dispatcher can run, in ladder order (names as the registry's).
 const std::vector<std::string>& tc_rungs();
+// The workspace bytes `rung` needs for copies of the operands it cannot read in place: those whose
+// base or pitch is not a multiple of the rung's gemm_rungs::Rung::pack_pitch_bytes (v01: none;
+// v02: 16 bytes for cp.async; v03–v08: 128 for TMA). Throws sol::Error for an unknown rung.
+size_t rung_pack_bytes(const MatmulCall& call, const std::string& rung);
 
 // The decode rungs of kernels/gemm/gemv the dispatcher can run (names as the registry's).
 const std::vector<std::string>& gemv_rungs();

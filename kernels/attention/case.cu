@@ -23,6 +23,7 @@
 #include "kernels/common/compare.cuh"
 #include "kernels/common/elem.cuh"
 #include "kernels/common/variant.cuh"
+#include "sol/formats/cast.hpp"
 #include "sol/kernels.hpp"
 #include "sol/ref/attention.hpp"
 
@@ -39,11 +40,7 @@ __host__ __device__ inline uint16_t random_f16_bits(uint64_t seed, uint64_t i) {
   const uint64_t h = hash64(seed, i);
   return uint16_t((uint32_t(h >> 63) << 15) | ((13u + uint32_t(h >> 32) % 4u) << 10) | (uint32_t(h) & 0x3FFu));
 }
-double decode_f16(uint16_t b) {
-  const int e = (b >> 10) & 0x1F, m = b & 0x3FF;
-  const double mag = e == 0 ? std::ldexp(double(m), -24) : std::ldexp(1.0 + m / 1024.0, e - 15);
-  return (b >> 15) ? -mag : mag;
-}
+double decode_f16(uint16_t b) { return formats::decode_value(formats::Format::fp16, b); }
 
 __global__ void fill_f16_kernel(uint16_t* p, int64_t n, uint64_t seed) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
@@ -212,8 +209,8 @@ double set_bytes(const Dims& x, int q_like, int k_like, int elem) {
 template <class T>
 class AttentionCase final : public Case {
  public:
-  AttentionCase(Version v, const Shape& s)
-      : v_(v), x_(dims(s)), sets_(rotating_sets(set_bytes(x_, 2, 2, sizeof(T)))), io_(x_, sets_) {
+  AttentionCase(Version v, const Shape& s, const CaseOptions& opts)
+      : v_(v), x_(dims(s)), sets_(rotating_sets(set_bytes(x_, 2, 2, sizeof(T)), opts)), io_(x_, sets_) {
     if (v_ == Version::v01_standard) {  // one workspace for every set: S and P are scratch
       s_ = DeviceBuffer<float>(x_.b * x_.h * x_.n * x_.nk);
       p_ = DeviceBuffer<T>(x_.b * x_.h * x_.n * x_.nk);
@@ -347,8 +344,8 @@ class AttentionCase final : public Case {
 template <class T>
 class AttentionBwdCase final : public Case {
  public:
-  AttentionBwdCase(BwdVersion v, const Shape& s)
-      : v_(v), x_(dims(s)), det_(s.get("det", 0) != 0), sets_(rotating_sets(set_bytes(x_, 5, 4, sizeof(T)))), fwd_(x_, sets_) {
+  AttentionBwdCase(BwdVersion v, const Shape& s, const CaseOptions& opts)
+      : v_(v), x_(dims(s)), det_(s.get("det", 0) != 0), sets_(rotating_sets(set_bytes(x_, 5, 4, sizeof(T)), opts)), fwd_(x_, sets_) {
     const int64_t nq = x_.b * x_.n * x_.h * x_.d, nkv = x_.b * x_.nk * x_.hkv * x_.d;
     for (int i = 0; i < sets_; ++i) {
       dout_.emplace_back(nq);
@@ -596,10 +593,10 @@ Tolerance tolerance(Version v) {
                 "accumulation; L in fp32 via exp2; reference in double on sampled rows (expected ≈ 3e-3 in bf16)"};
 }
 
-std::unique_ptr<Case> make(Version v, const Shape& s) {
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   if (std::string why = unsupported(v, s); !why.empty()) bad_input("attention: " + why);
-  if (s.get("fp16", 0)) return std::make_unique<AttentionCase<__half>>(v, s);
-  return std::make_unique<AttentionCase<__nv_bfloat16>>(v, s);
+  if (s.get("fp16", 0)) return std::make_unique<AttentionCase<__half>>(v, s, opts);
+  return std::make_unique<AttentionCase<__nv_bfloat16>>(v, s, opts);
 }
 
 std::string unsupported(BwdVersion, const Shape& s) {
@@ -615,10 +612,10 @@ Tolerance tolerance(BwdVersion) {
                 "dQ summed in fp32 atomics; reference in double from the device's O and L on sampled rows"};
 }
 
-std::unique_ptr<Case> make(BwdVersion v, const Shape& s) {
+std::unique_ptr<Case> make(BwdVersion v, const Shape& s, const CaseOptions& opts) {
   if (std::string why = unsupported(v, s); !why.empty()) bad_input("attention_bwd: " + why);
-  if (s.get("fp16", 0)) return std::make_unique<AttentionBwdCase<__half>>(v, s);
-  return std::make_unique<AttentionBwdCase<__nv_bfloat16>>(v, s);
+  if (s.get("fp16", 0)) return std::make_unique<AttentionBwdCase<__half>>(v, s, opts);
+  return std::make_unique<AttentionBwdCase<__nv_bfloat16>>(v, s, opts);
 }
 
 }  // namespace sol::kernels::attention

@@ -31,11 +31,11 @@ model::Cost cost(const Shape& s, bool flash, bool backward, int64_t block_q);
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);
 Tolerance tolerance(Version v);
-std::unique_ptr<Case> make(Version v, const Shape& s);
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts);
 
 std::string unsupported(BwdVersion v, const Shape& s);
 model::Cost cost(BwdVersion v, const Shape& s);
 Tolerance tolerance(BwdVersion v);
-std::unique_ptr<Case> make(BwdVersion v, const Shape& s);
+std::unique_ptr<Case> make(BwdVersion v, const Shape& s, const CaseOptions& opts);
 
 }  // namespace sol::kernels::attention

@@ -6,7 +6,7 @@
 
 namespace sol::kernels::banks {
 
-std::unique_ptr<Case> make(Version v, const Shape& s) {
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   const int64_t rows = s.at("rows"), cols = s.at("cols");
   GatherSpec<float> spec;
   spec.in_elems = spec.out_elems = rows * cols;
@@ -20,7 +20,7 @@ std::unique_ptr<Case> make(Version v, const Shape& s) {
   if (v == Version::v03_swizzled) run = v03_swizzled, plan = v03_swizzled_plan;
   spec.run = [=](const float* i, float* o, cudaStream_t st) { run(i, o, rows, cols, st); };
   spec.plan = [=](const float*, const float*) { return plan(rows, cols); };
-  return std::make_unique<GatherCase<float>>(std::move(spec));
+  return std::make_unique<GatherCase<float>>(std::move(spec), opts);
 }
 
 }  // namespace sol::kernels::banks

@@ -12,6 +12,6 @@ enum class Version { v01_tile32, v02_padded, v03_swizzled };
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version, const Shape& s);
 Tolerance tolerance(Version);
-std::unique_ptr<Case> make(Version v, const Shape& s);
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts);
 
 }  // namespace sol::kernels::banks

@@ -13,9 +13,9 @@ namespace {
 
 class SumCase final : public Case {
  public:
-  SumCase(Version v, int64_t rows, int64_t cols)
+  SumCase(Version v, int64_t rows, int64_t cols, const CaseOptions& opts)
       : v_(v), rows_(rows), cols_(cols), outs_(v == Version::v01_row_per_thread ? rows : cols) {
-    sets_ = rotating_sets(4.0 * double(rows * cols + outs_));
+    sets_ = rotating_sets(4.0 * double(rows * cols + outs_), opts);
     for (int s = 0; s < sets_; ++s) {
       a_.emplace_back(rows * cols);
       out_.emplace_back(outs_);
@@ -79,8 +79,8 @@ class SumCase final : public Case {
 
 }  // namespace
 
-std::unique_ptr<Case> make(Version v, const Shape& s) {
-  if (v != Version::v03_strided) return std::make_unique<SumCase>(v, s.at("rows"), s.at("cols"));
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
+  if (v != Version::v03_strided) return std::make_unique<SumCase>(v, s.at("rows"), s.at("cols"), opts);
   const int64_t n = s.at("n"), stride = s.at("stride");
   GatherSpec<float> spec;
   spec.in_elems = (n - 1) * stride + 1;
@@ -89,7 +89,7 @@ std::unique_ptr<Case> make(Version v, const Shape& s) {
   spec.source = [stride](int64_t j) { return j * stride; };
   spec.run = [n, stride](const float* i, float* o, cudaStream_t st) { v03_strided(i, o, n, stride, st); };
   spec.plan = [n, stride](const float*, const float*) { return v03_strided_plan(n, stride); };
-  return std::make_unique<GatherCase<float>>(std::move(spec));
+  return std::make_unique<GatherCase<float>>(std::move(spec), opts);
 }
 
 }  // namespace sol::kernels::coalescing

@@ -13,6 +13,6 @@ enum class Version { v01_row_per_thread, v02_col_per_thread, v03_strided };
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);
 Tolerance tolerance(Version v);
-std::unique_ptr<Case> make(Version v, const Shape& s);
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts);
 
 }  // namespace sol::kernels::coalescing

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/common/check.cuh"
+#include "sol/registry.hpp"
 
 namespace sol::kernels {
 
@@ -29,8 +30,6 @@ struct AllocStats {
 };
 AllocStats alloc_stats();
 void reset_alloc_peak();
-// While true, rotating_sets() answers 1: a Case made then holds one input set, as a caller would.
-void set_single_input_set(bool on);
 
 template <class T>
 class DeviceBuffer {
@@ -93,7 +92,7 @@ class DeviceBuffer {
 
 // How many input/output sets a Case rotates through: enough that all sets together exceed
 // 256 MiB (five times H200's 50 MB L2, so each timed run starts with its data out of L2), at
-// most 16 (tiny shapes would otherwise need thousands).
-int rotating_sets(double bytes_per_set);
+// most 16 (tiny shapes would otherwise need thousands); one where the harness asks for a single set.
+int rotating_sets(double bytes_per_set, const CaseOptions& o);
 
 }  // namespace sol::kernels

@@ -44,8 +44,8 @@ class GatherCase final : public Case {
   using Bits = typename Elem<T>::Bits;
 
  public:
-  explicit GatherCase(GatherSpec<T> spec) : spec_(std::move(spec)) {
-    sets_ = rotating_sets(double(spec_.in_elems + spec_.out_elems) * double(sizeof(T)));
+  GatherCase(GatherSpec<T> spec, const CaseOptions& opts) : spec_(std::move(spec)) {
+    sets_ = rotating_sets(double(spec_.in_elems + spec_.out_elems) * double(sizeof(T)), opts);
     for (int s = 0; s < sets_; ++s) {
       in_.emplace_back(spec_.in_elems + spec_.offset_in);
       out_.emplace_back(spec_.out_elems + spec_.offset_out);

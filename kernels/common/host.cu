@@ -1,7 +1,6 @@
 // Host-side pieces of kernels/common: allocation with clear errors, rotation count, decoders,
 // and the parallel comparison.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -35,7 +34,6 @@ Tracker& tracker() {
   static Tracker t;
   return t;
 }
-std::atomic<bool> g_single_set{false};
 }  // namespace
 
 AllocStats alloc_stats() {
@@ -47,8 +45,6 @@ void reset_alloc_peak() {
   std::lock_guard<std::mutex> lock(tracker().mutex);
   tracker().stats.peak = tracker().stats.live;
 }
-
-void set_single_input_set(bool on) { g_single_set = on; }
 
 void* device_alloc(int64_t bytes) {
   void* p = nullptr;
@@ -84,10 +80,10 @@ void device_free(void* p) {
   SOL_CUDA_CHECK(cudaFree(p));
 }
 
-int rotating_sets(double bytes_per_set) {
+int rotating_sets(double bytes_per_set, const CaseOptions& o) {
   constexpr double kRotateBytes = 256.0 * (1 << 20);
   constexpr int kMaxSets = 16;
-  if (g_single_set) return 1;
+  if (o.single_set) return 1;
   if (!(bytes_per_set > 0)) return kMaxSets;
   const double need = std::floor(kRotateBytes / bytes_per_set) + 1;  // strictly more than 256 MiB
   return int(std::min<double>(need, kMaxSets));

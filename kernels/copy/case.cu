@@ -7,7 +7,7 @@
 
 namespace sol::kernels::copy {
 
-std::unique_ptr<Case> make(Version v, const Shape& s) {
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   const int64_t n = s.at("n");
   GatherSpec<float> spec = elementwise_spec<float>(s, tolerance(v).rel_l2);
   switch (v) {
@@ -32,7 +32,7 @@ std::unique_ptr<Case> make(Version v, const Shape& s) {
       spec.run = [n](const float* i, float* o, cudaStream_t st) { sol::copy({i, o, size_t(n) * sizeof(float)}, st); };
       break;
   }
-  return std::make_unique<GatherCase<float>>(std::move(spec));
+  return std::make_unique<GatherCase<float>>(std::move(spec), opts);
 }
 
 }  // namespace sol::kernels::copy

@@ -14,6 +14,6 @@ enum class Version { v01_scalar, v02_vec16, v03_vec16_unroll, peer_memcpy, dispa
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version, const Shape& s);
 Tolerance tolerance(Version);
-std::unique_ptr<Case> make(Version v, const Shape& s);
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts);
 
 }  // namespace sol::kernels::copy

@@ -6,7 +6,7 @@
 
 namespace sol::kernels::divergence {
 
-std::unique_ptr<Case> make(Version v, const Shape& s) {
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   const int64_t threads = threads_of(s);
   GatherSpec<float> spec;
   spec.in_elems = spec.out_elems = threads;
@@ -36,7 +36,7 @@ std::unique_ptr<Case> make(Version v, const Shape& s) {
       break;
     }
   }
-  return std::make_unique<GatherCase<float>>(std::move(spec));
+  return std::make_unique<GatherCase<float>>(std::move(spec), opts);
 }
 
 }  // namespace sol::kernels::divergence

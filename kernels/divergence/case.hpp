@@ -19,7 +19,7 @@ inline constexpr int kChainFmas = 1024;
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);
 Tolerance tolerance(Version);
-std::unique_ptr<Case> make(Version v, const Shape& s);
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts);
 
 // Σ over t < threads of (t / group) % 32: group 1 gives v02's lane ranks, 32 v03's warp ranks.
 int64_t sum_of_rank(int64_t threads, int64_t group);

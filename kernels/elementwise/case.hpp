@@ -13,6 +13,6 @@ enum class Version { v01_eager5_fp32, v02_fused_fp32, v03_fused_bf16 };
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);
 Tolerance tolerance(Version v);
-std::unique_ptr<Case> make(Version v, const Shape& s);
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts);
 
 }  // namespace sol::kernels::elementwise

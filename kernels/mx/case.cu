@@ -150,12 +150,12 @@ CheckResult to_result(const Diff& d, const std::string& where) {
 // ---- quantize: v01–v04 --------------------------------------------------------------------------
 class QuantCase final : public Case {
  public:
-  QuantCase(Version v, const Shape& s)
+  QuantCase(Version v, const Shape& s, const CaseOptions& opts)
       : v_(v), rows_(s.at("rows")), cols_(s.at("cols")), spec_(spec_of(s)), special_(flag(s, "special")) {
     n_ = rows_ * cols_;
     const double bytes = 2.0 * double(n_) + (writes_row(v) ? double(n_ + scale_count(rows_, cols_, MxAxis::Rowwise)) : 0) +
                          (writes_col(v) ? double(n_ + scale_count(rows_, cols_, MxAxis::Colwise)) : 0);
-    sets_ = rotating_sets(bytes);
+    sets_ = rotating_sets(bytes, opts);
     for (int k = 0; k < sets_; ++k) {
       x_.emplace_back(n_);
       if (writes_row(v)) row_codes_.emplace_back(n_), row_scales_.emplace_back(scale_count(rows_, cols_, MxAxis::Rowwise));
@@ -248,12 +248,12 @@ class QuantCase final : public Case {
 // ---- dequantize: v05 ----------------------------------------------------------------------------
 class DequantCase final : public Case {
  public:
-  explicit DequantCase(const Shape& s)
+  DequantCase(const Shape& s, const CaseOptions& opts)
       : rows_(s.at("rows")), cols_(s.at("cols")), elem_(spec_of(s).elem),
         axis_(flag(s, "colwise") ? MxAxis::Colwise : MxAxis::Rowwise), special_(flag(s, "special")) {
     n_ = rows_ * cols_;
     scales_n_ = scale_count(rows_, cols_, axis_);
-    sets_ = rotating_sets(double(n_) * 3 + double(scales_n_));
+    sets_ = rotating_sets(double(n_) * 3 + double(scales_n_), opts);
     for (int k = 0; k < sets_; ++k) codes_.emplace_back(n_), scales_.emplace_back(scales_n_), out_.emplace_back(n_);
   }
 
@@ -319,10 +319,10 @@ class DequantCase final : public Case {
 // ---- GEMM: v06 and the bf16 peer ----------------------------------------------------------------
 class GemmCase final : public Case {
  public:
-  GemmCase(Version v, const Shape& s)
+  GemmCase(Version v, const Shape& s, const CaseOptions& opts)
       : emulated_(v == Version::v06_gemm_emulated), m_(s.at("m")), n_(s.at("n")), k_(s.at("k")), spec_(spec_of(s)) {
     if (cublasCreate(&handle_) != CUBLAS_STATUS_SUCCESS) failure("cublasCreate failed");
-    sets_ = rotating_sets(2.0 * double(m_ * k_ + k_ * n_) + 4.0 * double(m_ * n_));
+    sets_ = rotating_sets(2.0 * double(m_ * k_ + k_ * n_) + 4.0 * double(m_ * n_), opts);
     for (int i = 0; i < sets_; ++i) a_.emplace_back(m_ * k_), b_.emplace_back(k_ * n_), c_.emplace_back(m_ * n_);
     if (emulated_) workspace_ = DeviceBuffer<uint8_t>(v06_workspace_bytes(m_, n_, k_));
   }
@@ -535,10 +535,10 @@ Tolerance tolerance(Version v) {
   }
 }
 
-std::unique_ptr<Case> make(Version v, const Shape& s) {
-  if (is_gemm(v)) return std::make_unique<GemmCase>(v, s);
-  if (v == Version::v05_dequantize) return std::make_unique<DequantCase>(s);
-  return std::make_unique<QuantCase>(v, s);
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
+  if (is_gemm(v)) return std::make_unique<GemmCase>(v, s, opts);
+  if (v == Version::v05_dequantize) return std::make_unique<DequantCase>(s, opts);
+  return std::make_unique<QuantCase>(v, s, opts);
 }
 
 }  // namespace sol::kernels::mx

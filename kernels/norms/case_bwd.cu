@@ -38,10 +38,10 @@ class RowBwdCase final : public Case {
   using Bits = typename Elem<T>::Bits;
 
  public:
-  RowBwdCase(Version v, const Shape& s)
+  RowBwdCase(Version v, const Shape& s, const CaseOptions& opts)
       : v_(v), in_(info(v)), rows_(s.at("rows")), cols_(s.at("cols")), scale_(s.get("scale", 1)), mask_(s.get("mask", 0) != 0) {
     const int64_t n = rows_ * cols_;
-    sets_ = rotating_sets(3.0 * double(n) * sizeof(T));
+    sets_ = rotating_sets(3.0 * double(n) * sizeof(T), opts);
     for (int i = 0; i < sets_; ++i) {
       a_.emplace_back(n);
       dy_.emplace_back(n);
@@ -341,10 +341,10 @@ class RowBwdCase final : public Case {
 
 }  // namespace
 
-std::unique_ptr<Case> make(Version v, const Shape& s) {
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   if (std::string why = unsupported(v, s); !why.empty()) bad_input(std::string(family_name(info(v).kind)) + ": " + why);
-  if (info(v).fp32) return std::make_unique<RowBwdCase<float>>(v, s);
-  return std::make_unique<RowBwdCase<__nv_bfloat16>>(v, s);
+  if (info(v).fp32) return std::make_unique<RowBwdCase<float>>(v, s, opts);
+  return std::make_unique<RowBwdCase<__nv_bfloat16>>(v, s, opts);
 }
 
 }  // namespace sol::kernels::rows_bwd

@@ -13,6 +13,6 @@ enum class Version { v01_relu_fp32, v02_relu_bf16, v03_relu_fp8_e4m3 };
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);
 Tolerance tolerance(Version);
-std::unique_ptr<Case> make(Version v, const Shape& s);
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts);
 
 }  // namespace sol::kernels::precision

@@ -9,6 +9,7 @@
 
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/gemm_rungs.hpp"
 
 namespace sol::sweep {
 
@@ -17,22 +18,25 @@ namespace {
 constexpr double kLimitNamed = 0.95;
 // The Hopper rung reads operands through TMA with 128-byte swizzled boxes: a pitch that is not a
 // multiple of 128 bytes is copied into an aligned workspace first (kernels/gemm/tc/hopper.cu).
-constexpr int64_t kPackPitchBytes = 128;
+constexpr int64_t kPackPitchBytes = gemm_rungs::find("v08_tile_choice")->pack_pitch_bytes;
 }  // namespace
 
 const std::vector<GemmFamily>& gemm_families() {
   static const std::vector<GemmFamily> all = [] {
-    const model::GemmTile hopper{128, 256, 64};  // v07_tma_store (kernels/gemm/tc/hopper.cuh): one CTA per SM
+    // The tiles of the rungs sol/gemm_rungs.hpp states: the Hopper kernel's 128×256 (v07, and v08
+    // where it keeps the wide tile), one CTA per SM, and fp32 v08_warptile_256x128 (the highest
+    // rung choose_variants takes), one block per SM.
+    constexpr gemm_rungs::Tile w = gemm_rungs::kHopperWide;
+    const model::GemmTile hopper{w.m, w.n, w.k_elems(2)};
+    constexpr gemm_rungs::Fp32Rung f = *gemm_rungs::find_fp32("v08_warptile_256x128");
     std::vector<GemmFamily> v;
-    // fp32: v08_warptile_256x128 (the highest rung choose_variants takes), 256×128 tiles with
-    // BK = 16, one block per SM.
-    v.push_back({"gemm_fp32", DType::f32, {256, 128, 16}, 1, false, 8193,
+    v.push_back({"gemm_fp32", DType::f32, {f.tile_m, f.tile_n, f.tile_k}, 1, false, 8193,
                  "the larger cubes would cost the fp32 sweep most of its time and show no cliff the smaller ones "
                  "do not"});
     v.push_back({"gemm_bf16", DType::bf16, hopper, 1, true, 16384, ""});
     v.push_back({"gemm_fp16", DType::f16, hopper, 1, true, 16384, ""});
     // a stage is 128 bytes of k per row: 64 bf16/fp16 elements, 128 fp8
-    v.push_back({"gemm_fp8", DType::fp8_e4m3, {128, 256, 128}, 1, true, 16384, ""});
+    v.push_back({"gemm_fp8", DType::fp8_e4m3, {w.m, w.n, w.k_elems(1)}, 1, true, 16384, ""});
     return v;
   }();
   return all;

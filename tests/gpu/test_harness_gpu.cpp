@@ -173,10 +173,10 @@ TEST(HarnessGpu, OccupancyModelMatchesTheRuntime) {
   for (const Variant& v : registry()) all.push_back(&v);
   int compared = 0;
   for (const Variant* v : all) {
-    if (v->test_shapes.empty() || v->min_cc > bench::device_info().compute_capability) continue;
+    if (v->test_shapes.empty() || !v->cc_refusal(bench::device_info().compute_capability).empty()) continue;
     const Shape& s = v->test_shapes.front();
     if (v->unsupported(s) != "") continue;
-    const LaunchInfo li = v->make(s)->launch();
+    const LaunchInfo li = v->make(s, {})->launch();
     const bench::KernelReport k = bench::inspect_kernel(li);
     if (!k.known) continue;  // a library peer
     const model::Occupancy o = model::occupancy(row->limits, k.resources);
@@ -191,7 +191,7 @@ TEST(HarnessGpu, OccupancyModelMatchesTheRuntime) {
   }
   EXPECT_GE(compared, 2);  // at least the selftest kernels
   // The staged selftest kernel is limited by its 40 KiB of shared memory.
-  const bench::KernelReport staged = bench::inspect_kernel(selftest("v02_staged").make(Shape::parse("n=4097"))->launch());
+  const bench::KernelReport staged = bench::inspect_kernel(selftest("v02_staged").make(Shape::parse("n=4097"), {})->launch());
   EXPECT_EQ(model::occupancy(row->limits, staged.resources).limiter, model::OccupancyLimiter::SharedMemory);
 }
 

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "kernels/api/matmul_dispatch.hpp"
 #include "kernels/gemm/gemv/plan.hpp"
 #include "tests/host/sol_cli.hpp"
 #include "sol/core/error.hpp"
+#include "sol/gemm_rungs.hpp"
 #include "sol/hw/spec.hpp"
 #include "sol/model/model_shapes.hpp"
 #include "sol/registry.hpp"
@@ -211,6 +213,64 @@ TEST(ApiMatmulPlan, EveryRungTheDispatcherRunsIsAGemmRungName) {
       EXPECT_EQ(sol::select("gemm_bf16/" + r).front()->name, r);
     }
   }
+}
+
+// A rung that copies operands it cannot read in place (v02: 16-byte rows for cp.async; v03–v08:
+// 128-byte rows for TMA) is given room for the copies in the caller's workspace.
+TEST(ApiMatmulPlan, TheWorkspaceHoldsTheCopiesTheRungMakes) {
+  const auto bytes = [](int64_t k, const char* rung) { return rung_pack_bytes(validate(tn(8, 50257, k)), rung); };
+  const auto copies = [](int64_t k_pitch) { return size_t((8 * k_pitch * 2 + 255) / 256 * 256 + 50257 * k_pitch * 2); };
+  EXPECT_EQ(bytes(767, "v01_mma_sync"), 0u);  // reads any pitch in place
+  EXPECT_EQ(bytes(767, "v02_multistage"), copies(768));  // 1534-byte rows → 1536
+  EXPECT_EQ(bytes(1000, "v02_multistage"), 0u);          // 2000-byte rows: 16-byte multiples
+  EXPECT_EQ(bytes(1000, "v08_tile_choice"), copies(1024));  // → 2048, a multiple of 128
+  EXPECT_EQ(bytes(1024, "v08_tile_choice"), 0u);
+  EXPECT_THROW(bytes(1024, "v09"), sol::Error);
+  // The plan reserves what its rung needs.
+  for (int64_t k : {767, 1000, 1793, 4095}) {
+    const MatmulPlan p = plan(validate(tn(8, 50257, k)), 90, false);
+    if (p.impl == Impl::tc_rung) EXPECT_EQ(p.pack_bytes, bytes(k, p.rung.c_str())) << p.rung << " at k=" << k;
+  }
+}
+
+// plan(…, explain = false) answers repeated calls from a per-thread cache: it must give what the
+// full decision gives, for calls that differ in shape, type, pitch or only in an operand's alignment.
+TEST(ApiMatmulPlan, TheCachedDecisionIsTheDecision) {
+  std::vector<MatmulCall> calls = {tn(8, 50257, 767),   tn(8, 50257, 1000), tn(8, 50257, 1024),
+                                   tn(1, 768, 768),     tn(2049, 2049, 2049), tn(4096, 4096, 4096, DType::fp8_e4m3),
+                                   tn(33, 300, 1023, DType::f16), tn(100, 100, 100, DType::f32)};
+  for (MatmulCall c : {tn(8, 50257, 1024), tn(2049, 2049, 2048)}) {
+    c.a = static_cast<const char*>(c.a) + 2;  // the same call but for A's alignment: rungs that need 128 bytes pack
+    calls.push_back(c);
+  }
+  for (int64_t k = 64; k < 64 + 24 * 8; k += 8) calls.push_back(tn(8, 4096, k));  // more than the cache holds
+  bool an_alignment_mattered = false;
+  for (int round = 0; round < 3; ++round)
+    for (const MatmulCall& c : calls) {
+      const MatmulCall v = validate(c);
+      const MatmulPlan fast = plan(v, 90, false), full = plan(v, 90, true);
+      EXPECT_EQ(fast.impl, full.impl) << full.reason;
+      EXPECT_EQ(fast.rung, full.rung) << full.reason;
+      EXPECT_EQ(fast.family, full.family);
+      EXPECT_EQ(fast.workspace_bytes(), full.workspace_bytes()) << full.reason;
+      EXPECT_EQ(fast.reason, "");
+      an_alignment_mattered |= c.a != at(1) && full.pack_bytes > 0;
+    }
+  EXPECT_TRUE(an_alignment_mattered);
+}
+
+TEST(GemmRungs, OneTableNamesEveryRungOnce) {
+  std::vector<std::string> names;
+  for (const auto& r : sol::gemm_rungs::kRungs) {
+    EXPECT_EQ(r.version, int(names.size()) + 1) << r.name;
+    EXPECT_EQ(sol::gemm_rungs::find(r.name), &r);
+    names.emplace_back(r.name);
+  }
+  EXPECT_EQ(tc_rungs(), names);
+  EXPECT_EQ(sol::gemm_rungs::find("peer:cublasLt"), nullptr);
+  // v08's tile: 2049³ on 132 SMs is 153 wide tiles (1.16 waves) against 289 narrow ones.
+  EXPECT_EQ(sol::gemm_rungs::tile_choice(2049, 2049, 132).n, 128);
+  EXPECT_EQ(sol::gemm_rungs::tile_choice(4096, 4096, 132).n, 256);
 }
 
 #ifdef SOL_SOURCE_DIR

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "sol/core/error.hpp"
@@ -91,4 +92,41 @@ TEST(RegistrySelect, ListFitsATerminalAndTakesPrefixes) {
   EXPECT_EQ(typo.rc, 2);
   EXPECT_EQ(sol::test::count_lines(typo.err), 1) << typo.err;
   EXPECT_NE(typo.err.find("did you mean '" + first.family + "'?"), std::string::npos) << typo.err;
+}
+
+// A variant runs from min_cc up to max_cc (0: no bound); Hopper-only rungs (sm_90a code) are
+// refused on every other device, sm_100 included, before anything is launched.
+TEST(RegistryArch, ComputeCapabilityRange) {
+  sol::Variant any;
+  any.min_cc = 80;
+  EXPECT_NE(any.cc_refusal(75), "");
+  for (int cc : {80, 89, 90, 100, 120}) EXPECT_EQ(any.cc_refusal(cc), "") << cc;
+  sol::Variant hopper;
+  hopper.min_cc = hopper.max_cc = 90;
+  EXPECT_EQ(hopper.cc_refusal(90), "");
+  EXPECT_NE(hopper.cc_refusal(89), "");
+  EXPECT_NE(hopper.cc_refusal(100).find("sm_90a"), std::string::npos) << hopper.cc_refusal(100);
+}
+
+TEST(RegistryArch, HopperOnlyRungsStopAtSm90) {
+  // The rungs whose kernels include kernels/common/hopper (compiled for sm_90a alone).
+  std::set<std::string> hopper;
+  if (sol::built_with_cuda()) {
+    for (const char* f : {"gemm_bf16", "gemm_fp16", "gemm_fp8"})
+      for (const char* r : {"v03_wgmma_tma", "v04_warp_specialized", "v05_persistent", "v06_cluster_multicast",
+                            "v07_tma_store", "v08_tile_choice"})
+        hopper.insert(std::string(f) + "/" + r);
+    for (const char* id : {"attention/v04_flash_wgmma", "attention/v05_flash_wgmma_overlap",
+                           "attention_bwd/v03_flash_bwd_wgmma", "attention_bwd/v04_flash_bwd_2wg"})
+      hopper.insert(id);
+  }
+  size_t seen = 0;
+  for (const sol::Variant& v : sol::registry()) {
+    const std::string id = v.family + "/" + v.name;
+    const bool only90 = hopper.count(id) > 0;
+    seen += only90;
+    EXPECT_EQ(v.max_cc, only90 ? 90 : 0) << id;
+    EXPECT_EQ(v.cc_refusal(100).empty(), !only90 && v.min_cc <= 100) << id;
+  }
+  EXPECT_EQ(seen, hopper.size());
 }

@@ -45,15 +45,10 @@ double tol_at(Version v, int64_t k) {
 
 LaunchPlan plan(Version v, const GemmArgs& g) {
   switch (v) {
-    case Version::v01_naive: return v01_naive_plan(g);
-    case Version::v02_coalesced: return v02_coalesced_plan(g);
-    case Version::v03_smem_tiled: return v03_smem_tiled_plan(g);
-    case Version::v04_regblock_1d: return v04_regblock_1d_plan(g);
-    case Version::v05_regblock_2d: return v05_regblock_2d_plan(g);
-    case Version::v06_vectorized: return v06_vectorized_plan(g);
-    case Version::v07_warptile_cp_async: return v07_warptile_cp_async_plan(g);
-    case Version::v08_warptile_256x128: return v08_warptile_256x128_plan(g);
-    case Version::v08_warptile_128x256: return v08_warptile_128x256_plan(g);
+#define SOL_GEMM_FP32_PLAN_CASE(name, ...) \
+  case Version::name: return name##_plan(g);
+    SOL_GEMM_FP32_RUNGS(SOL_GEMM_FP32_PLAN_CASE)
+#undef SOL_GEMM_FP32_PLAN_CASE
     default: return {};
   }
 }
@@ -64,9 +59,9 @@ void check_cublas(cublasStatus_t st, const char* what) {
 
 class GemmCase final : public Case {
  public:
-  GemmCase(Version v, const Shape& s)
+  GemmCase(Version v, const Shape& s, const CaseOptions& opts)
       : v_(v), m_(s.at("m")), n_(s.at("n")), k_(s.at("k")), beta_(float(s.get("beta", 0))) {
-    sets_ = rotating_sets(4.0 * double(m_ * k_ + k_ * n_ + m_ * n_));
+    sets_ = rotating_sets(4.0 * double(m_ * k_ + k_ * n_ + m_ * n_), opts);
     for (int i = 0; i < sets_; ++i) a_.emplace_back(m_ * k_), b_.emplace_back(k_ * n_), c_.emplace_back(m_ * n_);
     if (v == Version::dispatch) {  // every set's workspace need is the same: allocated once, here
       size_t bytes = 0;
@@ -244,9 +239,9 @@ class GemmCase final : public Case {
 
 }  // namespace
 
-std::unique_ptr<Case> make(Version v, const Shape& s) {
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   if (std::string why = unsupported(v, s); !why.empty()) bad_input("gemm_fp32: " + why);
-  return std::make_unique<GemmCase>(v, s);
+  return std::make_unique<GemmCase>(v, s, opts);
 }
 
 }  // namespace sol::kernels::gemm_fp32

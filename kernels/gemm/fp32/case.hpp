@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "sol/gemm_rungs.hpp"
 #include "sol/registry.hpp"
 
 namespace sol::kernels::gemm_fp32 {
@@ -14,20 +15,18 @@ enum class Version {
   peer_cublas_sgemm,  // cuBLAS SGEMM, CUBLAS_DEFAULT_MATH: true fp32, no TF32
   peer_cublas_tf32,   // cuBLAS SGEMM with CUBLAS_TF32_TENSOR_OP_MATH: fp32 data, TF32 tensor cores
   dispatch,           // sol::matmul through the public API (f32, NN): what its dispatcher picks
-  v01_naive,
-  v02_coalesced,
-  v03_smem_tiled,
-  v04_regblock_1d,
-  v05_regblock_2d,
-  v06_vectorized,
-  v07_warptile_cp_async,
-  v08_warptile_256x128,  // one kernel (v08_warptile.cuh), two tiles
-  v08_warptile_128x256,
+  // every rung of SOL_GEMM_FP32_RUNGS (sol/gemm_rungs.hpp) in ladder order
+#define SOL_GEMM_FP32_RUNG_ENUM(name, ...) name,
+  SOL_GEMM_FP32_RUNGS(SOL_GEMM_FP32_RUNG_ENUM)
+#undef SOL_GEMM_FP32_RUNG_ENUM
 };
+
+// The Version of gemm_rungs::kFp32Rungs[i].
+constexpr Version rung_at(int i) { return Version(int(Version::dispatch) + 1 + i); }
 
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);
 Tolerance tolerance(Version v);
-std::unique_ptr<Case> make(Version v, const Shape& s);
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts);
 
 }  // namespace sol::kernels::gemm_fp32

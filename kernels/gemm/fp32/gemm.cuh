@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "kernels/common/launch.cuh"
+#include "sol/gemm_rungs.hpp"
 
 namespace sol::kernels::gemm_fp32 {
 
@@ -109,15 +110,10 @@ inline void launch_gemm(const LaunchPlan& p, GemmArgs g, cudaStream_t stream) {
   SOL_CUDA_CHECK(cudaLaunchKernel(p.func, dim3(unsigned(p.grid)), dim3(unsigned(p.block)), params, size_t(p.smem), stream));
 }
 
-// One plan function per rung (kernels/gemm/fp32/vNN_*.cu).
-LaunchPlan v01_naive_plan(const GemmArgs& g);
-LaunchPlan v02_coalesced_plan(const GemmArgs& g);
-LaunchPlan v03_smem_tiled_plan(const GemmArgs& g);
-LaunchPlan v04_regblock_1d_plan(const GemmArgs& g);
-LaunchPlan v05_regblock_2d_plan(const GemmArgs& g);
-LaunchPlan v06_vectorized_plan(const GemmArgs& g);
-LaunchPlan v07_warptile_cp_async_plan(const GemmArgs& g);
-LaunchPlan v08_warptile_256x128_plan(const GemmArgs& g);  // v08_warptile_*.cu, one kernel (v08_warptile.cuh)
-LaunchPlan v08_warptile_128x256_plan(const GemmArgs& g);
+// One plan function per rung of SOL_GEMM_FP32_RUNGS (sol/gemm_rungs.hpp): <name>_plan, defined in
+// kernels/gemm/fp32/<name>.cu (the two v08 tiles share one kernel, v08_warptile.cuh).
+#define SOL_GEMM_FP32_PLAN(name, ...) LaunchPlan name##_plan(const GemmArgs& g);
+SOL_GEMM_FP32_RUNGS(SOL_GEMM_FP32_PLAN)
+#undef SOL_GEMM_FP32_PLAN
 
 }  // namespace sol::kernels::gemm_fp32

@@ -15,6 +15,7 @@
 #include "kernels/gemm/gemv/problem.cuh"
 #include "kernels/gemm/tc/inputs.cuh"
 #include "kernels/gemm/tc/sampling.hpp"
+#include "sol/formats/cast.hpp"
 #include "sol/ref/gemm.hpp"
 
 namespace sol::kernels::gemv {
@@ -53,17 +54,13 @@ __global__ void fill_f32_kernel(uint32_t* gOut, int64_t n, uint64_t seed) {
     gOut[i] = uint32_t(operand_bits(InType::bf16, seed, uint64_t(i))) << 16;
 }
 
-double decode_f16(uint16_t b) {
-  const int e = (b >> 10) & 0x1F, f = b & 0x3FF;
-  double v = e == 0 ? std::ldexp(double(f), -24) : e == 31 ? (f ? NAN : INFINITY) : std::ldexp(1.0 + f / 1024.0, e - 15);
-  return (b >> 15) ? -v : v;
-}
+double decode_f16(uint16_t b) { return formats::decode_value(formats::Format::fp16, b); }
 
 class GemvCase final : public Case {
  public:
-  GemvCase(Version v, const Dims& d) : v_(v), d_(d), ob_(d.out == DType::f32 ? 4 : 2) {
+  GemvCase(Version v, const Dims& d, const CaseOptions& opts) : v_(v), d_(d), ob_(d.out == DType::f32 ? 4 : 2) {
     const int64_t w_rows = d.tb ? d.n : d.k;
-    sets_ = rotating_sets(2.0 * double(d.m * d.lda + w_rows * d.ldw) + double(ob_) * double(d.m * d.ldc));
+    sets_ = rotating_sets(2.0 * double(d.m * d.lda + w_rows * d.ldw) + double(ob_) * double(d.m * d.ldc), opts);
     for (int i = 0; i < sets_; ++i) {
       a_.emplace_back(d.m * d.lda);
       w_.emplace_back(w_rows * d.ldw);
@@ -194,10 +191,10 @@ class GemvCase final : public Case {
 
 }  // namespace
 
-std::unique_ptr<Case> make(Version v, const Shape& s) {
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   if (std::string why = unsupported(v, s); !why.empty())
     bad_input(std::string(v.fp16 ? "gemm_fp16" : "gemm_bf16") + ": " + why);
-  return std::make_unique<GemvCase>(v, dims_of(s));
+  return std::make_unique<GemvCase>(v, dims_of(s), opts);
 }
 
 }  // namespace sol::kernels::gemv

@@ -48,14 +48,10 @@ DType dtype_of(InType t) {
 // The rung's launcher; nullptr for the peer.
 Launch launcher(Rung r) {
   switch (r) {
-    case Rung::v01_mma_sync: return launch_v01_mma_sync;
-    case Rung::v02_multistage: return launch_v02_multistage;
-    case Rung::v03_wgmma_tma: return launch_v03_wgmma_tma;
-    case Rung::v04_warp_specialized: return launch_v04_warp_specialized;
-    case Rung::v05_persistent: return launch_v05_persistent;
-    case Rung::v06_cluster_multicast: return launch_v06_cluster_multicast;
-    case Rung::v07_tma_store: return launch_v07_tma_store;
-    case Rung::v08_tile_choice: return launch_v08_tile_choice;
+#define SOL_GEMM_TC_LAUNCHER_CASE(name, ...) \
+  case Rung::name: return launch_##name;
+    SOL_GEMM_TC_RUNGS(SOL_GEMM_TC_LAUNCHER_CASE)
+#undef SOL_GEMM_TC_LAUNCHER_CASE
     case Rung::peer_cublaslt:
     case Rung::dispatch: return nullptr;
   }
@@ -84,10 +80,10 @@ __global__ void fill_operand_kernel(void* gOut, int64_t n, InType t, uint64_t se
 
 class GemmCase final : public Case {
  public:
-  GemmCase(Version v, const Dims& d) : v_(v), d_(d), launch_(launcher(v.rung)) {
+  GemmCase(Version v, const Dims& d, const CaseOptions& opts) : v_(v), d_(d), launch_(launcher(v.rung)) {
     const int64_t eb = in_bytes(v.in);
     const double per_set = double(eb) * double(d.m * d.lda + d.n * d.ldb) + 2.0 * double(d.m * d.ldc);
-    sets_ = rotating_sets(per_set);
+    sets_ = rotating_sets(per_set, opts);
     for (int i = 0; i < sets_; ++i) {
       a_.emplace_back(d.m * d.lda * eb);
       b_.emplace_back(d.n * d.ldb * eb);
@@ -133,10 +129,9 @@ class GemmCase final : public Case {
   }
 
   LaunchInfo launch() const override {
-    KernelPlan k;
-    if (v_.rung == Rung::v01_mma_sync) k = plan_v01_mma_sync(problem(0));
-    if (v_.rung == Rung::v02_multistage) k = plan_v02_multistage(problem(0));
-    return LaunchInfo{k.func, k.block_threads, k.grid_blocks, k.dynamic_smem_bytes};
+    if (v_.rung == Rung::v01_mma_sync) return plan_v01_mma_sync(problem(0));
+    if (v_.rung == Rung::v02_multistage) return plan_v02_multistage(problem(0));
+    return {};
   }
 
   CheckResult check() override {
@@ -315,9 +310,9 @@ Tolerance tolerance(Version v) {
           "products adds ~1e-6 at k ≈ 8192 with random signs; 5e-3 leaves 2.5× over the worst-case rounding"};
 }
 
-std::unique_ptr<Case> make(Version v, const Shape& s) {
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   if (std::string why = unsupported(v, s); !why.empty()) bad_input(std::string(family_name(v.in)) + ": " + why);
-  return std::make_unique<GemmCase>(v, dims_of(s));
+  return std::make_unique<GemmCase>(v, dims_of(s), opts);
 }
 
 }  // namespace sol::kernels::gemm_tc

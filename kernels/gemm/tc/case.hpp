@@ -3,28 +3,29 @@
 // types): C[m×n] bf16 = alpha · A[m×k] · B[n×k]ᵀ (problem.cuh). Shape keys m, n, k and optional
 // row pitches lda, ldb, ldc (elements; default k, k, n; each ≥ its row length).
 // A Version is the input type (the family) and the rung; every rung plugs in through one
-// gemm_tc::Launch (rungs.cuh), the cuBLASLt peer through peer_cublaslt.cuh.
+// gemm_tc::Launch (rungs.cuh), the cuBLASLt peer through peer_cublaslt.cuh. The rungs are
+// declared once, in sol/gemm_rungs.hpp.
 #include <memory>
 #include <string>
 
+#include "sol/gemm_rungs.hpp"
 #include "sol/registry.hpp"
 
 namespace sol::kernels::gemm_tc {
 
 enum class InType;  // problem.cuh: bf16, fp16, fp8_e4m3
 
+// The peer, every rung of SOL_GEMM_TC_RUNGS in ladder order, the public entry.
 enum class Rung {
   peer_cublaslt,
-  v01_mma_sync,
-  v02_multistage,
-  v03_wgmma_tma,
-  v04_warp_specialized,
-  v05_persistent,
-  v06_cluster_multicast,
-  v07_tma_store,
-  v08_tile_choice,
+#define SOL_GEMM_TC_RUNG_ENUM(name, ...) name,
+  SOL_GEMM_TC_RUNGS(SOL_GEMM_TC_RUNG_ENUM)
+#undef SOL_GEMM_TC_RUNG_ENUM
   dispatch,  // sol::matmul through the public API (kernels/api/matmul.cu): the rung or cuBLASLt it picks
 };
+
+// The rung of gemm_rungs::kRungs[i].
+constexpr Rung rung_at(int i) { return Rung(int(Rung::peer_cublaslt) + 1 + i); }
 
 struct Version {
   InType in;
@@ -34,6 +35,6 @@ struct Version {
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);
 Tolerance tolerance(Version v);
-std::unique_ptr<Case> make(Version v, const Shape& s);
+std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts);
 
 }  // namespace sol::kernels::gemm_tc

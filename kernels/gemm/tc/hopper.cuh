@@ -24,14 +24,17 @@
 #include "kernels/common/ptx.cuh"
 #include "kernels/gemm/tc/pack.cuh"
 #include "kernels/gemm/tc/problem.cuh"
+#include "sol/gemm_rungs.hpp"
 
 namespace sol::kernels::gemm_tc::hopper {
 
 // The instructions: mbarriers, TMA and wgmma as kernels/common/hopper names them.
 using namespace ::sol::kernels::hopper;
 
-constexpr int kBlockM = 128;        // two consumer warpgroups of 64 rows
-constexpr int kRowBytes = 128;      // k extent of a stage, in bytes: one 128B swizzle row
+using gemm_rungs::kHopperNarrow;
+using gemm_rungs::kHopperWide;
+constexpr int kBlockM = kHopperWide.m;          // two consumer warpgroups of 64 rows
+constexpr int kRowBytes = kHopperWide.k_bytes;  // k extent of a stage, in bytes: one 128B swizzle row
 constexpr int kStepBytes = 32;      // k extent of one wgmma (16 × 2 B or 32 × 1 B)
 constexpr int kStageA = kBlockM * kRowBytes;   // 16 KiB
 constexpr int kStageC = 64 * 128 * 2;           // one consumer's staging buffer for C, bf16: 16 KiB
@@ -42,10 +45,10 @@ constexpr int kGroupM = 16;         // tile order: 16 row-tiles share each colum
 // the C staging buffers: 4 × 48 KiB or 6 × 32 KiB.
 template <int kN>
 struct TileN {
-  static_assert(kN == 128 || kN == 256, "wgmma n of 128 or 256");
+  static_assert(kN == kHopperNarrow.n || kN == kHopperWide.n, "wgmma n of 128 or 256");
   static constexpr int kAcc = kN / 2;           // fp32 accumulators per consumer thread (64 × kN / 128)
   static constexpr int kStageB = kN * kRowBytes;
-  static constexpr int kStages = kN == 256 ? 4 : 6;
+  static constexpr int kStages = kN == kHopperWide.n ? kHopperWide.stages : kHopperNarrow.stages;
   static constexpr int kSmemBytes = kStages * (kStageA + kStageB) + 2 * kStageC + 1024 /* alignment */ +
                                     256 /* barriers */;
 };
@@ -289,7 +292,7 @@ template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaS
 void launch(const Problem& p, Workspace& ws, cudaStream_t stream);
 
 // The one dispatch every rung shares: picks the instantiation for p.in.
-template <bool kProducer, bool kPersistent, int kCluster = 1, bool kTmaStore = false, int kN = 256>
+template <bool kProducer, bool kPersistent, int kCluster = 1, bool kTmaStore = false, int kN = kHopperWide.n>
 void launch_any(const Problem& p, Workspace& ws, cudaStream_t stream) {
   switch (p.in) {
     case InType::bf16: return launch<InType::bf16, kProducer, kPersistent, kCluster, kTmaStore, kN>(p, ws, stream);

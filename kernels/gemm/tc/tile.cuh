@@ -10,6 +10,7 @@
 
 #include "kernels/common/ptx.cuh"
 #include "kernels/gemm/tc/problem.cuh"
+#include "sol/gemm_rungs.hpp"
 
 namespace sol::kernels::gemm_tc {
 
@@ -17,8 +18,8 @@ namespace sol::kernels::gemm_tc {
 template <class T>
 using Bits = std::conditional_t<sizeof(T) == 1, uint8_t, uint16_t>;
 
-constexpr int kBlockM = 128, kBlockN = 128;
-constexpr int kRowBytes = 64;                    // k depth of a tile in bytes: 32 bf16/fp16, 64 e4m3
+constexpr int kBlockM = gemm_rungs::kMmaSync.m, kBlockN = gemm_rungs::kMmaSync.n;
+constexpr int kRowBytes = gemm_rungs::kMmaSync.k_bytes;  // k depth of a tile in bytes: 32 bf16/fp16, 64 e4m3
 constexpr int kThreads = 256;                    // 8 warps
 constexpr int kWarpM = 64, kWarpN = 32;          // warp tile
 constexpr int kFragM = kWarpM / 16, kFragN = kWarpN / 8;  // 4 × 4 mma tiles per warp
@@ -32,7 +33,7 @@ constexpr int kBlockK = kRowBytes / int(sizeof(T));
 // Blocks per SM the register budget is sized for: 2 (≤ 128 registers) for 16-bit types; e4m3
 // needs a few more registers (60 bytes spilled at 128), so it gets 1 block per SM.
 template <class T>
-constexpr int kMinBlocks = sizeof(T) == 1 ? 1 : 2;
+constexpr int kMinBlocks = gemm_rungs::kMmaSync.ctas_per_sm(int(sizeof(T)));
 
 struct WarpTile {
   int row0, col0;  // the warp tile's first row and column inside the block tile

@@ -85,8 +85,8 @@ void launch_v01_mma_sync(const Problem& p, Workspace&, cudaStream_t stream) {
   SOL_LAUNCH_CHECK();
 }
 
-KernelPlan plan_v01_mma_sync(const Problem& p) {
-  KernelPlan k;
+LaunchInfo plan_v01_mma_sync(const Problem& p) {
+  LaunchInfo k;
   switch (p.in) {
     case InType::bf16: k.func = reinterpret_cast<const void*>(mma_sync_kernel<__nv_bfloat16>); break;
     case InType::fp16: k.func = reinterpret_cast<const void*>(mma_sync_kernel<__half>); break;

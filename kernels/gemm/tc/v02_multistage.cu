@@ -27,7 +27,9 @@
 namespace sol::kernels::gemm_tc {
 namespace {
 
-constexpr int kStages = 4;
+constexpr int kStages = gemm_rungs::kMmaSyncStaged.stages;
+static_assert(gemm_rungs::kMmaSyncStaged.k_bytes == kRowBytes && gemm_rungs::kMmaSyncStaged.m == kBlockM,
+              "v02 stages v01's tile");
 constexpr int kTileBytes = kBlockM * kRowBytes;         // one operand's stage: 8 KiB
 constexpr int kStageBytes = 2 * kTileBytes;             // A then B
 constexpr int kCPitch = kBlockN + 8;                    // epilogue row pitch (elements): 272 B
@@ -142,8 +144,8 @@ void launch_v02_multistage(const Problem& p, Workspace& ws, cudaStream_t stream)
   }
 }
 
-KernelPlan plan_v02_multistage(const Problem& p) {
-  KernelPlan k;
+LaunchInfo plan_v02_multistage(const Problem& p) {
+  LaunchInfo k;
   switch (p.in) {
     case InType::bf16: k.func = configured_kernel<__nv_bfloat16>(); break;
     case InType::fp16: k.func = configured_kernel<__half>(); break;

@@ -1,0 +1,136 @@
+#pragma once
+// The rungs of the GEMM ladders, each declared once: the tensor-core ladder (kernels/gemm/tc/:
+// gemm_bf16, gemm_fp16, gemm_fp8) and the SGEMM ladder (kernels/gemm/fp32/: gemm_fp32). A rung's
+// name, version, what it adds and the tile facts its kernel is built on are stated here; the
+// registry's entries, the Version/Rung enums, the launchers' declarations and dispatch, the
+// kernels' tile constants and the shape model's view of a rung (find, tile_choice) derive from it.
+// Host-only and header-only: the host library, the kernels and the CUDA code read the same facts.
+#include <cstdint>
+#include <string_view>
+
+namespace sol::gemm_rungs {
+
+// How C leaves the CTA: stored from the accumulator registers, or staged in shared memory and
+// written by TMA stores that overlap the next tile's math.
+enum class Epilogue { registers, tma_store };
+
+// The CTA tile of a rung: m × n outputs, k_bytes of k per stage (elements: k_bytes / element
+// size), stages deep in shared memory, and CTAs resident per SM for 16-bit and 8-bit inputs.
+struct Tile {
+  int m, n, k_bytes, stages, ctas_16bit, ctas_8bit;
+  constexpr int ctas_per_sm(int element_bytes) const { return element_bytes == 1 ? ctas_8bit : ctas_16bit; }
+  constexpr int k_elems(int element_bytes) const { return k_bytes / element_bytes; }
+};
+
+// mma.sync rungs (kernels/gemm/tc/tile.cuh): 128×128, 64 bytes of k, 8 warps.
+inline constexpr Tile kMmaSync{128, 128, 64, 1, 2, 1};
+inline constexpr Tile kMmaSyncStaged{128, 128, 64, 4, 2, 1};
+// The Hopper kernel (kernels/gemm/tc/hopper.cuh): two consumer warpgroups of 64 rows, one 128B
+// swizzle row of k per stage, as many stages as fit in 227 KiB beside the C staging buffers.
+inline constexpr Tile kHopperWide{128, 256, 128, 4, 1, 1};
+inline constexpr Tile kHopperNarrow{128, 128, 128, 6, 1, 1};  // v08's alternative
+
+// X(name, version, sm90a, tile, pack_pitch_bytes, epilogue, technique), in ladder order.
+// sm90a: wgmma/TMA code compiled for sm_90a alone; else the family's minimum (sm_80, fp8 sm_89).
+// pack_pitch_bytes: an operand whose base or row pitch is not a multiple of it is first copied
+// into an aligned workspace (0: unaligned rows are read in place).
+#define SOL_GEMM_TC_RUNGS(X)                                                                                        \
+  X(v01_mma_sync, 1, false, kMmaSync, 0, registers,                                                                 \
+    "mma.sync (m16n8k16; e4m3 m16n8k32) fed by ldmatrix, 128×128 tile, one padded shared buffer")                   \
+  X(v02_multistage, 2, false, kMmaSyncStaged, 16, registers,                                                        \
+    "4-stage cp.async pipeline, XOR-swizzled shared memory, 16-byte epilogue stores")                               \
+  X(v03_wgmma_tma, 3, true, kHopperWide, 128, registers,                                                            \
+    "wgmma m64n256 fed by TMA into 128B-swizzled smem, 4 stages; a __syncthreads per k-tile")                       \
+  X(v04_warp_specialized, 4, true, kHopperWide, 128, registers,                                                     \
+    "a producer warpgroup issues TMA; consumers keep one wgmma group in flight (mbarriers)")                         \
+  X(v05_persistent, 5, true, kHopperWide, 128, registers,                                                           \
+    "one CTA per SM walks the tiles, 16 row tiles per column of B for L2 reuse")                                    \
+  X(v06_cluster_multicast, 6, true, kHopperWide, 128, registers,                                                    \
+    "clusters of 2 CTAs: each loads half of the shared B tile and TMA-multicasts it")                               \
+  X(v07_tma_store, 7, true, kHopperWide, 128, tma_store,                                                            \
+    "epilogue through swizzled smem and TMA stores, overlapping the next tile's wgmmas")                            \
+  X(v08_tile_choice, 8, true, kHopperWide, 128, tma_store,                                                          \
+    "v07 with a 128×256 or 128×128 tile (6 stages), whichever the wave count favours")
+
+struct Rung {
+  std::string_view name;
+  int version;
+  bool sm90a;
+  Tile tile;
+  int pack_pitch_bytes;
+  Epilogue epilogue;
+  std::string_view technique;
+};
+
+#define SOL_GEMM_TC_RUNG_FACTS(name, version, sm90a, tile, pack, epilogue, technique) \
+  Rung{#name, version, sm90a, tile, pack, Epilogue::epilogue, technique},
+inline constexpr Rung kRungs[] = {SOL_GEMM_TC_RUNGS(SOL_GEMM_TC_RUNG_FACTS)};
+#undef SOL_GEMM_TC_RUNG_FACTS
+
+// The rung named `name` ("v05_persistent"), or nullptr (a peer, the dispatcher, a typo).
+constexpr const Rung* find(std::string_view name) {
+  for (const Rung& r : kRungs)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+// v08's choice: rounds of persistent CTAs (clusters of two along m, one CTA per SM) for each tile
+// width, time ∝ rounds × tile work with 128-column tiles charged 10 % (a third more operand traffic
+// per FLOP); the narrow tile where that is less.
+inline constexpr double kNarrowTileCharge = 1.1;
+constexpr int64_t rounds(int64_t m, int64_t n, int64_t tile_n, int sms) {
+  const int64_t tiles_m = (m + kHopperWide.m - 1) / kHopperWide.m;
+  const int64_t ctas = (tiles_m + 1) / 2 * 2 * ((n + tile_n - 1) / tile_n);
+  const int64_t per_round = sms > 0 ? sms : 1;
+  return (ctas + per_round - 1) / per_round;
+}
+constexpr bool takes_narrow_tile(int64_t m, int64_t n, int sms) {
+  return double(rounds(m, n, kHopperNarrow.n, sms)) * double(kHopperNarrow.n) * kNarrowTileCharge <
+         double(rounds(m, n, kHopperWide.n, sms)) * double(kHopperWide.n);
+}
+// The tile v08 runs for an m × n output on `sms` SMs.
+constexpr Tile tile_choice(int64_t m, int64_t n, int sms) {
+  return takes_narrow_tile(m, n, sms) ? kHopperNarrow : kHopperWide;
+}
+
+// ---- the SGEMM ladder (gemm_fp32) ----------------------------------------------------------------
+// X(name, version, min_cc, tile_m, tile_n, tile_k, stages, technique), in ladder order. The tile is
+// a block's outputs (tile_m × tile_n) and the k depth of its shared-memory tile (0: v01, v02 read
+// global memory only); stages: shared-memory buffers in flight (0: none).
+#define SOL_GEMM_FP32_RUNGS(X)                                                                                      \
+  X(v01_naive, 1, 70, 32, 8, 0, 0,                                                                                  \
+    "thread per output, lanes walk rows: A loads k·4 bytes apart (the §9 uncoalesced kernel)")                      \
+  X(v02_coalesced, 2, 70, 8, 32, 0, 0, "lanes walk columns: B and C coalesced, A broadcast")                        \
+  X(v03_smem_tiled, 3, 70, 32, 32, 32, 1, "the lecture's T=32 shared-memory tiles, both __syncthreads: 32× reuse") \
+  X(v04_regblock_1d, 4, 70, 64, 64, 8, 1, "64×64 tile, each thread a column of 8 results in registers")            \
+  X(v05_regblock_2d, 5, 70, 128, 128, 8, 1, "128×128 tile, each thread an 8×8 outer product in registers")         \
+  X(v06_vectorized, 6, 70, 128, 128, 8, 1,                                                                          \
+    "float4 global loads and stores, A tile transposed in shared memory, float4 shared reads")                     \
+  X(v07_warptile_cp_async, 7, 80, 128, 128, 8, 2,                                                                   \
+    "64×32 warp tiles (conflict-free), double-buffered cp.async for B, swizzled transposed A, BK=8")               \
+  X(v08_warptile_256x128, 8, 80, 256, 128, 16, 3,                                                                   \
+    "256×128 tile, 64×64 warp tiles, 8×16 per thread, 3-stage cp.async (A transposed by 4-byte copies), BK=16")    \
+  X(v08_warptile_128x256, 8, 80, 128, 256, 16, 4,                                                                   \
+    "128×256 tile, 64×64 warp tiles, 8×16 per thread, 4-stage cp.async (A transposed by 4-byte copies), BK=16")
+
+struct Fp32Rung {
+  std::string_view name;
+  int version;
+  int min_cc;
+  int tile_m, tile_n, tile_k, stages;
+  std::string_view technique;
+};
+
+#define SOL_GEMM_FP32_RUNG_FACTS(name, version, min_cc, tm, tn, tk, stages, technique) \
+  Fp32Rung{#name, version, min_cc, tm, tn, tk, stages, technique},
+inline constexpr Fp32Rung kFp32Rungs[] = {SOL_GEMM_FP32_RUNGS(SOL_GEMM_FP32_RUNG_FACTS)};
+#undef SOL_GEMM_FP32_RUNG_FACTS
+
+// The SGEMM rung named `name` ("v08_warptile_256x128"), or nullptr.
+constexpr const Fp32Rung* find_fp32(std::string_view name) {
+  for (const Fp32Rung& r : kFp32Rungs)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+}  // namespace sol::gemm_rungs

@@ -1,0 +1,60 @@
+// The GEMM ladders' one table (sol/gemm_rungs.hpp): the registry lists exactly its rungs, with its
+// names, versions and techniques, and a technique that states a depth or a stage count states
+// the table's.
+#include <gtest/gtest.h>
+
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "sol/gemm_rungs.hpp"
+#include "sol/registry.hpp"
+
+namespace {
+
+using sol::gemm_rungs::Fp32Rung;
+using sol::gemm_rungs::kFp32Rungs;
+using sol::gemm_rungs::kRungs;
+
+// Whether `text` states `fact` when it states a fact of that kind at all ("BK=" → "BK=16").
+bool states(const std::string& text, const std::string& kind, const std::string& fact) {
+  return text.find(kind) == std::string::npos || text.find(fact) != std::string::npos;
+}
+
+TEST(GemmRungs, TechniquesStateTheTablesTile) {
+  for (const Fp32Rung& r : kFp32Rungs) {
+    const std::string t(r.technique), name(r.name);
+    EXPECT_TRUE(states(t, "BK=", "BK=" + std::to_string(r.tile_k))) << name << ": " << t;
+    EXPECT_TRUE(states(t, "-stage", std::to_string(r.stages) + "-stage")) << name << ": " << t;
+  }
+  for (const auto& r : kRungs) {
+    const std::string t(r.technique), name(r.name);
+    EXPECT_TRUE(states(t, "-stage", std::to_string(r.tile.stages) + "-stage")) << name << ": " << t;
+  }
+}
+
+TEST(GemmRungs, TheRegistryListsTheTablesRungs) {
+  const auto check = [](const std::string& family, const auto& rungs) {
+    std::vector<const sol::Variant*> listed;
+    // The ladder's rungs; the decode rungs (kernels/gemm/gemv, versions above the ladder's) are
+    // declared with their own family of kernels.
+    const int last = std::end(rungs)[-1].version;
+    for (const sol::Variant* v : sol::select(family))
+      if (!v->is_peer() && !v->is_dispatch() && v->version <= last) listed.push_back(v);
+    ASSERT_EQ(listed.size(), std::size(rungs)) << family;
+    for (size_t i = 0; i < listed.size(); ++i) {
+      EXPECT_EQ(listed[i]->name, rungs[i].name) << family;
+      EXPECT_EQ(listed[i]->version, rungs[i].version) << family << "/" << listed[i]->name;
+      EXPECT_EQ(listed[i]->technique, rungs[i].technique) << family << "/" << listed[i]->name;
+    }
+  };
+  check("gemm_fp32", kFp32Rungs);
+  if (!sol::built_with_cuda()) return;  // the tensor-core families are described only with CUDA
+  for (const char* f : {"gemm_bf16", "gemm_fp16", "gemm_fp8"}) {
+    check(f, kRungs);
+    for (const auto& r : kRungs)
+      EXPECT_EQ(sol::select(std::string(f) + "/" + std::string(r.name)).front()->max_cc, r.sm90a ? 90 : 0) << r.name;
+  }
+}
+
+}  // namespace
