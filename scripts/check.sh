@@ -43,8 +43,14 @@ if [ "$skipped" -gt 0 ]; then
 fi
 [ "$rc" -eq 0 ] || exit "$rc"
 # The Python package: pip install . into a virtual environment, then pytest (SOL_PYTHON=0 skips).
+# Its build links this build's static host library (SOL_HOST_PREBUILT) instead of compiling src/
+# again.
 phase "python package (pip install ., pytest)"
-if [ "${SOL_PYTHON:-1}" != 0 ]; then SOL_BUILD_DIR=$build SOL_BIN=$build/sol "$root/scripts/python-check.sh"; fi
+if [ "${SOL_PYTHON:-1}" != 0 ]; then
+  skbuild=${SKBUILD_CMAKE_ARGS:-}
+  [ -f "$build/libsol_host.a" ] && skbuild="-DSOL_HOST_PREBUILT=$build/libsol_host.a${skbuild:+;$skbuild}"
+  SKBUILD_CMAKE_ARGS=$skbuild SOL_BUILD_DIR=$build SOL_BIN=$build/sol "$root/scripts/python-check.sh"
+fi
 
 # ---- the installed package --------------------------------------------------------------------
 # Installed into a fresh prefix, then used by examples/consumer, a project of its own that knows
