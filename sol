@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # sol's front door: builds what the command needs on first use (installing missing Debian
 # packages), then runs the CLI. Without a GPU: the host-only CLI in build-host (no CUDA, no
-# tests), at -O1: it compiles in about half the time of -O3, and the CLI's commands run as fast
-# (README, "What gets built"). With one: the CLI and its kernels in build-cuda (no tests).
+# tests), at -O1: a file compiles in a quarter to a half less time than at -O3, and the CLI's
+# commands run as fast (README, "What gets built"). With one: the CLI and its kernels in build-cuda (no tests).
 # $SOL_BUILD_DIR picks the build directory and $SOL_CMAKE_ARGS adds to (and overrides) these
 # choices; scripts/check.sh builds everything, tests included, in a directory of its own.
 set -euo pipefail
