@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
+#include <charconv>
 #include <cstdint>
 #include <cmath>
 #include <functional>
@@ -33,6 +35,14 @@ template <class T>
 CLI::Option* add_size(CLI::App* app, const std::string& name, T& target, const std::string& help, bool bytes = false) {
   static_assert(std::is_integral_v<T>);
   auto set = [&target, name, bytes](const std::string& text) {
+    // Plain digits are read exactly: a double cannot tell 2^63 − 2 from 2^63.
+    T exact{};
+    const char* end = text.data() + text.size();
+    if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0])))
+      if (auto [p, ec] = std::from_chars(text.data(), end, exact); ec == std::errc() && p == end) {
+        target = exact;
+        return;
+      }
     const double v = bytes ? parse_bytes(name, text) : double(parse_count(name, text));
     // 2^digits is the first value T cannot hold; double(max) rounds up to it for 64-bit T.
     if (v >= std::ldexp(1.0, std::numeric_limits<T>::digits))

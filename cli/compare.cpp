@@ -2,17 +2,16 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/shorten.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/core/input.hpp"
 
 namespace sol::cli {
 
@@ -156,17 +155,17 @@ std::vector<results::File> read_results(const std::string& path) {
     if (files.empty()) bad_input("no results files (*.json) in " + path);
     return files;
   }
-  std::ifstream in(path);
-  if (!in) bad_input("cannot read " + path, "give a results file or a folder of them");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input_file(path, "results file");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    bad_input(path + ": not valid JSON: " + e.what());
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
+    std::string what = e.what();  // "[json.exception.parse_error.101] parse error at …"
+    if (const size_t end = what.find("] "); what.rfind("[json.exception.", 0) == 0 && end != std::string::npos)
+      what.erase(0, end + 2);
+    bad_input(path + ": not valid JSON: " + printable(what, 200));
   }
-  if (!j.is_array()) return {results::from_json_text(text.str(), path)};
+  if (!j.is_array()) return {results::from_json_text(text, path)};
   std::vector<results::File> files;
   for (size_t i = 0; i < j.size(); ++i)
     files.push_back(results::from_json_text(j[i].dump(), path + " [" + std::to_string(i) + "]"));

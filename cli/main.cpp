@@ -64,7 +64,9 @@ std::string parse_error_line(const CLI::App& root, int argc, char** argv, const 
     std::string word = argv[i];
     if (word.rfind("--", 0) == 0) {
       word.resize(std::min(word.size(), word.find('=')));
-      if (message.find(word) != std::string::npos)
+      // A known flag in the message is one whose value was refused: no suggestion for it.
+      const bool known = std::find(flags.begin(), flags.end(), word) != flags.end();
+      if (!known && message.find(word) != std::string::npos)
         if (std::string s = did_you_mean(word, flags); !s.empty()) return message + s;
     } else if (app == &root && !subs.empty() && word[0] != '-' && std::string(argv[i - 1]) != "--hw-file") {
       return "unknown command '" + word + "'" + did_you_mean(word, subs);

@@ -46,7 +46,12 @@ if command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$root")}
 fi
+# Ninja, where installed (setup.sh installs it), for a new directory: it schedules the whole
+# build at once and logs each object's compile time (.ninja_log). An existing directory keeps
+# its generator.
+generator=()
+[ ! -f "$cache" ] && command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
 if [ ! -f "$cache" ] || [ ${#configure[@]} -gt 0 ]; then
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "${configure[@]}" >&2
+  cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "${configure[@]}" >&2
 fi
 cmake --build "$build" -j "$(nproc)" ${targets[@]:+--target "${targets[@]}"} >&2

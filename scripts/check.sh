@@ -2,13 +2,21 @@
 # check.sh [CTEST ARGS...]: builds everything, tests included, in build/ (or $SOL_BUILD_DIR; the
 # launcher's build-host and build-cuda are left alone), runs the whole test suite, installs the
 # package and builds and runs examples/consumer against it. GPU tests are ctest tests of their own
-# and skip visibly without a GPU; SOL_REQUIRE_GPU=1 makes a skip a failure.
+# and skip visibly without a GPU; SOL_REQUIRE_GPU=1 makes a skip a failure. Each phase prints its
+# wall time on stderr, and the run its total.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SOL_BUILD_DIR:-$root/build}
+_phase_prefix=check
+. "$root/scripts/phases.sh"
 # Generated sources equal their generator's output (fast; before the build).
+phase "generated sources"
 python3 "$root/scripts/gen-wgmma.py" --check
-# The tests are required here, even in a directory configured without them.
+# The tests are required here, even in a directory configured without them. The CLI (with the
+# libraries and kernels) first, then the test suites, so that each phase's time is its own.
+phase "build: libraries, kernels, CLI"
+SOL_BUILD_DIR=$build SOL_CMAKE_ARGS="${SOL_CMAKE_ARGS:-} -DSOL_BUILD_TESTS=ON" "$root/scripts/build.sh" sol
+phase "build: everything else (test suites)"
 SOL_BUILD_DIR=$build SOL_CMAKE_ARGS="${SOL_CMAKE_ARGS:-} -DSOL_BUILD_TESTS=ON" "$root/scripts/build.sh"
 cd "$build"
 
@@ -16,6 +24,7 @@ cd "$build"
 # ctest prints a line per test (thousands); show the failures and the summary, and instead of
 # every skip how many skipped and why (the first one's reason). ctest.log keeps everything.
 log=$build/ctest.log
+phase "tests (ctest)"
 set +e
 ctest --output-on-failure -j "$(nproc)" "$@" >"$log" 2>&1
 rc=$?
@@ -34,12 +43,20 @@ if [ "$skipped" -gt 0 ]; then
 fi
 [ "$rc" -eq 0 ] || exit "$rc"
 # The Python package: pip install . into a virtual environment, then pytest (SOL_PYTHON=0 skips).
-if [ "${SOL_PYTHON:-1}" != 0 ]; then SOL_BUILD_DIR=$build SOL_BIN=$build/sol "$root/scripts/python-check.sh"; fi
+# Its build links this build's static host library (SOL_HOST_PREBUILT) instead of compiling src/
+# again.
+phase "python package (pip install ., pytest)"
+if [ "${SOL_PYTHON:-1}" != 0 ]; then
+  skbuild=${SKBUILD_CMAKE_ARGS:-}
+  [ -f "$build/libsol_host.a" ] && skbuild="-DSOL_HOST_PREBUILT=$build/libsol_host.a${skbuild:+;$skbuild}"
+  SKBUILD_CMAKE_ARGS=$skbuild SOL_BUILD_DIR=$build SOL_BIN=$build/sol "$root/scripts/python-check.sh"
+fi
 
 # ---- the installed package --------------------------------------------------------------------
 # Installed into a fresh prefix, then used by examples/consumer, a project of its own that knows
 # sol only through find_package(sol); its ctest runs each example (the kernel API example skips
 # visibly without a GPU).
+phase "install + examples/consumer"
 prefix=$build/install-check
 rm -rf "$prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
@@ -52,4 +69,5 @@ cmake --build "$consumer" -j "$(nproc)" >&2
 (cd "$consumer" && ctest --output-on-failure)
 # The host build again under ASan + UBSan, with the CLI fuzz smoke (SOL_SANITIZE=0 skips it; a
 # compiler without the sanitizer runtimes says so and skips it).
+phase "sanitize (ASan + UBSan build, tests, fuzz)"
 if [ "${SOL_SANITIZE:-1}" != 0 ]; then "$root/scripts/sanitize.sh"; fi

@@ -2,7 +2,8 @@
 # Builds sol host-only under AddressSanitizer and UndefinedBehaviorSanitizer (build-asan/, or
 # $SOL_ASAN_BUILD_DIR), then runs the host tests and the fuzz smoke (scripts/fuzz-smoke.py)
 # against that build. Any sanitizer report fails the run. Where the compiler cannot link the
-# sanitizer runtimes it says so and exits 0, unless SOL_REQUIRE_SANITIZER=1.
+# sanitizer runtimes it says so and exits 0, unless SOL_REQUIRE_SANITIZER=1. Each phase prints its
+# wall time on stderr.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SOL_ASAN_BUILD_DIR:-$root/build-asan}
@@ -10,14 +11,18 @@ flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 "$root/scripts/setup.sh"
 
 probe=$(mktemp -d)
-trap 'rm -rf "$probe"' EXIT
 echo 'int main() { return 0; }' >"$probe/probe.cpp"
 if ! ${CXX:-c++} $flags "$probe/probe.cpp" -o "$probe/probe" 2>"$probe/err" || ! "$probe/probe"; then
   echo "sanitize: skipped: ${CXX:-c++} cannot build and run with $flags: $(head -n 1 "$probe/err")" >&2
   echo "sanitize: install the sanitizer runtimes (libasan, libubsan; Debian: they come with g++)" >&2
+  rm -rf "$probe"
   [ "${SOL_REQUIRE_SANITIZER:-0}" = 1 ] && exit 1
   exit 0
 fi
+rm -rf "$probe"
+_phase_prefix=sanitize
+. "$root/scripts/phases.sh"
+phase "build (host-only, -O1)"
 
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
@@ -36,6 +41,8 @@ cmake --build "$build" -j "$(nproc)" --target sol sol_host_tests >&2
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:exitcode=86:detect_leaks=0:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=86:print_stacktrace=1}
 echo "sanitize: host tests under ASan + UBSan" >&2
+phase "host tests"
 (cd "$build" && SOL_BIN="$build/sol" ./sol_host_tests --gtest_brief=1)
 echo "sanitize: fuzz smoke under ASan + UBSan" >&2
+phase "fuzz smoke"
 python3 "$root/scripts/fuzz-smoke.py" --sol "$build/sol"

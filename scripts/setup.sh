@@ -3,7 +3,7 @@
 # toolkit is never installed here: without nvcc sol builds host-only). --tests adds what the test
 # suites need.
 set -euo pipefail
-want=(cmake g++ make nlohmann-json3-dev libcli11-dev)
+want=(cmake g++ make ninja-build nlohmann-json3-dev libcli11-dev)
 [ "${1:-}" = --tests ] && want+=(libgtest-dev python3)
 # The Python package's check builds in a virtual environment (Debian's python3 needs python3-venv).
 if [ "${1:-}" = --tests ] && ! python3 -c "import venv, ensurepip" 2>/dev/null; then want+=(python3-venv); fi

@@ -13,6 +13,7 @@
 
 #include "sol/core/error.hpp"
 #include "sol/core/input.hpp"
+#include "sol/core/suggest.hpp"
 #include "sol/core/format.hpp"
 #include "rows.hpp"
 
@@ -43,11 +44,18 @@ const HwSpec* find_builtin(const std::string& key) {
   return nullptr;
 }
 
+std::vector<std::string> names() {
+  std::vector<std::string> out;
+  for (const auto& s : builtin()) out.push_back(s.name);
+  for (const auto& e : extras()) out.push_back(e.spec.name);
+  out.push_back("measured");
+  return out;
+}
+
 std::string valid_names() {
   std::string out;
-  for (const auto& s : builtin()) out += (out.empty() ? "" : ", ") + s.name;
-  for (const auto& e : extras()) out += ", " + e.spec.name;
-  return out + ", measured";
+  for (const auto& n : names()) out += (out.empty() ? "" : ", ") + n;
+  return out;
 }
 
 std::string read_text(const std::string& path) { return read_input_file(path, "hardware file"); }
@@ -114,7 +122,7 @@ const HwSpec& find(const std::string& raw) {
     measured_profiles().push_back(std::move(s));
     return measured_profiles().back();
   }
-  bad_input("unknown hardware '" + raw + "'", "valid names: " + valid_names());
+  bad_input("unknown hardware '" + raw + "'" + did_you_mean(raw, names()), "valid names: " + valid_names());
 }
 
 std::vector<HwSpec> load_file(const std::string& path) {

@@ -151,7 +151,7 @@ std::string text(const Input& in) {
                fixed(r.est.ridge, 0), r.est.bound, si(r.est.t_floor_s, "s"), pct(r.est.fraction_of_peak)});
   o << t.str() << "\n";
   if (in.measured.empty()) {
-    o << "measured: none — " << in.measured_note << "\n";
+    for (const auto& line : wrap("measured: none — " + in.measured_note, kTerminalColumns)) o << line << "\n";
     return o.str();
   }
   const auto& dev = in.measured.front().device;

@@ -3,10 +3,14 @@
 // from the same rounded inputs — odd, prime and tiny shapes, padded pitches (the padding must stay
 // untouched), γ/β absent, eps other than the default, vocabulary-sized softmax rows. The argument
 // checks and the forward dispatcher's choice need no GPU: they throw or decide before any CUDA call.
+#include <gtest/gtest.h>
+
+#include "tests/gpu/gpu_env.hpp"
+
+#ifdef SOL_WITH_CUDA
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +21,6 @@
 
 #include "sol/kernels.hpp"
 #include "sol/model/model_shapes.hpp"
-#include "tests/gpu/gpu_env.hpp"
 
 using namespace sol;
 
@@ -696,3 +699,7 @@ TEST(ApiRowsChecks, ForwardDispatchOverTheModelShapeSet) {
 }
 
 }  // namespace
+
+#else
+TEST(ApiRows, NeedsCuda) { SOL_REQUIRE_GPU_OR_SKIP(); }
+#endif  // SOL_WITH_CUDA

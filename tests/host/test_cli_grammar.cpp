@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -79,6 +80,30 @@ TEST(CliGrammar, DidYouMean) {
   expect_refused("roofline matmul --gpuu h100 --m 1 --n 1 --k 1", {"did you mean '--gpu'"});
   expect_refused("roofline matmull --m 1 --n 1 --k 1", {"did you mean 'matmul'"});
   expect_refused("access coalesing", {"did you mean 'coalescing'"});
+  expect_refused("hw show h20", {"unknown hardware 'h20'; did you mean 'h200'?"});
+}
+
+TEST(CliGrammar, AFlagWhoseValueIsRefusedGetsNoSuggestionOfItself) {
+  const fs::path file = fs::temp_directory_path() / ("sol-grammar-file-" + std::to_string(::getpid()));
+  std::ofstream(file) << "{}";
+  const test::CliRun r = test::run_sol("report --results " + file.string());
+  EXPECT_EQ(r.rc, 2) << r.all();
+  EXPECT_EQ(test::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--results"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
+  fs::remove(file);
+}
+
+// Plain digits are read exactly, so a value below a type's maximum is never called "more than" it.
+TEST(CliGrammar, SizesInPlainDigitsAreReadExactly) {
+  const test::CliRun r = test::run_sol("occupancy --threads 256 --regs 32 --smem 9223372036854775806 --dynamic-smem 1");
+  EXPECT_EQ(r.rc, 2) << r.all();
+  EXPECT_EQ(r.err.find("more than"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("9223372036854775806 static + 1 dynamic"), std::string::npos) << r.err;
+  const test::CliRun ok = test::run_sol("occupancy --threads 256 --regs 32 --smem 9007199254740993 --json");
+  ASSERT_EQ(ok.rc, 2) << ok.all();  // far past any SM, but read as the number given
+  EXPECT_NE(ok.err.find("9007199254740993"), std::string::npos) << ok.err;
+  expect_refused("occupancy --threads 256 --regs 32 --smem 9223372036854775808", {"--smem", "does not fit in 64 bits"});
 }
 
 TEST(CliGrammar, DeviceIsValidatedBeforeAnyGpuWork) {

@@ -120,6 +120,18 @@ TEST(CliWidth, ReportFromCommittedResults) {
   EXPECT_EQ(r.out.find("\n|"), std::string::npos);  // no Markdown table row
 }
 
+// Without a GPU (as here) the report is the model's, with the reason nothing was measured.
+TEST(CliWidth, ModelOnlyReport) {
+  const fs::path tmp = fs::temp_directory_path() / ("sol-width-model-report-" + std::to_string(::getpid()));
+  const test::CliRun r = test::run_sol("report --out-dir " + tmp.string(), test::with_env("CUDA_VISIBLE_DEVICES="));
+  const std::string txt = test::slurp(tmp / "report.txt");
+  fs::remove_all(tmp);
+  ASSERT_EQ(r.rc, 0) << r.all();
+  EXPECT_NE(r.out.find("measured: none"), std::string::npos) << r.out;
+  EXPECT_EQ(too_wide(r.all()), "");
+  EXPECT_EQ(too_wide(txt), "");
+}
+
 TEST(CliWidth, ModelCommandsOnCommittedResultsAndInputs) {
   const std::string src = SOL_SOURCE_DIR;
   for (const std::string& args : std::vector<std::string>{

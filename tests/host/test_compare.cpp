@@ -140,6 +140,7 @@ TEST(Compare, CliRunsAndRejectsBadInputInOneLine) {
   results::write(a, (dir / "a.json").string());
   results::write(b, (dir / "b.json").string());
   results::write(file({rec("v01", "n=1", 1e-3, 0.01)}, "softmax"), (dir / "other.json").string());
+  std::ofstream(dir / "overflow.json") << "{\"family\": 1e999}";  // out of double's range
   const auto ok = test::run_sol("compare " + (dir / "a.json").string() + " " + (dir / "b.json").string());
   EXPECT_EQ(ok.rc, 0) << ok.err;
   EXPECT_NE(ok.out.find("slower"), std::string::npos) << ok.out;
@@ -148,10 +149,13 @@ TEST(Compare, CliRunsAndRejectsBadInputInOneLine) {
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(js.out).at("pairs").at(0).at("speedup").get<double>(), 0.5);
   for (const std::string& args : {"compare " + (dir / "a.json").string() + " " + (dir / "nope.json").string(),
                                   "compare " + (dir / "a.json").string() + " " + (dir / "other.json").string(),
-                                  "compare " + (dir / "a.json").string()}) {
+                                  "compare " + (dir / "a.json").string(),
+                                  "compare " + (dir / "a.json").string() + " " + (dir / "overflow.json").string(),
+                                  "compare /dev/zero " + (dir / "a.json").string()}) {
     const auto r = test::run_sol(args);
     EXPECT_EQ(r.rc, 2) << args << ": " << r.err;
     EXPECT_EQ(test::count_lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_EQ(r.err.find("json.exception"), std::string::npos) << args << ": " << r.err;
   }
   fs::remove_all(dir);
 }

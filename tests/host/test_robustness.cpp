@@ -97,7 +97,8 @@ TEST(Robustness, OccupancySharedMemorySumDoesNotWrap) {
   const std::string line = bad_input_of([&] { model::occupancy(sm, {256, 32, INT64_MAX, 1, -1}); });
   EXPECT_NE(line.find("9223372036854775807 static + 1 dynamic"), std::string::npos) << line;
   bad_input_of([&] { model::occupancy(sm, {256, 32, 1, INT64_MAX, -1}); });
-  expect_refused(run_sol("occupancy --threads 256 --regs 32 --smem 9223372036854775807 --dynamic-smem 1"), "--smem");
+  expect_refused(run_sol("occupancy --threads 256 --regs 32 --smem 9223372036854775807 --dynamic-smem 1"),
+                 "9223372036854775807 static + 1 dynamic");
   expect_refused(run_sol("occupancy --threads 256 --regs 32 --smem 4611686018427387904 --dynamic-smem 4611686018427387904"),
                  "shared memory per block");
 }
@@ -123,7 +124,7 @@ TEST(Robustness, AccessAddressesAndTripCountsAreBounded) {
   EXPECT_EQ(model::coalescing_addresses({(int64_t(1) << 56) - 4}, 4).sectors, 1);
   EXPECT_DOUBLE_EQ(model::loop_trips({int64_t(1) << 50, 0}).efficiency, 0.5);
   expect_refused(run_sol("access coalescing --addresses 9223372036854775807,2,2"), "2^56");
-  expect_refused(run_sol("access coalescing --offset 9223372036854775807"), "--offset");
+  expect_refused(run_sol("access coalescing --offset 9223372036854775807"), "a base address of 9223372036854775807");
   expect_refused(run_sol("access coalescing --offset 4611686018427387904"), "2^56");
   expect_refused(run_sol("access divergence --trips 9223372036854775807,9223372036854775807"), "trip count");
 }
