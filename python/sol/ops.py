@@ -20,6 +20,7 @@ strides, head_dim contiguous); the row ops normalize over the last dimension.
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Optional
 
 try:
@@ -56,11 +57,16 @@ def _dtype(name: str, t: torch.Tensor, allowed: tuple[str, ...]) -> str:
     return d
 
 
+_HAS_GPU: list[bool] = []  # torch.cuda.is_available(), asked once
+
+
 def _cuda(*tensors: torch.Tensor) -> None:
     """The checks a launch needs: the module, a device, the tensors on one CUDA device."""
     if _kernels is None:
         _fail(_NO_KERNELS)
-    if not torch.cuda.is_available():
+    if not _HAS_GPU:
+        _HAS_GPU.append(torch.cuda.is_available())
+    if not _HAS_GPU[0]:
         _fail("sol.ops runs on a CUDA GPU and torch sees none (torch.cuda.is_available() is False)")
     dev = tensors[0].device
     for t in tensors:
@@ -68,6 +74,13 @@ def _cuda(*tensors: torch.Tensor) -> None:
             _fail(f"sol.ops runs on CUDA tensors; got one on {t.device}")
         if t.device != dev:
             _fail(f"sol.ops takes tensors on one device; got {dev} and {t.device}")
+
+
+def _on(t: torch.Tensor) -> Any:
+    """The tensor's device made current for the launch (a no-op when it is already)."""
+    if t.device.index is None or t.device.index == torch.cuda.current_device():
+        return contextlib.nullcontext()
+    return torch.cuda.device(t.device)
 
 
 def _stream(t: torch.Tensor) -> int:
@@ -140,7 +153,7 @@ def _matmul(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[str] = None) -
     if _DTYPES[a.dtype] in _FP8:
         _fail("fp8 matmul needs per-tensor scales, which sol.ops.matmul does not take yet (use bf16 or f16)")
     c = torch.empty(m, n, dtype=out, device=a.device)
-    with torch.cuda.device(a.device):
+    with _on(a):
         args = _matmul_args(a, b, c)
         ws, nbytes, keep = _workspace(_kernels.matmul_workspace_size(args), a)
         _kernels.matmul(args, ws, nbytes, _stream(a))
@@ -213,7 +226,7 @@ def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool =
     b, n, h, _ = q.shape
     o = torch.empty(q.shape, dtype=q.dtype, device=q.device)
     lse = torch.empty(b, h, n, dtype=torch.float32, device=q.device)
-    with torch.cuda.device(q.device):
+    with _on(q):
         args = _attention_args(q, k, v, o, lse, causal, scale)
         ws, nbytes, keep = _workspace(_kernels.attention_forward_workspace_size(args), q)
         _kernels.attention_forward(args, ws, nbytes, _stream(q))
@@ -237,7 +250,7 @@ def _attention_backward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
         _fail(f"attention backward: dout is {tuple(dout.shape)} {dout.dtype}, q is {tuple(q.shape)} {q.dtype}")
     _cuda(q, k, v, o, lse, dout)
     dq, dk, dv = (torch.empty(t.shape, dtype=t.dtype, device=t.device) for t in (q, k, v))
-    with torch.cuda.device(q.device):
+    with _on(q):
         args = _set(_kernels.AttentionBackwardArgs(), fwd=_attention_args(q, k, v, o, lse.contiguous(), causal, scale),
                     dout=dout.data_ptr(), dq=dq.data_ptr(), dk=dk.data_ptr(), dv=dv.data_ptr(),
                     dout_stride=_strides(dout), dq_stride=_strides(dq), dk_stride=_strides(dk),
@@ -298,7 +311,7 @@ def _norm_launch(kind: str, x, weight, bias, eps: float):
     mean = torch.empty(rows, dtype=torch.float32, device=x.device) if kind == "layernorm" else None
     rstd = torch.empty(rows, dtype=torch.float32, device=x.device)
     w, b = (None if t is None else t.contiguous() for t in (weight, bias))
-    with torch.cuda.device(x.device):
+    with _on(x):
         if kind == "layernorm":
             args = _set(_kernels.LayerNormArgs(), dtype=_DTYPES[x.dtype], rows=rows, cols=cols, x=x2.data_ptr(),
                         y=y.data_ptr(), ldx=x2.stride(0), ldy=cols, gamma=_ptr(w), beta=_ptr(b), eps=eps,
@@ -350,7 +363,7 @@ def _norm_backward_launch(kind: str, x, dy, weight, mean, rstd, want_bias: bool)
     w = None if weight is None else weight.contiguous()
     dw = torch.empty(cols, dtype=x.dtype, device=x.device) if weight is not None else None
     db = torch.empty(cols, dtype=x.dtype, device=x.device) if want_bias else None
-    with torch.cuda.device(x.device):
+    with _on(x):
         if kind == "layernorm":
             args = _set(_kernels.LayerNormBackwardArgs(), dtype=_DTYPES[x.dtype], rows=rows, cols=cols,
                         x=x2.data_ptr(), dy=dy2.data_ptr(), dx=dx.data_ptr(), ldx=x2.stride(0), lddy=dy2.stride(0),
@@ -426,7 +439,7 @@ def _softmax(x: torch.Tensor) -> torch.Tensor:
     _cuda(x)
     x2 = _as_rows(x, cols)
     y = torch.empty(rows, cols, dtype=x.dtype, device=x.device)
-    with torch.cuda.device(x.device):
+    with _on(x):
         args = _set(_kernels.SoftmaxArgs(), dtype=_DTYPES[x.dtype], rows=rows, cols=cols, x=x2.data_ptr(),
                     y=y.data_ptr(), ldx=x2.stride(0), ldy=cols)
         ws, nbytes, keep = _workspace(_kernels.softmax_forward_workspace_size(args), x)
@@ -448,7 +461,7 @@ def _softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
     _cuda(y, dy)
     y2, dy2 = _as_rows(y, cols), _as_rows(dy, cols)
     dx = torch.empty(rows, cols, dtype=y.dtype, device=y.device)
-    with torch.cuda.device(y.device):
+    with _on(y):
         args = _set(_kernels.SoftmaxBackwardArgs(), dtype=_DTYPES[y.dtype], rows=rows, cols=cols, y=y2.data_ptr(),
                     dy=dy2.data_ptr(), dx=dx.data_ptr(), ldy=y2.stride(0), lddy=dy2.stride(0), lddx=cols)
         ws, nbytes, keep = _workspace(_kernels.softmax_backward_workspace_size(args), y)
@@ -492,7 +505,7 @@ def _mx_quantize(x: torch.Tensor, elem: str = "fp8_e4m3", rule: str = "ceil",
     x = x.contiguous()
     codes = torch.empty(r, c, dtype=torch.uint8, device=x.device)
     scales = torch.empty(sshape, dtype=torch.uint8, device=x.device)
-    with torch.cuda.device(x.device):
+    with _on(x):
         args = _set(_kernels.MxQuantizeArgs(), rows=r, cols=c, elem=elem, rule=rule, x=x.data_ptr())
         if columnwise:
             _set(args, col_codes=codes.data_ptr(), col_scales=scales.data_ptr())
@@ -526,7 +539,7 @@ def _mx_dequantize(codes: torch.Tensor, scales: torch.Tensor, elem: str = "fp8_e
     _cuda(codes, scales)
     codes, scales = codes.contiguous(), scales.contiguous()
     out = torch.empty(codes.shape, dtype=torch.bfloat16, device=codes.device)
-    with torch.cuda.device(codes.device):
+    with _on(codes):
         args = _set(_kernels.MxDequantizeArgs(), rows=codes.shape[0], cols=codes.shape[1], elem=elem,
                     columnwise=columnwise, codes=codes.data_ptr(), scales=scales.data_ptr(), out=out.data_ptr())
         _kernels.mx_dequantize(args, _stream(codes))
@@ -544,7 +557,7 @@ def _copy(x: torch.Tensor) -> torch.Tensor:
     _cuda(x)
     x = x.contiguous()
     y = torch.empty_like(x)
-    with torch.cuda.device(x.device):
+    with _on(x):
         _kernels.copy(_set(_kernels.CopyArgs(), src=x.data_ptr(), dst=y.data_ptr(), bytes=x.numel() * x.element_size()),
                       _stream(x))
     return y
