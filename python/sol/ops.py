@@ -307,7 +307,7 @@ def _norm_launch(kind: str, x, weight, bias, eps: float):
     _param("bias", bias, x)
     _cuda(*(t for t in (x, weight, bias) if t is not None))
     x2 = _as_rows(x, cols)
-    y = torch.empty(rows, cols, dtype=x.dtype, device=x.device)
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     mean = torch.empty(rows, dtype=torch.float32, device=x.device) if kind == "layernorm" else None
     rstd = torch.empty(rows, dtype=torch.float32, device=x.device)
     w, b = (None if t is None else t.contiguous() for t in (weight, bias))
@@ -323,7 +323,7 @@ def _norm_launch(kind: str, x, weight, bias, eps: float):
                         y=y.data_ptr(), ldx=x2.stride(0), ldy=cols, gamma=_ptr(w), eps=eps, rstd=rstd.data_ptr())
             ws, nbytes, keep = _workspace(_kernels.rmsnorm_forward_workspace_size(args), x)
             _kernels.rmsnorm_forward(args, ws, nbytes, _stream(x))
-    return y.view(x.shape), mean, rstd
+    return y, mean, rstd
 
 
 @torch.library.custom_op("sol::layernorm", mutates_args=())
@@ -359,7 +359,7 @@ def _norm_backward_launch(kind: str, x, dy, weight, mean, rstd, want_bias: bool)
         _fail(f"{kind} backward: dy is {tuple(dy.shape)} {dy.dtype}, x is {tuple(x.shape)} {x.dtype}")
     _cuda(x, dy, rstd)
     x2, dy2 = _as_rows(x, cols), _as_rows(dy, cols)
-    dx = torch.empty(rows, cols, dtype=x.dtype, device=x.device)
+    dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     w = None if weight is None else weight.contiguous()
     dw = torch.empty(cols, dtype=x.dtype, device=x.device) if weight is not None else None
     db = torch.empty(cols, dtype=x.dtype, device=x.device) if want_bias else None
@@ -378,7 +378,7 @@ def _norm_backward_launch(kind: str, x, dy, weight, mean, rstd, want_bias: bool)
             ws, nbytes, keep = _workspace(_kernels.rmsnorm_backward_workspace_size(args), x)
             _kernels.rmsnorm_backward(args, ws, nbytes, _stream(x))
     empty = x.new_empty(0)
-    return dx.view(x.shape), empty if dw is None else dw, empty if db is None else db
+    return dx, empty if dw is None else dw, empty if db is None else db
 
 
 @torch.library.custom_op("sol::layernorm_backward", mutates_args=())
@@ -438,13 +438,13 @@ def _softmax(x: torch.Tensor) -> torch.Tensor:
     rows, cols = _rows("x", x)
     _cuda(x)
     x2 = _as_rows(x, cols)
-    y = torch.empty(rows, cols, dtype=x.dtype, device=x.device)
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     with _on(x):
         args = _set(_kernels.SoftmaxArgs(), dtype=_DTYPES[x.dtype], rows=rows, cols=cols, x=x2.data_ptr(),
                     y=y.data_ptr(), ldx=x2.stride(0), ldy=cols)
         ws, nbytes, keep = _workspace(_kernels.softmax_forward_workspace_size(args), x)
         _kernels.softmax_forward(args, ws, nbytes, _stream(x))
-    return y.view(x.shape)
+    return y
 
 
 @_softmax.register_fake
@@ -460,13 +460,13 @@ def _softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
         _fail(f"softmax backward: dy is {tuple(dy.shape)} {dy.dtype}, y is {tuple(y.shape)} {y.dtype}")
     _cuda(y, dy)
     y2, dy2 = _as_rows(y, cols), _as_rows(dy, cols)
-    dx = torch.empty(rows, cols, dtype=y.dtype, device=y.device)
+    dx = torch.empty(y.shape, dtype=y.dtype, device=y.device)
     with _on(y):
         args = _set(_kernels.SoftmaxBackwardArgs(), dtype=_DTYPES[y.dtype], rows=rows, cols=cols, y=y2.data_ptr(),
                     dy=dy2.data_ptr(), dx=dx.data_ptr(), ldy=y2.stride(0), lddy=dy2.stride(0), lddx=cols)
         ws, nbytes, keep = _workspace(_kernels.softmax_backward_workspace_size(args), y)
         _kernels.softmax_backward(args, ws, nbytes, _stream(y))
-    return dx.view(y.shape)
+    return dx
 
 
 @_softmax_backward.register_fake

@@ -98,11 +98,14 @@ def attention_ref(q, k, v, causal):
     qf, kf, vf = (t.float().transpose(1, 2) for t in (q, k, v))
     kf, vf = kf.repeat_interleave(h // hkv, dim=1), vf.repeat_interleave(h // hkv, dim=1)
     s = qf @ kf.transpose(-1, -2) / d**0.5
-    if causal:
-        i = torch.arange(n, device=DEV)[:, None]
-        j = torch.arange(nk, device=DEV)[None, :]
-        s = s.masked_fill(j > i + nk - n, float("-inf"))
-    p = torch.softmax(s, dim=-1).nan_to_num(0.0)
+    if not causal:
+        return (torch.softmax(s, dim=-1) @ vf).transpose(1, 2).to(q.dtype)
+    i = torch.arange(n, device=DEV)[:, None]
+    j = torch.arange(nk, device=DEV)[None, :]
+    masked = j > i + nk - n
+    # A finite fill keeps the gradient finite; a row that sees no key gets O = 0 (and no gradient).
+    sees_a_key = (~masked).any(dim=-1, keepdim=True).float()
+    p = torch.softmax(s.masked_fill(masked, -1e30), dim=-1) * sees_a_key
     return (p @ vf).transpose(1, 2).to(q.dtype)
 
 
@@ -238,7 +241,7 @@ def test_compiled_llama_block_matches_eager():
     w = llama.weights(s, generator=torch.Generator(device=DEV).manual_seed(0))
     eager = llama.sol_block(s, x, w)
     compiled = torch.compile(lambda x, *w: llama.sol_block(s, x, list(w)), fullgraph=True)(x, *w)
-    close(compiled, eager, torch.bfloat16, factor=0.1)
+    close(compiled, eager, torch.bfloat16, factor=0.5)  # inductor fuses the SwiGLU product
     ref = llama.torch_block(s, x, w)
     close(eager, ref, torch.bfloat16, factor=2)
     dout = rand(*eager.shape, seed=5)
@@ -255,18 +258,6 @@ def test_cupy_round_trip():
     y = ops.softmax(x)
     assert isinstance(y, cp.ndarray)
     ref = torch.softmax(torch.from_dlpack(x), -1)
-    close(torch.from_dlpack(y), ref, torch.float32)
-
-
-def test_jax_round_trip():
-    jax = pytest.importorskip("jax")
-    jnp = pytest.importorskip("jax.numpy")
-    if not any(d.platform == "gpu" for d in jax.devices()):
-        pytest.skip("jax sees no GPU (jax[cuda] is not installed)")
-    x = jax.random.normal(jax.random.PRNGKey(0), (17, 4097), dtype=jnp.float32)
-    y = ops.rmsnorm(x)
-    assert isinstance(y, jax.Array)
-    ref = F.rms_norm(torch.from_dlpack(x), (4097,), eps=1e-6)
     close(torch.from_dlpack(y), ref, torch.float32)
 
 
@@ -290,3 +281,17 @@ def test_measure_a_matmul():
     r = sol.measure(lambda x: x.mul_(1.0001), inputs=lambda: (rand(1 << 24, dtype=torch.float32),),
                     bytes=2 * 4 * (1 << 24), quiet=True)
     assert r.input_sets * 4 * (1 << 24) > 2 * sol.hw.get(r.gpu).l2_bytes and r.verdict != "unknown"
+
+
+# JAX last: it takes its GPU memory pool when first used.
+def test_jax_round_trip():
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # leave torch its memory
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("jax sees no GPU (jax[cuda] is not installed)")
+    x = jax.random.normal(jax.random.PRNGKey(0), (17, 4097), dtype=jnp.float32)
+    y = ops.rmsnorm(x)
+    assert isinstance(y, jax.Array)
+    ref = F.rms_norm(torch.from_dlpack(x), (4097,), eps=1e-6)
+    close(torch.from_dlpack(y), ref, torch.float32)
