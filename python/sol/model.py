@@ -6,7 +6,16 @@
     >>> sol.model.layernorm(32768, 4096, impl="fused").roofline(gpu="h200").floor_s
 
 Each constructor returns an :class:`Op`; ``Op.roofline`` returns a :class:`Roofline` whose fields
-are those of ``sol roofline --json``.
+are those of ``sol roofline --json``. The other models, each returning the dataclass of its CLI
+subcommand's ``--json`` document:
+
+    >>> sol.model.shapes(1793, 1793, 1793, gpu="h200").tile_efficiency     # sol shapes gemm
+    >>> sol.model.occupancy(threads=256, regs=64, smem=48 * 1024).limiter  # sol occupancy
+    >>> sol.model.coalescing(stride=32).sectors_per_request                # sol access coalescing
+    >>> sol.model.banks(stride=32, row=32, pad=1).conflict_degree          # sol access banks
+    >>> sol.model.divergence(ways=4).efficiency                            # sol access divergence
+    >>> sol.model.checkpoint(32, 4, 2048, 4096, 32, budget="40GiB").chosen  # sol checkpoint
+    >>> sol.model.systolic(gemm=(512, 512, 512), array=(128, 128)).total    # sol systolic
 """
 from __future__ import annotations
 
