@@ -8,14 +8,25 @@
     >>> r.floor_s
     0.000138...
 
-``sol.hw`` is the hardware database, ``sol.model`` the op models (``sol.model.matmul(m, n, k)``
-and friends, each with ``.roofline(gpu=...)``). Every result is a dataclass whose fields carry
-the names of the CLI's ``--json`` documents (``sol roofline --json``): one schema for both.
-Errors are ``sol.Error`` with the CLI's one-line message.
+``sol.hw`` is the hardware database, ``sol.model`` the models (ops as constructors with
+``.roofline(gpu=...)``, shapes, occupancy, access, the checkpoint planner, the systolic simulator),
+``sol.measure`` times a callable on the GPU and places it on the roofline, ``sol.ops`` holds the
+kernels as PyTorch custom ops (imported on first use: it needs torch). Every result is a dataclass
+whose fields carry the names of the CLI's ``--json`` documents: one schema for both. Errors are
+``sol.Error`` with the CLI's one-line message.
 """
 from ._core import Error
 from . import hw, model
+from .harness import Measurement, measure
 from .model import Roofline, roofline
 
-__all__ = ["Error", "hw", "model", "roofline", "Roofline"]
+__all__ = ["Error", "hw", "model", "roofline", "Roofline", "measure", "Measurement", "ops"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):  # sol.ops on first use: importing it imports torch
+    if name == "ops":
+        import importlib
+
+        return importlib.import_module(".ops", __name__)
+    raise AttributeError(f"module 'sol' has no attribute {name!r}")

@@ -1,7 +1,7 @@
 """The hardware database: every chip sol models, with each peak's derivation and source.
 
-    >>> sol.hw.list()[:3]
-    ['h100', 'h200', ...]
+    >>> sol.hw.list()[:4]
+    ['a100', 'a100-80gb', 'h100', 'h200']
     >>> h = sol.hw.get("h200")
     >>> h.peak("bf16").derivation
     '528 tensor cores × 1024 FLOP/clk × 1.830 GHz = 989.4 TFLOP/s'

@@ -88,3 +88,11 @@ def test_import_is_fast():
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-c", "import sol"], check=True)
     assert time.perf_counter() - t0 < 1.0
+
+
+def test_sol_imports_without_torch():
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "import sol; sol.model.matmul(64, 64, 64).roofline()\n"
+            "try:\n    import sol.ops\nexcept sol.Error as e:\n    print('ERR', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.startswith("ERR") and "PyTorch" in out and out.count("\n") == 1

@@ -1,0 +1,267 @@
+// The models beyond the roofline, for sol._core: shapes, occupancy, access, the checkpoint planner
+// and the systolic simulator. Each function runs the library function the CLI subcommand runs and
+// returns the document that subcommand prints with --json (the same names, in the same order,
+// without schema_version); tests/python compares the two for one case of each.
+#include "models.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <climits>
+#include <optional>
+
+#include "sol/core/error.hpp"
+#include "sol/core/size.hpp"
+#include "sol/hw/spec.hpp"
+#include "sol/model/access.hpp"
+#include "sol/model/checkpoint.hpp"
+#include "sol/model/occupancy.hpp"
+#include "sol/model/shapes.hpp"
+#include "sol/sim/scalesim_io.hpp"
+#include "sol/sim/systolic.hpp"
+
+namespace sol::python {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+std::string text(const ojson& j) { return j.dump(-1); }
+
+ojson gemm_doc(const model::GemmEstimate& e) {
+  ojson j;
+  j["m"] = e.shape.m;
+  j["n"] = e.shape.n;
+  j["k"] = e.shape.k;
+  j["dtype"] = dtype_name(e.shape.dtype);
+  j["tile"] = model::tile_str(e.shape.tile);
+  j["blocks_per_sm"] = e.shape.blocks_per_sm;
+  j["tiles"] = e.tiles;
+  j["tiles_m"] = e.tiles_m;
+  j["tiles_n"] = e.tiles_n;
+  j["k_steps"] = e.tiles_k;
+  j["sms"] = e.sms;
+  j["waves"] = e.waves;
+  j["tile_efficiency"] = e.tile_efficiency;
+  j["wave_efficiency"] = e.wave_efficiency;
+  j["alignment"] = ojson::array();
+  for (const auto& a : e.alignment)
+    j["alignment"].push_back({{"operand", a.operand}, {"pitch_bytes", a.pitch_bytes},
+                              {"class", model::align_name(a.cls)}, {"vector_bytes", a.vector_bytes}});
+  j["alignment_efficiency"] = e.alignment_efficiency;
+  j["efficiency"] = e.efficiency;
+  j["flops"] = e.flops;
+  j["floor_s"] = e.floor_s;
+  j["bound"] = e.bound;
+  j["predicted_s"] = e.predicted_s;
+  j["predicted_flops_per_s"] = e.predicted_flops_per_s;
+  j["derivation"] = e.derivation;
+  return j;
+}
+
+ojson plan_doc(const model::LayerModel& layer, const model::Plan& p) {
+  std::vector<std::string> dropped, rerun;
+  for (size_t i = 0; i < p.in_block.keep.size(); ++i)
+    if (!p.in_block.keep[i]) dropped.push_back(layer.ops[i].name);
+  for (int i : p.in_block.rerun) rerun.push_back(layer.ops[size_t(i)].name);
+  ojson segments = ojson::array();
+  for (const auto& s : p.segments) segments.push_back({{"first", s.first}, {"length", s.length}, {"recompute", s.recompute}});
+  return {{"strategy", p.strategy},
+          {"peak_bytes", p.peak_bytes},
+          {"checkpoints", p.checkpoints},
+          {"largest_segment", p.largest_segment},
+          {"recomputed_layers", p.recomputed_layers},
+          {"extra_flops", p.extra_flops},
+          {"extra_s", p.extra_s},
+          {"step_s", p.step_s},
+          {"segments", segments},
+          {"in_block",
+           {{"dropped", dropped}, {"rerun", rerun}, {"kept_bytes_per_layer", p.in_block.kept_bytes},
+            {"rerun_s_per_layer", p.in_block.rerun_s}}}};
+}
+
+ojson traffic_doc(const sim::OperandTraffic& t) {
+  return {{"sram_words", t.sram},           {"sram_rmw_read_words", t.sram_rmw_reads},
+          {"dram_words", t.dram},           {"dram_spill_read_words", t.dram_spill_reads},
+          {"sram_start_cycle", t.sram_start}, {"sram_stop_cycle", t.sram_stop},
+          {"dram_start_cycle", t.dram_start}, {"dram_stop_cycle", t.dram_stop},
+          {"avg_sram_words_per_cycle", t.avg_sram_bw}, {"avg_dram_words_per_cycle", t.avg_dram_bw},
+          {"peak_dram_words_per_cycle", t.peak_dram_bw}};
+}
+
+}  // namespace
+
+std::string gemm_shape_json(const GemmShapeArgs& a) {
+  const hw::HwSpec& spec = hw::find(a.gpu);
+  const model::GemmShape s{a.m, a.n, a.k, parse_dtype(a.dtype), model::parse_tile(a.tile), a.blocks_per_sm};
+  if (a.sweep.empty()) {
+    if (a.m <= 0 || a.n <= 0 || a.k <= 0) bad_input("give m, n and k (each ≥ 1)", "or sweep='FROM:TO:STEP'");
+    ojson j = gemm_doc(model::gemm_estimate(s, spec));
+    j["gpu"] = spec.name;
+    return text(j);
+  }
+  ojson j;
+  j["gpu"] = spec.name;
+  j["points"] = ojson::array();
+  for (const auto& e : model::gemm_sweep(s, model::parse_sweep(a.sweep), spec)) j["points"].push_back(gemm_doc(e));
+  return text(j);
+}
+
+std::string occupancy_json(const std::string& gpu, int threads, int regs, int64_t smem, int64_t dynamic_smem,
+                           int carveout) {
+  const hw::HwSpec& spec = hw::find(gpu);
+  const model::Occupancy o = model::occupancy(spec.limits, {threads, regs, smem, dynamic_smem, carveout});
+  auto limit = [](int b) { return b == INT_MAX ? ojson(nullptr) : ojson(b); };
+  ojson j;
+  j["gpu"] = spec.name;
+  j["threads_per_block"] = threads;
+  j["registers_per_thread"] = regs;
+  j["static_shared_bytes"] = smem;
+  j["dynamic_shared_bytes"] = dynamic_smem;
+  j["carveout_fraction"] = carveout < 0 ? ojson(nullptr) : ojson(carveout / 100.0);
+  j["fits"] = o.blocks_per_sm > 0;
+  j["active_blocks_per_sm"] = o.blocks_per_sm;
+  j["active_warps_per_sm"] = o.warps_per_sm;
+  j["max_warps_per_sm"] = spec.limits.max_warps_per_sm;
+  j["occupancy"] = o.occupancy;
+  j["limiter"] = model::limiter_name(o.limiter);
+  j["blocks_by"] = {{"warps", limit(o.blocks_by_warps)}, {"blocks", limit(o.blocks_by_blocks)},
+                    {"registers", limit(o.blocks_by_registers)}, {"shared_memory", limit(o.blocks_by_shared)}};
+  j["registers_per_warp"] = o.registers_per_warp;
+  j["shared_bytes_per_block"] = o.shared_per_block;
+  j["preferred_carveout_bytes"] = o.preferred_carveout_bytes;
+  j["carveout_bytes"] = o.carveout_bytes;
+  j["carveout_steps"] = spec.limits.carveout_steps;
+  j["derivation"] = o.derivation;
+  return text(j);
+}
+
+std::string coalescing_json(int64_t elem, int64_t stride, int lanes, int64_t offset, int64_t granule,
+                            const std::vector<int64_t>& addresses) {
+  const model::Coalescing c = addresses.empty() ? model::coalescing(elem, stride, lanes, offset, granule)
+                                                : model::coalescing_addresses(addresses, elem, granule);
+  return text(ojson{{"lanes", c.lanes}, {"elem_bytes", c.elem_bytes}, {"sectors_per_request", c.sectors},
+                    {"cache_lines", c.lines}, {"useful_bytes", c.useful_bytes}, {"sector_bytes", c.sector_bytes},
+                    {"ideal_sectors", c.ideal_sectors}, {"efficiency", c.efficiency},
+                    {"dram_granule_bytes", c.dram_granule}, {"dram_bytes", c.dram_bytes},
+                    {"derivation", c.derivation}});
+}
+
+std::string banks_json(int64_t elem, int64_t stride, int64_t row, int64_t pad, bool swizzle, int lanes,
+                       const std::vector<int64_t>& addresses) {
+  const model::BankConflict b = addresses.empty() ? model::bank_conflicts({elem, stride, row, pad, swizzle, lanes})
+                                                  : model::bank_conflicts_addresses(addresses, elem);
+  return text(ojson{{"phases", b.phases}, {"wavefronts", b.wavefronts}, {"conflict_degree", b.degree},
+                    {"efficiency", b.efficiency}, {"broadcast", b.broadcast}, {"byte_addresses", b.byte_addresses},
+                    {"derivation", b.derivation}});
+}
+
+std::string divergence_json(int ways, const std::vector<int64_t>& trips, int64_t base, int64_t spread) {
+  const int forms = (ways > 0) + !trips.empty() + (base >= 0 || spread >= 0);
+  if (forms != 1) bad_input("give exactly one of ways=K, trips=[...], or base=B with spread=S");
+  const model::Divergence d = ways > 0         ? model::divergent_paths(ways)
+                              : !trips.empty() ? model::loop_trips(trips)
+                                               : model::loop_linear(base < 0 ? 0 : base, spread < 0 ? 0 : spread);
+  return text(ojson{{"issued", d.issued}, {"useful", d.useful}, {"efficiency", d.efficiency},
+                    {"slowdown", d.slowdown}, {"derivation", d.derivation}});
+}
+
+std::string checkpoint_json(const CheckpointArgs& a) {
+  if (a.attention != "flash" && a.attention != "standard")
+    bad_input("attention must be flash or standard, got '" + a.attention + "'");
+  if (a.layers < 1) bad_input("give layers (≥ 1)");
+  const hw::HwSpec& spec = hw::find(a.gpu);
+  const model::StackShape shape{a.layers, a.batch, a.seq, a.d_model, a.heads, a.mlp_ratio, a.attention == "flash"};
+  const model::LayerModel layer = model::layer_model(shape, spec);
+  const double budget = a.budget.empty() ? spec.hbm_bytes : parse_bytes("budget", a.budget);
+  if (!(budget > 0)) bad_input("no budget given and " + spec.name + " has no HBM size", "give budget");
+  // The strategies `sol checkpoint` weighs, in its order: none, every block, every 2nd/4th/8th, √L,
+  // the block-level optimum (when one fits) and the in-block optimum (the choice).
+  std::vector<model::Plan> plans = {model::no_checkpoints(layer, a.layers), model::every_kth(layer, a.layers, 1)};
+  for (int64_t k : {2, 4, 8})
+    if (k < a.layers) plans.push_back(model::every_kth(layer, a.layers, k));
+  plans.push_back(model::sqrt_l(layer, a.layers));
+  std::optional<model::Plan> block_best;
+  try {
+    block_best = model::optimal(layer, a.layers, budget);
+  } catch (const Error& e) {
+    if (e.kind() != Error::Kind::BadInput) throw;
+  }
+  const model::Plan best = model::optimal_in_block(layer, a.layers, budget);
+  if (block_best) plans.push_back(*block_best);
+  plans.push_back(best);
+
+  ojson ops = ojson::array();
+  for (const auto& op : layer.ops)
+    ops.push_back({{"op", op.name}, {"saved_bytes", op.saved_bytes}, {"saved", op.saved_what}, {"flops", op.flops},
+                   {"floor_s", op.floor_s}});
+  ojson j;
+  j["gpu"] = spec.name;
+  j["layers"] = a.layers;
+  j["attention"] = a.attention;
+  j["budget_bytes"] = budget;
+  j["layer"] = {{"input_bytes", layer.input_bytes}, {"internal_bytes", layer.internal_bytes}, {"flops", layer.flops},
+                {"floor_s", layer.floor_s}, {"ops", ops}};
+  j["strategies"] = ojson::array();
+  for (const auto& p : plans) j["strategies"].push_back(plan_doc(layer, p));
+  j["chosen"] = plan_doc(layer, best);
+  return text(j);
+}
+
+std::string systolic_json(const SystolicArgs& a) {
+  sim::ArrayConfig c = a.config.empty() ? sim::ArrayConfig{} : sim::read_scalesim_config(a.config);
+  if (a.rows > 0 || a.cols > 0) {
+    if (a.rows < 1 || a.cols < 1) bad_input("give the array as (rows, cols), each ≥ 1");
+    c.rows = a.rows, c.cols = a.cols;
+  }
+  if (!a.dataflow.empty()) c.dataflow = sim::parse_dataflow(a.dataflow);
+  if (!a.sram_kb.empty()) {
+    if (a.sram_kb.size() != 1 && a.sram_kb.size() != 3) bad_input("give sram_kb as one size or (ifmap, filter, ofmap)");
+    c.ifmap_sram_kb = a.sram_kb[0], c.filter_sram_kb = a.sram_kb[a.sram_kb.size() / 2], c.ofmap_sram_kb = a.sram_kb.back();
+  }
+  if (a.dram_bw > 0) c.bandwidth_mode = sim::BandwidthMode::user, c.dram_words_per_cycle = a.dram_bw;
+  if (a.word_bytes > 0) c.word_bytes = a.word_bytes;
+  c.overlap = a.overlap;
+  sim::validate(c);
+  const sim::Model model = sim::parse_model(a.compat);
+  if (model == sim::Model::scalesim && c.word_bytes != 1) bad_input("compat='scalesim' uses 1-byte words", "drop word_bytes");
+  if (a.engine != "analytic" && a.engine != "stepped") bad_input("engine must be analytic or stepped, got '" + a.engine + "'");
+  const int given = int(!a.topology.empty()) + int(!a.gemm.empty()) + int(!a.conv.empty());
+  if (given != 1) bad_input("give exactly one of topology=FILE, gemm=(M, N, K) or conv=(H, W, FH, FW, C, N, S[, S2])");
+  std::vector<sim::Layer> layers;
+  if (!a.topology.empty()) layers = sim::read_topology(a.topology);
+  else if (!a.gemm.empty()) {
+    if (a.gemm.size() != 3) bad_input("gemm takes (M, N, K)");
+    layers = {sim::Layer::gemm("gemm", a.gemm[0], a.gemm[1], a.gemm[2])};
+  } else {
+    const auto& v = a.conv;
+    if (v.size() != 7 && v.size() != 8) bad_input("conv takes (H, W, FH, FW, C, N, stride[, column stride])");
+    layers = {sim::Layer::conv("conv", v[0], v[1], v[2], v[3], v[4], v[5], v[6], v.size() > 7 ? v[7] : v[6])};
+  }
+
+  ojson j;
+  j["array"] = {{"rows", c.rows}, {"cols", c.cols}, {"dataflow", sim::to_string(c.dataflow)},
+                {"sram_kb", {c.ifmap_sram_kb, c.filter_sram_kb, c.ofmap_sram_kb}}, {"word_bytes", c.word_bytes},
+                {"bandwidth_mode", c.bandwidth_mode == sim::BandwidthMode::user ? "USER" : "CALC"},
+                {"dram_words_per_cycle", c.dram_words_per_cycle}, {"overlap", c.overlap}};
+  j["engine"] = a.engine;
+  j["model"] = sim::to_string(model);
+  j["layers"] = ojson::array();
+  int64_t cycles = 0, macs = 0;
+  for (const auto& l : layers) {
+    sim::LayerResult r = a.engine == "stepped" ? sim::stepped(l, c, model) : sim::analytic(l, c, model);
+    if (model == sim::Model::scalesim && !a.no_replay) sim::replay_scalesim_memory(l, c, r);
+    cycles += r.total_cycles, macs += r.macs;
+    j["layers"].push_back({{"name", r.name}, {"m", r.gemm.M}, {"n", r.gemm.N}, {"k", r.gemm.K},
+                           {"row_folds", r.map.row_folds}, {"col_folds", r.map.col_folds},
+                           {"total_cycles", r.total_cycles}, {"stall_cycles", r.stall_cycles},
+                           {"compute_cycles", r.compute_cycles}, {"macs", r.macs},
+                           {"overall_util", r.overall_util / 100}, {"mapping_efficiency", r.mapping_eff / 100},
+                           {"compute_util", r.compute_util / 100}, {"dram_replayed", r.dram_replayed},
+                           {"ifmap", traffic_doc(r.ifmap)}, {"filter", traffic_doc(r.filter)},
+                           {"ofmap", traffic_doc(r.ofmap)}, {"notes", r.notes}});
+  }
+  j["total"] = {{"cycles", cycles}, {"macs", macs},
+                {"overall_util", cycles > 0 ? double(macs) / (double(cycles) * double(c.rows * c.cols)) : 0}};
+  return text(j);
+}
+
+}  // namespace sol::python

@@ -1,0 +1,297 @@
+"""sol.ops on a GPU: every op against a PyTorch reference at odd shapes, forward and gradients;
+torch.library.opcheck; the current stream (and CUDA-graph capture) honoured; torch.compile of a
+Llama-style block; DLPack round trips with CuPy and JAX; sol.measure. Skipped, with the reason,
+where there is no torch, no sol._kernels or no GPU; SOL_REQUIRE_GPU=1 turns the skip into a failure."""
+import os
+import pathlib
+import sys
+
+import pytest
+
+import sol
+
+
+def _why_not() -> str:
+    try:
+        import torch
+    except ImportError:
+        return "torch is not installed"
+    try:
+        from sol import _kernels  # noqa: F401
+    except ImportError:
+        return "this sol has no sol._kernels (built without CUDA)"
+    if not torch.cuda.is_available():
+        return "no CUDA GPU (torch.cuda.is_available() is False)"
+    return ""
+
+
+_reason = _why_not()
+if _reason:
+    if os.environ.get("SOL_REQUIRE_GPU") == "1":
+        pytest.fail(f"SOL_REQUIRE_GPU=1 but {_reason}", pytrace=False)
+    pytest.skip(_reason, allow_module_level=True)
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import sol.ops as ops  # noqa: E402
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench" / "python"))
+import llama  # noqa: E402
+
+DEV = "cuda"
+TOL = {torch.float32: 2e-5, torch.bfloat16: 1.6e-2, torch.float16: 2e-3}
+
+
+def rel_l2(out, ref):
+    out, ref = out.double(), ref.double()
+    return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+
+def close(out, ref, dtype, factor=1.0):
+    assert out.shape == ref.shape and out.dtype == ref.dtype
+    assert torch.isfinite(out).all()
+    assert rel_l2(out, ref) <= factor * TOL[dtype], f"rel L2 {rel_l2(out, ref):.3g}"
+
+
+def rand(*shape, dtype=torch.bfloat16, grad=False, seed=0):
+    g = torch.Generator(device=DEV).manual_seed(seed + sum(shape))
+    return torch.randn(*shape, device=DEV, dtype=torch.float32, generator=g).to(dtype).requires_grad_(grad)
+
+
+def grads(fn, *inputs, seed=7):
+    """(output, gradients of every input that requires one) for a random upstream gradient."""
+    inputs = [t.detach().clone().requires_grad_(True) if t is not None else None for t in inputs]
+    out = fn(*inputs)
+    dout = rand(*out.shape, dtype=out.dtype, seed=seed)
+    out.backward(dout)
+    return out, [t.grad for t in inputs if t is not None]
+
+
+# ---- matmul --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.float32])
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (17, 33, 65), (127, 255, 129), (1000, 3, 517), (8, 50257, 64)])
+@pytest.mark.parametrize("layout", ["NN", "NT", "TN"])
+def test_matmul(dtype, m, n, k, layout):
+    a = rand(m, k, dtype=dtype) if layout[0] == "N" else rand(k, m, dtype=dtype).t()
+    b = rand(k, n, dtype=dtype) if layout[1] == "N" else rand(n, k, dtype=dtype).t()
+    ref = (a.float() @ b.float()).to(dtype)
+    close(ops.matmul(a, b), ref, dtype)
+    close(ops.matmul(a, b, out_dtype="fp32"), a.float() @ b.float(), torch.float32, factor=1e3)
+
+
+@pytest.mark.parametrize("m,n,k", [(5, 7, 3), (129, 65, 33)])
+def test_matmul_gradients(m, n, k):
+    a, b = rand(m, k, dtype=torch.float32), rand(k, n, dtype=torch.float32)
+    out, (da, db) = grads(ops.matmul, a, b)
+    ref, (ra, rb) = grads(torch.matmul, a, b)
+    close(out, ref, torch.float32, factor=10)
+    close(da, ra, torch.float32, factor=10)
+    close(db, rb, torch.float32, factor=10)
+
+
+# ---- attention -----------------------------------------------------------------------------------
+def attention_ref(q, k, v, causal):
+    """fp32 reference over BSHD with grouped K/V and a bottom-right causal mask."""
+    b, n, h, d = q.shape
+    nk, hkv = k.shape[1], k.shape[2]
+    qf, kf, vf = (t.float().transpose(1, 2) for t in (q, k, v))
+    kf, vf = kf.repeat_interleave(h // hkv, dim=1), vf.repeat_interleave(h // hkv, dim=1)
+    s = qf @ kf.transpose(-1, -2) / d**0.5
+    if not causal:
+        return (torch.softmax(s, dim=-1) @ vf).transpose(1, 2).to(q.dtype)
+    i = torch.arange(n, device=DEV)[:, None]
+    j = torch.arange(nk, device=DEV)[None, :]
+    masked = j > i + nk - n
+    # A finite fill keeps the gradient finite; a row that sees no key gets O = 0 (and no gradient).
+    sees_a_key = (~masked).any(dim=-1, keepdim=True).float()
+    p = torch.softmax(s.masked_fill(masked, -1e30), dim=-1) * sees_a_key
+    return (p @ vf).transpose(1, 2).to(q.dtype)
+
+
+ATTN = [(1, 1, 1, 1, 1, 64), (2, 37, 37, 4, 2, 128), (1, 129, 77, 8, 8, 64), (3, 65, 200, 6, 1, 128)]
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("b,n,nk,h,hkv,d", ATTN)
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention(dtype, b, n, nk, h, hkv, d, causal):
+    q, k, v = rand(b, n, h, d, dtype=dtype), rand(b, nk, hkv, d, dtype=dtype, seed=1), rand(b, nk, hkv, d, dtype=dtype, seed=2)
+    close(ops.attention(q, k, v, causal=causal), attention_ref(q, k, v, causal), dtype)
+
+
+@pytest.mark.parametrize("b,n,nk,h,hkv,d", ATTN[1:])
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_gradients(b, n, nk, h, hkv, d, causal):
+    dtype = torch.bfloat16
+    q, k, v = rand(b, n, h, d, dtype=dtype), rand(b, nk, hkv, d, dtype=dtype, seed=1), rand(b, nk, hkv, d, dtype=dtype, seed=2)
+    out, g = grads(lambda q, k, v: ops.attention(q, k, v, causal=causal), q, k, v)
+    ref, rg = grads(lambda q, k, v: attention_ref(q, k, v, causal), q, k, v)
+    close(out, ref, dtype)
+    for x, r in zip(g, rg):
+        close(x, r, dtype, factor=2)
+
+
+def test_attention_strided_inputs():
+    # q, k, v as views of one packed QKV projection: sequence strides of 3·h·d.
+    qkv = rand(2, 33, 3, 4, 64)
+    q, k, v = qkv.unbind(2)
+    close(ops.attention(q, k, v), attention_ref(q, k, v, False), torch.bfloat16)
+
+
+# ---- rows ----------------------------------------------------------------------------------------
+ROWS = [(1, 1), (3, 1031), (257, 4097), (2, 3, 96)]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("shape", ROWS)
+def test_norms_and_softmax(dtype, shape):
+    x = rand(*shape, dtype=dtype)
+    c = shape[-1]
+    w, bias = rand(c, dtype=dtype, seed=3), rand(c, dtype=dtype, seed=4)
+    close(ops.layernorm(x, w, bias), F.layer_norm(x.float(), (c,), w.float(), bias.float(), 1e-5).to(dtype), dtype)
+    close(ops.layernorm(x), F.layer_norm(x.float(), (c,)).to(dtype), dtype)
+    close(ops.rmsnorm(x, w), F.rms_norm(x.float(), (c,), w.float(), 1e-6).to(dtype), dtype)
+    close(ops.softmax(x), torch.softmax(x.float(), -1).to(dtype), dtype)
+
+
+def test_softmax_vocabulary_row():
+    x = rand(2, 151937, dtype=torch.float32)
+    close(ops.softmax(x), torch.softmax(x, -1), torch.float32)
+
+
+@pytest.mark.parametrize("shape", [(3, 1031), (65, 4096)])
+def test_row_gradients(shape):
+    dtype = torch.float32
+    c = shape[-1]
+    x, w, bias = rand(*shape, dtype=dtype), rand(c, dtype=dtype, seed=3), rand(c, dtype=dtype, seed=4)
+    for mine, ref, ins in [
+        (lambda x, w, b: ops.layernorm(x, w, b), lambda x, w, b: F.layer_norm(x, (c,), w, b, 1e-5), (x, w, bias)),
+        (lambda x, w: ops.rmsnorm(x, w), lambda x, w: F.rms_norm(x, (c,), w, 1e-6), (x, w)),
+        (ops.softmax, lambda x: torch.softmax(x, -1), (x,)),
+    ]:
+        out, g = grads(mine, *ins)
+        r, rg = grads(ref, *ins)
+        close(out, r, dtype, factor=10)
+        for a, b in zip(g, rg):
+            close(a, b, dtype, factor=50)
+
+
+# ---- MX and copy -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("columnwise", [False, True])
+@pytest.mark.parametrize("elem", ["fp8_e4m3", "fp8_e5m2"])
+def test_mx_round_trip(columnwise, elem):
+    x = rand(67, 129)
+    codes, scales = ops.mx_quantize(x, elem=elem, columnwise=columnwise)
+    back = ops.mx_dequantize(codes, scales, elem=elem, columnwise=columnwise)
+    assert rel_l2(back, x) < (0.07 if elem == "fp8_e4m3" else 0.15)
+
+
+def test_copy():
+    x = rand(33, 17).t()
+    assert torch.equal(ops.copy(x), x.contiguous())
+
+
+# ---- opcheck: schema, fake, autograd registration, and dispatch consistency -----------------------
+def opcheck_cases():
+    x, w = rand(5, 96, dtype=torch.float32), rand(96, dtype=torch.float32, seed=1)
+    q, k = rand(1, 9, 2, 64), rand(1, 11, 1, 64, seed=1)
+    return [
+        (torch.ops.sol.matmul.default, (rand(5, 7, dtype=torch.float32), rand(7, 3, dtype=torch.float32), None)),
+        (torch.ops.sol.attention.default, (q, k, k, True, 0.0)),
+        (torch.ops.sol.layernorm.default, (x, w, w, 1e-5)),
+        (torch.ops.sol.rmsnorm.default, (x, w, 1e-6)),
+        (torch.ops.sol.softmax.default, (x,)),
+        (torch.ops.sol.mx_quantize.default, (rand(33, 64), "fp8_e4m3", "ceil", False)),
+        (torch.ops.sol.copy.default, (x,)),
+    ]
+
+
+@pytest.mark.parametrize("i", range(7))
+def test_opcheck(i):
+    op, args = opcheck_cases()[i]
+    differentiable = i < 5  # matmul, attention, layernorm, rmsnorm, softmax have a backward
+    args = tuple(a.detach().requires_grad_(differentiable) if isinstance(a, torch.Tensor) else a for a in args)
+    torch.library.opcheck(op, args)
+
+
+# ---- the current stream ---------------------------------------------------------------------------
+def test_current_stream_and_graph_capture():
+    x, w = rand(1024, 4096), rand(4096, seed=1)
+    ref = ops.rmsnorm(x, w)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        y = ops.rmsnorm(x, w)
+    side.synchronize()
+    assert torch.equal(y, ref)
+    # Capture fails for a kernel launched on any other stream than the capturing one.
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        yg = ops.rmsnorm(x, w)
+    g.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(yg, ref)
+
+
+# ---- torch.compile of a Llama-style block ------------------------------------------------------------
+def test_compiled_llama_block_matches_eager():
+    s = llama.Shape(batch=2, seq=129, d_model=512, heads=8, kv_heads=2, ffn=1408)
+    x = rand(s.batch, s.seq, s.d_model, grad=True)
+    w = llama.weights(s, generator=torch.Generator(device=DEV).manual_seed(0))
+    eager = llama.sol_block(s, x, w)
+    compiled = torch.compile(lambda x, *w: llama.sol_block(s, x, list(w)), fullgraph=True)(x, *w)
+    close(compiled, eager, torch.bfloat16, factor=0.5)  # inductor fuses the SwiGLU product
+    ref = llama.torch_block(s, x, w)
+    close(eager, ref, torch.bfloat16, factor=2)
+    dout = rand(*eager.shape, seed=5)
+    g_sol = torch.autograd.grad(eager, [x, *w], dout)
+    g_ref = torch.autograd.grad(ref, [x, *w], dout)
+    for a, b in zip(g_sol, g_ref):
+        close(a, b, torch.bfloat16, factor=4)
+
+
+# ---- DLPack ------------------------------------------------------------------------------------------
+def test_cupy_round_trip():
+    cp = pytest.importorskip("cupy")
+    x = cp.random.standard_normal((33, 1031), dtype=cp.float32)
+    y = ops.softmax(x)
+    assert isinstance(y, cp.ndarray)
+    ref = torch.softmax(torch.from_dlpack(x), -1)
+    close(torch.from_dlpack(y), ref, torch.float32)
+
+
+# ---- explain and measure --------------------------------------------------------------------------------
+def test_explain_names_an_implementation():
+    x, w = rand(64, 4096), rand(4096, seed=1)
+    c = ops.explain("rmsnorm", x, w)
+    assert c["implementation"] and c["reason"]
+    assert ops.explain("matmul", rand(256, 512), rand(1024, 512).t())["implementation"]
+
+
+def test_measure_a_matmul():
+    n = 4096
+    a = rand(n, n)
+    m = sol.measure(torch.mm, a, a, flops=2 * n**3, bytes=3 * 2 * n**2, quiet=True)
+    assert m.gpu == sol.harness.row_for_device(torch.cuda.get_device_name())
+    assert 0 < m.min_s <= m.time_s <= m.max_s and m.samples == 100
+    assert 0.05 < m.compute_fraction < 1.2 and m.verdict in ("compute", "neither")
+    g = sol.measure(torch.mm, a, a, flops=2 * n**3, bytes=3 * 2 * n**2, graph=True, quiet=True)
+    assert g.graph and 0.5 < g.time_s / m.time_s < 2
+    r = sol.measure(lambda x: x.mul_(1.0001), inputs=lambda: (rand(1 << 24, dtype=torch.float32),),
+                    bytes=2 * 4 * (1 << 24), quiet=True)
+    assert r.input_sets * 4 * (1 << 24) > 2 * sol.hw.get(r.gpu).l2_bytes and r.verdict != "unknown"
+
+
+# JAX last: it takes its GPU memory pool when first used.
+def test_jax_round_trip():
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # leave torch its memory
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("jax sees no GPU (jax[cuda] is not installed)")
+    x = jax.random.normal(jax.random.PRNGKey(0), (17, 4097), dtype=jnp.float32)
+    y = ops.rmsnorm(x)
+    assert isinstance(y, jax.Array)
+    ref = F.rms_norm(torch.from_dlpack(x), (4097,), eps=1e-6)
+    close(torch.from_dlpack(y), ref, torch.float32)
