@@ -85,7 +85,10 @@ ojson torch_peer(const Options& o, int ranks) {
   if (std::system("command -v python3 >/dev/null 2>&1") != 0) return {{"missing", "python3 is not installed"}};
   const auto out = std::filesystem::temp_directory_path() / ("sol-comm-peer-" + std::to_string(::getpid()) + ".json");
   std::string ops;
-  for (auto op : o.ops) ops += (ops.empty() ? "" : ",") + model::collective_name(op);
+  for (auto op : o.ops) {
+    if (!ops.empty()) ops += ',';
+    ops += model::collective_name(op);
+  }
   const std::string cmd = "timeout 1800 python3 '" + script + "' --gpus " + std::to_string(ranks) + " --ops " + ops +
                           " --lo " + std::to_string(int64_t(o.lo)) + " --hi " + std::to_string(int64_t(o.hi)) +
                           " --warmup " + std::to_string(o.warmup) + " --iters " + std::to_string(o.iters) + " --out '" +
