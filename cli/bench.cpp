@@ -9,6 +9,7 @@
 // shapes and the shape model's predictions without measuring (no GPU needed).
 // `sol bench FAMILY --model-shapes`: the family's shapes from the model shape set
 // (sol/model/model_shapes.hpp) instead of the registry's bench shapes; `--plan` lists them.
+// `sol bench comm`: NCCL collectives over the local GPUs (cli/comm.cpp, bench/comm/).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -279,7 +280,9 @@ Command add_bench(CLI::App& root, Global&) {
   app->add_flag("--run-once", o->run_once,
                 "for profilers: one verified run per variant and shape, each inside an NVTX range "
                 "family/variant/shape; no timing loop, no peers");
-  return {app, [o, budget]() -> int {
+  const Command comm = add_bench_comm(app);
+  return {app, [o, budget, comm]() -> int {
+            if (comm.app->parsed()) return comm.run();
             check_flags(*o);
             const auto families = sweep_families(*o);
             (void)model_shape_list(*o);  // its errors before any GPU is needed

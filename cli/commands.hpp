@@ -86,5 +86,8 @@ Command add_access(CLI::App& root, Global& g);
 Command add_checkpoint(CLI::App& root, Global& g);
 Command add_compare(CLI::App& root, Global& g);
 Command add_validate(CLI::App& root, Global& g);
+Command add_comm(CLI::App& root, Global& g);
+// `sol bench comm` (cli/comm.cpp), a subcommand of `sol bench`.
+Command add_bench_comm(CLI::App* bench);
 
 }  // namespace sol::cli

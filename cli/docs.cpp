@@ -9,6 +9,7 @@
 #include "sol/core/error.hpp"
 #include "sol/core/input.hpp"
 #include "sol/model/checkpoint_measure.hpp"
+#include "sol/report/comm.hpp"
 #include "sol/report.hpp"
 
 namespace sol::cli {
@@ -70,6 +71,12 @@ Command add_docs(CLI::App& root, Global&) {
                 doc += "\n<!-- sol:BEGIN measured -->\n<!-- sol:END measured -->\n";
               pages.push_back({p, report::replace_block(doc, "measured", measured), "the measured block of " + p.string()});
             }
+            // The collective model's page; the NCCL runs live beside the GPU's folder, in <gpu>x<N>/.
+            fs::path results_dir = fs::path(o->results).lexically_normal();
+            if (results_dir.filename().empty()) results_dir = results_dir.parent_path();  // "…/h200/"
+            const fs::path comm_root = results_dir.parent_path();
+            for (const auto& [name, text] : report::comm_docs(comm_root.empty() ? "." : comm_root.string()))
+              pages.push_back({fs::path(o->out) / name, text, (fs::path(o->out) / name).string()});
             if (!o->readme.empty()) {
               const std::string doc = read_input_file(o->readme, "README");
               pages.push_back({o->readme, report::replace_block(doc, "headline", report::headline_markdown(files)),

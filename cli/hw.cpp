@@ -111,6 +111,25 @@ std::string show_text(const hw::HwSpec& s) {
     if (!l->source.empty()) out += "        source: " + l->source + "\n";
   }
 
+  if (!s.interconnects.empty()) {
+    out += "\nInterconnects (sol comm --topology KEY; per chip, one direction)\n";
+    Table ic({"key", "fabric", "per direction", "chips"});
+    ic.align(1, Table::Align::Left);
+    for (const auto& f : s.interconnects) {
+      std::string chips = f.max_ranks > 0 ? "up to " + std::to_string(f.max_ranks) : "any";
+      if (!f.torus_dims.empty()) {
+        chips = "torus up to ";
+        for (size_t d = 0; d < f.torus_dims.size(); ++d) chips += (d ? "×" : "") + std::to_string(f.torus_dims[d]);
+      }
+      ic.add_row({f.key, f.name, si(f.bytes_per_s, "B/s"), chips});
+    }
+    out += ic.str();
+    for (const auto& f : s.interconnects) {
+      out += "  " + f.key + ": " + f.derivation() + (f.note.empty() ? "" : "; " + f.note) + "\n";
+      out += "        source: " + f.source + "\n";
+    }
+  }
+
   const hw::SmLimits& m = s.limits;
   out += "\nOccupancy limits per SM\n";
   if (m.max_warps_per_sm == 0) {

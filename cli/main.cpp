@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
                                add_probe(app, g), add_bench(app, g),    add_doctor(app, g), add_docs(app, g),
                                add_cast(app, g),  add_quant(app, g), add_systolic(app, g),
                                add_occupancy(app, g), add_shapes(app, g), add_access(app, g), add_checkpoint(app, g),
-                               add_compare(app, g), add_validate(app, g)};
+                               add_compare(app, g), add_validate(app, g), add_comm(app, g)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -48,6 +48,8 @@ const std::map<std::string, std::set<std::string>>& switches_of_op() {
   static const std::map<std::string, std::set<std::string>> m = {
       {"elementwise", {"--flops-per-op"}},
       {"attention", {"--causal", "--backward", "--l2-reuse"}},
+      {"tp-mlp", {"--topology"}},
+      {"tp-attention", {"--causal", "--topology"}},
   };
   return m;
 }
@@ -91,12 +93,33 @@ std::string to_text(const hw::HwSpec& hw, const model::Cost& c, const model::Est
   return out;
 }
 
+// A tensor-parallel layer: its parts on one GPU, the all-reduce, and which of the two binds.
+std::string tp_text(const model::TpView& t) {
+  std::string out = "\ntensor parallel over " + std::to_string(t.gpus) + " GPUs (" + t.topology + "), forward\n";
+  Table p({"part (one GPU)", "FLOPs", "bytes", "bound", "floor"});
+  p.align(3, Table::Align::Left);
+  for (const auto& x : t.parts)
+    p.add_row({x.cost.op.substr(0, x.cost.op.find(':')), si(x.cost.flops, "FLOP"), si(x.cost.bytes, "B"), x.estimate.bound,
+               si(x.estimate.t_floor_s, "s")});
+  out += p.str();
+  Table s({"quantity", "value"});
+  s.align(1, Table::Align::Left);
+  s.add_row({"compute per GPU", si(t.compute_s, "s") + " (Σ of the parts' floors)"});
+  s.add_row({"all-reduce", si(t.allreduce_s, "s") + " of " + si(t.allreduce_bytes, "B") + " (" + t.allreduce_algo +
+                               "; floor " + si(t.allreduce_floor_s, "s") + ")"});
+  s.add_row({"not overlapped", si(t.serial_s, "s") + " = compute + all-reduce"});
+  s.add_row({"overlapped", si(t.overlapped_s, "s") + " = max(compute, all-reduce)"});
+  s.add_row({"binds", t.binds});
+  return out + "\n" + s.str();
+}
+
 }  // namespace
 
 Command add_roofline(CLI::App& root, Global&) {
   auto args = std::make_shared<Args>();
   auto* app = root.add_subcommand("roofline", "speed of light of one op on one chip: the lecture's §6 roofline");
-  app->add_option("op", args->op, "matmul | elementwise | layernorm | rmsnorm | softmax | attention | custom")->required();
+  app->add_option("op", args->op, "matmul | elementwise | layernorm | rmsnorm | softmax | attention | custom | tp-mlp | "
+                                 "tp-attention")->required();
   app->add_option("--gpu", args->gpu, "database name, a row from --hw-file, or 'measured' (default h100)");
   app->add_option("--dtype", args->dtype, "element type (default bf16)");
   app->add_option("--unit", args->unit, "matrix | vector: whose peak bounds the op (default: matrix for matmul, "
@@ -118,10 +141,14 @@ Command add_roofline(CLI::App& root, Global&) {
       {"rows", "layernorm/rmsnorm/softmax: rows"},
       {"cols", "layernorm/rmsnorm/softmax: the normalized dimension"},
       {"batch", "attention: batch (default 1)"},
-      {"heads", "attention: heads (default 1)"},
-      {"seq", "attention: sequence length N"},
+      {"heads", "attention: heads (default 1); tp-attention: heads, split over the GPUs"},
+      {"seq", "attention: sequence length N; tp-attention: tokens per sequence"},
       {"head_dim", "attention: head dimension d"},
       {"block_q", "attention --impl flash: query block Bq (default 128)"},
+      {"gpus", "tp-mlp/tp-attention: tensor-parallel GPUs N"},
+      {"tokens", "tp-mlp/tp-attention: tokens T (batch × seq)"},
+      {"hidden", "tp-mlp/tp-attention: hidden size H"},
+      {"ffn", "tp-mlp: the MLP's inner size F"},
   };
   std::vector<std::pair<std::string, CLI::Option*>> opts;
   for (const auto& s : sizes) {
@@ -141,6 +168,8 @@ Command add_roofline(CLI::App& root, Global&) {
   opts.emplace_back("--flops", app->add_option("--flops", custom->flops, "custom: the op's FLOPs"));
   opts.emplace_back("--bytes", app->add_option("--bytes", custom->bytes, "custom: the bytes it moves (read + written)"));
   opts.emplace_back("--name", app->add_option("--name", custom->name, "custom: the op's label"));
+  opts.emplace_back("--topology", app->add_option("--topology", custom->topology,
+                                                  "tp-mlp/tp-attention: the all-reduce's fabric (see sol comm)"));
 
   return {app, [args, opts, custom]() -> int {
             Args& a = *args;
@@ -174,7 +203,9 @@ Command add_roofline(CLI::App& root, Global&) {
             const model::RooflineAnswer r = model::answer(q);
             if (a.json.on()) emit_json(a.json, ojson::parse(model::to_json(r)));
             else
-              std::printf("%s", reflow(to_text(*r.hw, r.cost, r.estimate, r.levels, r.cost.unit, r.notes, r.kind == "attention")).c_str());
+              std::printf("%s", reflow(to_text(*r.hw, r.cost, r.estimate, r.levels, r.cost.unit, r.notes, r.kind == "attention") +
+                                       (r.tp ? tp_text(*r.tp) : ""))
+                                    .c_str());
             return 0;
           }};
 }

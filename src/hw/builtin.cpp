@@ -49,6 +49,53 @@ Peak peak(double units, const std::string& label, double flops_per_clock, double
   return p;
 }
 
+// Interconnects. A fabric's figure is stated once, here; the chip's chip_link and host_link are
+// derived from it.
+const std::string kHgxH100 =
+    "NVIDIA H100 whitepaper: fourth-generation NVLink, 18 links per GPU, 900 GB/s total; HGX H100 8-GPU joins "
+    "8 GPUs through 4 third-generation NVSwitch chips, every GPU at full NVLink bandwidth to every other";
+const std::string kHgxA100 = "NVIDIA A100 whitepaper: third-generation NVLink, 12 links per GPU, 600 GB/s total; "
+                             "HGX A100 8-GPU joins 8 GPUs through 6 NVSwitch chips";
+const std::string kHgxB200 = "NVIDIA HGX B200 datasheet: fifth-generation NVLink, 1.8 TB/s per GPU; 8 GPUs through NVSwitch";
+const std::string kPcieSpec = "PCI-SIG PCIe 4.0 / 5.0: 16 / 32 GT/s per lane with 128b/130b coding";
+const std::string kDgxNics = "NVIDIA DGX A100 / H100 user guides: one ConnectX NIC per GPU (8 per node), "
+                             "HDR 200 Gb/s on A100, NDR 400 Gb/s on H100";
+
+Interconnect fabric(const std::string& key, const std::string& name, int links, double link_bytes_per_s,
+                    int max_ranks, const std::string& note, const std::string& source) {
+  Interconnect ic;
+  ic.key = key;
+  ic.name = name;
+  ic.links = links;
+  ic.link_bytes_per_s = link_bytes_per_s;
+  ic.bytes_per_s = links * link_bytes_per_s;
+  ic.max_ranks = max_ranks;
+  ic.note = note;
+  ic.source = source;
+  return ic;
+}
+
+Link link_of(const Interconnect& ic, const std::string& name) {
+  return {name, ic.bytes_per_s, "per direction; " + si(2 * ic.bytes_per_s, "B/s") + " both ways (see interconnects)",
+          ic.source};
+}
+
+// An NVIDIA HGX row's fabrics: NVLink through NVSwitch (8 GPUs), PCIe ×16 to the host, one
+// InfiniBand NIC per GPU between nodes. chip_link and host_link follow from the first two.
+void nvidia_fabrics(HwSpec& s, const std::string& nvlink, int nvlinks, double nvlink_each, const std::string& nvsource,
+                    const std::string& pcie, double pcie_lane, const std::string& ib, double ib_bytes_per_s) {
+  s.interconnects = {
+      fabric("nvswitch", nvlink + " through NVSwitch", nvlinks, nvlink_each, 8,
+             "8 GPUs of an HGX board, all-to-all at full per-GPU bandwidth", nvsource),
+      fabric("pcie", pcie + " x16", 16, pcie_lane, 0,
+             "one GPU's host slot; GPUs talking over PCIe share the switch or the CPU's root complex",
+             kPcieSpec + "; " + s.sources.front()),
+      fabric("ib", ib + " (one NIC per GPU)", 1, ib_bytes_per_s, 0, "between nodes, one GPU per NIC", kDgxNics),
+  };
+  s.chip_link = link_of(s.interconnects[0], nvlink);
+  s.host_link = link_of(s.interconnects[1], pcie + " x16");
+}
+
 MemLevel level(const std::string& name, double capacity, double bytes_per_s, const std::string& derivation,
                const std::string& source) {
   return {name, capacity, bytes_per_s, derivation, source};
@@ -139,9 +186,8 @@ HwSpec a100_40gb() {
              "measured: reads from 2–25 MB working sets plateau at 5.3–5.5 TB/s on an A100 80 GB "
              "(the same chip and L2 as the 40 GB part)",
              kGpuBenchesL2 + "a100_80.txt");
-  s.host_link = {"PCIe 4.0 x16", 32 * kGB, "per direction; 64 GB/s both ways", kA100Sheet};
-  s.chip_link = {"NVLink 3", 300 * kGB, "per direction: 12 links × 25 GB/s; NVIDIA quotes 600 GB/s both ways",
-                 kA100Sheet};
+  // PCIe 4.0: 16 GT/s × 128/130 = 1.97 GB/s per lane; NVIDIA quotes 2 GB/s (64 GB/s both ways at ×16).
+  nvidia_fabrics(s, "NVLink 3", 12, 25 * kGB, kHgxA100, "PCIe 4.0", 2 * kGB, "InfiniBand HDR", 25 * kGB);
   s.limits = nvidia_limits(164 * 1024, 163 * 1024);
   return s;
 }
@@ -185,9 +231,9 @@ HwSpec h100() {
              "measured: reads from 5–40 MB working sets plateau at 9.7–10.3 TB/s on an H200, which has the "
              "same GH100 die, SM count, clocks and 50 MB L2 as the H100 SXM",
              kGpuBenchesL2 + "h200.txt");
-  s.host_link = {"PCIe 5.0 x16", 64 * kGB, "per direction; 128 GB/s both ways", kH100Sheet};
-  s.chip_link = {"NVLink 4", 450 * kGB, "per direction: 18 links × 25 GB/s; NVIDIA quotes 900 GB/s both ways",
-                 kH100Sheet};
+  // PCIe 5.0: 32 GT/s × 128/130 = 3.94 GB/s per lane; NVIDIA quotes 4 GB/s (128 GB/s both ways at ×16).
+  // InfiniBand NDR: 400 Gb/s = 50 GB/s per direction per NIC.
+  nvidia_fabrics(s, "NVLink 4", 18, 25 * kGB, kHgxH100, "PCIe 5.0", 4 * kGB, "InfiniBand NDR", 50 * kGB);
   s.limits = nvidia_limits(228 * 1024, 227 * 1024);
   return s;
 }
@@ -244,9 +290,7 @@ HwSpec b200() {
   gpu_levels(s, 128, 9800 * kGB * 148 / 132,
              "no published measurement found: the H200's measured 9.8 TB/s scaled by SM count (148/132) [unverified]",
              kGpuBenchesL2 + "h200.txt");
-  s.host_link = {"PCIe 5.0 x16", 64 * kGB, "per direction [unverified]", kB200Sheet};
-  s.chip_link = {"NVLink 5", 900 * kGB, "per direction: 18 links × 50 GB/s; NVIDIA quotes 1.8 TB/s both ways",
-                 kB200Sheet};
+  nvidia_fabrics(s, "NVLink 5", 18, 50 * kGB, kHgxB200, "PCIe 5.0", 4 * kGB, "InfiniBand NDR [unverified]", 50 * kGB);
   s.limits = nvidia_limits(228 * 1024, 227 * 1024);
   return s;
 }
@@ -269,6 +313,9 @@ struct TpuRow {
   int ici_links;
   double ici_link_bytes_per_s; // one way
   double pcie_bytes_per_s;     // one way
+  std::vector<int> torus_dims; // the largest slice, chips per axis
+  int wrap_multiple;           // an axis of a multiple of this many chips has wraparound links
+  std::string torus_note;
   std::string peak_note;       // the published bf16 / int8 figures
 };
 
@@ -304,10 +351,12 @@ HwSpec tpu(const TpuRow& r) {
                            "capacity: " + kPallasInfo + "; bandwidth: " + kScalingBook));
   s.levels.push_back(level("HBM", s.hbm_bytes, s.hbm_bytes_per_s, "published figure", s.hbm_source));
   s.host_link = {"PCIe", r.pcie_bytes_per_s, "per direction, per chip", kScalingBook};
-  s.chip_link = {"ICI", r.ici_links * r.ici_link_bytes_per_s,
-                 "per direction: " + std::to_string(r.ici_links) + " links × " + si(r.ici_link_bytes_per_s, "B/s") +
-                     (r.ici_links == 6 ? " (3D torus)" : " (2D torus)"),
-                 kScalingBook};
+  Interconnect ici = fabric("ici", "ICI", r.ici_links, r.ici_link_bytes_per_s, 0,
+                            std::string(r.ici_links == 6 ? "3D torus" : "2D torus") + ": " + r.torus_note, kScalingBook);
+  ici.torus_dims = r.torus_dims;
+  ici.wrap_multiple = r.wrap_multiple;
+  s.interconnects = {ici};
+  s.chip_link = link_of(ici, "ICI");
   s.limits = SmLimits{};
   s.limits.warp_size = 0;
   return s;
@@ -316,19 +365,21 @@ HwSpec tpu(const TpuRow& r) {
 HwSpec tpu_v4() {
   return tpu({"tpu-v4", "Google TPU v4", 2, 1.05 * kGHz, "1050 MHz: TPU v4 paper (Jouppi et al., ISCA 2023) [unverified]", 1,
               16 * kMiB, 32, 1.2e12, "32 GB at 1.2 TB/s (Pallas lists 1.23e12)", 2048, 6, 4.5e10, 1.6e10,
+              {16, 16, 16}, 4, "up to 4096 chips (16×16×16), wraparound on every axis of a multiple of 4 chips",
               "published: 275 TFLOP/s bf16 and 275 TOPS int8 per chip"});
 }
 
 HwSpec tpu_v5e() {
   return tpu({"tpu-v5e", "Google TPU v5e", 1, 1.5 * kGHz, "1.5 GHz: scaling book", 2, 128 * kMiB, 16, 8.1e11,
               "16 GB at 8.1e11 B/s (Pallas lists 8.2e11)", 4096, 4, 5e10, 1.5e10,
-              "published: 197 TFLOP/s bf16 and 394 TOPS int8 per chip"});
+              {16, 16}, 16, "up to 256 chips (16×16), wraparound only on an axis of 16 chips", "published: 197 TFLOP/s bf16 and 394 TOPS int8 per chip"});
 }
 
 HwSpec tpu_v5p() {
   return tpu({"tpu-v5p", "Google TPU v5p", 2, 1.75 * kGHz,
               "1.75 GHz is the clock 459 TFLOP/s implies over 8 MXUs [derived]", 2, 64 * kMiB, 96, 2.8e12,
               "96 GB at 2.8e12 B/s (the book's text says 2.5e12 once; Pallas lists 2.46e12)", 4096, 6, 1e11, 1.5e10,
+              {16, 20, 28}, 4, "up to 8960 chips (16×20×28), wraparound on every axis of a multiple of 4 chips",
               "published: 459 TFLOP/s bf16 and 918 TOPS int8 per chip"});
 }
 

@@ -180,6 +180,37 @@ Link read_link(const Reader& row, const std::string& key) {
   return l;
 }
 
+std::vector<Interconnect> read_interconnects(const Reader& row) {
+  std::vector<Interconnect> out;
+  if (!row.has("interconnects")) return out;
+  const json& arr = row.array("interconnects");
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const Reader r = row.element("interconnects", i);
+    r.only({"key", "name", "links", "link_bytes_per_s", "bytes_per_s", "max_ranks", "torus_dims", "wrap_multiple", "note",
+            "source"});
+    Interconnect ic;
+    ic.key = r.text("key", true);
+    ic.name = r.text("name", true);
+    ic.links = r.integer("links", true);
+    ic.link_bytes_per_s = r.number("link_bytes_per_s", true);
+    // Optional: when absent it is the product; when present validate() checks it against the product.
+    ic.bytes_per_s = r.number("bytes_per_s", false, ic.links * ic.link_bytes_per_s);
+    ic.max_ranks = r.integer("max_ranks", false);
+    if (r.has("torus_dims")) {
+      const json& dims = r.array("torus_dims");
+      for (size_t d = 0; d < dims.size(); ++d) {
+        if (!dims[d].is_number_integer()) r.fail("torus_dims[" + std::to_string(d) + "]", "must be an integer");
+        ic.torus_dims.push_back(int(std::clamp<int64_t>(dims[d].get<int64_t>(), -1, kMaxLimit)));
+      }
+    }
+    ic.wrap_multiple = r.integer("wrap_multiple", false);
+    ic.note = r.text("note", false);
+    ic.source = r.text("source", true);
+    out.push_back(ic);
+  }
+  return out;
+}
+
 SmLimits read_limits(const Reader& row) {
   SmLimits l;
   if (!row.has("limits")) return l;
@@ -210,7 +241,7 @@ HwSpec read_spec(const json& j, const std::string& origin, const std::string& ro
   r.only({"name", "full_name", "vendor", "arch", "compute_capability", "compute_units", "compute_unit_label",
           "matrix_units", "matrix_unit_label", "boost_clock_hz", "base_clock_hz", "matrix_peaks", "vector_peaks",
           "register_bytes_per_unit", "shared_bytes_per_unit", "l2_bytes", "hbm_bytes", "hbm_bytes_per_s",
-          "hbm_source", "levels", "host_link", "chip_link", "limits", "sources", "measured"});
+          "hbm_source", "levels", "host_link", "chip_link", "interconnects", "limits", "sources", "measured"});
   HwSpec s;
   s.name = r.text("name", true);
   s.full_name = r.text("full_name", true);
@@ -250,6 +281,7 @@ HwSpec read_spec(const json& j, const std::string& origin, const std::string& ro
   }
   s.host_link = read_link(r, "host_link");
   s.chip_link = read_link(r, "chip_link");
+  s.interconnects = read_interconnects(r);
   s.limits = read_limits(r);
   const json& sources = r.array("sources");
   for (size_t i = 0; i < sources.size(); ++i) {
@@ -358,6 +390,28 @@ void validate(const HwSpec& s, const std::string& origin) {
       fail(f + ".bytes_per_s", "must be > 0, got " + num(l->bytes_per_s));
     if (l->bytes_per_s != 0) plausible(f + ".bytes_per_s", l->bytes_per_s, kByteRate);
   }
+  for (size_t i = 0; i < s.interconnects.size(); ++i) {
+    const Interconnect& ic = s.interconnects[i];
+    const std::string f = "interconnects[" + std::to_string(i) + "]";
+    if (ic.key.empty()) fail(f + ".key", "is empty");
+    for (size_t j = 0; j < i; ++j)
+      if (s.interconnects[j].key == ic.key) fail(f + ".key", "'" + ic.key + "' appears twice");
+    if (ic.name.empty()) fail(f + ".name", "is empty");
+    if (ic.links <= 0 || ic.links > 1024) fail(f + ".links", "must be 1..1024, got " + std::to_string(ic.links));
+    plausible(f + ".link_bytes_per_s", ic.link_bytes_per_s, kByteRate);
+    plausible(f + ".bytes_per_s", ic.bytes_per_s, kByteRate);
+    const double product = ic.links * ic.link_bytes_per_s;
+    if (std::fabs(ic.bytes_per_s - product) > kPeakTolerance * product)
+      fail(f + ".bytes_per_s", "is " + si(ic.bytes_per_s, "B/s") + " but links × link_bytes_per_s = " + si(product, "B/s"));
+    if (ic.max_ranks < 0 || ic.max_ranks == 1) fail(f + ".max_ranks", "must be 0 (no limit) or ≥ 2");
+    if (ic.torus_dims.size() > 3) fail(f + ".torus_dims", "has more than 3 axes");
+    for (int d : ic.torus_dims)
+      if (d < 1 || d > 4096) fail(f + ".torus_dims", "must hold chips per axis, 1..4096, got " + std::to_string(d));
+    if (ic.wrap_multiple < 0 || ic.wrap_multiple > 4096) fail(f + ".wrap_multiple", "must be 0..4096");
+    if ((ic.key == "ici") != !ic.torus_dims.empty())
+      fail(f + ".torus_dims", ic.key == "ici" ? "is missing: an ICI fabric needs its largest torus" : "applies only to key 'ici'");
+    if (ic.source.empty()) fail(f + ".source", "is empty: every interconnect needs a source");
+  }
   const SmLimits& m = s.limits;
   for (const auto& [name, field] : kLimitFields)
     if (m.*field < 0 || m.*field > kMaxLimit)
@@ -410,6 +464,15 @@ std::string to_json(const HwSpec& s, int indent) {
                            {"source", m.source}});
   j["host_link"] = link_json(s.host_link);
   j["chip_link"] = link_json(s.chip_link);
+  j["interconnects"] = ojson::array();
+  for (const auto& ic : s.interconnects) {
+    ojson o{{"key", ic.key}, {"name", ic.name}, {"links", ic.links}, {"link_bytes_per_s", ic.link_bytes_per_s},
+            {"bytes_per_s", ic.bytes_per_s}, {"max_ranks", ic.max_ranks}};
+    if (!ic.torus_dims.empty()) o["torus_dims"] = ic.torus_dims, o["wrap_multiple"] = ic.wrap_multiple;
+    o["note"] = ic.note;
+    o["source"] = ic.source;
+    j["interconnects"].push_back(o);
+  }
   j["limits"] = ojson::object();
   for (const auto& [name, field] : kLimitFields) j["limits"][name] = s.limits.*field;
   if (!s.limits.carveout_steps.empty()) j["limits"]["carveout_steps"] = s.limits.carveout_steps;

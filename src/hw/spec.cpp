@@ -94,6 +94,23 @@ double HwSpec::ridge(DType t, Unit u) const {
   return peak(t, u).flops_per_s / hbm_bytes_per_s;
 }
 
+std::string Interconnect::derivation() const {
+  const std::string each = si(link_bytes_per_s, "B/s");
+  return std::to_string(links) + (links == 1 ? " link × " : " links × ") + each + " = " + si(bytes_per_s, "B/s") +
+         " per direction (" + si(2 * bytes_per_s, "B/s") + " both ways)";
+}
+
+const Interconnect& HwSpec::interconnect(const std::string& key) const {
+  const std::string k = lower(key);
+  std::string have;
+  for (const auto& ic : interconnects) {
+    if (ic.key == k) return ic;
+    have += (have.empty() ? "" : ", ") + ic.key;
+  }
+  bad_input(name + " has no interconnect '" + key + "'",
+            have.empty() ? "its row lists no interconnects" : "it has: " + have);
+}
+
 std::vector<const HwSpec*> all_specs() {
   std::vector<const HwSpec*> out;
   for (const auto& s : builtin()) out.push_back(&s);

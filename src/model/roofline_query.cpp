@@ -10,6 +10,7 @@
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
 #include "sol/core/suggest.hpp"
+#include "sol/model/comm.hpp"
 #include "sol/sim/mxu.hpp"
 
 namespace sol::model {
@@ -55,8 +56,95 @@ std::string impl_of(const RooflineQuery& q, std::initializer_list<const char*> n
   bad_input("unknown impl '" + q.impl + "' for " + q.op, "use one of " + valid);
 }
 
+bool tensor_parallel(const std::string& op) { return op == "tp-mlp" || op == "tp-attention"; }
+
+// The parts of a tensor-parallel layer on one GPU (see TpView).
+std::vector<Cost> tp_parts(const RooflineQuery& q) {
+  const Sizes s(q);
+  const int64_t n = s.get("gpus"), t = s.get("tokens"), h = s.get("hidden");
+  if (n < 2 || n > 1 << 20) bad_input("gpus must be 2..1048576 for a tensor-parallel layer, got " + std::to_string(n));
+  for (const auto& [name, v] : q.sizes)
+    if (v < 1 || v > (int64_t(1) << 40)) bad_input(name + " must be between 1 and 2^40, got " + std::to_string(v));
+  if (double(t) * double(h) > 1e15 || (q.sizes.count("ffn") && double(t) * double(s.get("ffn")) > 1e15))
+    bad_input("tokens × hidden (or × ffn) is more than 10^15 elements", "give a layer that fits a GPU");
+  auto split = [&](int64_t v, const char* what) {
+    if (v % n != 0) bad_input(std::string(what) + " " + std::to_string(v) + " does not split over " + std::to_string(n) + " GPUs",
+                              std::string("give a ") + what + " that is a multiple of gpus");
+    return v / n;
+  };
+  std::vector<Cost> parts;
+  if (q.op == "tp-mlp") {
+    const int64_t f = split(s.get("ffn"), "ffn");
+    parts.push_back(matmul({.m = t, .n = f, .k = h, .dtype = q.dtype}));
+    parts.back().op = "W1, column-parallel: " + parts.back().op;
+    ElementwiseOp gelu{.n = t * f, .ops = 1, .fused = true, .dtype = q.dtype};
+    parts.push_back(elementwise(gelu));
+    parts.back().op = "GeLU: " + parts.back().op;
+    parts.push_back(matmul({.m = t, .n = h, .k = f, .dtype = q.dtype}));
+    parts.back().op = "W2, row-parallel: " + parts.back().op;
+    return parts;
+  }
+  const int64_t heads = s.get("heads"), seq = s.get("seq");
+  if (h % heads != 0) bad_input("hidden " + std::to_string(h) + " is not a multiple of heads " + std::to_string(heads));
+  if (t % seq != 0) bad_input("tokens " + std::to_string(t) + " is not a multiple of seq " + std::to_string(seq),
+                              "tokens = batch × seq");
+  const int64_t local_heads = split(heads, "heads"), local_h = split(h, "hidden");
+  parts.push_back(matmul({.m = t, .n = 3 * local_h, .k = h, .dtype = q.dtype}));
+  parts.back().op = "QKV, column-parallel: " + parts.back().op;
+  AttentionOp att{.batch = t / seq, .heads = local_heads, .seq = seq, .head_dim = h / heads};
+  att.flash = true;
+  att.causal = q.causal;
+  att.dtype = q.dtype;
+  parts.push_back(attention(att));
+  parts.back().op = "attention: " + parts.back().op;
+  parts.push_back(matmul({.m = t, .n = h, .k = local_h, .dtype = q.dtype}));
+  parts.back().op = "output projection, row-parallel: " + parts.back().op;
+  return parts;
+}
+
+TpView tp_view(const RooflineQuery& q, const hw::HwSpec& hw) {
+  const Sizes s(q);
+  TpView v;
+  v.gpus = s.get("gpus");
+  for (const Cost& c : tp_parts(q)) {
+    v.parts.push_back({c, roofline(c, hw)});
+    v.compute_s += v.parts.back().estimate.t_floor_s;
+  }
+  CommQuery cq;
+  cq.op = Collective::AllReduce;
+  cq.ranks = int(v.gpus);
+  cq.bytes = double(s.get("tokens")) * double(s.get("hidden")) * dtype_bytes(q.dtype);
+  cq.gpu = hw.name;
+  cq.topology = q.topology;
+  const CommAnswer ar = comm(cq);
+  v.topology = ar.query.topology;
+  v.allreduce_bytes = cq.bytes;
+  v.allreduce_s = ar.best.time_s;
+  v.allreduce_floor_s = ar.floor_s;
+  v.allreduce_algo = ar.best.algo == CommAlgo::Torus ? "torus" : algo_name(ar.best.algo) + "/" + proto_name(ar.best.proto);
+  v.serial_s = v.compute_s + v.allreduce_s;
+  v.overlapped_s = std::max(v.compute_s, v.allreduce_s);
+  v.binds = v.allreduce_s > v.compute_s ? "communication" : "compute";
+  return v;
+}
+
 Cost build_cost(const RooflineQuery& q) {
   const Sizes s(q);
+  if (tensor_parallel(q.op)) {
+    // The parts summed: one GPU's share of the layer, as one point on the roofline.
+    Cost c;
+    c.op = q.op + " per GPU of " + std::to_string(s.get("gpus")) + ": T=" + std::to_string(s.get("tokens")) +
+           ", H=" + std::to_string(s.get("hidden"));
+    c.op += q.op == "tp-mlp" ? ", F=" + std::to_string(s.get("ffn")) : ", heads=" + std::to_string(s.get("heads"));
+    c.dtype = q.dtype;
+    c.unit = hw::Unit::Matrix;
+    for (const Cost& p : tp_parts(q)) {
+      c.flops += p.flops;
+      c.bytes += p.bytes;
+      c.notes.push_back(p.op + ": " + si(p.flops, "FLOP") + ", " + si(p.bytes, "B"));
+    }
+    return c;
+  }
   if (q.op == "custom") {
     if (!(q.flops >= 0) || !std::isfinite(q.flops) || !(q.bytes > 0) || !std::isfinite(q.bytes))
       bad_input("custom roofline needs flops ≥ 0 and bytes > 0 (finite)", "give the op's FLOPs and the bytes it moves");
@@ -149,6 +237,8 @@ const std::map<std::string, std::vector<std::string>>& roofline_sizes() {
       {"softmax", {"rows", "cols"}},
       {"attention", {"batch", "heads", "seq", "head_dim", "block_q"}},
       {"custom", {}},
+      {"tp-mlp", {"gpus", "tokens", "hidden", "ffn"}},
+      {"tp-attention", {"gpus", "tokens", "hidden", "heads", "seq"}},
   };
   return m;
 }
@@ -185,7 +275,8 @@ RooflineAnswer answer(const RooflineQuery& query) {
   a.notes.push_back(unit_note(a.cost.unit, natural));
   // The unfused models count every pass as HBM traffic; a tensor that fits in L2 may be served
   // from there on the later passes.
-  const bool unfused_stream = q.op != "matmul" && q.op != "attention" && q.op != "custom" && lower(q.impl) != "fused";
+  const bool unfused_stream = q.op != "matmul" && q.op != "attention" && q.op != "custom" && !tensor_parallel(q.op) &&
+                              lower(q.impl) != "fused";
   if (unfused_stream && hw.l2_bytes > 0) {
     const Sizes s(q);
     const double tensor = (q.op == "elementwise" ? double(s.get("n")) : double(s.get("rows")) * double(s.get("cols"))) *
@@ -196,6 +287,14 @@ RooflineAnswer answer(const RooflineQuery& query) {
   }
   a.estimate = roofline(a.cost, hw);
   a.levels = hierarchical(a.cost, hw);
+  if (tensor_parallel(q.op)) {
+    if (!q.impl.empty()) bad_input("impl does not apply to " + q.op);
+    a.tp = tp_view(q, hw);
+    a.notes.push_back("the layer's time on one GPU is the sum of its parts' floors (" + si(a.tp->compute_s, "s") +
+                      "), not the floor of their summed cost (" + si(a.estimate.t_floor_s, "s") + ")");
+  } else if (!q.topology.empty()) {
+    bad_input("topology applies only to tp-mlp and tp-attention");
+  }
   if (q.op == "matmul" && hw.vendor == "google" && a.cost.unit == hw::Unit::Matrix) {
     const Sizes s(q);
     a.mxu = mxu_view(hw, a.cost, a.estimate, a.notes, s.get("m"), s.get("n"), s.get("k"));
@@ -240,6 +339,17 @@ std::string to_json(const RooflineAnswer& a, int indent) {
                   {"ridge_flops_per_byte", l.ridge}, {"time_s", l.t_s}, {"binding", l.binding}});
   j["levels"] = lv;
   j["notes"] = a.notes;
+  if (a.tp) {
+    const TpView& t = *a.tp;
+    auto parts = nlohmann::ordered_json::array();
+    for (const auto& p : t.parts)
+      parts.push_back({{"op", p.cost.op}, {"flops", p.cost.flops}, {"bytes", p.cost.bytes}, {"bound", p.estimate.bound},
+                       {"floor_s", p.estimate.t_floor_s}});
+    j["tp"] = {{"gpus", t.gpus}, {"topology", t.topology}, {"parts", parts}, {"compute_s", t.compute_s},
+               {"allreduce_bytes", t.allreduce_bytes}, {"allreduce_s", t.allreduce_s},
+               {"allreduce_floor_s", t.allreduce_floor_s}, {"allreduce_algo", t.allreduce_algo},
+               {"serial_s", t.serial_s}, {"overlapped_s", t.overlapped_s}, {"binds", t.binds}};
+  }
   if (a.mxu) {
     const MxuView& m = *a.mxu;
     j["mxu"] = {{"mxus", m.mxus}, {"array", "128x128"}, {"dataflow", "ws"}, {"row_folds", m.row_folds},

@@ -45,6 +45,25 @@ struct Link {
   std::string source;
 };
 
+// A fabric a chip's collectives run over: `links` links of `link_bytes_per_s` each way. The
+// communication model (sol/model/comm.hpp) reads one by its key. Switched fabrics (NVSwitch,
+// PCIe, InfiniBand) join up to `max_ranks` chips all-to-all; ICI joins neighbours in a torus of at
+// most `torus_dims` chips per axis.
+struct Interconnect {
+  std::string key;               // "nvswitch" | "pcie" | "ib" | "ici": the --topology name
+  std::string name;              // "NVLink 4 through NVSwitch", "InfiniBand NDR (one NIC per GPU)"
+  int links = 0;                 // per chip
+  double link_bytes_per_s = 0;   // one link, one direction
+  double bytes_per_s = 0;        // = links × link_bytes_per_s: what a chip sends (and receives) at once
+  int max_ranks = 0;             // chips the fabric joins; 0: no limit stated
+  std::vector<int> torus_dims;   // ICI only: the largest slice, chips per axis (e.g. 16, 16, 16)
+  int wrap_multiple = 0;         // ICI only: an axis of a multiple of this many chips closes into a ring
+  std::string note;
+  std::string source;
+  // "18 links × 25 GB/s = 450 GB/s per direction (900 GB/s both ways)"
+  std::string derivation() const;
+};
+
 // What bounds occupancy on one SM (GPU only; zero on TPUs).
 struct SmLimits {
   int warp_size = 32;
@@ -86,6 +105,7 @@ struct HwSpec {
   std::vector<MemLevel> levels;        // fastest first, HBM last
   Link host_link;
   Link chip_link;
+  std::vector<Interconnect> interconnects;  // the fabrics collectives can use; first is the default
   SmLimits limits;
   std::vector<std::string> sources;
   bool measured = false;               // true for a profile written by `sol probe`
@@ -96,6 +116,8 @@ struct HwSpec {
   bool has(DType t, Unit u) const;
   // Ridge point (FLOP/byte) for a dtype on a unit against HBM bandwidth.
   double ridge(DType t, Unit u) const;
+  // The interconnect with this key; throws sol::Error (BadInput) naming the keys the chip has.
+  const Interconnect& interconnect(const std::string& key) const;
 };
 
 // The built-in database, in a fixed order.

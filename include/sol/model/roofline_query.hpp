@@ -30,6 +30,29 @@ struct RooflineQuery {
   bool causal = false, backward = false, l2_reuse = false;  // attention
   double flops = 0, bytes = 0;  // custom
   std::string name;             // custom: the op's label
+  std::string topology;         // tp-mlp, tp-attention: the fabric of the all-reduce (sol/model/comm.hpp)
+};
+
+// A tensor-parallel layer over N GPUs, Megatron-style: a column-parallel matmul, the local work,
+// a row-parallel matmul, then one all-reduce of the T×H output. tp-mlp: W1 (T × F/N × H), GeLU,
+// W2 (T × H × F/N); tp-attention: QKV (T × 3H/N × H), flash attention over heads/N heads, the
+// output projection (T × H × H/N). Forward pass only.
+struct TpPart {
+  Cost cost;
+  Estimate estimate;
+};
+struct TpView {
+  int64_t gpus = 0;
+  std::string topology;
+  std::vector<TpPart> parts;
+  double compute_s = 0;          // Σ of the parts' floors on one GPU
+  double allreduce_bytes = 0;    // T × H × dtype
+  double allreduce_s = 0;        // the collective model's estimate
+  double allreduce_floor_s = 0;  // its bandwidth floor
+  std::string allreduce_algo;    // "ring/Simple"
+  double serial_s = 0;           // compute + all-reduce, one after the other
+  double overlapped_s = 0;       // max of the two, with the all-reduce hidden behind other work
+  std::string binds;             // "compute" | "communication"
 };
 
 struct MxuView {
@@ -45,12 +68,13 @@ struct RooflineAnswer {
   std::vector<LevelEstimate> levels;
   std::vector<std::string> notes;
   std::optional<MxuView> mxu;  // a matmul on a TPU's matrix unit
+  std::optional<TpView> tp;    // tp-mlp, tp-attention
 };
 
 // The size names each op reads (a size given that the op does not read is a mistake).
 const std::map<std::string, std::vector<std::string>>& roofline_sizes();
 // Throws sol::Error (BadInput) for an unknown op, gpu, unit or impl, a missing or invalid size,
-// or a size the op does not read.
+// or a size the op does not read (a tensor-parallel split that does not divide: F, heads by N).
 RooflineAnswer answer(const RooflineQuery& q);
 // The `sol roofline --json` document (without the schema_version every CLI document starts with).
 std::string to_json(const RooflineAnswer& a, int indent = 2);
