@@ -52,6 +52,11 @@ struct LayerModel {
   double flops = 0;           // one layer's forward
   double floor_s = 0;         // one layer's forward floor
   std::vector<LayerTensor> tensors;  // the dataflow; tensors[0] is the layer input
+  // What a layer's backward holds beside the saved activations at its high-water mark: the
+  // gradients in flight, the transposed copies of the TN-only GEMM, attention's fp32 dQ
+  // accumulator (kernels/transformer/stack.cu's order). The same for every schedule.
+  double transient_bytes = 0;
+  std::string transient_what;  // the phase that sets it, in words
 };
 // Throws sol::Error (BadInput) for non-positive sizes or heads not dividing d_model.
 LayerModel layer_model(const StackShape& s, const hw::HwSpec& hw);
@@ -91,6 +96,7 @@ struct Plan {
   int64_t largest_segment = 0;    // layers of the largest recomputed segment (0: none)
   int64_t recomputed_layers = 0;
   double peak_bytes = 0;          // kept + the largest recomputed segment re-materialized
+  double total_peak_bytes = 0;    // peak_bytes + the backward's transients: what a budget must hold
   double extra_flops = 0;         // recomputed forward
   double extra_s = 0;
   double step_s = 0;              // forward + backward (2× forward) + recompute, floors
@@ -110,8 +116,8 @@ Plan no_checkpoints(const LayerModel& layer, int64_t layers);
 Plan every_kth(const LayerModel& layer, int64_t layers, int64_t k);
 Plan sqrt_l(const LayerModel& layer, int64_t layers);
 
-// The fastest schedule whose peak is ≤ budget_bytes (ties: the smaller peak). Throws sol::Error
-// (BadInput) when no schedule fits, naming the smallest peak any schedule reaches.
+// The fastest schedule whose total peak (saved + transients) is ≤ budget_bytes (ties: the smaller
+// peak). Throws sol::Error (BadInput) when no schedule fits, naming the smallest total peak.
 Plan optimal(const LayerModel& layer, int64_t layers, double budget_bytes);
 
 // "optimal + in-block selection": the fastest schedule under the budget when every kept layer uses
@@ -122,7 +128,7 @@ Plan optimal(const LayerModel& layer, int64_t layers, double budget_bytes);
 // Throws sol::Error (BadInput) when nothing fits.
 Plan optimal_in_block(const LayerModel& layer, int64_t layers, double budget_bytes);
 
-// The smallest peak any schedule reaches (what optimal() needs at least).
+// The smallest total peak any schedule reaches (what optimal() needs at least).
 double min_peak_bytes(const LayerModel& layer, int64_t layers);
 
 }  // namespace sol::model
