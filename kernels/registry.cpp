@@ -684,18 +684,23 @@ std::optional<model::Cost> attention_cost(const std::string& family, const std::
 }
 }  // namespace
 
-std::optional<model::Execution> declared_execution(const std::string& family, const std::string& variant,
-                                                   const Shape& shape) {
+std::optional<model::Cost> declared_cost(const std::string& family, const std::string& variant, const Shape& shape) {
   try {
     std::optional<model::Cost> c;
     for (const Variant& v : registry())
       if (v.family == family && v.name == variant && v.unsupported(shape).empty()) c = v.cost(shape);
     if (!c) c = attention_cost(family, variant, shape);
-    if (!c || !c->exec.declared) return std::nullopt;
-    return c->exec;
+    return c;
   } catch (const Error&) {
     return std::nullopt;  // a shape the variant's cost cannot read
   }
+}
+
+std::optional<model::Execution> declared_execution(const std::string& family, const std::string& variant,
+                                                   const Shape& shape) {
+  const std::optional<model::Cost> c = declared_cost(family, variant, shape);
+  if (!c || !c->exec.declared) return std::nullopt;
+  return c->exec;
 }
 
 #ifdef SOL_WITH_CUDA

@@ -26,6 +26,7 @@
 
 #include "sol/core/shape.hpp"
 #include "sol/hw/spec.hpp"
+#include "sol/model/checkpoint.hpp"
 #include "sol/model/cost.hpp"
 #include "sol/model/shapes.hpp"
 #include "sol/results.hpp"
@@ -170,6 +171,36 @@ std::string validation_text(const Validation& v, size_t worst = 10);
 std::string validation_markdown(const Validation& v, const std::string& results_dir, size_t worst = 10);
 // One line: why a check is off, from its largest term and its efficiencies.
 std::string cause(const Check& c);
+
+// ---- a transformer step as the kernels it launches (kernels/transformer/stack.cu) -------------
+// What a registered variant declares at a shape: its FLOPs, bytes and execution (the registry's
+// cost); nullopt for a variant it lacks. The CLI passes the registry's (sol::declared_cost).
+using DeclaredCost = std::function<std::optional<model::Cost>(const std::string& family, const std::string& variant,
+                                                              const Shape& shape)>;
+struct StepOp {
+  std::string name;       // "QKV matmul", "MLP down dW", "transpose dyᵀ", ...
+  int layer_op = -1;      // forward: the index into model::LayerModel::ops it belongs to; else −1
+  int count = 1;          // identical launches
+  Work work;              // one launch
+  Prediction prediction;  // one launch
+  double seconds() const { return double(count) * prediction.seconds; }
+};
+struct StackOps {
+  std::vector<StepOp> forward, backward;  // one layer's, in launch order
+  std::vector<StepOp> once;               // once per step: the input, upstream-gradient and dX copies
+  double forward_s = 0, backward_s = 0, once_s = 0;
+};
+// The kernels the stack launches for one layer, each as the registry variant it runs (the TN GEMM
+// v08_tile_choice, the LayerNorm register kernels, flash v02 forward and v01 det=1 backward) with
+// that variant's declared cost, and the stack's own kernels (the elementwise chain, the bf16
+// transpose, pitched copies) from the cost model. Throws sol::Error (BadInput) for a shape the
+// layer model refuses, or when `declared` lacks one of the variants.
+StackOps stack_ops(const model::StackShape& s, const DeclaredCost& declared);
+// Every op predicted with the ceilings `for_family` gives for its family; sums the phases.
+void predict_stack(StackOps& ops, const std::function<Ceilings(const std::string& family)>& for_family);
+// The layer's predicted times into the planner's model: each forward op's time, the layer's
+// forward and backward, the per-step copies; `source` says what the ceilings are.
+void apply(const StackOps& ops, model::LayerModel& layer, const std::string& source);
 
 // ---- the doctor on committed results: family-aware findings from the models -------------------
 struct Finding {

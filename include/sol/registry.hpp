@@ -88,6 +88,8 @@ std::vector<const Variant*> select(const std::vector<Variant>& from, const std::
 // model::Execution); nullopt for a variant the registry lacks, a shape it refuses, or no declaration.
 std::optional<model::Execution> declared_execution(const std::string& family, const std::string& variant,
                                                    const Shape& shape);
+// The same variant's whole cost at `shape` (FLOPs, bytes and its execution); nullopt as above.
+std::optional<model::Cost> declared_cost(const std::string& family, const std::string& variant, const Shape& shape);
 bool built_with_cuda();
 
 }  // namespace sol

@@ -29,7 +29,15 @@ void check_layers(int64_t layers) {
 
 LayerOp op_from(const std::string& name, const Cost& c, double saved, std::string what, const hw::HwSpec& hw,
                 std::vector<int> reads, std::vector<int> saves) {
-  return {name, saved, c.flops, roofline(c, hw).t_floor_s, std::move(what), std::move(reads), std::move(saves)};
+  LayerOp op;
+  op.name = name;
+  op.saved_bytes = saved;
+  op.flops = c.flops;
+  op.floor_s = roofline(c, hw).t_floor_s;
+  op.saved_what = std::move(what);
+  op.reads = std::move(reads);
+  op.saves = std::move(saves);
+  return op;
 }
 
 void check_budget(double budget_bytes) {
@@ -130,6 +138,10 @@ LayerModel layer_model(const StackShape& s, const hw::HwSpec& hw) {
   return m;
 }
 
+double op_time(const LayerOp& op) { return op.time_s > 0 ? op.time_s : op.floor_s; }
+double forward_time(const LayerModel& layer) { return layer.forward_s > 0 ? layer.forward_s : layer.floor_s; }
+double backward_time(const LayerModel& layer) { return layer.backward_s > 0 ? layer.backward_s : 2 * layer.floor_s; }
+
 InBlockChoice in_block_choice(const LayerModel& layer, std::vector<bool> keep) {
   const size_t n = layer.ops.size();
   if (keep.empty()) keep.assign(n, true);
@@ -166,7 +178,7 @@ InBlockChoice in_block_choice(const LayerModel& layer, std::vector<bool> keep) {
     if (rerun[i]) {
       c.rerun.push_back(int(i));
       c.rerun_flops += layer.ops[i].flops;
-      c.rerun_s += layer.ops[i].floor_s;
+      c.rerun_s += op_time(layer.ops[i]);
     }
   c.dropped_bytes = layer.internal_bytes - c.kept_bytes;
   c.keep = std::move(keep);
@@ -234,8 +246,9 @@ Plan evaluate(const LayerModel& layer, int64_t layers, std::vector<Segment> segm
   p.peak_bytes = kept + transient;
   p.total_peak_bytes = p.peak_bytes + layer.transient_bytes;
   p.extra_flops = double(p.recomputed_layers) * layer.flops + double(kept_layers) * c.rerun_flops;
-  p.extra_s = double(p.recomputed_layers) * layer.floor_s + double(kept_layers) * c.rerun_s;
-  p.step_s = 3 * double(layers) * layer.floor_s + p.extra_s;
+  const double fwd = forward_time(layer);
+  p.extra_s = double(p.recomputed_layers) * fwd + double(kept_layers) * c.rerun_s;
+  p.step_s = double(layers) * (fwd + backward_time(layer)) + layer.step_once_s + p.extra_s;
   return p;
 }
 
@@ -344,7 +357,7 @@ Plan optimal_in_block(const LayerModel& layer, int64_t layers, double budget_byt
   check_layers(layers);
   check_budget(budget_bytes);
   const int64_t L = layers;
-  const double x = layer.input_bytes, F = layer.floor_s;
+  const double x = layer.input_bytes, F = forward_time(layer), B = backward_time(layer);
   const std::vector<InBlockChoice> frontier = in_block_frontier(layer);
   const double inf = std::numeric_limits<double>::infinity();
   double best_time = inf, best_peak = inf, least_peak = inf;
@@ -358,7 +371,7 @@ Plan optimal_in_block(const LayerModel& layer, int64_t layers, double budget_byt
         const double stored = double(L - r) * (x + c.kept_bytes) + double(segments) * x;
         const double peak =
             stored + std::max(rematerialized(layer, m), r < L ? c.dropped_bytes : 0) + layer.transient_bytes;
-        const double time = 3 * double(L) * F + double(r) * F + double(L - r) * c.rerun_s;
+        const double time = double(L) * (F + B) + layer.step_once_s + double(r) * F + double(L - r) * c.rerun_s;
         least_peak = std::min(least_peak, peak);
         if (peak > budget_bytes) continue;
         if (time < best_time || (time == best_time && peak < best_peak)) {

@@ -40,6 +40,7 @@ struct LayerOp {
   double saved_bytes = 0;    // kept in HBM from the forward until this op's backward
   double flops = 0;          // forward
   double floor_s = 0;        // forward roofline floor on the chosen GPU
+  double time_s = 0;         // forward predicted from the kernels it launches (0: floor_s stands in)
   std::string saved_what;    // which tensors, in words
   std::vector<int> reads;    // tensors its forward reads (indices into LayerModel::tensors)
   std::vector<int> saves;    // tensors its backward needs beyond the layer input; bytes sum to saved_bytes
@@ -51,6 +52,11 @@ struct LayerModel {
   double internal_bytes = 0;  // everything else the layer saves for backward
   double flops = 0;           // one layer's forward
   double floor_s = 0;         // one layer's forward floor
+  // Times predicted from the kernels the stack launches (sol/predict.hpp's step model); 0: the
+  // floors stand in (forward = floor_s, backward = 2 × floor_s, nothing once per step).
+  double forward_s = 0, backward_s = 0;
+  double step_once_s = 0;     // once per step: the stack's input, upstream gradient and dX copies
+  std::string time_source = "roofline floors";
   std::vector<LayerTensor> tensors;  // the dataflow; tensors[0] is the layer input
   // What a layer's backward holds beside the saved activations at its high-water mark: the
   // gradients in flight, the transposed copies of the TN-only GEMM, attention's fp32 dQ
@@ -60,6 +66,10 @@ struct LayerModel {
 };
 // Throws sol::Error (BadInput) for non-positive sizes or heads not dividing d_model.
 LayerModel layer_model(const StackShape& s, const hw::HwSpec& hw);
+// The times the planner uses: predicted where LayerModel carries them, else the floors.
+double op_time(const LayerOp& op);
+double forward_time(const LayerModel& layer);
+double backward_time(const LayerModel& layer);
 
 // A contiguous run of layers [first, first + length).
 struct Segment {
@@ -75,7 +85,7 @@ struct InBlockChoice {
   double dropped_bytes = 0;      // the rest, re-materialized during the layer's backward
   std::vector<int> rerun;        // ops re-run in backward, ascending
   double rerun_flops = 0;
-  double rerun_s = 0;            // Σ their forward floors
+  double rerun_s = 0;            // Σ their forward times (op_time)
 };
 // Evaluates one choice. Throws sol::Error (BadInput) if keep has the wrong size.
 InBlockChoice in_block_choice(const LayerModel& layer, std::vector<bool> keep);
@@ -99,7 +109,7 @@ struct Plan {
   double total_peak_bytes = 0;    // peak_bytes + the backward's transients: what a budget must hold
   double extra_flops = 0;         // recomputed forward
   double extra_s = 0;
-  double step_s = 0;              // forward + backward (2× forward) + recompute, floors
+  double step_s = 0;              // forward + backward + recompute (+ the step's copies): layer_times
   InBlockChoice in_block;         // what the kept layers keep (keep empty: everything)
 };
 
