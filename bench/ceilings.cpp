@@ -121,7 +121,9 @@ void apply_model(results::Record& r, const model::Cost& cost, const results::Mea
     add_note(r, std::string("no measured floor: ") + e.what());
   }
   try {
-    r.predicted_s = predict::predict(predict::work_of(r), predict::ceilings_for(m, row)).seconds;
+    predict::Work w = predict::work_of(r);
+    w.exec = cost.exec;  // how the variant runs (its spec), as sol validate reads it from the registry
+    r.predicted_s = predict::predict(w, predict::ceilings_for(m, row)).seconds;
   } catch (const Error& e) {
     add_note(r, std::string("no prediction: ") + e.what());
   }

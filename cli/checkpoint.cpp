@@ -1,7 +1,9 @@
 // `sol checkpoint --layers L --batch B --seq N --d-model D --heads H --gpu NAME [--budget 40GiB]
 // [--attention flash|standard] [--mlp-ratio 4] [--svg FILE] [--json] [--out FILE]`: what one transformer layer
 // keeps for backward, op by op, then each checkpointing strategy's peak activation memory, recompute
-// and step-time floor, and the fastest schedule under the budget, with whole layers recomputed and
+// and step time (predicted for the kernels the stack launches; --results DIR: on the ceilings measured
+// there, with the per-kernel breakdown and DIR/checkpoint/measured.json's steps beside), and the
+// fastest schedule under the budget, with whole layers recomputed and
 // with the in-block choice of which ops' tensors to keep (lecture §8.2); --svg draws the schedules.
 // --measure runs the stack forward + backward on the GPU (kernels/transformer/) under none, every
 // block, √L and optimal (under --budget, or halfway between √L's and none's peak): measured peak
@@ -21,10 +23,15 @@
 #include "cli/commands.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/core/input.hpp"
 #include "sol/hw/spec.hpp"
 #include "sol/model/checkpoint.hpp"
 #include "sol/model/checkpoint_measure.hpp"
+#include "sol/predict.hpp"
+#include "sol/registry.hpp"
+#include "sol/report.hpp"
 #include "sol/report/checkpoint.hpp"
+#include "sol/results.hpp"
 #ifdef SOL_WITH_CUDA
 #include "bench/checkpoint.hpp"
 #endif
@@ -36,7 +43,7 @@ using ojson = nlohmann::ordered_json;
 
 struct Args {
   int64_t layers = 0, batch = 0, seq = 0, d_model = 0, heads = 0, mlp_ratio = 4;
-  std::string gpu = "h200", budget, attention = "flash", svg;
+  std::string gpu = "h200", budget, attention = "flash", svg, results;
   JsonOut json;
   bool measure = false;
   int warmup = 3, reps = 10, device = 0;
@@ -69,7 +76,8 @@ int measure(const Args& a, const model::StackShape& shape, const model::LayerMod
   if (!shape.flash) bad_input("--measure runs FlashAttention only", "drop --attention standard");
   if (a.warmup < 0 || a.reps < 1) bad_input("--warmup must be ≥ 0 and --reps ≥ 1");
   const model::Plan none = model::no_checkpoints(layer, a.layers), root = model::sqrt_l(layer, a.layers);
-  const double budget = a.budget.empty() ? 0.5 * (none.peak_bytes + root.peak_bytes) : parse_bytes("--budget", a.budget);
+  const double budget =
+      a.budget.empty() ? 0.5 * (none.total_peak_bytes + root.total_peak_bytes) : parse_bytes("--budget", a.budget);
   const std::vector<model::Plan> plans = {none, model::every_kth(layer, a.layers, 1), root,
                                           model::optimal(layer, a.layers, budget)};
   model::CheckpointMeasurement m;
@@ -138,6 +146,7 @@ ojson plan_json(const model::LayerModel& layer, const model::Plan& p) {
   ojson j;
   j["strategy"] = p.strategy;
   j["peak_bytes"] = p.peak_bytes;
+  j["total_peak_bytes"] = p.total_peak_bytes;
   j["checkpoints"] = p.checkpoints;
   j["largest_segment"] = p.largest_segment;
   j["recomputed_layers"] = p.recomputed_layers;
@@ -152,13 +161,110 @@ ojson plan_json(const model::LayerModel& layer, const model::Plan& p) {
   return j;
 }
 
+// The step's kernels predicted on calibrated ceilings (--results: the measured profile beside the
+// results, each family's run for its copy bandwidth and launch overhead) or the datasheet row.
+struct StepModel {
+  std::optional<predict::StackOps> ops;  // nullopt: the shape is not one the stack runs
+  std::string source, why_not;
+};
+
+StepModel step_model(const Args& a, const model::StackShape& shape, const hw::HwSpec& spec) {
+  StepModel m;
+  std::vector<results::File> files;
+  std::optional<hw::HwSpec> profile;
+  if (!a.results.empty()) {
+    if (std::error_code ec; !std::filesystem::is_directory(a.results, ec))
+      bad_input("--results '" + a.results + "' is not a folder");
+    files = results::read_dir(a.results);
+    if (files.empty()) bad_input("no results files (*.json) in " + a.results);
+    profile = report::measured_profile_beside(a.results);
+  }
+  const auto file_of = [&](const std::string& family) -> const results::File* {
+    for (const auto* want : {family.c_str(), "copy"})
+      for (const auto& f : files)
+        if (f.family == want) return &f;
+    return files.empty() ? nullptr : &files.front();
+  };
+  const auto for_family = [&](const std::string& family) {
+    const results::File* f = file_of(family);
+    return f ? predict::ceilings_for(*f, profile ? &*profile : nullptr, spec) : predict::ceilings_for(results::File{}, nullptr, spec);
+  };
+  m.source = a.results.empty() ? "the " + spec.name + " datasheet (no launch overhead; --results for measured ceilings)"
+             : profile       ? "the measured profile and the runs' copy and launch in " + a.results
+                             : "the " + spec.name + " datasheet and the runs' copy and launch in " + a.results;
+  if (!shape.flash || shape.dtype != DType::bf16 || (shape.head_dim() != 64 && shape.head_dim() != 128)) {
+    m.why_not = "the stack runs flash attention in bf16 at head dim 64 or 128";
+    return m;
+  }
+  predict::StackOps ops = predict::stack_ops(shape, declared_cost);
+  predict::predict_stack(ops, for_family);
+  m.ops = std::move(ops);
+  return m;
+}
+
+// One layer's kernels with their predictions (one row per op; launches × one launch's time).
+void print_breakdown(const predict::StackOps& ops) {
+  Table t({"phase", "op", "launches", "predicted", "binding term"});
+  t.align(1, Table::Align::Left);
+  t.align(4, Table::Align::Left);
+  const auto rows = [&t](const char* phase, const std::vector<predict::StepOp>& list, double sum) {
+    for (const auto& op : list)
+      t.add_row({phase, op.name, std::to_string(op.count), si(op.seconds(), "s"), op.prediction.limit});
+    t.add_row({phase, "total", "", si(sum, "s"), ""});
+  };
+  rows("forward", ops.forward, ops.forward_s);
+  rows("backward", ops.backward, ops.backward_s);
+  rows("per step", ops.once, ops.once_s);
+  std::printf("%s\n", t.str().c_str());
+}
+
+// The predicted step of each schedule in <results>/checkpoint/measured.json beside its measured
+// median, when the file measured this shape; "" when there is none to compare.
+std::string measured_comparison(const Args& a, const model::StackShape& shape, const model::LayerModel& layer,
+                                ojson* out) {
+  if (a.results.empty()) return {};
+  const std::filesystem::path path = std::filesystem::path(a.results) / "checkpoint" / "measured.json";
+  if (std::error_code ec; !std::filesystem::exists(path, ec)) return {};
+  ojson j;
+  try {
+    j = ojson::parse(read_input_file(path.string(), "checkpoint measurement"));
+    const ojson& sh = j.at("shape");
+    if (sh.at("layers").get<int64_t>() != shape.layers || sh.at("batch").get<int64_t>() != shape.batch ||
+        sh.at("seq").get<int64_t>() != shape.seq || sh.at("d_model").get<int64_t>() != shape.d_model ||
+        sh.at("heads").get<int64_t>() != shape.heads || sh.at("mlp_ratio").get<int64_t>() != shape.mlp_ratio ||
+        !shape.flash)
+      return "(" + path.string() + " measured another shape: no comparison)\n";
+    Table t({"schedule", "predicted step", "measured", "error"});
+    t.align(0, Table::Align::Left);
+    for (const ojson& s : j.at("schedules")) {
+      std::vector<model::Segment> segs;
+      for (const ojson& g : s.at("segments"))
+        segs.push_back({g.at("first").get<int64_t>(), g.at("length").get<int64_t>(), g.at("recompute").get<bool>()});
+      const model::Plan p = model::evaluate(layer, shape.layers, segs, s.at("strategy").get<std::string>());
+      const double measured = s.at("measured").at("median_s").get<double>();
+      const double err = (p.step_s - measured) / measured;
+      t.add_row({s.at("picture").get<std::string>(), si(p.step_s, "s"), si(measured, "s"),
+                 (err >= 0 ? "+" : "") + fixed(100 * err, 1) + " %"});
+      if (out)
+        out->push_back({{"strategy", p.strategy}, {"picture", s.at("picture")}, {"predicted_step_s", p.step_s},
+                        {"measured_step_s", measured}, {"error", err}});
+    }
+    return "Predicted against " + path.string() + " (median of its timed steps; it holds no per-op times):\n" +
+           t.str() + "\n";
+  } catch (const nlohmann::json::exception& e) {
+    bad_input(path.string() + " is not a checkpoint measurement: " + e.what());
+  }
+}
+
 int run(const Args& a) {
   if (a.attention != "flash" && a.attention != "standard")
     bad_input("--attention must be flash or standard, got '" + a.attention + "'");
   if (a.layers < 1) bad_input("give --layers (≥ 1)");
   const hw::HwSpec& spec = hw::find(a.gpu);
   const model::StackShape shape{a.layers, a.batch, a.seq, a.d_model, a.heads, a.mlp_ratio, a.attention == "flash"};
-  const model::LayerModel layer = model::layer_model(shape, spec);
+  model::LayerModel layer = model::layer_model(shape, spec);
+  const StepModel steps = step_model(a, shape, spec);
+  if (steps.ops) predict::apply(*steps.ops, layer, steps.source);
   const double budget = a.budget.empty() ? spec.hbm_bytes : parse_bytes("--budget", a.budget);
   if (!(budget > 0)) bad_input("no --budget given and " + spec.name + " has no HBM size", "give --budget");
   if (a.measure) return measure(a, shape, layer, spec);
@@ -196,9 +302,24 @@ int run(const Args& a) {
     ojson ops = ojson::array();
     for (const auto& op : layer.ops)
       ops.push_back({{"op", op.name}, {"saved_bytes", op.saved_bytes}, {"saved", op.saved_what},
-                     {"flops", op.flops}, {"floor_s", op.floor_s}});
+                     {"flops", op.flops}, {"floor_s", op.floor_s}, {"time_s", model::op_time(op)}});
     j["layer"] = {{"input_bytes", layer.input_bytes}, {"internal_bytes", layer.internal_bytes},
-                  {"flops", layer.flops}, {"floor_s", layer.floor_s}, {"ops", ops}};
+                  {"flops", layer.flops}, {"floor_s", layer.floor_s}, {"forward_s", model::forward_time(layer)},
+                  {"backward_s", model::backward_time(layer)}, {"step_once_s", layer.step_once_s},
+                  {"times", layer.time_source}, {"ops", ops}};
+    if (steps.ops) {
+      ojson kernels = ojson::array();
+      for (const auto* list : {&steps.ops->forward, &steps.ops->backward, &steps.ops->once})
+        for (const auto& op : *list)
+          kernels.push_back({{"phase", list == &steps.ops->forward ? "forward" : list == &steps.ops->backward ? "backward" : "step"},
+                             {"op", op.name}, {"family", op.work.family}, {"variant", op.work.variant},
+                             {"shape", op.work.shape.str()}, {"launches", op.count}, {"predicted_s", op.seconds()},
+                             {"limit", op.prediction.limit}});
+      j["kernels"] = kernels;
+    }
+    ojson cmp = ojson::array();
+    measured_comparison(a, shape, layer, &cmp);
+    if (!cmp.empty()) j["measured"] = cmp;
     j["strategies"] = ojson::array();
     for (const auto& p : plans) j["strategies"].push_back(plan_json(layer, p));
     j["chosen"] = plan_json(layer, best);
@@ -209,18 +330,29 @@ int run(const Args& a) {
   std::printf("One layer: B=%lld N=%lld d=%lld H=%lld MLP %lld·d, %s attention, bf16 on %s\n", (long long)a.batch,
               (long long)a.seq, (long long)a.d_model, (long long)a.heads, (long long)a.mlp_ratio, a.attention.c_str(),
               spec.full_name.c_str());
-  Table ops({"op", "saved for backward", "what", "forward", "floor"});
+  Table ops({"op", "saved for backward", "what", "forward", "floor", "time"});
   ops.align(2, Table::Align::Left);
-  ops.add_row({"layer input", bytes_iec(layer.input_bytes), "the residual stream [T×d] (a checkpoint)", "", ""});
+  ops.add_row({"layer input", bytes_iec(layer.input_bytes), "the residual stream [T×d] (a checkpoint)", "", "", ""});
   for (const auto& op : layer.ops)
-    ops.add_row({op.name, bytes_iec(op.saved_bytes), op.saved_what, si(op.flops, "FLOP"), si(op.floor_s, "s")});
+    ops.add_row({op.name, bytes_iec(op.saved_bytes), op.saved_what, si(op.flops, "FLOP"), si(op.floor_s, "s"),
+                 op.time_s > 0 ? si(op.time_s, "s") : "-"});
   ops.add_row({"layer", bytes_iec(layer.input_bytes + layer.internal_bytes), "", si(layer.flops, "FLOP"),
-               si(layer.floor_s, "s")});
+               si(layer.floor_s, "s"), layer.forward_s > 0 ? si(layer.forward_s, "s") : "-"});
   std::printf("%s\n", ops.str().c_str());
+  if (steps.ops) {
+    std::printf("%s", reflow("Step times: predicted for the kernels the stack launches, on " + steps.source +
+                             "; one layer's backward " + si(layer.backward_s, "s") + ", per step " +
+                             si(layer.step_once_s, "s") + " of copies\n").c_str());
+    if (!a.results.empty()) print_breakdown(*steps.ops);
+    std::printf("%s", measured_comparison(a, shape, layer, nullptr).c_str());
+  } else {
+    std::printf("Step times: roofline floors (%s; no kernels to predict)\n", steps.why_not.c_str());
+  }
 
-  std::printf("In-block choices (each the least re-run time for what a kept layer keeps; drop a tensor, re-run "
-              "its producers in backward):\n");
-  Table choices({"kept / layer", "dropped", "re-run in backward", "re-run floor"});
+  std::printf("%s", reflow("In-block choices (each the least re-run time for what a kept layer keeps; drop a tensor, "
+                           "re-run its producers in backward; times as the layer's):\n")
+                        .c_str());
+  Table choices({"kept / layer", "dropped", "re-run in backward", "re-run"});
   choices.align(1, Table::Align::Left);
   choices.align(2, Table::Align::Left);
   for (const model::InBlockChoice& c : model::in_block_frontier(layer)) {
@@ -231,13 +363,17 @@ int run(const Args& a) {
   }
   std::printf("%s\n", choices.str().c_str());
 
-  std::printf("%lld layers, budget %s: peak = kept + largest recomputed segment re-materialized; "
-              "step = forward + backward (2× forward) + recompute\n",
-              (long long)a.layers, bytes_iec(budget).c_str());
-  Table t({"strategy", "checkpoints", "largest seg", "peak activations", "fits", "extra FLOPs", "extra time", "step floor"});
+  std::printf("%s", reflow(std::to_string(a.layers) + " layers, budget " + bytes_iec(budget) +
+                            ": saved = kept + largest recomputed segment re-materialized; total = saved + " +
+                            bytes_iec(layer.transient_bytes) + " of backward transients (" + layer.transient_what +
+                            "); step = forward + backward + recompute" + (steps.ops ? " + the step's copies, predicted" : ", floors (backward 2× forward)") + "\n")
+                         .c_str());
+  // The recompute's FLOPs are in --json (extra_flops); its time is the column here.
+  Table t({"strategy", "checkpoints", "largest seg", "saved", "total", "fits", "extra time", "step"});
   for (const auto& p : plans)
     t.add_row({p.strategy, std::to_string(p.checkpoints), std::to_string(p.largest_segment), bytes_iec(p.peak_bytes),
-               p.peak_bytes <= budget ? "yes" : "no", si(p.extra_flops, "FLOP"), si(p.extra_s, "s"), si(p.step_s, "s")});
+               bytes_iec(p.total_peak_bytes), p.total_peak_bytes <= budget ? "yes" : "no", si(p.extra_s, "s"),
+               si(p.step_s, "s")});
   std::printf("%s\n", t.str().c_str());
   std::printf("activations only: weights, gradients and optimizer state come on top%s\n",
               a.budget.empty() ? "; the default budget is the whole HBM" : "");
@@ -263,6 +399,10 @@ Command add_checkpoint(CLI::App& root, Global&) {
   app->add_option("--gpu", args->gpu, "database name or a row from --hw-file (default h200)");
   app->add_option("--budget", args->budget, std::string("activation memory budget (default: the GPU's HBM); ") + kBytesForms)
       ->type_name("BYTES");
+  app->add_option("--results", args->results,
+                  "predict step times on the ceilings measured in this results folder (its probe/ profile, the "
+                  "runs' copy and launch) and compare with its checkpoint/measured.json")
+      ->type_name("DIR");
   app->add_option("--svg", args->svg, "also write a picture of the schedules to this SVG file");
   add_json(app, args->json, "the plan (with --measure: the measurement; --out FILE writes it beside the table)");
   app->add_flag("--measure", args->measure, "run the stack forward + backward on the GPU under the schedules");

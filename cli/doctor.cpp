@@ -28,7 +28,7 @@ struct Opts {
 
 // The work at a shape no record holds: a GEMM's minimal traffic, else the registry's cost.
 predict::Work unmeasured_work(const std::string& family, const std::string& variant, const Shape& s) {
-  predict::Work w{family, variant, "", s, 0, 0};
+  predict::Work w{family, variant, "", s, 0, 0, {}};
   if (predict::is_gemm_family(family)) {
     const DType t = sweep::gemm_family(family).dtype;
     const model::Cost c = model::matmul({.m = s.at("m"), .n = s.at("n"), .k = s.at("k"), .dtype = t});
@@ -84,7 +84,8 @@ int run_doctor_on_results(const Opts& o) {
   const std::optional<hw::HwSpec> profile = report::measured_profile_beside(o.results);
   const hw::HwSpec& sheet = hw::find(o.gpu.empty() ? file->device.database_row : o.gpu);
   const predict::Ceilings c = predict::ceilings_for(*file, profile ? &*profile : nullptr, sheet);
-  const predict::Work w = at ? predict::work_of(*file, *at) : unmeasured_work(family, variant, shape);
+  predict::Work w = at ? predict::work_of(*file, *at) : unmeasured_work(family, variant, shape);
+  if (auto e = declared_execution(w.family, w.variant, w.shape)) w.exec = *e;
   const predict::Diagnosis d = predict::diagnose(w, c, at);
   if (o.json.on()) {
     nlohmann::ordered_json j;

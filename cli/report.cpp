@@ -14,6 +14,8 @@
 #include "sol/core/error.hpp"
 #include "sol/hw/spec.hpp"
 #include "sol/model/checkpoint_measure.hpp"
+#include "sol/predict.hpp"
+#include "sol/registry.hpp"
 #include "sol/report.hpp"
 
 namespace sol::cli {
@@ -75,6 +77,12 @@ Command add_report(CLI::App& root, Global&) {
               if (in.measured.empty()) bad_input("no results files (*.json) in " + o->results_dir);
               in.measured_note = "Rendered from the results in " + o->results_dir + ".";
               in.checkpoint_markdown = model::measurement_markdown_in(o->results_dir);
+              const predict::Validation v = predict::validate(
+                  in.measured, in.measured_profile ? &*in.measured_profile : nullptr, declared_execution);
+              if (!v.checks.empty()) {
+                in.validation_text = predict::validation_text(v);
+                in.validation_markdown = predict::validation_markdown(v, o->results_dir);
+              }
             } else if (measure) {
               MeasureAll how;
               how.no_peers = o->no_peers;

@@ -12,6 +12,7 @@
 #include "sol/core/error.hpp"
 #include "sol/core/input.hpp"
 #include "sol/predict.hpp"
+#include "sol/registry.hpp"
 #include "sol/report.hpp"
 
 namespace sol::cli {
@@ -61,7 +62,7 @@ int run_validate(const Opts& o) {
   const auto files = results::read_dir(o.results);
   if (files.empty()) bad_input("no results files (*.json) in " + o.results);
   const std::optional<hw::HwSpec> profile = report::measured_profile_beside(o.results);
-  const predict::Validation v = predict::validate(files, profile ? &*profile : nullptr);
+  const predict::Validation v = predict::validate(files, profile ? &*profile : nullptr, declared_execution);
   if (v.checks.empty()) bad_input("no verified record with a time in " + o.results + ": nothing to validate");
   if (!o.doc.empty()) {
     std::error_code ec;

@@ -20,8 +20,8 @@
 #include "kernels/norms/case.hpp"
 #include "kernels/norms/case_bwd.hpp"
 #include "kernels/precision/case.hpp"
+#include "kernels/attention/case.hpp"  // host C++: the rungs' cost (spec.cpp); registered with CUDA only
 #ifdef SOL_WITH_CUDA  // families whose description is still CUDA code (their case.cu)
-#include "kernels/attention/case.hpp"
 #include "kernels/gemm/tc/case.hpp"
 #include "kernels/gemm/tc/problem.cuh"
 #include "kernels/mx/case.hpp"
@@ -710,6 +710,51 @@ std::string Variant::cc_refusal(int cc) const {
     return "built for compute capability " + text(max_cc) + " alone (sm_" + std::to_string(max_cc) +
            "a), this GPU has " + text(cc);
   return "";
+}
+
+namespace {
+// The attention rungs are registered only where their case.cu is compiled; their cost (spec.cpp)
+// is host C++ in every build, so a host build still knows how each runs.
+std::optional<model::Cost> attention_cost(const std::string& family, const std::string& variant, const Shape& s) {
+  using V = kernels::attention::Version;
+  using B = kernels::attention::BwdVersion;
+  static const std::pair<const char*, V> fwd[] = {{"v01_standard", V::v01_standard},
+                                                  {"v02_flash_mma", V::v02_flash_mma},
+                                                  {"v03_flash_mma_128", V::v03_flash_mma_128},
+                                                  {"v04_flash_wgmma", V::v04_flash_wgmma},
+                                                  {"v05_flash_wgmma_overlap", V::v05_flash_wgmma_overlap},
+                                                  {"v06_split_kv_decode", V::v06_split_kv_decode}};
+  static const std::pair<const char*, B> bwd[] = {{"v01_flash_bwd", B::v01_flash_bwd},
+                                                  {"v02_flash_bwd_8warp", B::v02_flash_bwd_8warp},
+                                                  {"v03_flash_bwd_wgmma", B::v03_flash_bwd_wgmma},
+                                                  {"v04_flash_bwd_2wg", B::v04_flash_bwd_2wg}};
+  if (family == "attention")
+    for (const auto& [name, v] : fwd)
+      if (variant == name) return kernels::attention::cost(v, s);
+  if (family == "attention_bwd")
+    for (const auto& [name, v] : bwd)
+      if (variant == name) return kernels::attention::cost(v, s);
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<model::Cost> declared_cost(const std::string& family, const std::string& variant, const Shape& shape) {
+  try {
+    std::optional<model::Cost> c;
+    for (const Variant& v : registry())
+      if (v.family == family && v.name == variant && v.unsupported(shape).empty()) c = v.cost(shape);
+    if (!c) c = attention_cost(family, variant, shape);
+    return c;
+  } catch (const Error&) {
+    return std::nullopt;  // a shape the variant's cost cannot read
+  }
+}
+
+std::optional<model::Execution> declared_execution(const std::string& family, const std::string& variant,
+                                                   const Shape& shape) {
+  const std::optional<model::Cost> c = declared_cost(family, variant, shape);
+  if (!c || !c->exec.declared) return std::nullopt;
+  return c->exec;
 }
 
 #ifdef SOL_WITH_CUDA

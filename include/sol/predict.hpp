@@ -11,13 +11,23 @@
 //                  where the rung copies them; + the pipeline's fill and drain (one stage loaded and
 //                  one C tile stored at an SM's share of the bandwidth); + a launch.
 //   SGEMM          the same on the fp32 ceiling an SGEMM reaches (kSgemmShareOfFma of the FMA chain).
-//   attention      max(FLOPs ÷ the matrix ceiling + the softmax's exponentials, bytes ÷ copy) + a launch.
-//   everything else max(FLOPs ÷ the unit's ceiling, bytes ÷ the copy bandwidth) + a launch.
+//   matrix kernels  max(tensor work ÷ the instruction's ceiling + exponentials + shared-memory operand
+//                   traffic + L2 atomics, DRAM bytes ÷ copy) + its launches: the pipes a tile waits
+//                   on one after another add up; DRAM streams under them.
+//   everything else max(FLOPs ÷ the unit's ceiling, issue slots ÷ the issue rate, shared-memory
+//                   wavefronts ÷ the banks' rate, DRAM bytes ÷ copy) + its launches: independent CTAs
+//                   overlap whichever resource binds.
+// The terms beyond FLOPs and bytes come from the variant's declared model::Execution (its spec), or
+// for a PyTorch peer from peer_execution: what the peer's script runs.
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sol/core/shape.hpp"
 #include "sol/hw/spec.hpp"
+#include "sol/model/checkpoint.hpp"
+#include "sol/model/cost.hpp"
 #include "sol/model/shapes.hpp"
 #include "sol/results.hpp"
 
@@ -35,11 +45,18 @@ inline constexpr double kSgemmShareOfFma = 0.86;
 // them between the MMAs that depend on them, so the two add up.
 inline constexpr double kExpPerClockPerSm = 16;
 
+// mma.sync on Hopper: "only about 2/3 of the peak throughput of the Hopper GPU's Tensor Cores"
+// (Shah et al., FlashAttention-3, 2024, §1); wgmma reaches the measured matrix ceiling.
+inline constexpr double kMmaSyncShareOfWgmma = 2.0 / 3.0;
+
+
 // The ceilings under a prediction.
 struct Ceilings {
   double copy_bytes_per_s = 0;  // device copy, read + write
   double launch_s = 0;          // one kernel launch, back to back
   hw::HwSpec spec;              // the peaks and SM count: a measured profile, else the datasheet row
+  double l2_bytes_per_s = 0;    // L2 read + write: the run's probe, else the spec's L2 level (0: atomics not timed)
+  double smem_bytes_per_s = 0;  // shared memory, all SMs: the spec's smem/L1 level (one wavefront of 128 B per clock per SM)
   std::string source;           // "the measured profile" or "the h200 datasheet"
 };
 // The run's copy bandwidth and launch overhead from the file (when measured), the peaks and SM count
@@ -56,6 +73,8 @@ struct GemmRung {
   int64_t pack_pitch_bytes = 0;  // operands whose pitch is not a multiple of this are copied first (0: none)
   bool sgemm = false;            // fp32 on the vector unit
   bool known = true;             // false for a library peer: its tiles are assumed, not declared
+  bool mma_sync = false;         // mma.sync fed by ldmatrix (kMmaSyncShareOfWgmma), not wgmma
+  double smem_bytes_per_flop = 0;  // mma.sync: the warp tile's operand bytes read from shared memory per FLOP
   std::string name;              // "128×256×64, 4 stages, packs to 128 B"
 };
 // The rung's facts at a GEMM shape (v08 picks its tile by the shape); nullopt-like known=false with
@@ -85,7 +104,36 @@ struct Work {
   std::string family, variant, dtype;
   Shape shape;
   double flops = 0, bytes = 0;
+  model::Execution exec;  // declared by the variant (Execution::declared), else nothing beyond flops and bytes
 };
+// What a record's variant declares at its shape (the registry's cost); nullopt for a variant the
+// registry does not hold (a PyTorch peer, a retired rung). The CLI passes the registry's.
+using Declared = std::function<std::optional<model::Execution>(const std::string& family, const std::string& variant,
+                                                               const Shape& shape)>;
+
+// ---- declarations the specs and peers share ----------------------------------------------------
+// How a flash-attention kernel runs its tiles: which matrix instruction, query × key tile, the
+// operand bytes its warps read from shared memory per FLOP (ldmatrix-fed mma.sync; 0 for wgmma),
+// how many keys each fp32 atomic add into dQ sums (backward; 0: no atomics), whether causal tiles
+// above the diagonal are skipped, and its launches.
+struct AttentionTiling {
+  model::MatrixInstruction mma = model::MatrixInstruction::Wgmma;
+  int64_t block_q = 128, block_k = 128;
+  double smem_bytes_per_flop = 0;
+  int64_t dq_keys_per_add = 0;
+  bool skips_causal = true;
+  int kernels = 1;
+  double recompute = 1;  // FLOPs run ÷ FLOPs counted (det=1's dQ pass recomputes S and dP: 1.4)
+};
+// At a registry shape (b, h[, hkv], n[, nk], d[, causal]); forward or backward (2.5× the FLOPs,
+// P recomputed: one exponential per pair either way).
+model::Execution attention_execution(const Shape& s, bool backward, const AttentionTiling& t);
+// The standard (unfused) attention on the FP32 pipes: S = QKᵀ and O = PV as 16×16 shared-memory
+// tiles (two wavefronts per warp FMA, the whole N×N computed even when causal), three kernels.
+model::Execution standard_attention_execution(const Shape& s);
+// A PyTorch peer's execution from what its script runs (bench/peers/*.py): the eager formulas'
+// kernels and whole-tensor passes, the attention libraries' tiling; nullopt where it states nothing.
+std::optional<model::Execution> peer_execution(const Work& w);
 Work work_of(const results::Record& r);  // throws sol::Error (BadInput) on a shape it cannot parse
 // The same for a record of a file: a record of schema 1, which names no dtype, takes the one its
 // variant's or family's name gives (results::comparison_dtype).
@@ -114,7 +162,8 @@ struct Validation {
   std::string ceilings;              // what the predictions stand on
 };
 // `profile`: the measured profile beside the results (nullptr: each file's datasheet row).
-Validation validate(const std::vector<results::File>& files, const hw::HwSpec* profile);
+// `declared`: what each record's variant declares (empty: nothing; peers still get peer_execution).
+Validation validate(const std::vector<results::File>& files, const hw::HwSpec* profile, const Declared& declared = {});
 // p-th quantile (0..1) by linear interpolation; 0 for an empty list.
 double quantile(std::vector<double> v, double p);
 // The worst `worst` checks with their causes; text for a terminal, Markdown for docs/validation.md.
@@ -122,6 +171,36 @@ std::string validation_text(const Validation& v, size_t worst = 10);
 std::string validation_markdown(const Validation& v, const std::string& results_dir, size_t worst = 10);
 // One line: why a check is off, from its largest term and its efficiencies.
 std::string cause(const Check& c);
+
+// ---- a transformer step as the kernels it launches (kernels/transformer/stack.cu) -------------
+// What a registered variant declares at a shape: its FLOPs, bytes and execution (the registry's
+// cost); nullopt for a variant it lacks. The CLI passes the registry's (sol::declared_cost).
+using DeclaredCost = std::function<std::optional<model::Cost>(const std::string& family, const std::string& variant,
+                                                              const Shape& shape)>;
+struct StepOp {
+  std::string name;       // "QKV matmul", "MLP down dW", "transpose dyᵀ", ...
+  int layer_op = -1;      // forward: the index into model::LayerModel::ops it belongs to; else −1
+  int count = 1;          // identical launches
+  Work work;              // one launch
+  Prediction prediction;  // one launch
+  double seconds() const { return double(count) * prediction.seconds; }
+};
+struct StackOps {
+  std::vector<StepOp> forward, backward;  // one layer's, in launch order
+  std::vector<StepOp> once;               // once per step: the input, upstream-gradient and dX copies
+  double forward_s = 0, backward_s = 0, once_s = 0;
+};
+// The kernels the stack launches for one layer, each as the registry variant it runs (the TN GEMM
+// v08_tile_choice, the LayerNorm register kernels, flash v02 forward and v01 det=1 backward) with
+// that variant's declared cost, and the stack's own kernels (the elementwise chain, the bf16
+// transpose, pitched copies) from the cost model. Throws sol::Error (BadInput) for a shape the
+// layer model refuses, or when `declared` lacks one of the variants.
+StackOps stack_ops(const model::StackShape& s, const DeclaredCost& declared);
+// Every op predicted with the ceilings `for_family` gives for its family; sums the phases.
+void predict_stack(StackOps& ops, const std::function<Ceilings(const std::string& family)>& for_family);
+// The layer's predicted times into the planner's model: each forward op's time, the layer's
+// forward and backward, the per-step copies; `source` says what the ceilings are.
+void apply(const StackOps& ops, model::LayerModel& layer, const std::string& source);
 
 // ---- the doctor on committed results: family-aware findings from the models -------------------
 struct Finding {
@@ -136,6 +215,7 @@ struct Diagnosis {
   double measured_s = 0;
   Prediction prediction;
   std::string cause;         // the first problem's topic; "" when the model sees none
+  std::string ceilings;      // what the prediction stands on (Ceilings::source)
   std::vector<Finding> findings;
 };
 // `record`: the measured record at the shape, or nullptr (model-only findings).

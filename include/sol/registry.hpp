@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,6 +94,12 @@ const std::vector<Variant>& registry();
 std::vector<const Variant*> select(const std::string& pattern);
 // The same over another list of variants (the harness's selftest family).
 std::vector<const Variant*> select(const std::vector<Variant>& from, const std::string& pattern);
+// What the variant named `variant` of `family` declares about how it runs at `shape` (its cost's
+// model::Execution); nullopt for a variant the registry lacks, a shape it refuses, or no declaration.
+std::optional<model::Execution> declared_execution(const std::string& family, const std::string& variant,
+                                                   const Shape& shape);
+// The same variant's whole cost at `shape` (FLOPs, bytes and its execution); nullopt as above.
+std::optional<model::Cost> declared_cost(const std::string& family, const std::string& variant, const Shape& shape);
 bool built_with_cuda();
 
 }  // namespace sol

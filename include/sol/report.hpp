@@ -35,6 +35,8 @@ struct Input {
   // The checkpointing planner's GPU proof (`sol checkpoint --measure`) as Markdown
   // (model::measurement_markdown), when the results folder holds checkpoint/measured.json.
   std::string checkpoint_markdown;
+  // The model's predictions against the results (sol validate): terminal text and Markdown.
+  std::string validation_text, validation_markdown;
 };
 
 std::string text(const Input& in);   // terminal tables

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/common/spec.hpp"
+#include "sol/model/access.hpp"
 
 namespace sol::kernels::coalescing {
 
@@ -47,12 +48,19 @@ model::Cost cost(Version v, const Shape& s) {
   if (v == Version::v03_strided) {
     const int64_t n = s.at("n"), stride = s.at("stride");
     const double read_sectors = strided_read_sectors(n, stride), write_sectors = double((n - 1) / 8 + 1);
-    return vector_cost("strided read of " + std::to_string(n) + " fp32 at stride " + std::to_string(stride), 0,
+    model::Cost c = vector_cost("strided read of " + std::to_string(n) + " fp32 at stride " + std::to_string(stride), 0,
                        32 * (read_sectors + write_sectors), DType::f32,
                        {"bytes = whole 32-byte sectors touched: reads " + std::to_string(int64_t(read_sectors)) +
                             " sectors (stride < 8: contiguous span; stride ≥ 8: one per element), writes ⌈n/8⌉",
                         "useful bytes are 8·n; the difference is the price of the stride",
                         "if DRAM fetches 64-byte sector pairs, strides 16 and 32 cost up to 2× what is counted here"});
+    // DRAM moves whole 64-byte granules (sector pairs): the access model's count per warp request.
+    c.exec.declared = true;
+    c.exec.dram_bytes = double((n + 31) / 32) * double(model::coalescing(4, stride, 32, 0, 64).dram_bytes) +
+                        32 * write_sectors;
+    c.exec.how = "reads in 64-byte DRAM granules: " + std::to_string(model::coalescing(4, stride, 32, 0, 64).dram_bytes) +
+                 " B per warp request";
+    return c;
   }
   const int64_t rows = s.at("rows"), cols = s.at("cols");
   const bool by_row = v == Version::v01_row_per_thread;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/common/spec.hpp"
+#include "sol/model/access.hpp"
 
 namespace sol::kernels::divergence {
 
@@ -16,6 +17,10 @@ namespace {
 
 // Keeps x + (FMAs per thread) below 2^24, where every fp32 integer is exact (x ≤ 4096).
 constexpr int64_t kMaxTrips = int64_t(1) << 23;
+
+// Issue slots per trip of trip_loop_kernel's loop (PTX of sm_90a, `#pragma unroll 4`): per four
+// trips four FFMAs, a 64-bit add and a 64-bit compare (two instructions each) and a branch.
+constexpr double kSlotsPerTrip = 9.0 / 4.0;
 
 }  // namespace
 
@@ -45,9 +50,27 @@ model::Cost cost(Version v, const Shape& s) {
     op = std::string(v == Version::v02_loop_varied ? "varied" : "sorted") + " trip counts, " + std::to_string(threads) +
          " threads × (" + std::to_string(s.at("base")) + " + rank·" + std::to_string(s.at("spread")) + ") fp32 FMAs";
   }
-  return vector_cost(op, 2 * fmas, 8.0 * double(threads), DType::f32,
-                     {"flops = 2 per useful FMA (masked-off lanes do not count)",
-                      "bytes = one fp32 read and one written per thread"});
+  model::Cost c = vector_cost(op, 2 * fmas, 8.0 * double(threads), DType::f32,
+                              {"flops = 2 per useful FMA (masked-off lanes do not count)",
+                               "bytes = one fp32 read and one written per thread"});
+  // Issue slots: a warp runs every path one of its lanes takes (v01), or as many trips as its
+  // longest lane (v02: lane i runs base + i·spread; v03: the lanes of a warp agree).
+  c.exec.declared = true;
+  if (v == Version::v01_warp_split) {
+    const model::Divergence d = model::divergent_paths(int(s.at("ways")));
+    c.exec.issue_slots = fmas / d.efficiency;  // the chain is unrolled: one FFMA per FMA
+    c.exec.how = d.derivation;
+  } else if (v == Version::v02_loop_varied) {
+    const int64_t full = threads / 32, tail = threads % 32;
+    const double longest = double(s.at("base")) + 31.0 * double(s.at("spread"));
+    const double tail_longest = tail > 0 ? double(s.at("base")) + double(tail - 1) * double(s.at("spread")) : 0;
+    c.exec.issue_slots = kSlotsPerTrip * 32 * (double(full) * longest + tail_longest);
+    c.exec.how = "every lane of a warp waits for lane 31's base + 31·spread trips, 9 slots per 4 trips";
+  } else {
+    c.exec.issue_slots = kSlotsPerTrip * fmas;
+    c.exec.how = "the lanes of a warp run the same trips, 9 slots per 4 trips";
+  }
+  return c;
 }
 
 Tolerance tolerance(Version) {

@@ -40,6 +40,10 @@ model::Cost cost(Version v, const Shape& s) {
   if (i.impl == Impl::Looped)
     c.notes.push_back("counted as one read: the second read of each row is meant to hit L1/L2, not HBM");
   c.notes.push_back("saved statistics (fp32 per row) not counted: rows ≪ rows × cols");
+  // The eager rung launches one kernel per pass of the lecture's formula (four for each op).
+  c.exec.declared = true;
+  c.exec.kernels = i.impl == Impl::Eager ? 4 : 1;
+  c.exec.how = std::to_string(c.exec.kernels) + (c.exec.kernels == 1 ? " kernel" : " kernels");
   return c;
 }
 

@@ -49,9 +49,16 @@ model::Cost cost(Version v, const Shape& s) {
   }
   notes.push_back("plus γ read, dγ/dβ written (cols·b each) and the saved fp32 statistics (rows·4 each)");
   notes.push_back("FLOPs ≈ " + std::to_string(int(p.flops)) + " per element");
-  return vector_cost(std::string(family_name(i.kind)) + " " + std::to_string(s.at("rows")) + "×" +
-                         std::to_string(s.at("cols")) + (i.fp32 ? " fp32" : " bf16") + (i.eager ? ", eager" : ", one read"),
-                     p.flops * n, tensor_passes * n * b + small, i.fp32 ? DType::f32 : DType::bf16, notes);
+  model::Cost c = vector_cost(std::string(family_name(i.kind)) + " " + std::to_string(s.at("rows")) + "×" +
+                                  std::to_string(s.at("cols")) + (i.fp32 ? " fp32" : " bf16") + (i.eager ? ", eager" : ", one read"),
+                              p.flops * n, tensor_passes * n * b + small, i.fp32 ? DType::f32 : DType::bf16, notes);
+  // Launches: one per eager pass (the |-separated list above); the one-read kernel, plus the
+  // column-sum kernel that adds the CTAs' partial dγ/dβ where the op has parameters.
+  const std::string passes = p.what;
+  c.exec.declared = true;
+  c.exec.kernels = i.eager ? int(std::count(passes.begin(), passes.end(), '|')) + 1 : 1 + (np > 0);
+  c.exec.how = std::to_string(c.exec.kernels) + (c.exec.kernels == 1 ? " kernel" : " kernels");
+  return c;
 }
 
 Tolerance tolerance(Version v) {

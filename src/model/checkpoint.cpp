@@ -29,7 +29,15 @@ void check_layers(int64_t layers) {
 
 LayerOp op_from(const std::string& name, const Cost& c, double saved, std::string what, const hw::HwSpec& hw,
                 std::vector<int> reads, std::vector<int> saves) {
-  return {name, saved, c.flops, roofline(c, hw).t_floor_s, std::move(what), std::move(reads), std::move(saves)};
+  LayerOp op;
+  op.name = name;
+  op.saved_bytes = saved;
+  op.flops = c.flops;
+  op.floor_s = roofline(c, hw).t_floor_s;
+  op.saved_what = std::move(what);
+  op.reads = std::move(reads);
+  op.saves = std::move(saves);
+  return op;
 }
 
 void check_budget(double budget_bytes) {
@@ -37,7 +45,7 @@ void check_budget(double budget_bytes) {
 }
 
 [[noreturn]] void nothing_fits(double least_peak, const std::string& even) {
-  bad_input("no checkpointing schedule fits the budget" + even + ": the least peak activation memory is " +
+  bad_input("no checkpointing schedule fits the budget" + even + ": the least peak (saved + transient) is " +
                 std::to_string(int64_t(std::ceil(least_peak / (1024.0 * 1024.0)))) + " MiB",
             "raise --budget, or shrink --batch or --seq");
 }
@@ -106,8 +114,33 @@ LayerModel layer_model(const StackShape& s, const hw::HwSpec& hw) {
     m.flops += op.flops;
     m.floor_s += op.floor_s;
   }
+  // The backward of one layer, phase by phase, with the gradient of its output (dy) live throughout:
+  // the high-water mark of what it allocates beside the saved tensors.
+  const double dd = double(checked_product({d, d, b}, what)), fd = double(checked_product({f, d, b}, what));
+  const double dq_accum = double(checked_product({T, d, 4}, what)) + double(T) * double(s.heads) * 4;
+  const std::pair<double, const char*> phases[] = {
+      {3 * td + tf - td, "MLP down dW: dy, dyᵀ, GeLU outputᵀ"},
+      {td + fd + tf, "MLP down dx: dy, W_downᵀ, dGeLU"},
+      {td + 2 * tf, "GeLU backward: dy, dGeLU, dU"},
+      {2 * td + 2 * tf, "MLP up dW: dy, dU, dUᵀ, LN2 outputᵀ"},
+      {2 * td + tf + fd, "MLP up dx: dy, dU, W_upᵀ, dLN2"},
+      {4 * td, "LN2 backward: dy, dLN2, its dx, dh"},
+      {3 * td + dd, "out proj dx: dy, dh, W_outᵀ, dO"},
+      {6 * td + dq_accum, "attention backward: dy, dh, dO, dQ dK dV, fp32 dQ accumulator"},
+      {9 * td, "QKV dW: dy, dh, [dQ|dK|dV], its transpose, LN1 outputᵀ"},
+      {6 * td + 3 * dd, "QKV dx: dy, dh, [dQ|dK|dV], W_qkvᵀ, dLN1"},
+      {5 * td, "LN1 backward: dy, dh, dLN1, its dx, dx"}};
+  for (const auto& [bytes, phase] : phases)
+    if (bytes > m.transient_bytes) {
+      m.transient_bytes = bytes;
+      m.transient_what = phase;
+    }
   return m;
 }
+
+double op_time(const LayerOp& op) { return op.time_s > 0 ? op.time_s : op.floor_s; }
+double forward_time(const LayerModel& layer) { return layer.forward_s > 0 ? layer.forward_s : layer.floor_s; }
+double backward_time(const LayerModel& layer) { return layer.backward_s > 0 ? layer.backward_s : 2 * layer.floor_s; }
 
 InBlockChoice in_block_choice(const LayerModel& layer, std::vector<bool> keep) {
   const size_t n = layer.ops.size();
@@ -145,7 +178,7 @@ InBlockChoice in_block_choice(const LayerModel& layer, std::vector<bool> keep) {
     if (rerun[i]) {
       c.rerun.push_back(int(i));
       c.rerun_flops += layer.ops[i].flops;
-      c.rerun_s += layer.ops[i].floor_s;
+      c.rerun_s += op_time(layer.ops[i]);
     }
   c.dropped_bytes = layer.internal_bytes - c.kept_bytes;
   c.keep = std::move(keep);
@@ -211,9 +244,11 @@ Plan evaluate(const LayerModel& layer, int64_t layers, std::vector<Segment> segm
   // A kept layer re-materializes what it dropped during its own backward, one layer at a time.
   const double transient = std::max(rematerialized(layer, p.largest_segment), kept_layers > 0 ? c.dropped_bytes : 0);
   p.peak_bytes = kept + transient;
+  p.total_peak_bytes = p.peak_bytes + layer.transient_bytes;
   p.extra_flops = double(p.recomputed_layers) * layer.flops + double(kept_layers) * c.rerun_flops;
-  p.extra_s = double(p.recomputed_layers) * layer.floor_s + double(kept_layers) * c.rerun_s;
-  p.step_s = 3 * double(layers) * layer.floor_s + p.extra_s;
+  const double fwd = forward_time(layer);
+  p.extra_s = double(p.recomputed_layers) * fwd + double(kept_layers) * c.rerun_s;
+  p.step_s = double(layers) * (fwd + backward_time(layer)) + layer.step_once_s + p.extra_s;
   return p;
 }
 
@@ -283,7 +318,7 @@ Plan optimal(const LayerModel& layer, int64_t layers, double budget_bytes) {
   for (int64_t m = 0; m <= L; ++m) {
     solve(m, best, how);
     for (int64_t r = (m == 0 ? 0 : m); r <= (m == 0 ? 0 : L); ++r) {
-      const double peak = best[L][r] + rematerialized(layer, m);
+      const double peak = best[L][r] + rematerialized(layer, m) + layer.transient_bytes;
       least_peak = std::min(least_peak, peak);
       if (peak > budget_bytes) continue;
       if (r < best_r || (r == best_r && peak < best_peak)) {
@@ -322,7 +357,7 @@ Plan optimal_in_block(const LayerModel& layer, int64_t layers, double budget_byt
   check_layers(layers);
   check_budget(budget_bytes);
   const int64_t L = layers;
-  const double x = layer.input_bytes, F = layer.floor_s;
+  const double x = layer.input_bytes, F = forward_time(layer), B = backward_time(layer);
   const std::vector<InBlockChoice> frontier = in_block_frontier(layer);
   const double inf = std::numeric_limits<double>::infinity();
   double best_time = inf, best_peak = inf, least_peak = inf;
@@ -334,8 +369,9 @@ Plan optimal_in_block(const LayerModel& layer, int64_t layers, double budget_byt
       for (int64_t m = (r == 0 ? 0 : 1); m <= r; ++m) {
         const int64_t segments = m == 0 ? 0 : (r + m - 1) / m;
         const double stored = double(L - r) * (x + c.kept_bytes) + double(segments) * x;
-        const double peak = stored + std::max(rematerialized(layer, m), r < L ? c.dropped_bytes : 0);
-        const double time = 3 * double(L) * F + double(r) * F + double(L - r) * c.rerun_s;
+        const double peak =
+            stored + std::max(rematerialized(layer, m), r < L ? c.dropped_bytes : 0) + layer.transient_bytes;
+        const double time = double(L) * (F + B) + layer.step_once_s + double(r) * F + double(L - r) * c.rerun_s;
         least_peak = std::min(least_peak, peak);
         if (peak > budget_bytes) continue;
         if (time < best_time || (time == best_time && peak < best_peak)) {
@@ -356,8 +392,8 @@ Plan optimal_in_block(const LayerModel& layer, int64_t layers, double budget_byt
 
 double min_peak_bytes(const LayerModel& layer, int64_t layers) {
   check_layers(layers);
-  double least = no_checkpoints(layer, layers).peak_bytes;
-  for (int64_t k = 1; k <= layers; ++k) least = std::min(least, every_kth(layer, layers, k).peak_bytes);
+  double least = no_checkpoints(layer, layers).total_peak_bytes;
+  for (int64_t k = 1; k <= layers; ++k) least = std::min(least, every_kth(layer, layers, k).total_peak_bytes);
   return least;
 }
 

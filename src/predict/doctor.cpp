@@ -120,12 +120,50 @@ void attention_findings(const Work& w, const Ceilings& c, std::vector<Finding>& 
                      std::to_string(nk) + ").";
   out.push_back(f);
 }
+// What the declared execution adds: the share of each term beyond FLOPs and bytes, and what the
+// variant's lesson says to do about the one that binds.
+void execution_findings(const Work& w, const Prediction& p, std::vector<Finding>& out) {
+  const auto share = [&](const std::string& name) {
+    for (const Term& t : p.terms)
+      if (t.name == name) return t.seconds / p.seconds;
+    return 0.0;
+  };
+  const double exp = share("softmax exp"), smem = share("shared memory"), issue = share("issue"),
+               atomics = share("L2 atomics"), launches = share("launch");
+  if (w.family.rfind("attention", 0) == 0 && exp > 0)
+    out.push_back({"exp share", pct(exp) + " of the predicted time is the softmax's exponentials (16 per clock per SM)",
+                   exp > 0.2 ? "Issue the exponentials between MMAs that do not depend on them (FlashAttention-3's "
+                               "ping-pong of two warpgroups) and keep the softmax to MUFU.EX2 alone."
+                             : "",
+                   exp > 0.2});
+  if (w.exec.mma == model::MatrixInstruction::MmaSync)
+    out.push_back({"matrix instruction", "mma.sync reaches " + pct(kMmaSyncShareOfWgmma) + " of the wgmma ceiling",
+                   "Feed the tensor cores with wgmma from TMA-loaded shared memory (the Hopper rungs).", true});
+  if (smem > 0.25)
+    out.push_back({"shared memory", pct(smem) + " of the predicted time is shared-memory wavefronts (" +
+                                        w.exec.how + ")",
+                   w.exec.mma != model::MatrixInstruction::None
+                       ? "Let each operand fragment read from shared memory feed more MMAs (larger warp tiles, two "
+                         "query slices per warp), or use wgmma, which reads shared memory itself."
+                       : "Pad or swizzle the tile so that each request touches each bank once.",
+                   true});
+  if (issue > 0.5)
+    out.push_back({"issue slots", pct(issue) + " of the predicted time is issuing instructions (" + w.exec.how + ")",
+                   "Keep a warp's lanes on one path (sort the work by trip count) and fewer instructions per FMA.", true});
+  if (atomics > 0.15)
+    out.push_back({"atomics", pct(atomics) + " of the predicted time is fp32 atomics at L2",
+                   "Accumulate over more keys before each add (a larger key tile per CTA), or a deterministic pass.", true});
+  if (w.exec.kernels > 1)
+    out.push_back({"passes", std::to_string(w.exec.kernels) + " kernels per call: every pass reads and writes the tensor",
+                   "Fuse the passes: one read of the input, one write of the output.", launches > 0.2 || w.exec.kernels > 2});
+}
 }  // namespace
 
 Diagnosis diagnose(const Work& w, const Ceilings& c, const results::Record* record) {
   Diagnosis d;
   d.work = w;
   d.prediction = predict(w, c);
+  d.ceilings = c.source;
   if (record && results::valid(*record)) {
     d.measured = true;
     d.measured_s = record->median_s;
@@ -136,6 +174,7 @@ Diagnosis diagnose(const Work& w, const Ceilings& c, const results::Record* reco
     row_findings(w, c, d.findings);
   else if (w.family.rfind("attention", 0) == 0 && w.shape.has("n"))
     attention_findings(w, c, d.findings);
+  execution_findings(w, d.prediction, d.findings);
   if (d.prediction.bound == "launch")
     d.findings.push_back({"launch", "a launch (" + si(c.launch_s, "s") + ") is the largest term of the prediction",
                           "Fuse with the neighbouring kernels, or capture the sequence in a CUDA graph.", true});
@@ -150,6 +189,7 @@ Diagnosis diagnose(const Work& w, const Ceilings& c, const results::Record* reco
 std::string diagnosis_text(const Diagnosis& d) {
   const Work& w = d.work;
   std::string out = "doctor: " + w.family + "/" + w.variant + " at " + w.shape.str() + " (from committed results)\n";
+  out += "  ceilings: " + d.ceilings + "\n";
   out += "  predicted " + si(d.prediction.seconds, "s") + " (" + d.prediction.bound + "-bound";
   if (!d.prediction.rung.empty()) out += "; " + d.prediction.rung;
   out += ")\n";

@@ -7,6 +7,7 @@
 
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/model/access.hpp"
 #include "sol/model/roofline.hpp"
 #include "sol/sweep.hpp"
 
@@ -32,6 +33,11 @@ Ceilings ceilings_for(const results::File& f, const hw::HwSpec* profile, const h
   c.source = profile ? "the measured profile" : "the " + sheet.name + " datasheet";
   c.copy_bytes_per_s = f.ceilings.copy_bytes_per_s > 0 ? f.ceilings.copy_bytes_per_s : c.spec.hbm_bytes_per_s;
   c.launch_s = f.ceilings.launch_overhead_s;
+  c.l2_bytes_per_s = f.ceilings.l2_bytes_per_s;
+  for (const hw::MemLevel& l : c.spec.levels) {
+    if (l.name == "L2" && !(c.l2_bytes_per_s > 0)) c.l2_bytes_per_s = l.bytes_per_s;
+    if (l.name == "smem/L1") c.smem_bytes_per_s = l.bytes_per_s;
+  }
   for (const auto& [key, v] : f.ceilings.matrix_flops_per_s) overlay(c.spec.matrix_peaks, key, v);
   overlay(c.spec.vector_peaks, dtype_peak_key(DType::f32), f.ceilings.fp32_fma_flops_per_s);
   if (f.device.sms > 0) c.spec.compute_units = f.device.sms;
@@ -86,6 +92,10 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
     g.blocks_per_sm = elem == 1 ? 1 : 2;
     g.stages = variant == "v01_mma_sync" ? 1 : 4;
     g.pack_pitch_bytes = variant == "v01_mma_sync" ? 0 : 16;  // cp.async.16 needs 16-byte rows
+    // Warp tiles of 64 × 32: per 32-byte k step a warp reads (64 + 32) rows of 32 bytes by ldmatrix
+    // for 2·64·32·(32 ÷ element bytes) FLOPs.
+    g.mma_sync = true;
+    g.smem_bytes_per_flop = (64.0 + 32.0) * 32.0 / (2.0 * 64 * 32 * (32.0 / double(elem)));
   } else if (variant == "v08_tile_choice") {
     // The launcher's rule (v08_tile_choice.cu): rounds of persistent CTAs, clusters of two along m,
     // 128-column tiles charged 10 %; the narrower tile where it quantizes better.
@@ -173,6 +183,10 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
     label = fixed(100 * kSgemmShareOfFma, 0) + " % of " + label + " (an SGEMM's share of the FMA chain)";
   } else {
     ceiling = peak(c, hw::Unit::Matrix, w.dtype == "tf32" ? DType::tf32 : t, label);
+    if (g.mma_sync) {
+      ceiling *= kMmaSyncShareOfWgmma;
+      label = fixed(100 * kMmaSyncShareOfWgmma, 0) + " % of " + label + " (mma.sync)";
+    }
   }
   const model::GemmEstimate e = model::gemm_estimate({m, n, k, t, g.tile, g.blocks_per_sm}, c.spec);
   p.tile_efficiency = e.tile_efficiency;
@@ -204,6 +218,11 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
                            (p.alignment_efficiency < 1 ? " × alignment " + fixed(100 * p.alignment_efficiency, 1) + " %" : "") +
                            "), " + std::to_string(e.tiles) + " tiles of " + model::tile_str(g.tile)});
   }
+  // ldmatrix's operand reads wait in the same warps as the MMAs they feed: they add.
+  const double smem_s = g.smem_bytes_per_flop > 0 && c.smem_bytes_per_s > 0 ? w.flops * g.smem_bytes_per_flop / c.smem_bytes_per_s : 0;
+  if (smem_s > 0 && p.bound == "compute")
+    p.terms.push_back({"shared memory", smem_s,
+                       fixed(g.smem_bytes_per_flop, 4) + " B of ldmatrix operands per FLOP ÷ " + si(c.smem_bytes_per_s, "B/s")});
   if (pack_bytes > 0)
     p.terms.push_back({"packing", pack_bytes / c.copy_bytes_per_s + c.launch_s,
                        "copying unaligned operands to " + std::to_string(g.pack_pitch_bytes) + "-byte rows: " +
@@ -239,48 +258,89 @@ Prediction predict_gemm(const Work& w, const Ceilings& c) {
   return best;
 }
 
-// The attention rung that runs on the FP32 pipes, without tensor cores (kernels/attention/standard.cu).
-bool simt_attention(const Work& w) { return w.family == "attention" && w.variant == "v01_standard"; }
-
 }  // namespace
 
 Prediction predict(const Work& w, const Ceilings& c) {
   if (!(c.copy_bytes_per_s > 0)) bad_input("the ceilings have no copy bandwidth", "run sol probe, or give a datasheet row");
   if (w.flops < 0 || w.bytes < 0) bad_input(w.family + "/" + w.variant + ": negative FLOPs or bytes");
   if (is_gemm_family(w.family) && w.shape.has("m") && w.shape.has("n") && w.shape.has("k")) return predict_gemm(w, c);
-  Prediction p;
-  const bool matrix = !simt_attention(w) && (w.family.rfind("attention", 0) == 0 ||
-                                             w.variant.find("gemm") != std::string::npos ||
-                                             w.variant.find("matmul") != std::string::npos);
-  if (matrix && w.dtype.empty() && w.family.rfind("attention", 0) != 0)
+  model::Execution x = w.exec;
+  if (!x.declared)
+    if (auto peer = peer_execution(w)) x = *peer;
+  const bool attention = w.family.rfind("attention", 0) == 0;
+  const bool simt = x.declared && x.mma == model::MatrixInstruction::None && attention;
+  const bool matrix = !simt && (x.mma != model::MatrixInstruction::None || attention ||
+                                w.variant.find("gemm") != std::string::npos || w.variant.find("matmul") != std::string::npos);
+  if (matrix && w.dtype.empty() && !attention)
     bad_input(w.family + "/" + w.variant + " names no element type, and a matrix op's ceiling depends on it",
               "re-measure it: records of schema 2 and later carry their dtype");
-  const DType t = simt_attention(w) ? DType::f32 : storage_type(w);
+  const DType t = simt ? DType::f32 : storage_type(w);
   // A type the tensor cores lack (fp32 on Hopper) runs on the vector unit (model::resolve_peak).
   const model::PeakChoice unit = model::resolve_peak(c.spec, t, matrix ? hw::Unit::Matrix : hw::Unit::Vector);
+  const double clock = c.spec.boost_clock_hz, sms = c.spec.compute_units;
+  Prediction p;
   std::string label;
-  const double compute_s = w.flops > 0 ? w.flops / peak(c, unit.unit, unit.dtype, label) : 0;
-  const double memory_s = w.bytes / c.copy_bytes_per_s;
-  // Attention's exponentials, one per query-key pair: FLOPs = 4·d per pair forward, 2.5× backward.
-  double exp_s = 0, pairs = 0;
-  if (w.family.rfind("attention", 0) == 0 && w.shape.has("d")) {
-    pairs = w.flops / (4.0 * double(w.shape.at("d")) * (w.family == "attention_bwd" ? 2.5 : 1.0));
-    const auto it = c.spec.matrix_peaks.find(dtype_peak_key(t == DType::f32 ? DType::bf16 : t));
-    const double clock = it != c.spec.matrix_peaks.end() && it->second.clock_hz > 0 ? it->second.clock_hz : c.spec.boost_clock_hz;
-    if (clock > 0 && c.spec.compute_units > 0) exp_s = pairs / (kExpPerClockPerSm * c.spec.compute_units * clock);
+  const double work = x.work_flops > 0 ? x.work_flops : w.flops;
+  double rate = work > 0 ? peak(c, unit.unit, unit.dtype, label) : 0;
+  if (x.mma == model::MatrixInstruction::MmaSync) {
+    rate *= kMmaSyncShareOfWgmma;
+    label = fixed(100 * kMmaSyncShareOfWgmma, 0) + " % of " + label + " (mma.sync)";
   }
-  if (compute_s + exp_s > memory_s) {
+  const double compute_s = work > 0 ? work / rate : 0;
+  // Attention's exponentials: declared, else one per query-key pair of the counted FLOPs
+  // (4·d per pair forward, 2.5× backward).
+  double exps = x.exps;
+  if (!x.declared && attention && w.shape.has("d"))
+    exps = w.flops / (4.0 * double(w.shape.at("d")) * (w.family == "attention_bwd" ? 2.5 : 1.0));
+  const double exp_s = exps > 0 && clock > 0 && sms > 0 ? exps / (kExpPerClockPerSm * sms * clock) : 0;
+  // One issue slot per FMA at the rate the probe's FMA chain sustained.
+  std::string fma_label;
+  const double issue_rate = x.issue_slots > 0 ? peak(c, hw::Unit::Vector, DType::f32, fma_label) / 2 : 0;
+  const double issue_s = x.issue_slots > 0 ? x.issue_slots / issue_rate : 0;
+  const double wavefront_bytes = double(model::kBanks * model::kBankBytes);
+  const double smem_s = x.smem_wavefronts > 0 && c.smem_bytes_per_s > 0 ? x.smem_wavefronts * wavefront_bytes / c.smem_bytes_per_s : 0;
+  const double atomic_s = x.l2_atomic_bytes > 0 && c.l2_bytes_per_s > 0 ? x.l2_atomic_bytes / c.l2_bytes_per_s : 0;
+  const double dram = x.dram_bytes > 0 ? x.dram_bytes : w.bytes;
+  const double memory_s = dram / c.copy_bytes_per_s;
+  const Term t_compute{"compute", compute_s, si(work, "FLOP") + " ÷ " + label + (x.work_flops > 0 && x.work_flops != w.flops ? " (the FLOPs run: " + x.how + ")" : "")};
+  const Term t_exp{"softmax exp", exp_s, si(exps, "") + " exponentials at " + fixed(kExpPerClockPerSm, 0) + " per clock per SM"};
+  const Term t_issue{"issue", issue_s, si(x.issue_slots, "") + " thread-instructions at one per FMA slot of " + fma_label};
+  const Term t_smem{"shared memory", smem_s, si(x.smem_wavefronts, "") + " wavefronts of 128 B ÷ " + si(c.smem_bytes_per_s, "B/s")};
+  const Term t_atomic{"L2 atomics", atomic_s, si(x.l2_atomic_bytes, "B") + " of fp32 adds ÷ " + si(c.l2_bytes_per_s, "B/s") + " L2"};
+  const Term t_memory{"memory", memory_s, si(dram, "B") + " ÷ " + si(c.copy_bytes_per_s, "B/s") + " copy" +
+                                            (x.dram_bytes > 0 && x.dram_bytes != w.bytes ? " (" + x.how + ")" : "")};
+  // The binding resource of a SIMT or vector kernel: FMAs, issue slots or shared memory.
+  const auto slowest = [](std::initializer_list<const Term*> ts) {
+    const Term* top = *ts.begin();
+    for (const Term* t : ts) if (t->seconds > top->seconds) top = t;
+    return *top;
+  };
+  std::vector<Term> core;
+  if (simt) {
+    core.push_back(slowest({&t_compute, &t_issue, &t_smem}));
+  } else if (matrix) {
+    for (const Term* t : {&t_compute, &t_exp, &t_smem, &t_atomic})
+      if (t->seconds > 0) core.push_back(*t);
+  } else {
+    core.push_back(slowest({&t_compute, &t_issue, &t_smem}));
+  }
+  double core_s = 0;
+  for (const Term& t : core) core_s += t.seconds;
+  if (simt) {
+    // Its kernels run one after another: the SIMT GEMMs, then the softmax's pass over S and P.
+    p.bound = core_s > memory_s ? "compute" : "memory";
+    p.terms = core;
+    p.terms.push_back(t_memory);
+  } else if (core_s > memory_s) {
     p.bound = "compute";
-    p.terms.push_back({"compute", compute_s, si(w.flops, "FLOP") + " ÷ " + label});
-    if (exp_s > 0)
-      p.terms.push_back({"softmax exp", exp_s,
-                         si(pairs, "") + " exponentials at " + fixed(kExpPerClockPerSm, 0) + " per clock per SM"});
+    p.terms = core;
   } else {
     p.bound = "memory";
-    p.terms.push_back({"memory", memory_s, si(w.bytes, "B") + " ÷ " + si(c.copy_bytes_per_s, "B/s") + " copy"});
+    p.terms.push_back(t_memory);
   }
-  p.terms.push_back({"launch", c.launch_s, "one launch"});
-  if (c.launch_s > std::max(compute_s + exp_s, memory_s)) p.bound = "launch";
+  const int kernels = std::max(x.kernels, 1);
+  p.terms.push_back({"launch", kernels * c.launch_s, kernels == 1 ? "one launch" : std::to_string(kernels) + " launches"});
+  if (kernels * c.launch_s > std::max(core_s, memory_s)) p.bound = "launch";
   finish(p);
   return p;
 }

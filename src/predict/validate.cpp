@@ -36,7 +36,7 @@ Stats stats_of(const std::string& family, const std::vector<double>& errors) {
 std::string pct(double f) { return fixed(100 * f, 1) + " %"; }
 }  // namespace
 
-Validation validate(const std::vector<results::File>& files, const hw::HwSpec* profile) {
+Validation validate(const std::vector<results::File>& files, const hw::HwSpec* profile, const Declared& declared) {
   Validation v;
   std::map<std::string, std::vector<double>> by_family;
   std::vector<double> all;
@@ -51,7 +51,10 @@ Validation validate(const std::vector<results::File>& files, const hw::HwSpec* p
       Check k;
       k.record = r;
       try {
-        k.prediction = predict(work_of(f, r), c);
+        Work w = work_of(f, r);
+        if (declared)
+          if (auto e = declared(r.family, r.variant, w.shape)) w.exec = *e;
+        k.prediction = predict(w, c);
       } catch (const Error& e) {
         v.unpredicted.push_back(r.family + "/" + r.variant + " at " + r.shape + ": " + e.what());
         continue;

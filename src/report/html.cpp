@@ -661,6 +661,7 @@ std::string contents(const Input& in, const std::vector<Ladder>& ls) {
       break;
     }
   if (!in.checkpoint_markdown.empty()) o << "<li><a href='#checkpoint'>Activation checkpointing</a></li>";
+  if (!in.validation_markdown.empty()) o << "<li><a href='#validation'>Model validation</a></li>";
   o << "</ol></nav>\n";
   return o.str();
 }
@@ -762,6 +763,8 @@ std::string html(const Input& in) {
   if (!in.checkpoint_markdown.empty())
     o << "<h2 id='checkpoint'>Activation checkpointing: the planner against the GPU</h2>\n"
       << markdown_html(in.checkpoint_markdown);
+  if (!in.validation_markdown.empty())
+    o << "<h2 id='validation'>Model validation: predicted against measured</h2>\n" << markdown_html(in.validation_markdown);
   o << "</body></html>\n";
   return o.str();
 }

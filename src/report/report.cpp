@@ -204,6 +204,7 @@ std::string text(const Input& in) {
     if (is_sweep(f)) o << sweep_text(f, hw, in.measured_profile ? &*in.measured_profile : nullptr);
   if (!in.checkpoint_markdown.empty())
     o << "[activation checkpointing: the planner against the GPU]\n" << markdown_text(in.checkpoint_markdown) << "\n";
+  if (!in.validation_text.empty()) o << "[model validation: predicted against measured]\n" << in.validation_text << "\n";
   // Prose (notes, the sweep's cliffs) wrapped to the terminal; tables are already narrow enough.
   return reflow(o.str());
 }

@@ -93,7 +93,7 @@ double measured_prediction(const FamilySweep& s, const Mnk& key, const hw::HwSpe
   c.launch_s = launch_s;
   const model::Cost cost = model::matmul({.m = m, .n = n, .k = k, .dtype = s.family->dtype});
   const predict::Work w{s.family->name, s.rung, dtype_name(s.family->dtype), Shape{{{"m", m}, {"n", n}, {"k", k}}},
-                        cost.flops, cost.bytes};
+                        cost.flops, cost.bytes, {}};
   return cost.flops / predict::predict(w, c).seconds;
 }
 

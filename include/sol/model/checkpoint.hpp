@@ -40,6 +40,7 @@ struct LayerOp {
   double saved_bytes = 0;    // kept in HBM from the forward until this op's backward
   double flops = 0;          // forward
   double floor_s = 0;        // forward roofline floor on the chosen GPU
+  double time_s = 0;         // forward predicted from the kernels it launches (0: floor_s stands in)
   std::string saved_what;    // which tensors, in words
   std::vector<int> reads;    // tensors its forward reads (indices into LayerModel::tensors)
   std::vector<int> saves;    // tensors its backward needs beyond the layer input; bytes sum to saved_bytes
@@ -51,10 +52,24 @@ struct LayerModel {
   double internal_bytes = 0;  // everything else the layer saves for backward
   double flops = 0;           // one layer's forward
   double floor_s = 0;         // one layer's forward floor
+  // Times predicted from the kernels the stack launches (sol/predict.hpp's step model); 0: the
+  // floors stand in (forward = floor_s, backward = 2 × floor_s, nothing once per step).
+  double forward_s = 0, backward_s = 0;
+  double step_once_s = 0;     // once per step: the stack's input, upstream gradient and dX copies
+  std::string time_source = "roofline floors";
   std::vector<LayerTensor> tensors;  // the dataflow; tensors[0] is the layer input
+  // What a layer's backward holds beside the saved activations at its high-water mark: the
+  // gradients in flight, the transposed copies of the TN-only GEMM, attention's fp32 dQ
+  // accumulator (kernels/transformer/stack.cu's order). The same for every schedule.
+  double transient_bytes = 0;
+  std::string transient_what;  // the phase that sets it, in words
 };
 // Throws sol::Error (BadInput) for non-positive sizes or heads not dividing d_model.
 LayerModel layer_model(const StackShape& s, const hw::HwSpec& hw);
+// The times the planner uses: predicted where LayerModel carries them, else the floors.
+double op_time(const LayerOp& op);
+double forward_time(const LayerModel& layer);
+double backward_time(const LayerModel& layer);
 
 // A contiguous run of layers [first, first + length).
 struct Segment {
@@ -70,7 +85,7 @@ struct InBlockChoice {
   double dropped_bytes = 0;      // the rest, re-materialized during the layer's backward
   std::vector<int> rerun;        // ops re-run in backward, ascending
   double rerun_flops = 0;
-  double rerun_s = 0;            // Σ their forward floors
+  double rerun_s = 0;            // Σ their forward times (op_time)
 };
 // Evaluates one choice. Throws sol::Error (BadInput) if keep has the wrong size.
 InBlockChoice in_block_choice(const LayerModel& layer, std::vector<bool> keep);
@@ -91,9 +106,10 @@ struct Plan {
   int64_t largest_segment = 0;    // layers of the largest recomputed segment (0: none)
   int64_t recomputed_layers = 0;
   double peak_bytes = 0;          // kept + the largest recomputed segment re-materialized
+  double total_peak_bytes = 0;    // peak_bytes + the backward's transients: what a budget must hold
   double extra_flops = 0;         // recomputed forward
   double extra_s = 0;
-  double step_s = 0;              // forward + backward (2× forward) + recompute, floors
+  double step_s = 0;              // forward + backward + recompute (+ the step's copies): layer_times
   InBlockChoice in_block;         // what the kept layers keep (keep empty: everything)
 };
 
@@ -110,8 +126,8 @@ Plan no_checkpoints(const LayerModel& layer, int64_t layers);
 Plan every_kth(const LayerModel& layer, int64_t layers, int64_t k);
 Plan sqrt_l(const LayerModel& layer, int64_t layers);
 
-// The fastest schedule whose peak is ≤ budget_bytes (ties: the smaller peak). Throws sol::Error
-// (BadInput) when no schedule fits, naming the smallest peak any schedule reaches.
+// The fastest schedule whose total peak (saved + transients) is ≤ budget_bytes (ties: the smaller
+// peak). Throws sol::Error (BadInput) when no schedule fits, naming the smallest total peak.
 Plan optimal(const LayerModel& layer, int64_t layers, double budget_bytes);
 
 // "optimal + in-block selection": the fastest schedule under the budget when every kept layer uses
@@ -122,7 +138,7 @@ Plan optimal(const LayerModel& layer, int64_t layers, double budget_bytes);
 // Throws sol::Error (BadInput) when nothing fits.
 Plan optimal_in_block(const LayerModel& layer, int64_t layers, double budget_bytes);
 
-// The smallest peak any schedule reaches (what optimal() needs at least).
+// The smallest total peak any schedule reaches (what optimal() needs at least).
 double min_peak_bytes(const LayerModel& layer, int64_t layers);
 
 }  // namespace sol::model

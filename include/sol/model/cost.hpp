@@ -21,8 +21,27 @@ struct LevelTraffic {
   double bytes = 0;
 };
 
+// How a kernel runs, as far as its time depends on more than its FLOPs and bytes: what its lesson
+// is about (passes and launches, sectors its access pattern moves, bank-conflict wavefronts,
+// divergent lanes' issue slots, the matrix instruction it feeds). A variant declares it with its
+// cost (kernels/*/spec.cpp); sol/predict.hpp turns it into time. A zero counts nothing extra.
+enum class MatrixInstruction { None, MmaSync, Wgmma };
+struct Execution {
+  bool declared = false;        // false: the variant declares nothing beyond its FLOPs and bytes
+  int kernels = 1;              // launches per call
+  double dram_bytes = 0;        // bytes DRAM moves for the access pattern, whole granules (0: = bytes)
+  double issue_slots = 0;       // thread-instructions issued, masked lanes included (32 per warp instruction)
+  double smem_wavefronts = 0;   // shared-memory wavefronts (one bank-wide access of one SM each)
+  double work_flops = 0;        // FLOPs the units execute: whole tiles, recomputation (0: = flops)
+  MatrixInstruction mma = MatrixInstruction::None;
+  double exps = 0;              // exponentials on the special function units
+  double l2_atomic_bytes = 0;   // read-modify-write traffic of global atomics through L2
+  std::string how;              // one line: where the counts come from
+};
+
 struct Cost {
   std::string op;                   // human label: "matmul 4096×4096×4096 (minimal traffic)"
+  Execution exec;                   // how the kernel runs (declared by a variant; see Execution)
   double flops = 0;
   double bytes = 0;                 // through HBM, read + write
   double saved_bytes = 0;           // kept in HBM for the backward pass (attention), 0 if n/a

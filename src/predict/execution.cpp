@@ -1,0 +1,143 @@
+// Execution declarations the specs and the peers share (include/sol/predict.hpp): how the attention
+// kernels run their tiles, and what the PyTorch peers' scripts launch.
+#include <algorithm>
+#include <cmath>
+
+#include "sol/core/error.hpp"
+#include "sol/core/format.hpp"
+#include "sol/model/access.hpp"
+#include "sol/model/cost.hpp"
+#include "sol/predict.hpp"
+
+namespace sol::predict {
+
+namespace {
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct AttentionDims {
+  int64_t b, h, n, nk, d;
+  bool causal;
+};
+AttentionDims attention_dims(const Shape& s) {
+  return {s.at("b"), s.at("h"), s.at("n"), s.get("nk", s.at("n")), s.at("d"), s.get("causal", 0) != 0};
+}
+
+// Query × key tiles a causal (bottom-right aligned) kernel computes, over all n × nk tiles: tiles
+// wholly above the diagonal are skipped, the diagonal's are computed whole.
+double causal_tile_share(const AttentionDims& a, int64_t bq, int64_t bk) {
+  const int64_t tq = ceil_div(a.n, bq), tk = ceil_div(a.nk, bk);
+  double computed = 0;
+  for (int64_t i = 0; i < tq; ++i) {
+    const int64_t last_key = std::min(a.nk, (i + 1) * bq + a.nk - a.n);  // keys a row of this tile sees, at most
+    computed += double(std::clamp<int64_t>(ceil_div(std::max<int64_t>(last_key, 0), bk), 0, tk));
+  }
+  return computed / (double(tq) * double(tk));
+}
+}  // namespace
+
+model::Execution attention_execution(const Shape& s, bool backward, const AttentionTiling& t) {
+  if (t.block_q < 1 || t.block_k < 1) bad_input("attention tiles must be at least 1 × 1");
+  const AttentionDims a = attention_dims(s);
+  model::Execution e;
+  e.declared = true;
+  e.kernels = t.kernels;
+  e.mma = t.mma;
+  const double pairs_full = double(a.b) * double(a.h) * double(a.n) * double(a.nk);
+  const double share = a.causal && t.skips_causal ? causal_tile_share(a, t.block_q, t.block_k) : 1.0;
+  const double pairs = pairs_full * share;
+  e.work_flops = pairs * 4.0 * double(a.d) * (backward ? 2.5 : 1.0) * t.recompute;
+  e.exps = pairs * t.recompute;
+  e.smem_wavefronts = e.work_flops * t.smem_bytes_per_flop / double(model::kBanks * model::kBankBytes);
+  if (backward && t.dq_keys_per_add > 0) {
+    // Each dQ element gets one fp32 add per `dq_keys_per_add` keys it meets: a 4-byte read and write at L2.
+    const double adds = double(a.b) * double(a.h) * double(a.n) * double(a.d) *
+                        std::ceil(double(a.nk) * share / double(t.dq_keys_per_add));
+    e.l2_atomic_bytes = 8 * adds;
+  }
+  e.how = std::string(t.mma == model::MatrixInstruction::MmaSync ? "mma.sync" : "wgmma") + ", " +
+          std::to_string(t.block_q) + "×" + std::to_string(t.block_k) + " tiles" +
+          (a.causal ? (t.skips_causal ? ", causal tiles skipped (" + fixed(100 * share, 1) + " % computed)"
+                                      : ", causal: every tile computed")
+                    : "") +
+          (t.smem_bytes_per_flop > 0 ? ", " + fixed(t.smem_bytes_per_flop, 3) + " B of shared-memory operands per FLOP" : "") +
+          (e.l2_atomic_bytes > 0 ? ", dQ by fp32 atomics every " + std::to_string(t.dq_keys_per_add) + " keys" : "") +
+          (t.recompute != 1 ? ", " + fixed(t.recompute, 2) + "× the FLOPs run" : "");
+  return e;
+}
+
+model::Execution standard_attention_execution(const Shape& s) {
+  const AttentionDims a = attention_dims(s);
+  model::Execution e;
+  e.declared = true;
+  e.kernels = 3;
+  // Both GEMMs, whole: Q·Kᵀ and P·V, 2·n·nk·d FMAs per (batch, head); a 16×16 tile's warp FMA
+  // reads one word of sA (a broadcast) and one row of sB: two wavefronts.
+  const double fmas = 2.0 * double(a.b) * double(a.h) * double(a.n) * double(a.nk) * double(a.d);
+  e.work_flops = 2 * fmas;
+  e.smem_wavefronts = 2 * fmas / 32;
+  e.issue_slots = 3 * fmas;  // FFMA + two LDS per FMA
+  e.how = "SIMT 16×16 tiles: two shared-memory wavefronts per warp FMA, the whole N×N computed";
+  return e;
+}
+
+// ---- PyTorch peers ---------------------------------------------------------------------------------
+namespace {
+// An eager formula: `kernels` launches, `passes` whole-tensor reads + writes of the peer's type.
+struct Eager {
+  const char* name;  // the peer's variant without "peer:" and the dtype suffix
+  int kernels;
+  int passes;
+  const char* what;
+};
+// The formulas of bench/peers/torch_peers.py (naive_layer_norm, naive_rms_norm, naive_softmax,
+// sin2_cos2) as aten runs them, one kernel per op; a row statistic (rows × 1) is not a pass.
+constexpr Eager kEager[] = {
+    {"torch.naive_layer_norm", 10, 14,
+     "mean | x−μ | ² | mean | x−μ | +ε | √ | ÷ | ·γ | +β: 8 reads + 6 writes of x's size"},
+    {"torch.naive_rms_norm", 6, 7, "x·x | mean | +ε | rsqrt | x·r | ·γ: 4 reads + 3 writes"},
+    {"torch.naive_softmax", 5, 8, "max | x−max | exp | sum | ÷: 5 reads + 3 writes"},
+    {"torch.sin2_cos2_eager", 5, 11, "sin | ² | cos | ² | +: 6 reads + 5 writes"},
+};
+}  // namespace
+
+std::optional<model::Execution> peer_execution(const Work& w) {
+  if (w.variant.rfind("peer:", 0) != 0) return std::nullopt;
+  const std::string name = w.variant.substr(5);
+  if (w.family == "attention" || w.family == "attention_bwd") {
+    const bool bwd = w.family == "attention_bwd";
+    AttentionTiling t;
+    if (name.rfind("torch.sdpa_flash", 0) == 0) {
+      // FlashAttention-2 (mma.sync): 128 × 64 tiles forward; backward 64 × 128 with dQ atomics.
+      t.mma = model::MatrixInstruction::MmaSync;
+      t.block_q = bwd ? 64 : 128;
+      t.block_k = bwd ? 128 : 64;
+      t.dq_keys_per_add = bwd ? 128 : 0;
+      t.kernels = bwd ? 3 : 1;
+    } else if (name.rfind("torch.sdpa_cudnn", 0) == 0) {
+      t.block_q = bwd ? 64 : 128;
+      t.block_k = 128;
+      t.dq_keys_per_add = bwd ? 128 : 0;
+      t.kernels = bwd ? 3 : 1;
+    } else {
+      return std::nullopt;
+    }
+    return attention_execution(w.shape, bwd, t);
+  }
+  for (const Eager& e : kEager) {
+    const std::string n = e.name;
+    // The formula's peer on one dtype: "<name>_<dtype>" (its backward, "<name>_bwd_<dtype>", runs other kernels).
+    if (name.rfind(n + "_", 0) != 0 || name.find('_', n.size() + 1) != std::string::npos) continue;
+    if (!(w.shape.has("rows") && w.shape.has("cols")) && !w.shape.has("n")) return std::nullopt;
+    const double elems = w.shape.has("n") ? double(w.shape.at("n")) : double(w.shape.at("rows")) * double(w.shape.at("cols"));
+    const DType t = w.dtype.empty() ? DType::bf16 : parse_dtype(w.dtype);
+    model::Execution x;
+    x.declared = true;
+    x.kernels = e.kernels;
+    x.dram_bytes = double(e.passes) * elems * double(dtype_bytes(t));
+    x.how = std::string("eager: ") + std::to_string(e.kernels) + " kernels, " + e.what;
+    return x;
+  }
+  return std::nullopt;
+}
+
+}  // namespace sol::predict
