@@ -123,42 +123,10 @@ std::string picture(const model::Plan& p) {
   return s;
 }
 
-// The ops whose saved tensors the plan's kept layers drop, and the ops they re-run to rebuild them.
-std::vector<std::string> dropped_ops(const model::LayerModel& layer, const model::Plan& p) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < p.in_block.keep.size(); ++i)
-    if (!p.in_block.keep[i]) out.push_back(layer.ops[i].name);
-  return out;
-}
-std::vector<std::string> rerun_ops(const model::LayerModel& layer, const model::Plan& p) {
-  std::vector<std::string> out;
-  for (int i : p.in_block.rerun) out.push_back(layer.ops[size_t(i)].name);
-  return out;
-}
-
 std::string joined(const std::vector<std::string>& names) {
   std::string s;
   for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
   return s.empty() ? "none" : s;
-}
-
-ojson plan_json(const model::LayerModel& layer, const model::Plan& p) {
-  ojson j;
-  j["strategy"] = p.strategy;
-  j["peak_bytes"] = p.peak_bytes;
-  j["total_peak_bytes"] = p.total_peak_bytes;
-  j["checkpoints"] = p.checkpoints;
-  j["largest_segment"] = p.largest_segment;
-  j["recomputed_layers"] = p.recomputed_layers;
-  j["extra_flops"] = p.extra_flops;
-  j["extra_s"] = p.extra_s;
-  j["step_s"] = p.step_s;
-  ojson segs = ojson::array();
-  for (const auto& s : p.segments) segs.push_back({{"first", s.first}, {"length", s.length}, {"recompute", s.recompute}});
-  j["segments"] = segs;
-  j["in_block"] = {{"dropped", dropped_ops(layer, p)}, {"rerun", rerun_ops(layer, p)},
-                   {"kept_bytes_per_layer", p.in_block.kept_bytes}, {"rerun_s_per_layer", p.in_block.rerun_s}};
-  return j;
 }
 
 // The step's kernels predicted on calibrated ceilings (--results: the measured profile beside the
@@ -269,20 +237,8 @@ int run(const Args& a) {
   if (!(budget > 0)) bad_input("no --budget given and " + spec.name + " has no HBM size", "give --budget");
   if (a.measure) return measure(a, shape, layer, spec);
 
-  std::vector<model::Plan> plans = {model::no_checkpoints(layer, a.layers), model::every_kth(layer, a.layers, 1)};
-  for (int64_t k : {2, 4, 8})
-    if (k < a.layers) plans.push_back(model::every_kth(layer, a.layers, k));
-  plans.push_back(model::sqrt_l(layer, a.layers));
-  // The in-block optimum fits whenever the block-level one does (and sometimes when it does not).
-  std::optional<model::Plan> block_best;
-  try {
-    block_best = model::optimal(layer, a.layers, budget);
-  } catch (const Error& e) {
-    if (e.kind() != Error::Kind::BadInput) throw;
-  }
-  const model::Plan best = model::optimal_in_block(layer, a.layers, budget);  // throws (exit 2) if nothing fits
-  if (block_best) plans.push_back(*block_best);
-  plans.push_back(best);
+  const std::vector<model::Plan> plans = model::candidate_plans(layer, a.layers, budget);  // throws (exit 2) if nothing fits
+  const model::Plan& best = plans.back();
   if (!a.svg.empty()) {
     std::ofstream out(a.svg);
     if (!out) bad_input("cannot write --svg " + a.svg, "give a path in a writable directory");
@@ -294,19 +250,7 @@ int run(const Args& a) {
   }
 
   if (a.json.on()) {
-    ojson j;
-    j["gpu"] = spec.name;
-    j["layers"] = a.layers;
-    j["attention"] = a.attention;
-    j["budget_bytes"] = budget;
-    ojson ops = ojson::array();
-    for (const auto& op : layer.ops)
-      ops.push_back({{"op", op.name}, {"saved_bytes", op.saved_bytes}, {"saved", op.saved_what},
-                     {"flops", op.flops}, {"floor_s", op.floor_s}, {"time_s", model::op_time(op)}});
-    j["layer"] = {{"input_bytes", layer.input_bytes}, {"internal_bytes", layer.internal_bytes},
-                  {"flops", layer.flops}, {"floor_s", layer.floor_s}, {"forward_s", model::forward_time(layer)},
-                  {"backward_s", model::backward_time(layer)}, {"step_once_s", layer.step_once_s},
-                  {"times", layer.time_source}, {"ops", ops}};
+    ojson j = ojson::parse(model::checkpoint_json(spec.name, a.layers, a.attention, budget, layer, plans));
     if (steps.ops) {
       ojson kernels = ojson::array();
       for (const auto* list : {&steps.ops->forward, &steps.ops->backward, &steps.ops->once})
@@ -320,9 +264,6 @@ int run(const Args& a) {
     ojson cmp = ojson::array();
     measured_comparison(a, shape, layer, &cmp);
     if (!cmp.empty()) j["measured"] = cmp;
-    j["strategies"] = ojson::array();
-    for (const auto& p : plans) j["strategies"].push_back(plan_json(layer, p));
-    j["chosen"] = plan_json(layer, best);
     emit_json(a.json, j);
     return 0;
   }
@@ -358,7 +299,7 @@ int run(const Args& a) {
   for (const model::InBlockChoice& c : model::in_block_frontier(layer)) {
     model::Plan view;
     view.in_block = c;
-    choices.add_row({bytes_iec(c.kept_bytes), joined(dropped_ops(layer, view)), joined(rerun_ops(layer, view)),
+    choices.add_row({bytes_iec(c.kept_bytes), joined(model::dropped_ops(layer, view)), joined(model::rerun_ops(layer, view)),
                      si(c.rerun_s, "s")});
   }
   std::printf("%s\n", choices.str().c_str());
@@ -378,8 +319,8 @@ int run(const Args& a) {
   std::printf("activations only: weights, gradients and optimizer state come on top%s\n",
               a.budget.empty() ? "; the default budget is the whole HBM" : "");
   std::printf("chosen (K kept, R recomputed, | a checkpoint boundary):\n  %s\n", picture(best).c_str());
-  std::printf("kept layers drop: %s; their backward re-runs: %s (%s per layer)\n", joined(dropped_ops(layer, best)).c_str(),
-              joined(rerun_ops(layer, best)).c_str(), si(best.in_block.rerun_s, "s").c_str());
+  std::printf("kept layers drop: %s; their backward re-runs: %s (%s per layer)\n", joined(model::dropped_ops(layer, best)).c_str(),
+              joined(model::rerun_ops(layer, best)).c_str(), si(best.in_block.rerun_s, "s").c_str());
   if (!a.svg.empty()) std::printf("picture: %s\n", a.svg.c_str());
   return 0;
 }

@@ -1,6 +1,7 @@
 // `sol list [PATTERN]`: the registry as data — every variant with its family, version, technique,
 // minimum compute capability, headline shape and tolerance. Nothing else keeps a list of kernels.
 #include <iostream>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -111,12 +112,22 @@ Command add_list(CLI::App& root, Global&) {
                 t.add_row({v->family, std::to_string(v->version), v->name, cc(v->min_cc), headline(v),
                            "≤ " + num(v->tol.rel_l2, 2)});
               const std::string table = t.str();
-              size_t at = 0;
-              for (int line = -2; at < table.size(); ++line) {
-                const size_t end = table.find('\n', at) + 1;
-                out += table.substr(at, end - at);
-                if (line >= 0) out += wrapped(variants[size_t(line)]->technique, 4, kColumns);
+              std::vector<std::string> lines;
+              for (size_t at = 0; at < table.size();) {
+                const size_t nl = table.find('\n', at);
+                const size_t end = nl == std::string::npos ? table.size() : nl + 1;
+                lines.push_back(table.substr(at, end - at));
                 at = end;
+              }
+              if (lines.size() == variants.size() + 2) {  // a header, its rule, one line per row
+                for (size_t i = 0; i < lines.size(); ++i) {
+                  out += lines[i];
+                  if (i >= 2) out += wrapped(variants[i - 2]->technique, 4, kColumns);
+                }
+              } else {  // a cell wrapped or the columns split: the techniques follow the table
+                out += table + "\n";
+                for (const Variant* v : variants)
+                  out += v->family + "/" + v->name + "\n" + wrapped(v->technique, 4, kColumns);
               }
             }
             std::cout << out << variants.size() << " variants; tolerance = ‖out − ref‖₂ / ‖ref‖₂, and no output element may be\n"

@@ -6,7 +6,8 @@
 #   tests     the host suite, then the GPU suite with SOL_REQUIRE_GPU=1 (a skip is a failure);
 #             $GPU_TEST_FILTER narrows the GPU suite
 #   sanitize  compute-sanitizer memcheck on the small registry shapes, racecheck on the kernels
-#             that share tiles through shared memory (banks, the Hopper GEMM and attention)
+#             that share tiles through shared memory (banks, the GEMM rungs, the decode GEMM,
+#             the Hopper and the decode attention)
 #   bench     with no FAMILY: `sol report` (probe, every family with its peers, the report);
 #             else `sol bench FAMILY ARGS` per family with peers (ARGS comma-separated, e.g.
 #             gemm_fp16:--headline), $BENCH_TIMEOUT seconds each (default 300)
@@ -67,7 +68,7 @@ for s in $steps; do
       grep -E "ERROR SUMMARY|PASSED|FAILED" "$O/memcheck.log" | tail -5
       step racecheck
       check racecheck env SOL_REQUIRE_GPU=1 timeout 600 compute-sanitizer --tool racecheck "$B/sol_gpu_tests" \
-        --gtest_filter="Registry/*banks__*:Registry/*gemm_bf16__v0*:Registry/*attention*wgmma*:-$big"
+        --gtest_filter="Registry/*banks__*:Registry/*gemm_bf16__v0*:Registry/*gemm_bf16__v1*:Registry/*attention*wgmma*:Registry/*attention__v06*:-$big"
       grep -E "RACECHECK SUMMARY|ERROR SUMMARY|PASSED|FAILED" "$O/racecheck.log" | tail -5 ;;
     bench)
       if [ $# -eq 0 ]; then

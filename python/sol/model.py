@@ -359,6 +359,7 @@ class Plan:
 
     strategy: str
     peak_bytes: float
+    total_peak_bytes: float
     checkpoints: int
     largest_segment: int
     recomputed_layers: int
@@ -386,7 +387,10 @@ class Checkpointing:
 def checkpoint(layers: int, batch: int, seq: int, d_model: int, heads: int, mlp_ratio: int = 4, gpu: str = "h200",
                budget: Any = None, attention: str = "flash") -> Checkpointing:
     """Activation checkpointing of ``layers`` transformer layers (lecture §8.2). ``budget``: bytes, or a
-    string such as ``"40GiB"``; None: the GPU's HBM."""
+    string such as ``"40GiB"``; None: the GPU's HBM. Each plan's ``peak_bytes`` counts the saved
+    tensors, ``total_peak_bytes`` adds the backward's transients (the budget applies to it). The
+    step times are the model's per-op times; ``sol checkpoint`` predicts a flash stack's kernels
+    one by one from the kernel registry, which this package does not carry."""
     if budget is None:
         budget_text = ""
     elif isinstance(budget, str):

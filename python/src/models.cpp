@@ -57,27 +57,6 @@ ojson gemm_doc(const model::GemmEstimate& e) {
   return j;
 }
 
-ojson plan_doc(const model::LayerModel& layer, const model::Plan& p) {
-  std::vector<std::string> dropped, rerun;
-  for (size_t i = 0; i < p.in_block.keep.size(); ++i)
-    if (!p.in_block.keep[i]) dropped.push_back(layer.ops[i].name);
-  for (int i : p.in_block.rerun) rerun.push_back(layer.ops[size_t(i)].name);
-  ojson segments = ojson::array();
-  for (const auto& s : p.segments) segments.push_back({{"first", s.first}, {"length", s.length}, {"recompute", s.recompute}});
-  return {{"strategy", p.strategy},
-          {"peak_bytes", p.peak_bytes},
-          {"checkpoints", p.checkpoints},
-          {"largest_segment", p.largest_segment},
-          {"recomputed_layers", p.recomputed_layers},
-          {"extra_flops", p.extra_flops},
-          {"extra_s", p.extra_s},
-          {"step_s", p.step_s},
-          {"segments", segments},
-          {"in_block",
-           {{"dropped", dropped}, {"rerun", rerun}, {"kept_bytes_per_layer", p.in_block.kept_bytes},
-            {"rerun_s_per_layer", p.in_block.rerun_s}}}};
-}
-
 ojson traffic_doc(const sim::OperandTraffic& t) {
   return {{"sram_words", t.sram},           {"sram_rmw_read_words", t.sram_rmw_reads},
           {"dram_words", t.dram},           {"dram_spill_read_words", t.dram_spill_reads},
@@ -173,37 +152,11 @@ std::string checkpoint_json(const CheckpointArgs& a) {
   const model::LayerModel layer = model::layer_model(shape, spec);
   const double budget = a.budget.empty() ? spec.hbm_bytes : parse_bytes("budget", a.budget);
   if (!(budget > 0)) bad_input("no budget given and " + spec.name + " has no HBM size", "give budget");
-  // The strategies `sol checkpoint` weighs, in its order: none, every block, every 2nd/4th/8th, √L,
-  // the block-level optimum (when one fits) and the in-block optimum (the choice).
-  std::vector<model::Plan> plans = {model::no_checkpoints(layer, a.layers), model::every_kth(layer, a.layers, 1)};
-  for (int64_t k : {2, 4, 8})
-    if (k < a.layers) plans.push_back(model::every_kth(layer, a.layers, k));
-  plans.push_back(model::sqrt_l(layer, a.layers));
-  std::optional<model::Plan> block_best;
-  try {
-    block_best = model::optimal(layer, a.layers, budget);
-  } catch (const Error& e) {
-    if (e.kind() != Error::Kind::BadInput) throw;
-  }
-  const model::Plan best = model::optimal_in_block(layer, a.layers, budget);
-  if (block_best) plans.push_back(*block_best);
-  plans.push_back(best);
-
-  ojson ops = ojson::array();
-  for (const auto& op : layer.ops)
-    ops.push_back({{"op", op.name}, {"saved_bytes", op.saved_bytes}, {"saved", op.saved_what}, {"flops", op.flops},
-                   {"floor_s", op.floor_s}});
-  ojson j;
-  j["gpu"] = spec.name;
-  j["layers"] = a.layers;
-  j["attention"] = a.attention;
-  j["budget_bytes"] = budget;
-  j["layer"] = {{"input_bytes", layer.input_bytes}, {"internal_bytes", layer.internal_bytes}, {"flops", layer.flops},
-                {"floor_s", layer.floor_s}, {"ops", ops}};
-  j["strategies"] = ojson::array();
-  for (const auto& p : plans) j["strategies"].push_back(plan_doc(layer, p));
-  j["chosen"] = plan_doc(layer, best);
-  return text(j);
+  // The schedules and the document of `sol checkpoint --json` (sol/model/checkpoint.hpp). The
+  // layer's times are the model's (floors): the CLI predicts the stack's kernels from the kernel
+  // registry, which this host package does not carry, for the shapes the stack runs.
+  return model::checkpoint_json(spec.name, a.layers, a.attention, budget, layer,
+                                model::candidate_plans(layer, a.layers, budget));
 }
 
 std::string systolic_json(const SystolicArgs& a) {

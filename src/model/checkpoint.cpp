@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
+#include <nlohmann/json.hpp>
 
 #include "sol/core/error.hpp"
 #include "sol/model/cost.hpp"
@@ -395,6 +397,82 @@ double min_peak_bytes(const LayerModel& layer, int64_t layers) {
   double least = no_checkpoints(layer, layers).total_peak_bytes;
   for (int64_t k = 1; k <= layers; ++k) least = std::min(least, every_kth(layer, layers, k).total_peak_bytes);
   return least;
+}
+
+std::vector<Plan> candidate_plans(const LayerModel& layer, int64_t layers, double budget_bytes) {
+  std::vector<Plan> plans = {no_checkpoints(layer, layers), every_kth(layer, layers, 1)};
+  for (int64_t k : {2, 4, 8})
+    if (k < layers) plans.push_back(every_kth(layer, layers, k));
+  plans.push_back(sqrt_l(layer, layers));
+  // The in-block optimum fits whenever the block-level one does (and sometimes when it does not).
+  std::optional<Plan> block_best;
+  try {
+    block_best = optimal(layer, layers, budget_bytes);
+  } catch (const Error& e) {
+    if (e.kind() != Error::Kind::BadInput) throw;
+  }
+  Plan best = optimal_in_block(layer, layers, budget_bytes);  // throws (BadInput) if nothing fits
+  if (block_best) plans.push_back(*block_best);
+  plans.push_back(std::move(best));
+  return plans;
+}
+
+std::vector<std::string> dropped_ops(const LayerModel& layer, const Plan& p) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < p.in_block.keep.size(); ++i)
+    if (!p.in_block.keep[i]) out.push_back(layer.ops[i].name);
+  return out;
+}
+
+std::vector<std::string> rerun_ops(const LayerModel& layer, const Plan& p) {
+  std::vector<std::string> out;
+  for (int i : p.in_block.rerun) out.push_back(layer.ops[size_t(i)].name);
+  return out;
+}
+
+namespace {
+using ojson = nlohmann::ordered_json;
+
+ojson plan_doc(const LayerModel& layer, const Plan& p) {
+  ojson j;
+  j["strategy"] = p.strategy;
+  j["peak_bytes"] = p.peak_bytes;
+  j["total_peak_bytes"] = p.total_peak_bytes;
+  j["checkpoints"] = p.checkpoints;
+  j["largest_segment"] = p.largest_segment;
+  j["recomputed_layers"] = p.recomputed_layers;
+  j["extra_flops"] = p.extra_flops;
+  j["extra_s"] = p.extra_s;
+  j["step_s"] = p.step_s;
+  ojson segs = ojson::array();
+  for (const auto& s : p.segments) segs.push_back({{"first", s.first}, {"length", s.length}, {"recompute", s.recompute}});
+  j["segments"] = segs;
+  j["in_block"] = {{"dropped", dropped_ops(layer, p)}, {"rerun", rerun_ops(layer, p)},
+                   {"kept_bytes_per_layer", p.in_block.kept_bytes}, {"rerun_s_per_layer", p.in_block.rerun_s}};
+  return j;
+}
+}  // namespace
+
+std::string checkpoint_json(const std::string& gpu, int64_t layers, const std::string& attention, double budget_bytes,
+                            const LayerModel& layer, const std::vector<Plan>& plans) {
+  if (plans.empty()) failure("checkpoint_json: no plans");
+  ojson j;
+  j["gpu"] = gpu;
+  j["layers"] = layers;
+  j["attention"] = attention;
+  j["budget_bytes"] = budget_bytes;
+  ojson ops = ojson::array();
+  for (const auto& op : layer.ops)
+    ops.push_back({{"op", op.name}, {"saved_bytes", op.saved_bytes}, {"saved", op.saved_what}, {"flops", op.flops},
+                   {"floor_s", op.floor_s}, {"time_s", op_time(op)}});
+  j["layer"] = {{"input_bytes", layer.input_bytes}, {"internal_bytes", layer.internal_bytes},
+                {"flops", layer.flops}, {"floor_s", layer.floor_s}, {"forward_s", forward_time(layer)},
+                {"backward_s", backward_time(layer)}, {"step_once_s", layer.step_once_s},
+                {"times", layer.time_source}, {"ops", ops}};
+  j["strategies"] = ojson::array();
+  for (const auto& p : plans) j["strategies"].push_back(plan_doc(layer, p));
+  j["chosen"] = plan_doc(layer, plans.back());
+  return j.dump();
 }
 
 }  // namespace sol::model

@@ -141,4 +141,19 @@ Plan optimal_in_block(const LayerModel& layer, int64_t layers, double budget_byt
 // The smallest total peak any schedule reaches (what optimal() needs at least).
 double min_peak_bytes(const LayerModel& layer, int64_t layers);
 
+// The schedules `sol checkpoint` weighs, in its order: none, every block, every 2nd/4th/8th block
+// (those below `layers`), √L, the block-level optimum (when one fits) and last the in-block
+// optimum, the choice. Throws sol::Error (BadInput) when nothing fits the budget.
+std::vector<Plan> candidate_plans(const LayerModel& layer, int64_t layers, double budget_bytes);
+
+// The ops whose saved tensors a plan's kept layers drop, and the ops they re-run to rebuild them.
+std::vector<std::string> dropped_ops(const LayerModel& layer, const Plan& p);
+std::vector<std::string> rerun_ops(const LayerModel& layer, const Plan& p);
+
+// The document of `sol checkpoint --json` (and sol.model.checkpoint): gpu, layers, attention,
+// budget_bytes, the layer with its ops and times, each plan as a strategy, and the last plan as
+// the choice. JSON text; the CLI adds what only it knows (the predicted kernels, the measurement).
+std::string checkpoint_json(const std::string& gpu, int64_t layers, const std::string& attention, double budget_bytes,
+                            const LayerModel& layer, const std::vector<Plan>& plans);
+
 }  // namespace sol::model
