@@ -7,6 +7,7 @@
 
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
+#include "sol/gemm_rungs.hpp"
 #include "sol/model/access.hpp"
 #include "sol/model/roofline.hpp"
 #include "sol/sweep.hpp"
@@ -58,55 +59,42 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
   GemmRung g;
   const bool peer = variant.rfind("peer:", 0) == 0;
   if (family == "gemm_fp32") {
-    // The SGEMM ladder (kernels/gemm/fp32/): block tiles of 32 (v03), 64 (v04), 128 (v05–v07) and
-    // v08's 256×128 or 128×256 with BK = 16, one block per SM from v07 on. Its untiled rungs and
-    // the peers run on 128×128 in the model. TF32 (the peers' tensor-core path) is not an SGEMM.
+    // The SGEMM ladder's block tiles and stages (sol/gemm_rungs.hpp); its untiled rungs (v01, v02
+    // read global memory only) and the peers run on 128×128×16 in the model. TF32 (the peers'
+    // tensor-core path) is not an SGEMM.
     g.sgemm = dtype != "tf32";
     g.tile = {128, 128, 16};
-    if (variant == "v03_smem_tiled") g.tile = {32, 32, 32};
-    if (variant == "v04_regblock_1d") g.tile = {64, 64, 8};
-    if (variant == "v08_warptile_256x128") g.tile = {256, 128, 16};
-    if (variant == "v08_warptile_128x256") g.tile = {128, 256, 16};
+    if (const gemm_rungs::Fp32Rung* r = gemm_rungs::find_fp32(variant); r && r->tile_k > 0) {
+      g.tile = {r->tile_m, r->tile_n, r->tile_k};
+      g.stages = std::max(r->stages, 1);
+    }
     if (dtype == "tf32") g.tile = {128, 256, 32};
-    g.stages = variant == "v07_warptile_cp_async" || variant.rfind("v08", 0) == 0 ? 2 : 1;
     g.known = !peer;
     g.name = model::tile_str(g.tile) + (g.known ? "" : " (assumed for a library)");
     return g;
   }
-  // The tensor-core ladder (kernels/gemm/tc/): v01, v02 on 128×128 tiles of 64 bytes of k, two
-  // CTAs per SM for 16-bit types; v03–v08 the Hopper kernel (sweep::gemm_family's tile), 128 bytes
-  // of k per stage, one CTA per SM, 4 stages at 256 columns and 6 at 128.
-  const model::GemmTile hopper = sweep::gemm_family(family).tile;
-  const int64_t elem = dtype == "fp8_e4m3" || dtype == "fp8_e5m2" ? 1 : 2;
-  g.tile = hopper;
-  g.stages = 4;
-  g.pack_pitch_bytes = 128;
+  // The tensor-core ladder (sol/gemm_rungs.hpp): each rung's tile, stages, CTAs per SM and pack
+  // pitch as declared; v08 takes the tile its launcher's rule picks for the shape. A library peer,
+  // the dispatcher and the decode rungs are modelled on the Hopper kernel's wide tile.
+  const int elem = dtype == "fp8_e4m3" || dtype == "fp8_e5m2" ? 1 : 2;
+  const gemm_rungs::Rung* r = peer ? nullptr : gemm_rungs::find(variant);
+  gemm_rungs::Tile t = r ? r->tile : gemm_rungs::kHopperWide;
+  if (variant == "v08_tile_choice") t = gemm_rungs::tile_choice(m, n, sms);
+  g.tile = {t.m, t.n, t.k_elems(elem)};
+  g.stages = t.stages;
+  g.blocks_per_sm = t.ctas_per_sm(elem);
+  g.pack_pitch_bytes = r ? r->pack_pitch_bytes : 128;
   if (peer) {
     g.known = false;
     g.pack_pitch_bytes = 0;
     g.name = model::tile_str(g.tile) + " (assumed for a library)";
     return g;
   }
-  if (variant == "v01_mma_sync" || variant == "v02_multistage") {
-    g.tile = {128, 128, 64 / elem};
-    g.blocks_per_sm = elem == 1 ? 1 : 2;
-    g.stages = variant == "v01_mma_sync" ? 1 : 4;
-    g.pack_pitch_bytes = variant == "v01_mma_sync" ? 0 : 16;  // cp.async.16 needs 16-byte rows
+  if (r && !r->sm90a) {
     // Warp tiles of 64 × 32: per 32-byte k step a warp reads (64 + 32) rows of 32 bytes by ldmatrix
     // for 2·64·32·(32 ÷ element bytes) FLOPs.
     g.mma_sync = true;
     g.smem_bytes_per_flop = (64.0 + 32.0) * 32.0 / (2.0 * 64 * 32 * (32.0 / double(elem)));
-  } else if (variant == "v08_tile_choice") {
-    // The launcher's rule (v08_tile_choice.cu): rounds of persistent CTAs, clusters of two along m,
-    // 128-column tiles charged 10 %; the narrower tile where it quantizes better.
-    const auto rounds = [&](int64_t tile_n) {
-      const int64_t ctas = ceil_div(ceil_div(m, hopper.m), 2) * 2 * ceil_div(n, tile_n);
-      return ceil_div(ctas, std::max(sms, 1));
-    };
-    if (double(rounds(128)) * 128.0 * 1.1 < double(rounds(hopper.n)) * double(hopper.n)) {
-      g.tile.n = 128;
-      g.stages = 6;
-    }
   }
   g.name = model::tile_str(g.tile) + ", " + std::to_string(g.stages) + (g.stages == 1 ? " stage" : " stages") +
            (g.blocks_per_sm > 1 ? ", " + std::to_string(g.blocks_per_sm) + " CTAs/SM" : "") +
