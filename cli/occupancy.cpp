@@ -30,31 +30,7 @@ int run(const Args& a) {
   const model::Occupancy o = model::occupancy(spec.limits, k);
   const bool fits = o.blocks_per_sm > 0;
   if (a.json.on()) {
-    auto limit = [](int b) { return b == INT_MAX ? nlohmann::json(nullptr) : nlohmann::json(b); };
-    nlohmann::ordered_json j;
-    j["gpu"] = spec.name;
-    j["threads_per_block"] = a.threads;
-    j["registers_per_thread"] = a.regs;
-    j["static_shared_bytes"] = a.smem;
-    j["dynamic_shared_bytes"] = a.dynamic_smem;
-    j["carveout_fraction"] = a.carveout < 0 ? nlohmann::json(nullptr) : nlohmann::json(a.carveout / 100.0);
-    j["fits"] = fits;
-    j["active_blocks_per_sm"] = o.blocks_per_sm;
-    j["active_warps_per_sm"] = o.warps_per_sm;
-    j["max_warps_per_sm"] = spec.limits.max_warps_per_sm;
-    j["occupancy"] = o.occupancy;
-    j["limiter"] = model::limiter_name(o.limiter);
-    j["blocks_by"] = {{"warps", limit(o.blocks_by_warps)},
-                      {"blocks", limit(o.blocks_by_blocks)},
-                      {"registers", limit(o.blocks_by_registers)},
-                      {"shared_memory", limit(o.blocks_by_shared)}};
-    j["registers_per_warp"] = o.registers_per_warp;
-    j["shared_bytes_per_block"] = o.shared_per_block;
-    j["preferred_carveout_bytes"] = o.preferred_carveout_bytes;
-    j["carveout_bytes"] = o.carveout_bytes;
-    j["carveout_steps"] = spec.limits.carveout_steps;
-    j["derivation"] = o.derivation;
-    emit_json(a.json, j);
+    emit_json(a.json, nlohmann::ordered_json::parse(model::occupancy_json(spec, k, o)));
     return 0;
   }
   std::printf("%s: %d threads/block, %d registers/thread, %s shared/block (%s static + %s dynamic)\n",

@@ -25,37 +25,7 @@ struct Args {
   JsonOut json;
 };
 
-ojson to_json(const model::GemmEstimate& e) {
-  ojson j;
-  j["m"] = e.shape.m;
-  j["n"] = e.shape.n;
-  j["k"] = e.shape.k;
-  j["dtype"] = dtype_name(e.shape.dtype);
-  j["tile"] = model::tile_str(e.shape.tile);
-  j["blocks_per_sm"] = e.shape.blocks_per_sm;
-  j["tiles"] = e.tiles;
-  j["tiles_m"] = e.tiles_m;
-  j["tiles_n"] = e.tiles_n;
-  j["k_steps"] = e.tiles_k;
-  j["sms"] = e.sms;
-  j["waves"] = e.waves;
-  j["tile_efficiency"] = e.tile_efficiency;
-  j["wave_efficiency"] = e.wave_efficiency;
-  ojson al = ojson::array();
-  for (const auto& a : e.alignment)
-    al.push_back({{"operand", a.operand}, {"pitch_bytes", a.pitch_bytes}, {"class", model::align_name(a.cls)},
-                  {"vector_bytes", a.vector_bytes}});
-  j["alignment"] = al;
-  j["alignment_efficiency"] = e.alignment_efficiency;
-  j["efficiency"] = e.efficiency;
-  j["flops"] = e.flops;
-  j["floor_s"] = e.floor_s;
-  j["bound"] = e.bound;
-  j["predicted_s"] = e.predicted_s;
-  j["predicted_flops_per_s"] = e.predicted_flops_per_s;
-  j["derivation"] = e.derivation;
-  return j;
-}
+ojson to_json(const model::GemmEstimate& e) { return ojson::parse(model::gemm_estimate_json(e)); }
 
 int run(Args a) {
   if (a.op != "gemm") bad_input("unknown shape model '" + a.op + "'", "use: sol shapes gemm ...");

@@ -26,36 +26,7 @@ using ojson = nlohmann::ordered_json;
 
 std::string text(const ojson& j) { return j.dump(-1); }
 
-ojson gemm_doc(const model::GemmEstimate& e) {
-  ojson j;
-  j["m"] = e.shape.m;
-  j["n"] = e.shape.n;
-  j["k"] = e.shape.k;
-  j["dtype"] = dtype_name(e.shape.dtype);
-  j["tile"] = model::tile_str(e.shape.tile);
-  j["blocks_per_sm"] = e.shape.blocks_per_sm;
-  j["tiles"] = e.tiles;
-  j["tiles_m"] = e.tiles_m;
-  j["tiles_n"] = e.tiles_n;
-  j["k_steps"] = e.tiles_k;
-  j["sms"] = e.sms;
-  j["waves"] = e.waves;
-  j["tile_efficiency"] = e.tile_efficiency;
-  j["wave_efficiency"] = e.wave_efficiency;
-  j["alignment"] = ojson::array();
-  for (const auto& a : e.alignment)
-    j["alignment"].push_back({{"operand", a.operand}, {"pitch_bytes", a.pitch_bytes},
-                              {"class", model::align_name(a.cls)}, {"vector_bytes", a.vector_bytes}});
-  j["alignment_efficiency"] = e.alignment_efficiency;
-  j["efficiency"] = e.efficiency;
-  j["flops"] = e.flops;
-  j["floor_s"] = e.floor_s;
-  j["bound"] = e.bound;
-  j["predicted_s"] = e.predicted_s;
-  j["predicted_flops_per_s"] = e.predicted_flops_per_s;
-  j["derivation"] = e.derivation;
-  return j;
-}
+ojson gemm_doc(const model::GemmEstimate& e) { return ojson::parse(model::gemm_estimate_json(e)); }
 
 ojson traffic_doc(const sim::OperandTraffic& t) {
   return {{"sram_words", t.sram},           {"sram_rmw_read_words", t.sram_rmw_reads},
@@ -87,30 +58,8 @@ std::string gemm_shape_json(const GemmShapeArgs& a) {
 std::string occupancy_json(const std::string& gpu, int threads, int regs, int64_t smem, int64_t dynamic_smem,
                            int carveout) {
   const hw::HwSpec& spec = hw::find(gpu);
-  const model::Occupancy o = model::occupancy(spec.limits, {threads, regs, smem, dynamic_smem, carveout});
-  auto limit = [](int b) { return b == INT_MAX ? ojson(nullptr) : ojson(b); };
-  ojson j;
-  j["gpu"] = spec.name;
-  j["threads_per_block"] = threads;
-  j["registers_per_thread"] = regs;
-  j["static_shared_bytes"] = smem;
-  j["dynamic_shared_bytes"] = dynamic_smem;
-  j["carveout_fraction"] = carveout < 0 ? ojson(nullptr) : ojson(carveout / 100.0);
-  j["fits"] = o.blocks_per_sm > 0;
-  j["active_blocks_per_sm"] = o.blocks_per_sm;
-  j["active_warps_per_sm"] = o.warps_per_sm;
-  j["max_warps_per_sm"] = spec.limits.max_warps_per_sm;
-  j["occupancy"] = o.occupancy;
-  j["limiter"] = model::limiter_name(o.limiter);
-  j["blocks_by"] = {{"warps", limit(o.blocks_by_warps)}, {"blocks", limit(o.blocks_by_blocks)},
-                    {"registers", limit(o.blocks_by_registers)}, {"shared_memory", limit(o.blocks_by_shared)}};
-  j["registers_per_warp"] = o.registers_per_warp;
-  j["shared_bytes_per_block"] = o.shared_per_block;
-  j["preferred_carveout_bytes"] = o.preferred_carveout_bytes;
-  j["carveout_bytes"] = o.carveout_bytes;
-  j["carveout_steps"] = spec.limits.carveout_steps;
-  j["derivation"] = o.derivation;
-  return text(j);
+  const model::KernelResources k{threads, regs, smem, dynamic_smem, carveout};
+  return model::occupancy_json(spec, k, model::occupancy(spec.limits, k));
 }
 
 std::string coalescing_json(int64_t elem, int64_t stride, int lanes, int64_t offset, int64_t granule,

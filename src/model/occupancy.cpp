@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <nlohmann/json.hpp>
+#include <climits>
 #include <cmath>
 
 #include "sol/core/error.hpp"
@@ -156,6 +158,35 @@ Waves waves(int64_t grid_blocks, int sms, int blocks_per_sm) {
   w.last_wave_fill = w.last_wave_blocks == 0 ? 1.0 : double(w.last_wave_blocks) / double(w.blocks_per_wave);
   w.efficiency = w.waves / std::ceil(w.waves);
   return w;
+}
+
+std::string occupancy_json(const hw::HwSpec& hw, const KernelResources& k, const Occupancy& o) {
+  using ojson = nlohmann::ordered_json;
+  auto limit = [](int b) { return b == INT_MAX ? ojson(nullptr) : ojson(b); };
+  ojson j;
+  j["gpu"] = hw.name;
+  j["threads_per_block"] = k.block_threads;
+  j["registers_per_thread"] = k.registers_per_thread;
+  j["static_shared_bytes"] = k.static_shared_bytes;
+  j["dynamic_shared_bytes"] = k.dynamic_shared_bytes;
+  j["carveout_fraction"] = k.carveout_percent < 0 ? ojson(nullptr) : ojson(k.carveout_percent / 100.0);
+  j["fits"] = o.blocks_per_sm > 0;
+  j["active_blocks_per_sm"] = o.blocks_per_sm;
+  j["active_warps_per_sm"] = o.warps_per_sm;
+  j["max_warps_per_sm"] = hw.limits.max_warps_per_sm;
+  j["occupancy"] = o.occupancy;
+  j["limiter"] = limiter_name(o.limiter);
+  j["blocks_by"] = {{"warps", limit(o.blocks_by_warps)},
+                    {"blocks", limit(o.blocks_by_blocks)},
+                    {"registers", limit(o.blocks_by_registers)},
+                    {"shared_memory", limit(o.blocks_by_shared)}};
+  j["registers_per_warp"] = o.registers_per_warp;
+  j["shared_bytes_per_block"] = o.shared_per_block;
+  j["preferred_carveout_bytes"] = o.preferred_carveout_bytes;
+  j["carveout_bytes"] = o.carveout_bytes;
+  j["carveout_steps"] = hw.limits.carveout_steps;
+  j["derivation"] = o.derivation;
+  return j.dump();
 }
 
 }  // namespace sol::model

@@ -61,6 +61,10 @@ struct Occupancy {
 // negative shared memory, more shared memory than one block may use, a carve-out outside −1..100).
 Occupancy occupancy(const hw::SmLimits& sm, const KernelResources& k);
 
+// The document of `sol occupancy --json` (and sol.model.occupancy): the kernel's resources, what
+// is resident on one SM of `hw` and which limit binds. JSON text.
+std::string occupancy_json(const hw::HwSpec& hw, const KernelResources& k, const Occupancy& o);
+
 // The carve-out rule alone: the SM's shared capacity (bytes) for a preference (−1 or 0..100) when
 // each block allocates `block_allocation` bytes (reservation included, rounded). `preferred` gets the
 // step the preference alone asks for. Throws sol::Error (BadInput) for a preference outside −1..100.

@@ -65,6 +65,8 @@ struct GemmEstimate {
 // Throws sol::Error (BadInput) for non-positive sizes or tiles, a chip without SMs or without a
 // peak for the dtype, or blocks_per_sm < 1.
 GemmEstimate gemm_estimate(const GemmShape& shape, const hw::HwSpec& hw);
+// One estimate as the JSON `sol shapes --json` prints (and sol.model.shapes returns).
+std::string gemm_estimate_json(const GemmEstimate& e);
 
 // Square sizes from..to by step (to included), each estimated as gemm_estimate with m = n = k = size
 // for the dimensions not fixed (fixed: a positive m/n/k in `base` keeps its value).
