@@ -3,8 +3,9 @@
 
 Usage (one step, from anywhere, after measuring on the H200; then rebuild):
     scripts/api-tables.py [RESULTS_DIR]   # default bench/results/h200
-It reads attention.json, attention_bwd.json, mx.json and copy.json in RESULTS_DIR
-(include/sol/results.hpp's schema) and writes one row per measured (rung, shape) of the rungs the
+It reads attention.json, attention_bwd.json, mx.json and copy.json in RESULTS_DIR, and the
+decode shapes' model-shapes/attention-decode.json where it exists (include/sol/results.hpp's
+schema), and writes one row per measured (rung, shape) of the rungs the
 dispatchers choose among, with the median time. Peers other than cudaMemcpy, the dispatchers
 themselves and skipped records are left out.
 """
@@ -19,6 +20,8 @@ COPY = ["peer:cudaMemcpy", "v02_vec16", "v03_vec16_unroll"]
 
 
 def records(path, names):
+    if not path.exists():
+        return
     for r in json.loads(path.read_text())["records"]:
         if r["variant"] in names and not r.get("skipped") and r.get("median_s"):
             yield names.index(r["variant"]), dict(kv.split("=") for kv in r["shape"].split(",")), r["median_s"]
@@ -26,7 +29,8 @@ def records(path, names):
 
 def attention(results):
     out = []
-    for backward, file, names in ((False, "attention.json", ATTENTION), (True, "attention_bwd.json", ATTENTION_BWD)):
+    for backward, file, names in ((False, "attention.json", ATTENTION), (False, "model-shapes/attention-decode.json", ATTENTION),
+                                  (True, "attention_bwd.json", ATTENTION_BWD)):
         for rung, s, t in records(results / file, names):
             n, h = int(s["n"]), int(s["h"])
             out.append("{%s, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %.9g}," % (

@@ -107,13 +107,17 @@ __global__ void fp8_scalars_kernel(float* s, float alpha, const float* scale_a, 
 }
 
 // fp8 through a rung, whose alpha is a host value: C *= scale_a · scale_b after it.
-__global__ void scale_c_kernel(__nv_bfloat16* gC, int64_t m, int64_t n, int64_t ldc, const float* scale_a,
-                               const float* scale_b) {
+// fp8 on a rung: C = bf16(scale_a · scale_b · D + beta · C), D the rung's bf16 output (C itself,
+// in place, when beta = 0; else a scratch m×n, as the rung cannot read C).
+__global__ void fp8_epilogue_kernel(const __nv_bfloat16* gD, int64_t ldd, __nv_bfloat16* gC, int64_t m, int64_t n,
+                                    int64_t ldc, const float* scale_a, const float* scale_b, float beta) {
   const float s = *scale_a * *scale_b;
   const int64_t total = m * n, stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
-    __nv_bfloat16& c = gC[(i / n) * ldc + i % n];
-    c = __float2bfloat16_rn(__bfloat162float(c) * s);
+    const int64_t r = i / n, col = i % n;
+    const float d = __bfloat162float(gD[r * ldd + col]) * s;
+    __nv_bfloat16& c = gC[r * ldc + col];
+    c = __float2bfloat16_rn(beta == 0.f ? d : fmaf(beta, __bfloat162float(c), d));
   }
 }
 
@@ -184,11 +188,14 @@ void run_rung(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p, void
   q.A = c.a, q.B = c.b, q.C = const_cast<void*>(c.c);
   q.lda = c.lda, q.ldb = c.ldb, q.ldc = c.ldc;
   q.alpha = c.alpha;
+  if (p.scratch_bytes > 0)  // fp8 reading C: the rung writes D after the packing copies (workspace_bytes' layout)
+    q.C = static_cast<char*>(ws) + (p.pack_bytes + 255) / 256 * 256, q.ldc = c.n;
   tc::Workspace borrowed(ws, p.pack_bytes);
   rung_launch(p.rung)(q, borrowed, stream);
   if (c.a_type == DType::fp8_e4m3) {
-    scale_c_kernel<<<blocks_for(c.m * c.n), 256, 0, stream>>>(static_cast<__nv_bfloat16*>(q.C), c.m, c.n, c.ldc,
-                                                               c.scale_a, c.scale_b);
+    fp8_epilogue_kernel<<<blocks_for(c.m * c.n), 256, 0, stream>>>(
+        static_cast<const __nv_bfloat16*>(q.C), q.ldc, static_cast<__nv_bfloat16*>(const_cast<void*>(c.c)), c.m, c.n,
+        c.ldc, c.scale_a, c.scale_b, c.beta);
     SOL_LAUNCH_CHECK();
   }
 }

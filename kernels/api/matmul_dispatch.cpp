@@ -45,17 +45,6 @@ std::string shape_text(const Measured& e) {
   return s;
 }
 
-// Why a sol tensor-core rung cannot serve the call on this device, or "".
-std::string rung_refusal(const MatmulCall& c, int cc) {
-  if (!is_16bit(c.a_type) && c.a_type != DType::fp8_e4m3) return "sol's tensor-core rungs take bf16, f16 or fp8 inputs";
-  if (c.trans_a || !c.trans_b) return "sol's tensor-core rungs read A m×k and B n×k, k contiguous (trans_a=N, trans_b=T)";
-  if (c.c_type != DType::bf16) return "sol's tensor-core rungs write bf16 C";
-  if (c.beta != 0.f) return "sol's tensor-core rungs do not read C (beta = 0 only)";
-  if (cc != 90) return "sol's tensor-core rungs are built and measured for sm_90 (this GPU: sm_" + std::to_string(cc) + ")";
-  if (c.m > kRungMax || c.n > kRungMax || c.k > kRungMax) return "sol's tensor-core rungs take m, n, k ≤ 2^31";
-  return {};
-}
-
 // Why cuBLASLt cannot serve the call, or "" (its documented rules; the heuristic may still refuse).
 std::string lt_refusal(const MatmulCall& c) {
   if (c.a_type != DType::fp8_e4m3) return {};
@@ -65,6 +54,19 @@ std::string lt_refusal(const MatmulCall& c) {
     return "cuBLASLt fp8 needs pitches that are multiples of 16 bytes (lda=" + std::to_string(c.lda) +
            ", ldb=" + std::to_string(c.ldb) + ", ldc=" + std::to_string(c.ldc) + ")";
   if (!aligned(c.a, 16) || !aligned(c.b, 16) || !aligned(c.c, 16)) return "cuBLASLt fp8 needs 16-byte aligned pointers";
+  return {};
+}
+
+// Why a sol tensor-core rung cannot serve the call on this device, or "".
+std::string rung_refusal(const MatmulCall& c, int cc) {
+  if (!is_16bit(c.a_type) && c.a_type != DType::fp8_e4m3) return "sol's tensor-core rungs take bf16, f16 or fp8 inputs";
+  if (c.trans_a || !c.trans_b) return "sol's tensor-core rungs read A m×k and B n×k, k contiguous (trans_a=N, trans_b=T)";
+  if (c.c_type != DType::bf16) return "sol's tensor-core rungs write bf16 C";
+  // fp8 that cuBLASLt cannot take reads C through a bf16 scratch D and a pass (MatmulPlan::scratch_bytes).
+  if (c.beta != 0.f && (c.a_type != DType::fp8_e4m3 || lt_refusal(c).empty()))
+    return "sol's tensor-core rungs do not read C (beta = 0 only, but for fp8 calls cuBLASLt cannot serve)";
+  if (cc != 90) return "sol's tensor-core rungs are built and measured for sm_90 (this GPU: sm_" + std::to_string(cc) + ")";
+  if (c.m > kRungMax || c.n > kRungMax || c.k > kRungMax) return "sol's tensor-core rungs take m, n, k ≤ 2^31";
   return {};
 }
 
@@ -164,16 +166,19 @@ const std::vector<std::string>& gemv_rungs() {
   return names;
 }
 
-DecodePrediction decode_prediction(const MatmulCall& c, int cc) {
+DecodePrediction decode_prediction(const MatmulCall& c, int cc, const std::string& rung) {
   DecodePrediction d;
   if (!is_16bit(c.a_type)) d.refusal = "the decode rungs take bf16 or f16 inputs";
   else if (c.trans_a) d.refusal = "the decode rungs read A m×k (trans_a=N)";
   else if (c.m > gemv::kMaxM) d.refusal = "the decode rungs take m ≤ 64";
   else if (cc != 90) d.refusal = "the decode rungs are measured for sm_90 (this GPU: sm_" + std::to_string(cc) + ")";
   if (!d.refusal.empty()) return d;
-  const gemv::Rung r = !c.trans_b ? gemv::Rung::v11_n_contiguous
-                       : c.m <= 4 ? gemv::Rung::v09_warp_dot
-                                  : gemv::Rung::v10_mma_swapped;
+  // The layout's rung: one token's dot products on v09 (from two tokens on, v10's tensor cores
+  // read W once for all of them: measured faster from m = 2).
+  const gemv::Rung r = !rung.empty()  ? gemv_rung_of(rung)
+                       : !c.trans_b   ? gemv::Rung::v11_n_contiguous
+                       : c.m == 1     ? gemv::Rung::v09_warp_dot
+                                      : gemv::Rung::v10_mma_swapped;
   d.rung = gemv::rung_name(r);
   d.refusal = gemv::refusal(r, c.m, c.n, c.k, c.trans_b);
   if (!d.refusal.empty()) return d;
@@ -398,11 +403,16 @@ MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode)
     p.rung = rung;
     p.reason = std::move(reason);
     p.pack_bytes = rung_pack_bytes(c, rung);
+    if (c.beta != 0.f) p.scratch_bytes = size_t(c.m * c.n) * 2;  // fp8 reading C: the rung's bf16 D
   };
   std::string decode_note;  // explain: why the decode rule did not pick its rung
-  if (const DecodePrediction d = decode_prediction(c, cc); d.refusal.empty()) {
+  if (DecodePrediction d = decode_prediction(c, cc); d.refusal.empty()) {
     const Measured* e = nearest_decode(c);
     const bool measured_fastest = e && is_gemv_rung(e->best);
+    // The rung measured fastest at the nearest decode shape, where it serves this call's layout.
+    if (measured_fastest && e->best != d.rung)
+      if (DecodePrediction m = decode_prediction(c, cc, e->best); m.refusal.empty()) d = std::move(m);
+    const bool measured_rung = measured_fastest && d.rung == e->best;
     // Scaled up by the bytes where the call moves more; a smaller call is held at the entry's time
     // (the table's decode times are launch-bound below a few MB).
     const double scaled = e ? e->best_s * std::max(1.0, d.bytes / entry_bytes(*e)) : 0;
@@ -414,10 +424,14 @@ MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode)
     if (e && explain) {
       vs = std::string(e->best) + " " + us(scaled);
       if (scaled != e->best_s) vs += " (scaled by bytes from " + us(e->best_s) + ")";
+      if (e->other[0]) vs += std::string(" vs ") + e->other + " " + us(e->other_s);
       vs += " at nearest measured " + shape_text(*e) + " " + dtype_name(e->dtype);
     }
-    const bool trusted = decode == DecodeRungs::any || table_measured_decode_rungs();
-    if (trusted && (!e || measured_fastest || d.predicted_s < scaled)) {
+    // By default a decode rung runs where it was measured fastest at the nearest decode shape of
+    // the table; opted in (DecodeRungs::any), also where none is measured or where the prediction
+    // beats the table's time.
+    const bool chosen = decode == DecodeRungs::any ? !e || measured_fastest || d.predicted_s < scaled : measured_rung;
+    if (chosen) {
       p.impl = Impl::gemv;
       p.rung = d.rung;
       p.partial_bytes = gemv::workspace_bytes(gemv_rung_of(d.rung), c.m, c.n, c.k);
@@ -428,9 +442,13 @@ MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode)
       }
       return p;
     }
-    if (explain)
-      decode_note = "; decode rung " + d.rung + " " + pred + (vs.empty() ? "" : " vs " + vs) +
-                    (trusted ? "" : ", not chosen: the dispatch table has no decode-rung measurement (SOL_DISPATCH_UNMEASURED=1 opts in)");
+    if (explain) {
+      const std::string why = !table_measured_decode_rungs()
+                                  ? "the dispatch table has no decode-rung measurement (SOL_DISPATCH_UNMEASURED=1 opts in)"
+                              : measured_fastest ? d.rung + " is unmeasured for this layout (SOL_DISPATCH_UNMEASURED=1 opts in)"
+                                                 : "measured slower";
+      decode_note = "; decode rung " + d.rung + " " + pred + (vs.empty() ? "" : " vs " + vs) + ", not chosen: " + why;
+    }
   }
   if (!no_rung.empty() && !no_lt.empty())
     bad_input("matmul: nothing serves this call: " + no_lt + ", and " + no_rung,

@@ -17,9 +17,10 @@
 //  3. The prediction: the shape model (sol/model/shapes.hpp) for the chosen implementation's tile.
 // Before 1–3, the decode rule: at m ≤ 64 with 16-bit inputs and trans_a = N, sol's decode rungs
 // (kernels/gemm/gemv: any C type, beta, pitch, both layouts of B) stream B once, so their time is
-// predicted as bytes over the memory bandwidth plus a cost per launch (decode_prediction); they
-// run where that beats the fastest time the table measured at the nearest decode shape (scaled up
-// by the bytes where the call moves more), or where the table measured a decode rung fastest.
+// predicted as bytes over the memory bandwidth plus a cost per launch (decode_prediction). By
+// default a decode rung runs where the table measured it fastest at the nearest decode shape;
+// opted in (DecodeRungs::any) also where its prediction beats the fastest time the table measured
+// there (scaled up by the bytes where the call moves more).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -59,7 +60,8 @@ struct MatmulPlan {
   // Workspace layout, bytes from its start (all offsets 256-aligned):
   size_t pack_bytes = 0;     // tc_rung: copies of A and/or B whose base or pitch the rung cannot read
   size_t lt_bytes = 0;       // cublaslt: cuBLASLt's own workspace
-  size_t scratch_bytes = 0;  // cublaslt, f16 in / bf16 out: an fp32 m×n D converted into C
+  size_t scratch_bytes = 0;  // cublaslt, one 16-bit type in, the other out: an fp32 m×n D converted
+                             // into C; tc_rung, fp8 with beta ≠ 0: the rung's bf16 m×n D, then C read
   size_t scalars_bytes = 0;  // cublaslt with fp8: alpha·scale_a·scale_b and beta on the device
   size_t partial_bytes = 0;  // gemv: the split-k partials (kernels/gemm/gemv/plan.hpp)
   size_t workspace_bytes() const;
@@ -84,12 +86,13 @@ struct DecodePrediction {
   int launches = 0;
   double bytes = 0;
 };
-// kDecodeFraction of the H200's HBM bandwidth (the database's) and kLaunchS per kernel.
-DecodePrediction decode_prediction(const MatmulCall& call, int cc);
+// kDecodeFraction of the H200's HBM bandwidth (the database's) and kLaunchS per kernel. rung: the
+// decode rung to predict ("": the layout's, v11 for B k×n, else v09 at m = 1 and v10 above).
+DecodePrediction decode_prediction(const MatmulCall& call, int cc, const std::string& rung = "");
 
-// Which decode rungs the decode rule may choose. `measured`: only once the committed table holds a
-// measurement of a decode rung (a rung that never ran on the GPU the table was measured on is not
-// a user's default); `any`: whenever the rule predicts it faster. The default is `measured`;
+// Which decode rungs the decode rule may choose. `measured`: the rung the committed table measured
+// fastest at the nearest decode shape, where it serves the call (a rung never measured faster on
+// the table's GPU is not a user's default); `any`: also wherever the rule predicts it faster. The default is `measured`;
 // SOL_DISPATCH_UNMEASURED=1 in the environment makes it `any` (kernels/api/unmeasured.hpp).
 enum class DecodeRungs { measured, any };
 DecodeRungs decode_rungs_default();

@@ -131,8 +131,11 @@ TEST(Gemv, DecodeCallsRunTheDecodeRungsAndMatchTheReference) {
     const Result r = run(c);
     EXPECT_LE(r.rel_l2, tolerance(c.out)) << name(c) << " on " << r.implementation;
     if (!on_h200_class()) continue;
-    const char* rung = c.tb == Transpose::N ? "/v11_n_contiguous" : c.m <= 4 ? "/v09_warp_dot" : "/v10_mma_swapped";
-    EXPECT_NE(r.implementation.find(rung), std::string::npos) << name(c) << " ran " << r.implementation;
+    // A decode rung that reads B's layout (which of v09 and v10 follows the table's measurements).
+    const bool served = c.tb == Transpose::N ? r.implementation.find("/v11_n_contiguous") != std::string::npos
+                                             : r.implementation.find("/v09_warp_dot") != std::string::npos ||
+                                                   r.implementation.find("/v10_mma_swapped") != std::string::npos;
+    EXPECT_TRUE(served) << name(c) << " ran " << r.implementation;
   }
 }
 

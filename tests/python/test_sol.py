@@ -96,3 +96,21 @@ def test_sol_imports_without_torch():
             "try:\n    import sol.ops\nexcept sol.Error as e:\n    print('ERR', e)\n")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.startswith("ERR") and "PyTorch" in out and out.count("\n") == 1
+
+
+@pytest.mark.parametrize("module", ["_core", "_kernels"])
+def test_extensions_export_their_init_alone(module):
+    # A symbol the extension exports can be bound to another library's copy of it (PyTorch, loaded
+    # first, carries nlohmann_json and standard-library instantiations): `import torch; import sol`
+    # then runs foreign code. Each extension exports its PyInit_ and nothing else.
+    import importlib
+    import shutil
+    try:
+        ext = importlib.import_module("sol." + module)
+    except ImportError:
+        pytest.skip(f"sol.{module} is not built here")
+    if not shutil.which("nm"):
+        pytest.skip("nm (binutils) is not installed")
+    out = subprocess.run(["nm", "-D", "--defined-only", ext.__file__], check=True, capture_output=True, text=True).stdout
+    exported = sorted(line.split()[-1] for line in out.splitlines() if line.strip())
+    assert exported == ["PyInit_" + module]
