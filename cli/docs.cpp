@@ -1,4 +1,5 @@
 // sol docs — regenerates docs/<family>.md and the README's headline table from results JSON.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -62,6 +63,24 @@ Command add_docs(CLI::App& root, Global&) {
               if (page.find("<!-- sol:BEGIN results -->") == std::string::npos)
                 page += (page.empty() ? "" : "\n") + std::string("<!-- sol:BEGIN results -->\n<!-- sol:END results -->\n");
               pages.push_back({p, report::replace_block(page, "results", block), "the results block of " + p.string()});
+            }
+            // The runs at the model shape set (<results>/model-shapes/*.json): docs/model-shapes.md,
+            // one block per file, named by its stem, appended where the page lacks its markers.
+            if (const fs::path dir = fs::path(o->results) / "model-shapes"; fs::is_directory(dir)) {
+              std::vector<fs::path> runs;
+              for (const auto& e : fs::directory_iterator(dir))
+                if (e.path().extension() == ".json") runs.push_back(e.path());
+              std::sort(runs.begin(), runs.end());
+              const fs::path p = fs::path(o->out) / "model-shapes.md";
+              std::string page = current(p);
+              for (const fs::path& run : runs) {
+                const std::string name = run.stem().string();
+                if (page.find("<!-- sol:BEGIN " + name + " -->") == std::string::npos)
+                  page += "\n<!-- sol:BEGIN " + name + " -->\n<!-- sol:END " + name + " -->\n";
+                page = report::replace_block(page, name, report::model_shapes_markdown(results::read(run.string()),
+                                                                                        run.generic_string()));
+              }
+              if (!runs.empty()) pages.push_back({p, page, "the model-shape blocks of " + p.string()});
             }
             // The checkpointing planner's GPU proof (a subfolder: it is not a kernel results file).
             if (const std::string measured = model::measurement_markdown_in(o->results); !measured.empty()) {

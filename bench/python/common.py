@@ -1,5 +1,6 @@
 """What the Python benchmarks share: the refusal without a GPU, the run's context, and writing
-bench/results/<gpu>/python_<name>.json."""
+bench/results/<gpu>/python/<name>.json (a subfolder: `sol docs` reads the folder above as kernel
+families' results files, which these are not)."""
 from __future__ import annotations
 
 import datetime
@@ -37,7 +38,7 @@ def context(gpu: str) -> dict:
 
 
 def write(gpu: str, name: str, doc: dict, out: str | None) -> pathlib.Path:
-    path = pathlib.Path(out) if out else ROOT / "bench" / "results" / gpu / f"python_{name}.json"
+    path = pathlib.Path(out) if out else ROOT / "bench" / "results" / gpu / "python" / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=2) + "\n")
     return path

@@ -2,7 +2,7 @@
 SwiGLU 14336) forward + backward: sol.ops against the same block in PyTorch eager and under
 torch.compile, in one run, on the same weights and inputs. Times are sol.measure's (CUDA events,
 warm-up, median); the ratios are eager / sol and compile / sol (above 1: sol is faster).
-Writes bench/results/<gpu>/python_llama_block.json.
+Writes bench/results/<gpu>/python/llama_block.json.
 
     python bench/python/llama_block.py [--samples 20] [--batch 4] [--seq 2048] [--out FILE]
 """

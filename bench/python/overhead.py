@@ -4,7 +4,7 @@ dispatch (an op that only allocates its output) and its native RMSNorm.
 
 A tiny shape (8 × 64 bf16 RMSNorm) keeps the GPU idle, so the loop's wall time per call is the host's
 cost of issuing it: the median over rounds of `calls` back-to-back calls each, after warm-up.
-Writes bench/results/<gpu>/python_overhead.json.
+Writes bench/results/<gpu>/python/overhead.json.
 
     python bench/python/overhead.py [--calls 2000] [--rounds 25] [--out FILE]
 """

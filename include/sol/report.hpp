@@ -47,6 +47,10 @@ std::string html(const Input& in);   // one self-contained page with inline SVG
 // headline table, generated from results files — never pasted by hand.
 std::string family_markdown(const results::File& f, const hw::HwSpec& hw);
 std::string headline_markdown(const std::vector<results::File>& files);
+// One run at the model shape set (bench/results/<gpu>/model-shapes/, sol/model/model_shapes.hpp):
+// a table of shape × variant medians, each shape's fastest sol rung and the dispatcher against
+// its fastest peer, and how often each wins. source: the file's path, named in the block.
+std::string model_shapes_markdown(const results::File& f, const std::string& source);
 // Replaces the text between "<!-- sol:BEGIN name -->" and "<!-- sol:END name -->" in `doc`;
 // throws sol::Error if the markers are missing.
 std::string replace_block(const std::string& doc, const std::string& name, const std::string& body);

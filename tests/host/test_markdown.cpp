@@ -76,3 +76,36 @@ TEST(Markdown, PagesSayHowEachTimeWasTaken) {
   EXPECT_NE(old.find("| 188 µs | events |"), std::string::npos) << old;
   EXPECT_NE(old.find("| 209 µs | events around one eager call; eager 230 µs |"), std::string::npos) << old;
 }
+
+TEST(Markdown, ModelShapesPivotsShapesAgainstVariantsAndCountsWins) {
+  // Two shapes: at the first sol's fastest rung (v10, 5 µs) beats the peer (10 µs) and the
+  // dispatcher ties it; at the second v09 is skipped, v10 failed its check, and the peer wins.
+  const auto at = [](const std::string& variant, const std::string& shape, double t) {
+    results::Record r = rec(variant, "bf16", t);
+    r.shape = shape;
+    return r;
+  };
+  results::File f;
+  f.family = "gemm_bf16";
+  f.device.name = "NVIDIA H200";
+  f.device.sms = 132;
+  f.records = {at("v09_warp_dot", "m=1,n=768,k=768", 6e-6), at("v10_mma_swapped", "m=1,n=768,k=768", 5e-6),
+               at("dispatch", "m=1,n=768,k=768", 10e-6), at("peer:cublasLt", "m=1,n=768,k=768", 10e-6),
+               at("v09_warp_dot", "m=64,n=4096,k=4096", 0), at("v10_mma_swapped", "m=64,n=4096,k=4096", 40e-6),
+               at("dispatch", "m=64,n=4096,k=4096", 16e-6), at("peer:cublasLt", "m=64,n=4096,k=4096", 15e-6)};
+  f.records[4].skipped = "m ≤ 8";
+  f.records[5].verified = false;
+  f.records[7].throttled = true, f.records[7].throttle_reasons = "sw power cap";
+  const std::string md = report::model_shapes_markdown(f, "bench/results/h200/model-shapes/x.json");
+  EXPECT_NE(md.find("from bench/results/h200/model-shapes/x.json"), std::string::npos) << md;
+  EXPECT_NE(md.find("| shape | v09_warp_dot | v10_mma_swapped | dispatch | peer:cublasLt |"), std::string::npos) << md;
+  EXPECT_NE(md.find("0.50× (v10_mma_swapped vs peer:cublasLt)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| — | **failed** |"), std::string::npos) << md;
+  // At the second shape sol has no valid rung: no ratio, and the count is over one shape only.
+  EXPECT_NE(md.find("sol's fastest rung is faster than the fastest peer at 1 of 1 shapes"), std::string::npos) << md;
+  EXPECT_NE(md.find("The dispatcher (what the public API runs) is faster than the fastest peer at 0 of 2 shapes"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("worst 1.07×"), std::string::npos) << md;  // 16 µs over 15 µs
+  EXPECT_NE(md.find("peer:cublasLt at 1 of 2 shapes: sw power cap"), std::string::npos) << md;
+}

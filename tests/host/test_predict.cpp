@@ -36,7 +36,7 @@ Work gemm(const std::string& family, const std::string& variant, const std::stri
           int64_t k) {
   const int64_t b = dtype == "fp32" ? 4 : 2;
   return {family, variant, dtype, Shape{{{"m", m}, {"n", n}, {"k", k}}}, 2.0 * double(m) * double(n) * double(k),
-          double(b) * double(m * k + k * n + m * n)};
+          double(b) * double(m * k + k * n + m * n), {}};
 }
 
 const Term* term(const Prediction& p, const std::string& name) {
@@ -61,12 +61,12 @@ results::Record record(const std::string& family, const std::string& variant, co
 }  // namespace
 
 TEST(Predict, MemoryBoundIsBytesOverTheCopyBandwidthPlusALaunch) {
-  const Work w{"copy", "v02_vec16", "fp32", Shape::parse("n=2^28"), 0, 2.0 * 4 * 268435456};
+  const Work w{"copy", "v02_vec16", "fp32", Shape::parse("n=2^28"), 0, 2.0 * 4 * 268435456, {}};
   const Prediction p = predict::predict(w, h200());
   EXPECT_DOUBLE_EQ(p.seconds, w.bytes / kCopy + kLaunch);
   EXPECT_EQ(p.bound, "memory");
   // A kernel smaller than a launch is launch-bound.
-  const Work tiny{"copy", "v02_vec16", "fp32", Shape::parse("n=16"), 0, 128};
+  const Work tiny{"copy", "v02_vec16", "fp32", Shape::parse("n=16"), 0, 128, {}};
   EXPECT_EQ(predict::predict(tiny, h200()).bound, "launch");
 }
 
@@ -118,7 +118,7 @@ TEST(Predict, SgemmStandsOnItsShareOfTheFmaChain) {
 }
 
 TEST(Predict, AMatrixOpInATypeTheTensorCoresLackRunsOnTheVectorUnit) {
-  Work w{"mx", "v06_gemm_emulated", "fp32", Shape::parse("m=4096,n=4096,k=4096"), 2.0 * 4096 * 4096 * 4096, 1e8};
+  Work w{"mx", "v06_gemm_emulated", "fp32", Shape::parse("m=4096,n=4096,k=4096"), 2.0 * 4096 * 4096 * 4096, 1e8, {}};
   const Prediction p = predict::predict(w, h200());
   EXPECT_NEAR(p.terms.front().seconds, w.flops / kFma, 1e-12);  // fp32: the FMA chain
   w.dtype = "";  // an old record without its type: no guess
@@ -128,7 +128,7 @@ TEST(Predict, AMatrixOpInATypeTheTensorCoresLackRunsOnTheVectorUnit) {
 TEST(Predict, RefusesCeilingsWithoutBandwidth) {
   Ceilings c = h200();
   c.copy_bytes_per_s = 0;
-  EXPECT_THROW(predict::predict({"copy", "v02_vec16", "fp32", Shape::parse("n=4"), 0, 32}, c), Error);
+  EXPECT_THROW(predict::predict({"copy", "v02_vec16", "fp32", Shape::parse("n=4"), 0, 32, {}}, c), Error);
 }
 
 TEST(Predict, QuantileInterpolates) {
@@ -233,16 +233,16 @@ TEST(PredictCli, DoctorOnResultsNamesTileQuantizationAtOneRow) {
 TEST(PredictDoctor, RowsPerSmAndAttentionIntensity) {
   const Ceilings c = h200();
   const Diagnosis few = diagnose({"layernorm", "v03_one_read_bf16", "bf16", Shape::parse("rows=64,cols=65536"),
-                                  10.0 * 64 * 65536, 2.0 * 2 * 64 * 65536},
+                                  10.0 * 64 * 65536, 2.0 * 2 * 64 * 65536, {}},
                                  c, nullptr);
   EXPECT_EQ(few.cause, "rows");
   const Diagnosis many = diagnose({"layernorm", "v03_one_read_bf16", "bf16", Shape::parse("rows=65536,cols=4096"),
-                                   10.0 * 65536 * 4096, 2.0 * 2 * 65536 * 4096},
+                                   10.0 * 65536 * 4096, 2.0 * 2 * 65536 * 4096, {}},
                                   c, nullptr);
   EXPECT_EQ(many.cause, "");
   // Decode: 2^32 FLOPs against 1.07 GB of K/V cache.
   const Diagnosis decode = diagnose({"attention", "v04_flash_wgmma", "bf16",
-                                     Shape::parse("b=8,h=32,hkv=8,n=1,nk=32768,d=128"), 4294967296.0, 1073873920.0},
+                                     Shape::parse("b=8,h=32,hkv=8,n=1,nk=32768,d=128"), 4294967296.0, 1073873920.0, {}},
                                     c, nullptr);
   EXPECT_EQ(decode.cause, "intensity");
   EXPECT_EQ(decode.prediction.bound, "memory");

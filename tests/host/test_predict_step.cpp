@@ -70,7 +70,9 @@ TEST(PredictStep, OwnKernelsAreOnePassAndOneLaunch) {
   EXPECT_NEAR(add.prediction.seconds, 3.0 * 2 * 4096 * 1024 / kCopy + kLaunch, 1e-12);
   // Three pitched copies of dQ, dK, dV ([T × d] each).
   for (const auto& op : o.backward)
-    if (op.work.family == "copy") EXPECT_NEAR(op.seconds(), 3 * (4.0 * 4096 * 1024 / kCopy + kLaunch), 1e-12);
+    if (op.work.family == "copy") {
+      EXPECT_NEAR(op.seconds(), 3 * (4.0 * 4096 * 1024 / kCopy + kLaunch), 1e-12);
+    }
   double fwd = 0;
   for (const auto& op : o.forward) fwd += op.seconds();
   EXPECT_DOUBLE_EQ(o.forward_s, fwd);

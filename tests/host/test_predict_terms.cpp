@@ -167,8 +167,9 @@ TEST(PredictTerms, EveryRungOfTheLessonFamiliesDeclaresHowItRuns) {
   for (const char* family : {"divergence", "banks", "layernorm", "rmsnorm", "softmax", "layernorm_bwd", "rmsnorm_bwd",
                              "softmax_bwd", "elementwise"})
     for (const Variant* v : select(family))
-      if (!v->is_peer() && !v->is_dispatch())
+      if (!v->is_peer() && !v->is_dispatch()) {
         EXPECT_TRUE(v->cost(v->bench_shapes.front()).exec.declared) << v->family << "/" << v->name;
+      }
   // Attention's rungs, registered only with CUDA, still declare theirs in a host build.
   EXPECT_TRUE(declared_execution("attention", "v03_flash_mma_128", Shape::parse("b=1,h=1,n=64,d=64")).has_value());
   EXPECT_FALSE(declared_execution("attention", "v99", Shape::parse("b=1,h=1,n=64,d=64")).has_value());
