@@ -95,8 +95,9 @@ std::string sweep_text(const std::vector<model::CommAnswer>& pts) {
 struct BenchArgs {
   std::vector<std::string> ops{"all-reduce"};
   std::string bytes = "8:8GiB", gpu, topology = "nvswitch", placement = "both", json, out_dir;
-  int gpus = 0, warmup = 5, iters = 20;
-  bool no_graph = false, no_stream = false, no_peers = false;
+  int gpus = 0, warmup = 5, iters = 20, worker_rank = -1;
+  bool no_graph = false, no_stream = false, no_peers = false, process_per_gpu = false;
+  std::string worker_dir;
 };
 
 // A size range LO:HI (or one size S = S:S) in the bytes grammar.
@@ -137,6 +138,11 @@ Command add_bench_comm(CLI::App* bench) {
   app->add_option("--topology", b->topology, "the model's fabric (default nvswitch)");
   app->add_option("--json", b->json, "write the results document to FILE");
   app->add_option("--out-dir", b->out_dir, "write DIR/<gpu>x<N>/comm.json (as bench/results/)");
+  app->add_flag("--process-per-gpu", b->process_per_gpu,
+                "one process per GPU (ncclCommInitRank) instead of one for all; needs --gpus N");
+  // The worker of one rank under --process-per-gpu (the run starts them; not for users).
+  app->add_option("--worker-rank", b->worker_rank)->group("");
+  app->add_option("--worker-dir", b->worker_dir)->group("");
   return {app, [b]() -> int {
             std::vector<model::Collective> ops;
             for (const auto& o : b->ops) ops.push_back(model::parse_collective(o));
@@ -148,6 +154,8 @@ Command add_bench_comm(CLI::App* bench) {
             if (b->no_graph && b->no_stream) bad_input("--no-graph and --no-stream leave nothing to time");
             if (b->iters < 1 || b->iters > 10000 || b->warmup < 0 || b->warmup > 10000)
               bad_input("--iters must be 1..10000 and --warmup 0..10000");
+            if (b->process_per_gpu && b->gpus < 2)
+              bad_input("--process-per-gpu needs --gpus N (N ≥ 2)", "e.g. sol bench comm --process-per-gpu --gpus 2");
 #ifdef SOL_WITH_CUDA
             bench::comm::Options o;
             o.ops = ops;
@@ -163,6 +171,13 @@ Command add_bench_comm(CLI::App* bench) {
             o.peers = !b->no_peers;
             o.gpu = b->gpu;
             o.topology = b->topology;
+            o.process_per_gpu = b->process_per_gpu;
+            if (b->worker_rank >= 0 || !b->worker_dir.empty()) {
+              o.worker_rank = b->worker_rank;
+              o.worker_dir = b->worker_dir;
+              bench::comm::run_worker(o);
+              return 0;
+            }
             const std::string doc = bench::comm::run(o);
             std::fputs(bench::comm::text(doc).c_str(), stdout);
             if (!b->json.empty()) write_file(b->json, doc);

@@ -1,6 +1,7 @@
 #pragma once
 // `sol bench comm`: NCCL collectives timed on this machine's GPUs, one process driving all of them
-// (ncclCommInitAll), beside the collective model's prediction (sol/model/comm.hpp).
+// (ncclCommInitAll) or one process per GPU (ncclCommInitRank: the run starts a worker per rank and
+// touches no GPU itself), beside the collective model's prediction (sol/model/comm.hpp).
 //
 // Per collective, size (powers of two, LO…HI) and placement (out-of-place, in-place): the result
 // is checked first (float32 data whose sums are exact; one wrong element fails the record), then
@@ -29,6 +30,11 @@ struct Options {
   bool peers = true;                    // torch.distributed in the same run
   std::string gpu;                      // database row for the model ("" = the one the GPU's name matches)
   std::string topology = "nvswitch";    // the model's fabric
+  bool process_per_gpu = false;         // one process per GPU instead of one for all (needs gpus ≥ 2)
+  // A worker of a process_per_gpu run (set by the run, not by users): its rank, and the folder
+  // where it reads NCCL's id and leaves its records (rank-R.json).
+  int worker_rank = -1;
+  std::string worker_dir;
 };
 
 // True where this sol was built with NCCL.
@@ -40,7 +46,16 @@ bool nccl_built_in();
 // record says verified false and the caller exits non-zero.
 std::string run(const Options& o);
 
-// The path a run's document goes to under DIR: DIR/<gpu>x<N>/comm.json.
+// A process_per_gpu run's worker: measures rank o.worker_rank of o.gpus and writes
+// o.worker_dir/rank-R.json (its records with every sample; rank 0 adds the machine).
+void run_worker(const Options& o);
+
+// The slowest rank's time per sample, the element-wise maximum of each rank's samples (sample i
+// of every rank is the same call); throws sol::Error where the ranks' sample counts differ.
+std::vector<double> slowest_per_sample(const std::vector<std::vector<double>>& per_rank);
+
+// The path a run's document goes to under DIR: DIR/<gpu>x<N>/comm.json, or
+// comm-process-per-gpu.json for a process_per_gpu run.
 std::string results_path(const std::string& dir, const std::string& json_text);
 
 // True when every record of the document verified.

@@ -1,13 +1,18 @@
-// NCCL collectives over every GPU of one process (ncclCommInitAll), checked against the exact
-// float32 result and then timed on device events; see comm_bench.hpp for what a record means.
+// NCCL collectives over every GPU of one process (ncclCommInitAll), or over one GPU per process
+// (ncclCommInitRank), checked against the exact float32 result and then timed on device events;
+// see comm_bench.hpp for what a record means.
 // Rank r's element i starts as (r + 1) × (i mod 251 + 1): integers whose sums stay exact in
 // float32 for any rank count a node has, so "equal" is the check, not a tolerance.
 #include <cuda_runtime.h>
 #include <nccl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "bench/comm/nccl_run.hpp"
@@ -63,6 +68,7 @@ int blocks_for(size_t n) { return int(std::clamp<size_t>((n + kThreads - 1) / kT
 // One GPU's share of the run.
 struct Rank {
   int device = 0;
+  int rank = 0, ranks = 1;  // this rank's index among all ranks, and how many there are
   ncclComm_t comm = nullptr;
   cudaStream_t stream = nullptr;
   float *send = nullptr, *recv = nullptr;
@@ -87,7 +93,8 @@ size_t recv_floats(Collective op, size_t c, int n) {
   return op == Collective::AllGather || op == Collective::AllToAll ? c * n : c;
 }
 
-void issue(const Case& k, size_t c, int r, int n, Rank& x) {
+void issue(const Case& k, size_t c, Rank& x) {
+  const int r = x.rank, n = x.ranks;
   float* in = x.send;
   switch (k.op) {
     case Collective::AllReduce:
@@ -114,7 +121,7 @@ void issue(const Case& k, size_t c, int r, int n, Rank& x) {
 
 void issue_all(const Case& k, size_t c, std::vector<Rank>& ranks) {
   SOL_NCCL_CHECK(ncclGroupStart());
-  for (size_t r = 0; r < ranks.size(); ++r) issue(k, c, int(r), int(ranks.size()), ranks[r]);
+  for (Rank& x : ranks) issue(k, c, x);
   SOL_NCCL_CHECK(ncclGroupEnd());
 }
 
@@ -127,9 +134,8 @@ void sync_all(std::vector<Rank>& ranks) {
 
 // Sets the inputs (and poisons the outputs), runs the case once, and counts wrong elements.
 uint64_t check_case(const Case& k, size_t c, std::vector<Rank>& ranks) {
-  const int n = int(ranks.size());
-  for (int r = 0; r < n; ++r) {
-    Rank& x = ranks[size_t(r)];
+  for (Rank& x : ranks) {
+    const int r = x.rank, n = x.ranks;
     SOL_CUDA_CHECK(cudaSetDevice(x.device));
     SOL_CUDA_CHECK(cudaMemsetAsync(x.recv, 0xFF, recv_floats(k.op, c, n) * sizeof(float), x.stream));
     SOL_CUDA_CHECK(cudaMemsetAsync(x.bad, 0, sizeof(unsigned long long), x.stream));
@@ -145,8 +151,8 @@ uint64_t check_case(const Case& k, size_t c, std::vector<Rank>& ranks) {
   }
   issue_all(k, c, ranks);
   uint64_t wrong = 0;
-  for (int r = 0; r < n; ++r) {
-    Rank& x = ranks[size_t(r)];
+  for (Rank& x : ranks) {
+    const int r = x.rank, n = x.ranks;
     SOL_CUDA_CHECK(cudaSetDevice(x.device));
     const float* out = k.op == Collective::ReduceScatter && k.in_place ? x.send + size_t(r) * c : x.recv;
     const size_t len = recv_floats(k.op, c, n);
@@ -158,11 +164,6 @@ uint64_t check_case(const Case& k, size_t c, std::vector<Rank>& ranks) {
     wrong += bad;
   }
   return wrong;
-}
-
-Timing summary(std::vector<double> samples) {
-  const Summary s = summarize(std::move(samples));
-  return {s.median, s.min, s.p10, s.p90, s.samples};
 }
 
 // Records event `i` of every rank (its start or its stop) on the rank's stream.
@@ -186,7 +187,7 @@ double slowest(std::vector<Rank>& ranks, int i, int calls) {
   return worst;
 }
 
-Timing time_stream(const Case& k, size_t c, std::vector<Rank>& ranks, const Options& o) {
+std::vector<double> time_stream(const Case& k, size_t c, std::vector<Rank>& ranks, const Options& o) {
   for (int w = 0; w < o.warmup; ++w) issue_all(k, c, ranks);
   for (int i = 0; i < o.iters; ++i) {
     record(ranks, i, true);
@@ -195,11 +196,11 @@ Timing time_stream(const Case& k, size_t c, std::vector<Rank>& ranks, const Opti
   }
   std::vector<double> samples;
   for (int i = 0; i < o.iters; ++i) samples.push_back(slowest(ranks, i, 1));
-  return summary(samples);
+  return samples;
 }
 
 // `iters` calls captured into one graph per GPU, launched kGraphReps times after one warm-up launch.
-Timing time_graph(const Case& k, size_t c, std::vector<Rank>& ranks, const Options& o) {
+std::vector<double> time_graph(const Case& k, size_t c, std::vector<Rank>& ranks, const Options& o) {
   std::vector<cudaGraph_t> graphs(ranks.size());
   std::vector<cudaGraphExec_t> execs(ranks.size());
   for (auto& x : ranks) {
@@ -232,10 +233,75 @@ Timing time_graph(const Case& k, size_t c, std::vector<Rank>& ranks, const Optio
     SOL_CUDA_CHECK(cudaGraphExecDestroy(execs[r]));
     SOL_CUDA_CHECK(cudaGraphDestroy(graphs[r]));
   }
-  return summary(samples);
+  return samples;
+}
+
+// The largest buffers any case needs, in floats, over n ranks.
+std::pair<size_t, size_t> buffer_floats(const std::vector<Case>& cases, int n) {
+  size_t send_max = 1, recv_max = 1;
+  for (const Case& k : cases) {
+    const size_t c = count_of(k.op, k.bytes, n);
+    send_max = std::max(send_max, send_floats(k.op, c, n));
+    recv_max = std::max(recv_max, recv_floats(k.op, c, n));
+  }
+  return {send_max, recv_max};
+}
+
+// A rank's stream, buffers and events on its device; its communicator is the caller's.
+void set_up(Rank& x, const std::vector<Case>& cases, const Options& o) {
+  const auto [send_max, recv_max] = buffer_floats(cases, x.ranks);
+  const int events = std::max(o.iters, kGraphReps);
+  SOL_CUDA_CHECK(cudaSetDevice(x.device));
+  SOL_CUDA_CHECK(cudaStreamCreateWithFlags(&x.stream, cudaStreamNonBlocking));
+  SOL_CUDA_CHECK(cudaMalloc(&x.send, send_max * sizeof(float)));
+  SOL_CUDA_CHECK(cudaMalloc(&x.recv, recv_max * sizeof(float)));
+  SOL_CUDA_CHECK(cudaMalloc(&x.bad, sizeof(unsigned long long)));
+  x.start.resize(size_t(events));
+  x.stop.resize(size_t(events));
+  for (int i = 0; i < events; ++i) {
+    SOL_CUDA_CHECK(cudaEventCreate(&x.start[size_t(i)]));
+    SOL_CUDA_CHECK(cudaEventCreate(&x.stop[size_t(i)]));
+  }
+}
+
+void tear_down(Rank& x) {
+  SOL_CUDA_CHECK(cudaSetDevice(x.device));
+  for (auto e : x.start) SOL_CUDA_CHECK(cudaEventDestroy(e));
+  for (auto e : x.stop) SOL_CUDA_CHECK(cudaEventDestroy(e));
+  SOL_CUDA_CHECK(cudaFree(x.send));
+  SOL_CUDA_CHECK(cudaFree(x.recv));
+  SOL_CUDA_CHECK(cudaFree(x.bad));
+  SOL_CUDA_CHECK(cudaStreamDestroy(x.stream));
+  SOL_NCCL_CHECK(ncclCommDestroy(x.comm));
+}
+
+// Every case over this process's ranks: checked, then timed as the options ask.
+std::vector<Measured> run_cases(std::vector<Rank>& ranks, const std::vector<Case>& cases, const Options& o) {
+  const int n = ranks.front().ranks;
+  std::vector<Measured> out;
+  for (const Case& k : cases) {
+    Measured r;
+    r.c = k;
+    r.count = count_of(k.op, k.bytes, n);
+    if (r.count == 0) r.skipped = "fewer than one float32 element per rank";
+    else if (k.in_place && (k.op == Collective::AllToAll || k.op == Collective::SendRecv))
+      r.skipped = "NCCL has no in-place form of this collective";
+    if (r.skipped.empty()) {
+      r.wrong = check_case(k, r.count, ranks);
+      if (o.stream) r.stream = summary(r.stream_samples = time_stream(k, r.count, ranks, o));
+      if (o.graph) r.graph = summary(r.graph_samples = time_graph(k, r.count, ranks, o));
+    }
+    out.push_back(r);
+  }
+  return out;
 }
 
 }  // namespace
+
+Timing summary(std::vector<double> samples) {
+  const Summary s = summarize(std::move(samples));
+  return {s.median, s.min, s.p10, s.p90, s.samples};
+}
 
 Machine probe_machine(int gpus) {
   int count = 0;
@@ -274,59 +340,56 @@ Machine probe_machine(int gpus) {
 
 std::vector<Measured> measure(const Machine& m, const std::vector<Case>& cases, const Options& o) {
   const int n = m.gpus;
-  size_t send_max = 1, recv_max = 1;
-  for (const Case& k : cases) {
-    const size_t c = count_of(k.op, k.bytes, n);
-    send_max = std::max(send_max, send_floats(k.op, c, n));
-    recv_max = std::max(recv_max, recv_floats(k.op, c, n));
-  }
   std::vector<Rank> ranks(static_cast<size_t>(n));
   std::vector<ncclComm_t> comms(static_cast<size_t>(n));
   std::vector<int> devs(static_cast<size_t>(n));
   for (int r = 0; r < n; ++r) devs[size_t(r)] = r;
   SOL_NCCL_CHECK(ncclCommInitAll(comms.data(), n, devs.data()));
-  const int events = std::max(o.iters, kGraphReps);
   for (int r = 0; r < n; ++r) {
     Rank& x = ranks[size_t(r)];
-    x.device = r;
+    x.device = x.rank = r;
+    x.ranks = n;
     x.comm = comms[size_t(r)];
-    SOL_CUDA_CHECK(cudaSetDevice(r));
-    SOL_CUDA_CHECK(cudaStreamCreateWithFlags(&x.stream, cudaStreamNonBlocking));
-    SOL_CUDA_CHECK(cudaMalloc(&x.send, send_max * sizeof(float)));
-    SOL_CUDA_CHECK(cudaMalloc(&x.recv, recv_max * sizeof(float)));
-    SOL_CUDA_CHECK(cudaMalloc(&x.bad, sizeof(unsigned long long)));
-    x.start.resize(size_t(events));
-    x.stop.resize(size_t(events));
-    for (int i = 0; i < events; ++i) {
-      SOL_CUDA_CHECK(cudaEventCreate(&x.start[size_t(i)]));
-      SOL_CUDA_CHECK(cudaEventCreate(&x.stop[size_t(i)]));
+    set_up(x, cases, o);
+  }
+  std::vector<Measured> out = run_cases(ranks, cases, o);
+  for (auto& x : ranks) tear_down(x);
+  return out;
+}
+
+std::vector<Measured> measure_rank(int rank, int ranks, const std::string& id_file, const std::vector<Case>& cases,
+                                   const Options& o) {
+  if (rank < 0 || rank >= ranks) failure("measure_rank: rank " + std::to_string(rank) + " of " + std::to_string(ranks));
+  ncclUniqueId id{};
+  if (rank == 0) {
+    SOL_NCCL_CHECK(ncclGetUniqueId(&id));
+    const std::string part = id_file + ".part";
+    std::FILE* f = std::fopen(part.c_str(), "wb");
+    if (!f || std::fwrite(&id, sizeof id, 1, f) != 1 || std::fclose(f) != 0 || std::rename(part.c_str(), id_file.c_str()) != 0)
+      failure("cannot write NCCL's unique id to " + id_file);
+  } else {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kIdWaitS);
+    for (;;) {
+      if (std::FILE* f = std::fopen(id_file.c_str(), "rb")) {
+        const bool whole = std::fread(&id, sizeof id, 1, f) == 1;
+        std::fclose(f);
+        if (whole) break;
+      }
+      if (std::chrono::steady_clock::now() > deadline)
+        failure("rank " + std::to_string(rank) + ": rank 0 wrote no NCCL id to " + id_file + " within " +
+                std::to_string(kIdWaitS) + " s");
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
-  std::vector<Measured> out;
-  for (const Case& k : cases) {
-    Measured r;
-    r.c = k;
-    r.count = count_of(k.op, k.bytes, n);
-    if (r.count == 0) r.skipped = "fewer than one float32 element per rank";
-    else if (k.in_place && (k.op == Collective::AllToAll || k.op == Collective::SendRecv))
-      r.skipped = "NCCL has no in-place form of this collective";
-    if (r.skipped.empty()) {
-      r.wrong = check_case(k, r.count, ranks);
-      if (o.stream) r.stream = time_stream(k, r.count, ranks, o);
-      if (o.graph) r.graph = time_graph(k, r.count, ranks, o);
-    }
-    out.push_back(r);
-  }
-  for (auto& x : ranks) {
-    SOL_CUDA_CHECK(cudaSetDevice(x.device));
-    for (auto e : x.start) SOL_CUDA_CHECK(cudaEventDestroy(e));
-    for (auto e : x.stop) SOL_CUDA_CHECK(cudaEventDestroy(e));
-    SOL_CUDA_CHECK(cudaFree(x.send));
-    SOL_CUDA_CHECK(cudaFree(x.recv));
-    SOL_CUDA_CHECK(cudaFree(x.bad));
-    SOL_CUDA_CHECK(cudaStreamDestroy(x.stream));
-    SOL_NCCL_CHECK(ncclCommDestroy(x.comm));
-  }
+  std::vector<Rank> mine(1);
+  Rank& x = mine.front();
+  x.device = x.rank = rank;
+  x.ranks = ranks;
+  SOL_CUDA_CHECK(cudaSetDevice(rank));
+  SOL_NCCL_CHECK(ncclCommInitRank(&x.comm, ranks, id, rank));
+  set_up(x, cases, o);
+  std::vector<Measured> out = run_cases(mine, cases, o);
+  tear_down(x);
   return out;
 }
 

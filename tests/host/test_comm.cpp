@@ -475,9 +475,15 @@ TEST(CommBench, CannotRunHereSaysWhyInOneLine) {
   EXPECT_NE(r.rc, 0) << r.all();
   EXPECT_EQ(test::count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("2 GPUs"), std::string::npos) << r.err;
+  // One process per GPU fails the same way: the workers find fewer than 2 GPUs (or no NCCL) and
+  // the run stops them all and says which failed.
+  const auto p = test::run_sol("bench comm --process-per-gpu --gpus 2 --bytes 8:64 --no-peers");
+  EXPECT_NE(p.rc, 0) << p.all();
+  EXPECT_NE(p.err.find("2 GPUs"), std::string::npos) << p.err;
   // Bad flags are refused before anything runs.
   for (const char* args : {"bench comm --gpus 1", "bench comm --ops all-sum", "bench comm --bytes 1k:8",
-                           "bench comm --placement sideways", "bench comm --no-graph --no-stream"}) {
+                           "bench comm --placement sideways", "bench comm --no-graph --no-stream",
+                           "bench comm --process-per-gpu", "bench comm --process-per-gpu --gpus 0"}) {
     const auto e = test::run_sol(args);
     EXPECT_EQ(e.rc, 2) << args << ": " << e.all();
     EXPECT_EQ(test::count_lines(e.err), 1) << args << ": " << e.err;

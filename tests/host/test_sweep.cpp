@@ -268,7 +268,7 @@ TEST(SweepReport, MeasuredCeilingsReplaceTheDatasheetLevel) {
   for (int64_t n : {1024, 1793, 4096}) {
     const double flops = 2.0 * double(n) * double(n) * double(n);
     const sol::predict::Work w{fam.name, "v07_tma_store", "bf16", sol::Shape{{{"m", n}, {"n", n}, {"k", n}}}, flops,
-                               2.0 * 3 * double(n) * double(n)};
+                               2.0 * 3 * double(n) * double(n), {}};
     f.records.push_back(rec("v07_tma_store", 7, n, n, n, flops / sol::predict::predict(w, c).seconds / 1e12));
   }
   const std::string with = sol::report::sweep_markdown(f, datasheet, &probed);
