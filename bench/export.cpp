@@ -42,7 +42,7 @@ std::string md_cell(const std::string& s) {
 
 std::string md_row(const std::vector<std::string>& cells) {
   std::string o = "|";
-  for (const auto& c : cells) o += " " + md_cell(c) + " |";
+  for (const auto& c : cells) o.append(1, ' ').append(md_cell(c)).append(" |");
   return o + "\n";
 }
 
@@ -72,7 +72,10 @@ std::string records_csv(const std::vector<results::File>& files) {
           timed ? positive(r.floor_measured_s / r.median_s) : "", r.bound, positive(speedup_over_previous(f, r)),
           positive(speedup_over_peer(f, r)), timed ? number(r.rel_l2) : "", positive(r.tolerance), r.timing,
           r.throttled ? "1" : "0", r.skipped, r.note};
-      for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_field(cells[i]);
+      for (size_t i = 0; i < cells.size(); ++i) {
+        if (i) out += ',';
+        out += csv_field(cells[i]);
+      }
       out += "\n";
     }
   return out;

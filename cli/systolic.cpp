@@ -57,46 +57,6 @@ std::vector<sim::Layer> layers_of(const Options& o) {
   return {sim::Layer::conv("conv", v[0], v[1], v[2], v[3], v[4], v[5], v[6], v.size() > 7 ? v[7] : v[6])};
 }
 
-nlohmann::json traffic_json(const sim::OperandTraffic& t) {
-  return {{"sram_words", t.sram},
-          {"sram_rmw_read_words", t.sram_rmw_reads},
-          {"dram_words", t.dram},
-          {"dram_spill_read_words", t.dram_spill_reads},
-          {"sram_start_cycle", t.sram_start},
-          {"sram_stop_cycle", t.sram_stop},
-          {"dram_start_cycle", t.dram_start},
-          {"dram_stop_cycle", t.dram_stop},
-          {"avg_sram_words_per_cycle", t.avg_sram_bw},
-          {"avg_dram_words_per_cycle", t.avg_dram_bw},
-          {"peak_dram_words_per_cycle", t.peak_dram_bw}};
-}
-
-nlohmann::ordered_json to_json(const sim::ArrayConfig& c, const std::string& engine, const std::vector<sim::LayerResult>& rs) {
-  nlohmann::ordered_json j;
-  j["array"] = {{"rows", c.rows}, {"cols", c.cols}, {"dataflow", sim::to_string(c.dataflow)},
-                {"sram_kb", {c.ifmap_sram_kb, c.filter_sram_kb, c.ofmap_sram_kb}}, {"word_bytes", c.word_bytes},
-                {"bandwidth_mode", c.bandwidth_mode == sim::BandwidthMode::user ? "USER" : "CALC"},
-                {"dram_words_per_cycle", c.dram_words_per_cycle}, {"overlap", c.overlap}};
-  j["engine"] = engine;
-  j["model"] = rs.empty() ? "sol" : sim::to_string(rs[0].model);
-  int64_t cycles = 0, macs = 0;
-  for (const auto& r : rs) {
-    cycles += r.total_cycles, macs += r.macs;
-    j["layers"].push_back({{"name", r.name},
-                           {"m", r.gemm.M}, {"n", r.gemm.N}, {"k", r.gemm.K},
-                           {"row_folds", r.map.row_folds}, {"col_folds", r.map.col_folds},
-                           {"total_cycles", r.total_cycles}, {"stall_cycles", r.stall_cycles},
-                           {"compute_cycles", r.compute_cycles}, {"macs", r.macs},
-                           {"overall_util", r.overall_util / 100}, {"mapping_efficiency", r.mapping_eff / 100},
-                           {"compute_util", r.compute_util / 100}, {"dram_replayed", r.dram_replayed},
-                           {"ifmap", traffic_json(r.ifmap)}, {"filter", traffic_json(r.filter)},
-                           {"ofmap", traffic_json(r.ofmap)}, {"notes", r.notes}});
-  }
-  j["total"] = {{"cycles", cycles}, {"macs", macs},
-                {"overall_util", cycles > 0 ? double(macs) / (double(cycles) * double(c.rows * c.cols)) : 0}};
-  return j;
-}
-
 std::string table_text(const sim::ArrayConfig& c, const std::string& engine, const std::vector<sim::LayerResult>& rs) {
   std::string out = std::to_string(c.rows) + "x" + std::to_string(c.cols) + " " + sim::to_string(c.dataflow) +
                     " array, SRAM " + std::to_string(c.ifmap_sram_kb) + "/" + std::to_string(c.filter_sram_kb) + "/" +
@@ -177,7 +137,7 @@ Command add_systolic(CLI::App& root, Global&) {
               rs.push_back(std::move(r));
             }
             if (!o->out.empty()) sim::write_scalesim_reports(o->out, rs);
-            if (o->json.on()) emit_json(o->json, to_json(cfg, o->engine, rs));
+            if (o->json.on()) emit_json(o->json, nlohmann::ordered_json::parse(sim::results_json(cfg, o->engine, rs)));
             else std::fputs(table_text(cfg, o->engine, rs).c_str(), stdout);
             return 0;
           }};

@@ -28,15 +28,6 @@ std::string text(const ojson& j) { return j.dump(-1); }
 
 ojson gemm_doc(const model::GemmEstimate& e) { return ojson::parse(model::gemm_estimate_json(e)); }
 
-ojson traffic_doc(const sim::OperandTraffic& t) {
-  return {{"sram_words", t.sram},           {"sram_rmw_read_words", t.sram_rmw_reads},
-          {"dram_words", t.dram},           {"dram_spill_read_words", t.dram_spill_reads},
-          {"sram_start_cycle", t.sram_start}, {"sram_stop_cycle", t.sram_stop},
-          {"dram_start_cycle", t.dram_start}, {"dram_stop_cycle", t.dram_stop},
-          {"avg_sram_words_per_cycle", t.avg_sram_bw}, {"avg_dram_words_per_cycle", t.avg_dram_bw},
-          {"peak_dram_words_per_cycle", t.peak_dram_bw}};
-}
-
 }  // namespace
 
 std::string gemm_shape_json(const GemmShapeArgs& a) {
@@ -139,31 +130,13 @@ std::string systolic_json(const SystolicArgs& a) {
     layers = {sim::Layer::conv("conv", v[0], v[1], v[2], v[3], v[4], v[5], v[6], v.size() > 7 ? v[7] : v[6])};
   }
 
-  ojson j;
-  j["array"] = {{"rows", c.rows}, {"cols", c.cols}, {"dataflow", sim::to_string(c.dataflow)},
-                {"sram_kb", {c.ifmap_sram_kb, c.filter_sram_kb, c.ofmap_sram_kb}}, {"word_bytes", c.word_bytes},
-                {"bandwidth_mode", c.bandwidth_mode == sim::BandwidthMode::user ? "USER" : "CALC"},
-                {"dram_words_per_cycle", c.dram_words_per_cycle}, {"overlap", c.overlap}};
-  j["engine"] = a.engine;
-  j["model"] = sim::to_string(model);
-  j["layers"] = ojson::array();
-  int64_t cycles = 0, macs = 0;
+  std::vector<sim::LayerResult> results;
   for (const auto& l : layers) {
     sim::LayerResult r = a.engine == "stepped" ? sim::stepped(l, c, model) : sim::analytic(l, c, model);
     if (model == sim::Model::scalesim && !a.no_replay) sim::replay_scalesim_memory(l, c, r);
-    cycles += r.total_cycles, macs += r.macs;
-    j["layers"].push_back({{"name", r.name}, {"m", r.gemm.M}, {"n", r.gemm.N}, {"k", r.gemm.K},
-                           {"row_folds", r.map.row_folds}, {"col_folds", r.map.col_folds},
-                           {"total_cycles", r.total_cycles}, {"stall_cycles", r.stall_cycles},
-                           {"compute_cycles", r.compute_cycles}, {"macs", r.macs},
-                           {"overall_util", r.overall_util / 100}, {"mapping_efficiency", r.mapping_eff / 100},
-                           {"compute_util", r.compute_util / 100}, {"dram_replayed", r.dram_replayed},
-                           {"ifmap", traffic_doc(r.ifmap)}, {"filter", traffic_doc(r.filter)},
-                           {"ofmap", traffic_doc(r.ofmap)}, {"notes", r.notes}});
+    results.push_back(std::move(r));
   }
-  j["total"] = {{"cycles", cycles}, {"macs", macs},
-                {"overall_util", cycles > 0 ? double(macs) / (double(cycles) * double(c.rows * c.cols)) : 0}};
-  return text(j);
+  return sim::results_json(c, a.engine, results);
 }
 
 }  // namespace sol::python

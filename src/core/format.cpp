@@ -282,7 +282,8 @@ std::string Table::str() const {
         for (size_t c : g) cells.push_back(row[c]);
         part.add_row(cells);
       }
-      out += (out.empty() ? "" : "\n") + part.str();
+      if (!out.empty()) out += '\n';
+      out += part.str();
     }
     return out;
   }

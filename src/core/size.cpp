@@ -116,7 +116,8 @@ std::vector<int64_t> parse_counts(const std::string& what, const std::string& gi
   const std::string form = n_min == n_max ? std::to_string(n_min) : std::to_string(n_min) + " to " + std::to_string(n_max);
   const std::string fix = "give " + form + " sizes joined by ',' or 'x', e.g. 1000x1000x1000; each " + kCountForms;
   std::string text = given;  // "128×256×64" reads as "128x256x64"
-  for (size_t p; (p = text.find("×")) != std::string::npos;) text.replace(p, std::string("×").size(), "x");
+  const std::string times = "×";
+  for (size_t p; (p = text.find(times)) != std::string::npos;) text.replace(p, times.size(), 1, 'x');
   std::vector<int64_t> v;
   size_t start = 0;
   for (;;) {

@@ -191,7 +191,8 @@ std::string python_float(double v) {
     if (ch != '.') digits += ch;
   std::string out;
   if (exp10 < -4 || exp10 >= 16) {
-    out = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "");
+    out = digits.substr(0, 1);
+    if (digits.size() > 1) out.append(1, '.').append(digits, 1, std::string::npos);
     char ex[16];
     std::snprintf(ex, sizeof ex, "e%c%02d", exp10 < 0 ? '-' : '+', std::abs(exp10));
     out += ex;

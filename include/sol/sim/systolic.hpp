@@ -147,4 +147,9 @@ LayerResult stepped(const Layer& layer, const ArrayConfig& cfg, Model model, con
 // Cost: proportional to the SRAM accesses (milliseconds to seconds). USER mode is not replayed.
 void replay_scalesim_memory(const Layer& layer, const ArrayConfig& cfg, LayerResult& r);
 
+// The results document of `sol systolic --json` and sol.model.systolic, built once here: the
+// array, the engine and model, per layer its GEMM, folds, cycles, utilizations (fractions) and
+// each operand's SRAM and DRAM traffic, and the total over the layers. JSON text.
+std::string results_json(const ArrayConfig& cfg, const std::string& engine, const std::vector<LayerResult>& results);
+
 }  // namespace sol::sim
