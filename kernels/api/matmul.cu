@@ -149,9 +149,9 @@ tc::LtDesc lt_desc(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p)
 
 void run_cublaslt(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p, int device, char* ws, cudaStream_t stream) {
   PerDevice& pd = per_device(device);
-  char* lt_ws = ws + 0;  // the layout of MatmulPlan::workspace_bytes: pack (0 here), lt, scratch, scalars
-  char* scratch = lt_ws + (p.lt_bytes + 255) / 256 * 256;
-  float* scalars = reinterpret_cast<float*>(scratch + (p.scratch_bytes + 255) / 256 * 256);
+  char* lt_ws = ws;  // MatmulPlan's layout: pack (none here), lt, scratch, scalars
+  char* scratch = ws + p.scratch_offset();
+  float* scalars = reinterpret_cast<float*>(ws + p.scalars_offset());
   tc::LtDesc d = lt_desc(c, p);
   const void *alpha = &c.alpha, *beta = &c.beta;
   if (d.device_scalars) {
@@ -188,8 +188,8 @@ void run_rung(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p, void
   q.A = c.a, q.B = c.b, q.C = const_cast<void*>(c.c);
   q.lda = c.lda, q.ldb = c.ldb, q.ldc = c.ldc;
   q.alpha = c.alpha;
-  if (p.scratch_bytes > 0)  // fp8 reading C: the rung writes D after the packing copies (workspace_bytes' layout)
-    q.C = static_cast<char*>(ws) + (p.pack_bytes + 255) / 256 * 256, q.ldc = c.n;
+  if (p.scratch_bytes > 0)  // fp8 reading C: the rung writes D after the packing copies
+    q.C = static_cast<char*>(ws) + p.scratch_offset(), q.ldc = c.n;
   tc::Workspace borrowed(ws, p.pack_bytes);
   rung_launch(p.rung)(q, borrowed, stream);
   if (c.a_type == DType::fp8_e4m3) {

@@ -153,8 +153,10 @@ size_t rung_pack_bytes(const MatmulCall& c, const std::string& rung) {
 }
 
 
+size_t MatmulPlan::scratch_offset() const { return round_up(pack_bytes) + round_up(lt_bytes); }
+size_t MatmulPlan::scalars_offset() const { return scratch_offset() + round_up(scratch_bytes); }
 size_t MatmulPlan::workspace_bytes() const {
-  return round_up(pack_bytes) + round_up(lt_bytes) + round_up(scratch_bytes) + scalars_bytes + partial_bytes;  // gemv: partials alone, at 0
+  return scalars_offset() + scalars_bytes + partial_bytes;  // gemv: partials alone, at 0
 }
 
 const std::vector<std::string>& gemv_rungs() {

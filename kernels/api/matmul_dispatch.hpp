@@ -65,6 +65,9 @@ struct MatmulPlan {
   size_t scalars_bytes = 0;  // cublaslt with fp8: alpha·scale_a·scale_b and beta on the device
   size_t partial_bytes = 0;  // gemv: the split-k partials (kernels/gemm/gemv/plan.hpp)
   size_t workspace_bytes() const;
+  // Where the scratch D and the scalars start in the workspace (the layout above, in one place).
+  size_t scratch_offset() const;
+  size_t scalars_offset() const;
 };
 
 // The rungs of kernels/gemm/tc the dispatcher can run, in ladder order (names as the registry's).

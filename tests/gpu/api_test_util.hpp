@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sol/core/error.hpp"
+#include "sol/kernels.hpp"
 
 namespace sol::test {
 
@@ -90,6 +91,19 @@ inline double rel_l2(const std::vector<double>& got, const std::vector<double>& 
 
 // A well-aligned address that is never dereferenced: the validation tests throw before any access.
 inline void* fake_pointer(uintptr_t i = 1) { return reinterpret_cast<void*>(uintptr_t(1) << 20 | i << 12); }
+
+// Attention arguments of this shape with distinct fake pointers for q, k, v, o and lse: enough
+// for the host-side validation and explain, which never dereference them.
+inline AttentionArgs fake_attention_args(int64_t b, int64_t h, int64_t h_kv, int64_t n, int64_t nk, int d) {
+  AttentionArgs a;
+  a.b = b, a.h = h, a.h_kv = h_kv, a.n = n, a.nk = nk, a.d = d;
+  a.q = fake_pointer(1);
+  a.k = fake_pointer(2);
+  a.v = fake_pointer(3);
+  a.o = fake_pointer(4);
+  a.lse = static_cast<float*>(fake_pointer(5));
+  return a;
+}
 
 // For its scope, lets the dispatchers choose implementations the committed tables have not
 // measured yet (SOL_DISPATCH_UNMEASURED=1, kernels/api/unmeasured.hpp); the value before is restored.

@@ -25,21 +25,7 @@ using sol::test::fake_pointer;
 
 namespace {
 
-AttentionArgs valid_args() {
-  AttentionArgs a;
-  a.b = 2;
-  a.h = 4;
-  a.h_kv = 2;
-  a.n = 17;
-  a.nk = 33;
-  a.d = 64;
-  a.q = fake_pointer(1);
-  a.k = fake_pointer(2);
-  a.v = fake_pointer(3);
-  a.o = fake_pointer(4);
-  a.lse = static_cast<float*>(fake_pointer(5));
-  return a;
-}
+AttentionArgs valid_args() { return sol::test::fake_attention_args(2, 4, 2, 17, 33, 64); }
 
 AttentionBackwardArgs valid_bwd_args() {
   AttentionBackwardArgs g;

@@ -29,14 +29,7 @@ using sol::test::fake_pointer;
 namespace {
 
 AttentionArgs decode_args(int64_t b, int64_t h, int64_t hkv, int64_t n, int64_t nk, int d) {
-  AttentionArgs a;
-  a.b = b, a.h = h, a.h_kv = hkv, a.n = n, a.nk = nk, a.d = d;
-  a.q = fake_pointer(1);
-  a.k = fake_pointer(2);
-  a.v = fake_pointer(3);
-  a.o = fake_pointer(4);
-  a.lse = static_cast<float*>(fake_pointer(5));
-  return a;
+  return sol::test::fake_attention_args(b, h, hkv, n, nk, d);
 }
 
 constexpr size_t kBigWorkspace = size_t(1) << 30;
