@@ -75,6 +75,7 @@ struct Timed {
   int runs_per_sample = 1;
   bool graph = false;
   bool settled = false;
+  double eager_median = 0;  // timed from a graph because short: the median from the stream; else 0
   ClockWatch clocks;
   std::vector<std::string> notes;
 };

@@ -58,6 +58,7 @@ struct StageTimes {
 struct Options {
   bool cold_l2 = false;      // flush L2 before every sample (the question is DRAM)
   bool graph = false;        // replay runs from a CUDA graph: no launch gaps
+  bool events = false;       // time from the stream only, short runs too (launch gaps included)
   double budget_s = 0.5;     // wall time for the samples of one variant at one shape, at most
   double warmup_s = 0.02;    // at least this long, and at least 3 runs, before any sample
   int min_samples = 10;      // fewer only when one run alone exceeds budget_s / min_samples (≥ 3)

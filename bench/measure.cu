@@ -173,6 +173,8 @@ results::Record measure(const Variant& v, const Shape& s, const Options& opts, c
   if (opts.cold_l2 && opts.graph)
     bad_input("--cold-l2 and --graph cannot be combined",
               "cold L2 flushes before every sample; a graph replays runs back to back without a flush");
+  if (opts.events && opts.graph)
+    bad_input("--events and --graph cannot be combined", "--events times from the stream alone; pick one");
   results::Record r = base_record(v, s, opts);
   try {
     const gpu::Device dev = gpu::current_device();
@@ -217,6 +219,7 @@ results::Record measure(const Variant& v, const Shape& s, const Options& opts, c
     r.spread = t.summary.spread;
     r.samples = t.summary.samples;
     r.graph = t.graph;
+    r.eager_median_s = t.eager_median;
     r.throttled = t.clocks.throttled();
     r.throttle_reasons = t.clocks.known() ? describe_clock_reasons(t.clocks.reasons() & ~uint64_t(1)) : "unknown";
     set_achieved(r);
@@ -530,11 +533,13 @@ Diagnosis doctor(const Variant& v, const Shape& s, const Options& opts, const Pr
   const results::Record r = measure(v, s, opts, probed.ceilings, row);
   if (!r.skipped.empty()) bad_input(v.family + "/" + v.name + " at " + s.str() + ": " + r.skipped);
   DoctorInputs in = doctor_inputs(v, s, r, probed, row);
-  // A short kernel is timed again from a graph: the difference is what launch gaps cost.
-  if (!opts.graph && r.median_s > 0 && r.median_s < 50e-6) {
+  // A short kernel is timed from a graph as well: the difference is what launch gaps cost.
+  if (r.graph && r.eager_median_s > 0) {
+    in.graph_median_s = r.median_s;
+  } else if (!r.graph && r.median_s > 0 && r.median_s < results::kGraphBelowS) {
     Options g = opts;
     g.graph = true;
-    g.cold_l2 = false;
+    g.cold_l2 = g.events = false;
     const results::Record rg = measure(v, s, g, probed.ceilings, row);
     if (rg.skipped.empty() && rg.graph) in.graph_median_s = rg.median_s;
   }

@@ -85,7 +85,8 @@ results::Record missing_peer_record(const std::string& family, const std::string
 }
 
 std::string peer_request_json(const std::vector<PeerRequest>& families, const PeerOptions& opts) {
-  nlohmann::json req = {{"budget_s", opts.budget_s}, {"compile", opts.compile}, {"dry_run", opts.dry_run},
+  nlohmann::json req = {{"budget_s", opts.budget_s},   {"graph_below_s", results::kGraphBelowS},
+                        {"compile", opts.compile},     {"dry_run", opts.dry_run},
                         {"families", nlohmann::json::array()}};
   for (const PeerRequest& f : families) {
     nlohmann::json shapes = nlohmann::json::array();

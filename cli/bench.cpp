@@ -34,7 +34,7 @@ struct Opts {
   std::string pattern;
   std::vector<std::string> shapes;
   std::string json, out_dir, gpu;
-  bool cold_l2 = false, graph = false, no_peers = false, headline = false, full_probe = false, memory = false;
+  bool cold_l2 = false, graph = false, events = false, no_peers = false, headline = false, full_probe = false, memory = false;
   bool sweep = false, plan = false, model_shapes = false;
   bool csv = false, md = false, run_once = false;
   double budget_s = 0.5;
@@ -113,10 +113,11 @@ void check_flags(const Opts& o) {
   if (o.cold_l2 && o.graph)
     bad_input("--cold-l2 and --graph cannot be combined",
               "cold L2 flushes before every sample; a graph replays runs back to back without a flush");
+  if (o.events && o.graph) bad_input("--events and --graph cannot be combined", "--events times from the stream alone");
   if (o.csv && o.md) bad_input("--csv and --md cannot be combined", "each prints the records to stdout: pick one");
-  if (o.run_once && (o.graph || o.cold_l2 || o.memory || o.sweep))
+  if (o.run_once && (o.graph || o.events || o.cold_l2 || o.memory || o.sweep))
     bad_input("--run-once runs each variant once, untimed by the sampling loop",
-              "drop --graph, --cold-l2, --memory and --sweep with it");
+              "drop --graph, --events, --cold-l2, --memory and --sweep with it");
   if (o.run_once && (o.min_samples > 0 || o.max_noise > 0 || o.timeout_s > 0))
     bad_input("--run-once takes no samples", "drop --min-samples, --max-noise and --timeout with it");
 }
@@ -151,6 +152,7 @@ bench::RunOptions run_options(const Opts& o, const bench::ProbeResult& probed) {
   ro.timing.cold_l2 = o.cold_l2;
   ro.timing.memory = o.memory;
   ro.timing.graph = o.graph;
+  ro.timing.events = o.events;
   ro.timing.budget_s = o.budget_s;
   if (o.min_samples > 0) ro.timing.min_samples = o.min_samples;
   ro.timing.max_noise = o.max_noise;
@@ -253,7 +255,9 @@ Command add_bench(CLI::App& root, Global&) {
   app->add_flag("--cold-l2", o->cold_l2, "flush L2 before every sample");
   app->add_flag("--memory", o->memory,
                 "also measure each variant's peak device memory for one call (inputs, outputs, workspace; one input set)");
-  app->add_flag("--graph", o->graph, "replay runs from a CUDA graph (no launch gaps)");
+  const std::string short_run = "runs under " + num(results::kGraphBelowS * 1e6, 3) + " µs";
+  app->add_flag("--graph", o->graph, "replay every run from a CUDA graph (no launch gaps; by default only " + short_run + ")");
+  app->add_flag("--events", o->events, "time from the stream only, " + short_run + " too (launch gaps included)");
   app->add_flag("--no-peers", o->no_peers, "skip the PyTorch peers");
   app->add_flag("--headline", o->headline, "only the first (headline) bench shape of each variant");
   app->add_flag("--full-probe", o->full_probe, "measure matrix, FMA and L2 ceilings too (else copy and launch only)");

@@ -22,7 +22,7 @@ namespace {
 struct Opts {
   std::string pattern, shape, gpu, results;
   JsonOut json;
-  bool cold_l2 = false, graph = false;
+  bool cold_l2 = false, graph = false, events = false;
   int device = 0;
 };
 
@@ -121,6 +121,7 @@ int run_doctor(const Opts& o) {
   if (std::string why = v.unsupported ? v.unsupported(shape) : ""; !why.empty())
     bad_input(v.family + "/" + v.name + " does not support " + shape.str() + ": " + why);
   if (o.cold_l2 && o.graph) bad_input("--cold-l2 and --graph cannot be combined");
+  if (o.events && o.graph) bad_input("--events and --graph cannot be combined", "--events times from the stream alone");
   bench::select_device(o.device);
   bench::ProbeOptions po;
   po.quick = true;
@@ -132,6 +133,7 @@ int run_doctor(const Opts& o) {
   bench::Options opts;
   opts.cold_l2 = o.cold_l2;
   opts.graph = o.graph;
+  opts.events = o.events;
   std::fprintf(stderr, "sol: measuring %s/%s at %s...\n", v.family.c_str(), v.name.c_str(), shape.str().c_str());
   const bench::Diagnosis d = bench::doctor(v, shape, opts, probed, row);
   if (o.json.on()) emit_json(o.json, nlohmann::ordered_json::parse(bench::diagnosis_json(d)));
@@ -151,7 +153,8 @@ Command add_doctor(CLI::App& root, Global&) {
   add_json(app, o->json, "the diagnosis");
   add_device(app, o->device);
   app->add_flag("--cold-l2", o->cold_l2, "time with L2 flushed before every sample");
-  app->add_flag("--graph", o->graph, "time from a CUDA graph");
+  app->add_flag("--graph", o->graph, "time from a CUDA graph (by default only short runs)");
+  app->add_flag("--events", o->events, "time from the stream only, short runs too (launch gaps included)");
   return {app, [o]() -> int {
             if (!o->results.empty()) return run_doctor_on_results(*o);
 #ifdef SOL_WITH_CUDA

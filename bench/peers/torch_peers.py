@@ -16,10 +16,11 @@ dtype) place the peer on its own roofline. --dry-run (or "dry_run" in the reques
 request and answers without importing torch, measuring nothing.
 
 Timing, two ways. Device time (median_s, min_s, max_s, spread, the comparison with sol's kernels):
-for calls shorter than GRAPH_BELOW_S, the calls over all rotated input sets captured in one CUDA
-graph, replayed back to back, CUDA events around each sample of replays, per-call time = sample /
-calls (timing "graph"); for longer calls, autograd backwards and where capture fails, many eager
-calls between one event pair (timing "events_batched"), which the host queues ahead of the GPU. Eager time
+for calls shorter than the request's graph_below_s (the harness's own threshold, which times sol's
+short runs the same way), the calls over all rotated input sets captured in one CUDA graph,
+replayed back to back, CUDA events around each sample of replays, per-call time = sample / calls
+(timing "graph"); for longer calls, autograd backwards and where capture fails, many eager calls
+between one event pair (timing "events_batched"), which the host queues ahead of the GPU. Eager time
 (eager_median_s, what a user's Python loop sees, host dispatch included): host clock around a
 batch of eager calls, synchronised before and after, per call. Warm-up first; inputs are fresh
 random values (never zero) rotated over enough sets to exceed 256 MiB, as the Cases do; the SM
@@ -37,12 +38,12 @@ import time
 ROTATE_BYTES = 256 * 2**20  # all sets together exceed this (5× H200's 50 MB L2)
 MAX_SETS = 16
 SECONDS = {"device": 0.5, "eager": 0.5}  # measuring time per (variant, shape) each way, after warm-up (budget_s)
-OPTIONS = {"compile": True}  # the request's "compile": the torch.compile peers (seconds of compilation each)
+# The request's "compile" (the torch.compile peers, seconds of compilation each) and "graph_below_s":
+# calls at least this long are device-timed as eager calls between one event pair, for the host queues
+# them far ahead of the GPU, so a graph would remove no gap (and holds its outputs in its own pool).
+OPTIONS = {"compile": True, "graph_below_s": None}
 SAMPLE_SECONDS = 1e-3  # one sample spans at least this long (many calls when a call is short)
 GRAPH_CALLS_MAX = 256  # calls captured in one graph, at most
-# Calls at least this long are device-timed as eager calls between one event pair: the host queues
-# them far ahead of the GPU, so a graph would remove no gap (and holds its outputs in its own pool).
-GRAPH_BELOW_S = 50e-6
 MIN_SAMPLES, MAX_SAMPLES, WARMUP = 10, 200, 3
 
 class PeerError(Exception):
@@ -279,9 +280,10 @@ class Timer:
         eager = summary(self.eager(fn, inputs, SECONDS["eager"]))
         if self.cpu:  # no device: the host clock is the only clock
             return dict(eager, timing="host_clock", eager_median_s=eager["median_s"], sm_clock_hz=0.0), "none (--cpu)"
-        if not capturable or eager["median_s"] >= GRAPH_BELOW_S:
+        graph_below_s = OPTIONS["graph_below_s"]
+        if not capturable or eager["median_s"] >= graph_below_s:
             times, clock, how = self.batched(fn, inputs, eager["median_s"])
-            why = "autograd backward" if not capturable else f"calls of ≥ {GRAPH_BELOW_S * 1e6:.0f} µs"
+            why = "autograd backward" if not capturable else f"calls of ≥ {graph_below_s * 1e6:.0f} µs"
             return dict(summary(times), timing="events_batched", eager_median_s=eager["median_s"],
                         sm_clock_hz=clock), how + f" ({why}: no graph)"
         try:
@@ -660,7 +662,8 @@ FAMILIES.update({f: row_bwd_peers(f) for f in ("layernorm_bwd", "rmsnorm_bwd", "
 
 
 def read_request(path):
-    """The request's budget, compile switch, dry-run switch and families: [(family, [(dims, Costs)])]."""
+    """The request's budget, graph threshold, compile switch, dry-run switch and families:
+    [(family, [(dims, Costs)])]."""
     try:
         with open(path) as f:
             req = json.load(f)
@@ -671,6 +674,9 @@ def read_request(path):
     budget = req.get("budget_s", SECONDS["device"])
     if not isinstance(budget, (int, float)) or not (0 < budget <= 60):
         fail(2, f"budget_s {budget}: give seconds in (0, 60]")
+    graph_below = req.get("graph_below_s")
+    if not isinstance(graph_below, (int, float)) or not (0 <= graph_below <= 1):
+        fail(2, f"{path}: graph_below_s {graph_below!r}: give the seconds below which a call is timed from a graph")
     families = []
     for fam in req["families"]:
         name = fam.get("family") if isinstance(fam, dict) else None
@@ -685,7 +691,7 @@ def read_request(path):
                     fail(2, f"{path} ({name}, {item['shape']}): a cost names variant, dtype, flops and bytes")
             shapes.append((item["shape"], item["costs"]))
         families.append((name, shapes))
-    return float(budget), bool(req.get("compile", True)), bool(req.get("dry_run", False)), families
+    return float(budget), float(graph_below), bool(req.get("compile", True)), bool(req.get("dry_run", False)), families
 
 
 def serve(torch, family, shapes, cpu):
@@ -747,9 +753,9 @@ def main():
     ap.add_argument("--dry-run", action="store_true", help="check the request; import nothing, measure nothing")
     args = ap.parse_args()
     try:
-        budget, compile_peers, dry, families = read_request(args.request)
+        budget, graph_below, compile_peers, dry, families = read_request(args.request)
         SECONDS.update(device=budget, eager=budget)
-        OPTIONS["compile"] = compile_peers
+        OPTIONS.update(compile=compile_peers, graph_below_s=graph_below)
         answer = {"torch": "", "import_s": 0.0}
         if dry or args.dry_run:
             answer["families"] = dry_run(families)

@@ -100,7 +100,14 @@ std::string family_markdown(const results::File& f, const hw::HwSpec& hw) {
   o << ". \"of floor\" = the model's floor ÷ the measured median; \"floor base\" = the ceiling the floor "
        "was computed on, the one that binds it: measured in this run, or the datasheet's. \"timed by\": events "
        "(device events per sample), graph (a CUDA graph replayed) or events_batched (many calls between one "
-       "event pair); a peer's \"eager\" time is one call in a Python loop, host dispatch included.\n\n";
+       "event pair); a peer's \"eager\" time is one call in a Python loop, host dispatch included.";
+  const bool short_from_graph = std::any_of(f.records.begin(), f.records.end(), [](const results::Record& r) {
+    return r.graph && r.eager_median_s > 0 && r.variant.rfind("peer:", 0) != 0;
+  });
+  if (short_from_graph)
+    o << " A sol run under " << num(results::kGraphBelowS * 1e6, 3)
+      << " µs is timed from a graph, and its \"eager\" time is one run from the stream, launch gaps included.";
+  o << "\n\n";
   const bool memory = std::any_of(f.records.begin(), f.records.end(), [](const auto& r) { return r.peak_device_bytes > 0; });
   std::vector<std::string> cols = {"variant", "technique", "shape", "median", "timed by", "GB/s", "of floor", "floor base",
                                    "vs peer", "check"};

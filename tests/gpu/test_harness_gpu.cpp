@@ -95,6 +95,34 @@ TEST(HarnessGpu, ColdL2AndGraphModes) {
   bench::Options both = quick_timing();
   both.cold_l2 = both.graph = true;
   EXPECT_THROW(time_selftest("v01_axpb", both), Error);
+  bench::Options events_and_graph = quick_timing();
+  events_and_graph.events = events_and_graph.graph = true;
+  EXPECT_THROW(time_selftest("v01_axpb", events_and_graph), Error);
+}
+
+// A run far shorter than results::kGraphBelowS is timed from a graph by default, its time from the
+// stream kept beside it; --events keeps it on the stream; cold L2 cannot replay a graph, so it stays there.
+TEST(HarnessGpu, ShortRunsAreTimedFromAGraphUnlessToldOtherwise) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  const results::Record dflt = time_selftest("v01_axpb", quick_timing(), "n=4097");
+  expect_sane_timing(dflt);
+  ASSERT_LT(dflt.median_s, results::kGraphBelowS);
+  EXPECT_TRUE(dflt.graph) << dflt.note;
+  EXPECT_EQ(dflt.timing, "graph");
+  EXPECT_GT(dflt.eager_median_s, 0) << dflt.note;
+  EXPECT_NE(dflt.note.find("from the stream one run took"), std::string::npos) << dflt.note;
+  bench::Options events = quick_timing();
+  events.events = true;
+  const results::Record re = time_selftest("v01_axpb", events, "n=4097");
+  expect_sane_timing(re);
+  EXPECT_FALSE(re.graph);
+  EXPECT_EQ(re.timing, "events");
+  EXPECT_EQ(re.eager_median_s, 0);
+  bench::Options cold = quick_timing();
+  cold.cold_l2 = true;
+  const results::Record rc = time_selftest("v01_axpb", cold, "n=4097");
+  EXPECT_FALSE(rc.graph);
+  EXPECT_EQ(rc.eager_median_s, 0);
 }
 
 TEST(HarnessGpu, PoisonDetectionCatchesUnwrittenElements) {

@@ -448,16 +448,25 @@ TEST(ApiMatmulDecode, SplitKReservesItsPartialsInTheWorkspace) {
 }
 
 TEST(ApiMatmulDecode, ServesWhatTheTensorCoreRungsDoNot) {
-  // beta ≠ 0, f32 or f16 C, f16 inputs, B stored k×n: all decode-rung calls at a launch-bound size.
+  // beta ≠ 0, f32 or f16 C, f16 inputs, B stored k×n: a decode rung serves each call (B k×n: v11),
+  // and the plan either runs it or names it beside the measurement that ruled it out — whichever
+  // the table holds, the rung is never refused.
   std::vector<MatmulCall> calls(4, tn(3, 768, 768));
   calls[0].beta = 0.5f;
   calls[1].c_type = DType::f32;
   calls[2].a_type = calls[2].b_type = calls[2].c_type = DType::f16;
   calls[3].trans_b = false, calls[3].c_type = DType::f16, calls[3].beta = 1.f;
   for (const MatmulCall& c : calls) {
+    const DecodePrediction d = decode_prediction(validate(c), 90);
+    EXPECT_EQ(d.refusal, "");
+    EXPECT_EQ(d.rung, c.trans_b ? "v10_mma_swapped" : "v11_n_contiguous");
     const MatmulPlan p = plan(validate(c), 90, true, DecodeRungs::any);
-    EXPECT_EQ(p.impl, Impl::gemv) << p.reason;
-    EXPECT_EQ(p.family, c.a_type == DType::f16 ? "gemm_fp16" : "gemm_bf16");
+    if (p.impl == Impl::gemv) {
+      EXPECT_EQ(p.family, c.a_type == DType::f16 ? "gemm_fp16" : "gemm_bf16");
+    } else {
+      EXPECT_NE(p.reason.find("decode rung " + d.rung), std::string::npos) << p.reason;
+      EXPECT_NE(p.reason.find("measured slower"), std::string::npos) << p.reason;
+    }
   }
 }
 

@@ -421,10 +421,12 @@ TEST(Peers, OneProcessAnswersEveryFamily) {
   EXPECT_EQ(b.torch, "9.9 (CUDA 99.9)");
   EXPECT_DOUBLE_EQ(b.import_s, 2.5);
   EXPECT_GT(b.seconds, 0);
-  // The request: the budget, the compile switch and, per shape, the registry's cost of each variant there.
+  // The request: the budget, the graph threshold the harness's own runs use, the compile switch and,
+  // per shape, the registry's cost of each variant there.
   const nlohmann::json req = nlohmann::json::parse(std::ifstream(keep));
   std::filesystem::remove(keep);
   EXPECT_DOUBLE_EQ(req.at("budget_s").get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(req.at("graph_below_s").get<double>(), results::kGraphBelowS);
   EXPECT_FALSE(req.at("compile").get<bool>());
   const auto& copy = req.at("families").at(0);
   EXPECT_EQ(copy.at("family"), "copy");
@@ -488,7 +490,9 @@ TEST(Peers, TheScriptMeasuresOnTheCpuWhereTorchIsInstalled) {
       EXPECT_EQ(rec.family, r.family);
       EXPECT_GT(rec.bytes, 0) << rec.variant << " takes its bytes from the registry";
       EXPECT_NE(rec.note.find("as sol's"), std::string::npos) << rec.note;
-      if (rec.skipped.empty()) EXPECT_TRUE(rec.verified) << rec.variant << " " << rec.note;
+      if (rec.skipped.empty()) {
+        EXPECT_TRUE(rec.verified) << rec.variant << " " << rec.note;
+      }
     }
   }
 }
@@ -513,7 +517,9 @@ TEST(Peers, TheScriptChecksEveryFamilyOfTheRegistryWithoutTorch) {
     const bool known = r.missing.rfind("dry run: ", 0) == 0;
     const bool no_peer = r.missing.find("no PyTorch peer for family '" + r.family + "'") != std::string::npos;
     EXPECT_TRUE(known || no_peer) << r.family << ": " << r.missing;
-    if (r.family == "copy" || r.family == "gemm_fp32" || r.family == "layernorm_bwd") EXPECT_TRUE(known) << r.missing;
+    if (r.family == "copy" || r.family == "gemm_fp32" || r.family == "layernorm_bwd") {
+      EXPECT_TRUE(known) << r.missing;
+    }
   }
 }
 
