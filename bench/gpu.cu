@@ -149,17 +149,17 @@ Timed time_runs(const std::function<void(int, cudaStream_t)>& run, int sets, con
   if (flusher)
     t.notes.push_back("cold L2: " + std::to_string(flusher->bytes() >> 20) + " MiB flushed before every sample");
 
-  // Samples until the median settles (or the budget or the timeout ends it): each sample one run
+  // Samples until the median settles (or `budget_s` or the timeout ends it): each sample one run
   // from the stream, or one replay of `graph`.
   struct Sampled {
     Summary summary;
     bool settled = false;
     std::vector<std::string> notes;
   };
-  const auto sample = [&](const Graph* graph, int runs_per_sample) {
+  const auto sample = [&](const Graph* graph, int runs_per_sample, double budget_s) {
     Sampled out;
     const double per_sample = per_run * runs_per_sample;
-    const int min_samples = std::max(3, std::min(opts.min_samples, int(opts.budget_s / per_sample)));
+    const int min_samples = std::max(3, std::min(opts.min_samples, int(budget_s / per_sample)));
     const int round = int(std::clamp(std::ceil(0.025 / per_sample), 1.0, 256.0));
     EventPairs ev(round);
     std::vector<double> samples;
@@ -190,15 +190,15 @@ Timed time_runs(const std::function<void(int, cudaStream_t)>& run, int sets, con
       }
       before = out.summary.median;
       if (int(samples.size()) >= opts.max_samples) break;
-      if (int(samples.size()) >= min_samples && wall >= opts.budget_s) break;
-      if (wall >= 4 * opts.budget_s && samples.size() >= 3) break;  // slow runs: accept fewer samples
+      if (int(samples.size()) >= min_samples && wall >= budget_s) break;
+      if (wall >= 4 * budget_s && samples.size() >= 3) break;  // slow runs: accept fewer samples
       if (out_of_time()) {
         out.notes.push_back("stopped at the " + num(opts.timeout_s, 3) + " s timeout after " +
                             std::to_string(samples.size()) + " samples");
         break;
       }
     }
-    const std::string within = " within the " + num(opts.budget_s, 3) + " s budget";
+    const std::string within = " within the " + num(budget_s, 3) + " s budget";
     if (opts.max_noise > 0)
       out.notes.push_back("median ±" + num(100 * out.summary.median_ci, 2) + " % (95 % CI) over " +
                           std::to_string(samples.size()) + " samples" +
@@ -214,10 +214,12 @@ Timed time_runs(const std::function<void(int, cudaStream_t)>& run, int sets, con
   };
 
   // A short run is timed from the stream first (what a loop of launches sees, gaps included), then
-  // from a graph (device time), unless the caller chose one way.
+  // from a graph (device time), each way half the budget, unless the caller chose one way.
   const bool from_graph = opts.graph || (!opts.events && !opts.cold_l2 && per_run < results::kGraphBelowS);
-  if (from_graph && !opts.graph) {
-    const Sampled stream = sample(nullptr, 1);
+  const bool both_ways = from_graph && !opts.graph;
+  const double budget_s = both_ways ? opts.budget_s / 2 : opts.budget_s;
+  if (both_ways) {
+    const Sampled stream = sample(nullptr, 1, budget_s);
     t.eager_median = stream.summary.median;
     t.notes.push_back("shorter than " + num(results::kGraphBelowS * 1e6, 3) + " µs: from the stream one run took " +
                       num(stream.summary.median * 1e6, 3) + " µs (launch gaps included; eager_median_s), the median is "
@@ -242,7 +244,7 @@ Timed time_runs(const std::function<void(int, cudaStream_t)>& run, int sets, con
       t.notes.push_back(std::string("graph capture failed, timed from the stream instead: ") + e.what());
     }
   }
-  keep(sample(graph.get(), t.runs_per_sample));
+  keep(sample(graph.get(), t.runs_per_sample, budget_s));
   t.clocks.add(read_clock(dev));
   return t;
 }
