@@ -62,8 +62,9 @@ def _dtype(name: str, t: torch.Tensor, allowed: tuple[str, ...]) -> str:
 _HAS_GPU: list[bool] = []  # torch.cuda.is_available(), asked once
 
 
-def _cuda(*tensors: Optional[torch.Tensor]) -> None:
-    """The checks a launch needs: the module, a device, the tensors (but None) on one CUDA device."""
+def _cuda(*tensors: Optional[torch.Tensor]) -> int:
+    """The checks a launch needs: the module, a device, the tensors (but None) on one CUDA device,
+    whose index it returns."""
     if _kernels is None:
         _fail(_NO_KERNELS)
     if not _HAS_GPU:
@@ -78,6 +79,7 @@ def _cuda(*tensors: Optional[torch.Tensor]) -> None:
             _fail(f"sol.ops runs on CUDA tensors; got one on {t.device}")
         if t.get_device() != dev:
             _fail(f"sol.ops takes tensors on one device; got {tensors[0].device} and {t.device}")
+    return dev
 
 
 # ---- the launch, with or without the custom op -------------------------------------------------------------
@@ -90,6 +92,8 @@ def _cuda(*tensors: Optional[torch.Tensor]) -> None:
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # the current stream's handle, by index
 _DEVICES: dict[int, torch.device] = {}
+_dispatch_modes, _function_modes = torch._C._len_torch_dispatch_stack, torch._C._is_torch_function_mode_enabled
+_functorch, _grad = torch._C._are_functorch_transforms_active, torch._C.is_grad_enabled
 
 
 def _device(index: int) -> torch.device:
@@ -99,24 +103,24 @@ def _device(index: int) -> torch.device:
     return d
 
 
-def _direct(*tensors: Optional[torch.Tensor]) -> bool:
-    """Whether the dispatcher would add nothing to this call: eager (torch.compile's trace reads
-    is_dynamo_compiling() as True), no dispatch or function mode, no functorch transform, plain CUDA
-    tensors, none of which records a gradient."""
-    if (torch.compiler.is_dynamo_compiling() or torch._C._len_torch_dispatch_stack()
-            or torch._C._is_torch_function_mode_enabled() or torch._C._are_functorch_transforms_active()):
-        return False
-    grad = torch._C.is_grad_enabled()
+def _direct(*tensors: Optional[torch.Tensor]) -> int:
+    """The tensors' CUDA device where the dispatcher would add nothing to this call, else -1: eager
+    (torch.compile's trace reads is_dynamo_compiling() as True), no dispatch or function mode, no
+    functorch transform, plain tensors (but None) on one CUDA device, none recording a gradient."""
+    if (torch.compiler.is_dynamo_compiling() or _kernels is None or _dispatch_modes() or _function_modes()
+            or _functorch() or type(tensors[0]) not in _PLAIN):
+        return -1
+    grad, dev = _grad(), tensors[0].get_device()
     for t in tensors:
-        if t is not None and (type(t) not in _PLAIN or not t.is_cuda or (grad and t.requires_grad)):
-            return False
-    return True
+        if t is not None and (type(t) not in _PLAIN or not t.is_cuda or t.get_device() != dev
+                              or (grad and t.requires_grad)):
+            return -1
+    return dev
 
 
-def _launch(entry: Any, like: torch.Tensor, *args: Any) -> None:
-    """entry(*args, workspace, workspace_bytes, stream, device): a direct entry on like's device and its
-    current stream, with the workspace it asks for (from the caching allocator, on that stream)."""
-    dev = like.get_device()
+def _launch(entry: Any, dev: int, *args: Any) -> None:
+    """entry(*args, workspace, workspace_bytes, stream, device): a direct entry on CUDA device dev and
+    its current stream, with the workspace it asks for (from the caching allocator, on that stream)."""
     stream = _raw_stream(dev)
     needed = entry(*args, 0, 0, stream, dev)
     if needed:
@@ -124,15 +128,15 @@ def _launch(entry: Any, like: torch.Tensor, *args: Any) -> None:
         entry(*args, ws.data_ptr(), needed, stream, dev)
 
 
-def _empty(shape: Any, dtype: torch.dtype, like: torch.Tensor) -> torch.Tensor:
-    """A new contiguous tensor on like's CUDA device."""
-    return torch.empty(shape, dtype=dtype, device=_device(like.get_device()))
+def _empty(shape: Any, dtype: torch.dtype, dev: int) -> torch.Tensor:
+    """A new contiguous tensor on CUDA device dev."""
+    return torch.empty(shape, dtype=dtype, device=_device(dev))
 
 
-def _like(t: torch.Tensor) -> torch.Tensor:
-    """A new contiguous tensor of t's shape, type and device (empty_like is the cheapest allocation
-    torch has: a shape passed as torch.Size costs more to parse than the allocation itself)."""
-    return torch.empty_like(t) if t.is_contiguous() else _empty(tuple(t.shape), t.dtype, t)
+def _like(t: torch.Tensor, dev: int) -> torch.Tensor:
+    """A new contiguous tensor of t's shape and type on t's device, dev (empty_like is the cheapest
+    allocation torch has: a shape passed as torch.Size costs more to parse than the allocation)."""
+    return torch.empty_like(t) if t.is_contiguous() else _empty(tuple(t.shape), t.dtype, dev)
 
 
 def _ptr(t: Optional[torch.Tensor]) -> int:
@@ -183,13 +187,13 @@ def _matmul_args(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, shapes: tupl
             c.data_ptr(), n)
 
 
-def _matmul_run(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[str]) -> torch.Tensor:
+def _matmul_run(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[str], dev: int = -1) -> torch.Tensor:
     shapes = _matmul_shapes(a, b, out_dtype)
-    _cuda(a, b)
+    dev = _cuda(a, b) if dev < 0 else dev
     if _DTYPES[a.dtype] in _FP8:
         _fail("fp8 matmul needs per-tensor scales, which sol.ops.matmul does not take yet (use bf16 or f16)")
-    c = _empty(shapes[:2], shapes[3], a)
-    _launch(_kernels.matmul_direct, a, *_matmul_args(a, b, c, shapes))
+    c = _empty(shapes[:2], shapes[3], dev)
+    _launch(_kernels.matmul_direct, dev, *_matmul_args(a, b, c, shapes))
     return c
 
 
@@ -206,7 +210,8 @@ def _(a, b, out_dtype=None):
 
 def _product(a, b):
     """a @ b in a backward: the op's body where the dispatcher has nothing to do (_direct), else the op."""
-    return _matmul_run(a, b, None) if _direct(a, b) else _matmul(a, b)
+    dev = _direct(a, b)
+    return _matmul_run(a, b, None, dev) if dev >= 0 else _matmul(a, b)
 
 
 def _matmul_backward(ctx, dc):
@@ -256,14 +261,14 @@ def _attention_args(q, k, v, o, lse, causal: bool, scale: float) -> tuple:
             v.data_ptr(), o.data_ptr(), _ptr(lse), q.stride(), k.stride(), v.stride(), o.stride())
 
 
-def _attention_run(q, k, v, causal: bool, scale: float, save: bool):
+def _attention_run(q, k, v, causal: bool, scale: float, save: bool, dev: int = -1):
     """(o, lse): lse only where save (the backward reads it), else None."""
     _attention_shapes(q, k, v)
-    _cuda(q, k, v)
+    dev = _cuda(q, k, v) if dev < 0 else dev
     b, n, h, _ = q.shape
-    o = _like(q)
-    lse = _empty((b, h, n), torch.float32, q) if save else None
-    _launch(_kernels.attention_forward_direct, q, *_attention_args(q, k, v, o, lse, causal, scale))
+    o = _like(q, dev)
+    lse = _empty((b, h, n), torch.float32, dev) if save else None
+    _launch(_kernels.attention_forward_direct, dev, *_attention_args(q, k, v, o, lse, causal, scale))
     return o, lse
 
 
@@ -280,14 +285,14 @@ def _(q, k, v, causal=False, scale=0.0):
     return q.new_empty(q.shape), q.new_empty(b, h, n, dtype=torch.float32)
 
 
-def _attention_backward_run(q, k, v, o, lse, dout, causal: bool, scale: float, deterministic: bool):
+def _attention_backward_run(q, k, v, o, lse, dout, causal: bool, scale: float, deterministic: bool, dev: int = -1):
     _attention_shapes(q, k, v)
     _bshd("dout", dout)
     if dout.shape != q.shape or dout.dtype != q.dtype:
         _fail(f"attention backward: dout is {tuple(dout.shape)} {dout.dtype}, q is {tuple(q.shape)} {q.dtype}")
-    _cuda(q, k, v, o, lse, dout)
-    dq, dk, dv = _like(q), _like(k), _like(v)
-    _launch(_kernels.attention_backward_direct, q, *_attention_args(q, k, v, o, lse.contiguous(), causal, scale),
+    dev = _cuda(q, k, v, o, lse, dout) if dev < 0 else dev
+    dq, dk, dv = _like(q, dev), _like(k, dev), _like(v, dev)
+    _launch(_kernels.attention_backward_direct, dev, *_attention_args(q, k, v, o, lse.contiguous(), causal, scale),
             dout.data_ptr(), dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), dout.stride(), dq.stride(), dk.stride(),
             dv.stride(), deterministic)
     return dq, dk, dv
@@ -316,8 +321,9 @@ def _attention_setup(ctx, inputs, output):
 def _attention_grad(ctx, do, dlse):
     q, k, v, o, lse = ctx.saved_tensors
     do = do.contiguous()
-    if _direct(q, k, v, o, lse, do):
-        dq, dk, dv = _attention_backward_run(q, k, v, o, lse, do, ctx.causal, ctx.scale, False)
+    dev = _direct(q, k, v, o, lse, do)
+    if dev >= 0:
+        dq, dk, dv = _attention_backward_run(q, k, v, o, lse, do, ctx.causal, ctx.scale, False, dev)
     else:
         dq, dk, dv = _attention_backward(q, k, v, o, lse, do, ctx.causal, ctx.scale)
     return dq, dk, dv, None, None
@@ -327,22 +333,28 @@ _attention.register_autograd(_attention_grad, setup_context=_attention_setup)
 
 
 # ---- rows: LayerNorm, RMSNorm, softmax over the last dimension -------------------------------------------
-def _rows(name: str, x: torch.Tensor) -> tuple[int, int]:
-    shape, n = x.shape, x.numel()
+_ROW_DTYPES = ("fp32", "bf16", "fp16")
+
+
+def _rows(name: str, x: torch.Tensor) -> tuple[int, int, str]:
+    """(rows, cols, the dtype's name) of a row op's input."""
+    shape, n, d = x.shape, x.numel(), _DTYPES.get(x.dtype)
     if not shape or n == 0:
         _fail(f"{name} must have at least one element and one dimension, got shape {tuple(shape)}")
-    _dtype(name, x, ("fp32", "bf16", "fp16"))
+    if d not in _ROW_DTYPES:
+        _dtype(name, x, _ROW_DTYPES)
     cols = shape[-1]
-    return n // cols, cols
+    return n // cols, cols, d
 
 
-def _param(name: str, p: Optional[torch.Tensor], x: torch.Tensor) -> None:
-    if p is not None and (p.shape != (x.shape[-1],) or p.dtype != x.dtype):
-        _fail(f"{name} must be [{x.shape[-1]}] {x.dtype}, got {tuple(p.shape)} {p.dtype}")
+def _param(name: str, p: Optional[torch.Tensor], x: torch.Tensor, cols: int) -> None:
+    if p is not None and (p.dtype != x.dtype or p.shape != (cols,)):
+        _fail(f"{name} must be [{cols}] {x.dtype}, got {tuple(p.shape)} {p.dtype}")
 
 
 def _as_rows(x: torch.Tensor, cols: int) -> tuple[torch.Tensor, int]:
-    """x as rows of cols contiguous elements: (a tensor whose data starts at row 0, the row pitch)."""
+    """x as rows of cols contiguous elements: (a tensor whose data starts at row 0, the row pitch).
+    The tensor may be a copy: the caller keeps it until the launch is queued."""
     if x.is_contiguous():
         return x, cols
     x2 = x.reshape(-1, cols)
@@ -351,23 +363,23 @@ def _as_rows(x: torch.Tensor, cols: int) -> tuple[torch.Tensor, int]:
     return x2, x2.stride(0)
 
 
-def _norm_run(kind: str, x, weight, bias, eps: float, save: bool):
+def _norm_run(kind: str, x, weight, bias, eps: float, save: bool, dev: int = -1):
     """(y, mean, rstd); the statistics only where save (the backward reads them), else None."""
-    rows, cols = _rows("x", x)
-    _param("weight", weight, x)
-    _param("bias", bias, x)
-    _cuda(x, weight, bias)
+    rows, cols, d = _rows("x", x)
+    _param("weight", weight, x, cols)
+    _param("bias", bias, x, cols)
+    dev = _cuda(x, weight, bias) if dev < 0 else dev
     x2, ldx = _as_rows(x, cols)
-    y = _like(x)
-    mean = _empty(rows, torch.float32, x) if save and kind == "layernorm" else None
-    rstd = _empty(rows, torch.float32, x) if save else None
+    y = _like(x, dev)
+    mean = _empty(rows, torch.float32, dev) if save and kind == "layernorm" else None
+    rstd = _empty(rows, torch.float32, dev) if save else None
     w = None if weight is None else weight.contiguous()
     if kind == "layernorm":
         b = None if bias is None else bias.contiguous()
-        _launch(_kernels.layernorm_forward_direct, x, _DTYPES[x.dtype], rows, cols, x2.data_ptr(), ldx, y.data_ptr(),
+        _launch(_kernels.layernorm_forward_direct, dev, d, rows, cols, x2.data_ptr(), ldx, y.data_ptr(),
                 cols, _ptr(w), _ptr(b), eps, _ptr(mean), _ptr(rstd))
     else:
-        _launch(_kernels.rmsnorm_forward_direct, x, _DTYPES[x.dtype], rows, cols, x2.data_ptr(), ldx, y.data_ptr(),
+        _launch(_kernels.rmsnorm_forward_direct, dev, d, rows, cols, x2.data_ptr(), ldx, y.data_ptr(),
                 cols, _ptr(w), eps, _ptr(rstd))
     return y, mean, rstd
 
@@ -380,9 +392,9 @@ def _layernorm(x: torch.Tensor, weight: Optional[torch.Tensor], bias: Optional[t
 
 @_layernorm.register_fake
 def _(x, weight, bias, eps):
-    rows, _ = _rows("x", x)
-    _param("weight", weight, x)
-    _param("bias", bias, x)
+    rows, cols, _ = _rows("x", x)
+    _param("weight", weight, x, cols)
+    _param("bias", bias, x, cols)
     return x.new_empty(x.shape), x.new_empty(rows, dtype=torch.float32), x.new_empty(rows, dtype=torch.float32)
 
 
@@ -394,27 +406,27 @@ def _rmsnorm(x: torch.Tensor, weight: Optional[torch.Tensor], eps: float) -> tup
 
 @_rmsnorm.register_fake
 def _(x, weight, eps):
-    rows, _ = _rows("x", x)
-    _param("weight", weight, x)
+    rows, cols, _ = _rows("x", x)
+    _param("weight", weight, x, cols)
     return x.new_empty(x.shape), x.new_empty(rows, dtype=torch.float32)
 
 
-def _norm_backward_run(kind: str, x, dy, weight, mean, rstd, want_bias: bool):
-    rows, cols = _rows("x", x)
+def _norm_backward_run(kind: str, x, dy, weight, mean, rstd, want_bias: bool, dev: int = -1):
+    rows, cols, d = _rows("x", x)
     if dy.shape != x.shape or dy.dtype != x.dtype:
         _fail(f"{kind} backward: dy is {tuple(dy.shape)} {dy.dtype}, x is {tuple(x.shape)} {x.dtype}")
-    _cuda(x, dy, rstd)
+    dev = _cuda(x, dy, rstd) if dev < 0 else dev
     (x2, ldx), (dy2, lddy) = _as_rows(x, cols), _as_rows(dy, cols)
-    dx = _like(x)
+    dx = _like(x, dev)
     w = None if weight is None else weight.contiguous()
-    dw = _empty(cols, x.dtype, x) if weight is not None else None
-    db = _empty(cols, x.dtype, x) if want_bias else None
+    dw = _empty(cols, x.dtype, dev) if weight is not None else None
+    db = _empty(cols, x.dtype, dev) if want_bias else None
     if kind == "layernorm":
-        _launch(_kernels.layernorm_backward_direct, x, _DTYPES[x.dtype], rows, cols, x2.data_ptr(), ldx,
+        _launch(_kernels.layernorm_backward_direct, dev, d, rows, cols, x2.data_ptr(), ldx,
                 dy2.data_ptr(), lddy, dx.data_ptr(), cols, _ptr(w), mean.data_ptr(), rstd.data_ptr(), _ptr(dw),
                 _ptr(db))
     else:
-        _launch(_kernels.rmsnorm_backward_direct, x, _DTYPES[x.dtype], rows, cols, x2.data_ptr(), ldx,
+        _launch(_kernels.rmsnorm_backward_direct, dev, d, rows, cols, x2.data_ptr(), ldx,
                 dy2.data_ptr(), lddy, dx.data_ptr(), cols, _ptr(w), rstd.data_ptr(), _ptr(dw))
     empty = x.new_empty(0)
     return dx, empty if dw is None else dw, empty if db is None else db
@@ -454,8 +466,9 @@ def _layernorm_setup(ctx, inputs, output):
 def _layernorm_grad(ctx, dy, dmean, drstd):
     x, weight, mean, rstd = ctx.saved_tensors
     dy = dy.contiguous()
-    if _direct(x, dy, weight, mean, rstd):
-        dx, dw, db = _norm_backward_run("layernorm", x, dy, weight, mean, rstd, ctx.has_bias)
+    dev = _direct(x, dy, weight, mean, rstd)
+    if dev >= 0:
+        dx, dw, db = _norm_backward_run("layernorm", x, dy, weight, mean, rstd, ctx.has_bias, dev)
     else:
         dx, dw, db = _layernorm_backward(x, dy, weight, mean, rstd, ctx.has_bias)
     return dx, (dw if weight is not None else None), (db if ctx.has_bias else None), None
@@ -469,8 +482,9 @@ def _rmsnorm_setup(ctx, inputs, output):
 def _rmsnorm_grad(ctx, dy, drstd):
     x, weight, rstd = ctx.saved_tensors
     dy = dy.contiguous()
-    if _direct(x, dy, weight, rstd):
-        dx, dw, _ = _norm_backward_run("rmsnorm", x, dy, weight, None, rstd, False)
+    dev = _direct(x, dy, weight, rstd)
+    if dev >= 0:
+        dx, dw, _ = _norm_backward_run("rmsnorm", x, dy, weight, None, rstd, False, dev)
     else:
         dx, dw = _rmsnorm_backward(x, dy, weight, rstd)
     return dx, (dw if weight is not None else None), None
@@ -480,12 +494,12 @@ _layernorm.register_autograd(_layernorm_grad, setup_context=_layernorm_setup)
 _rmsnorm.register_autograd(_rmsnorm_grad, setup_context=_rmsnorm_setup)
 
 
-def _softmax_run(x: torch.Tensor) -> torch.Tensor:
-    rows, cols = _rows("x", x)
-    _cuda(x)
+def _softmax_run(x: torch.Tensor, dev: int = -1) -> torch.Tensor:
+    rows, cols, d = _rows("x", x)
+    dev = _cuda(x) if dev < 0 else dev
     x2, ldx = _as_rows(x, cols)
-    y = _like(x)
-    _launch(_kernels.softmax_forward_direct, x, _DTYPES[x.dtype], rows, cols, x2.data_ptr(), ldx, y.data_ptr(), cols)
+    y = _like(x, dev)
+    _launch(_kernels.softmax_forward_direct, dev, d, rows, cols, x2.data_ptr(), ldx, y.data_ptr(), cols)
     return y
 
 
@@ -500,14 +514,14 @@ def _(x):
     return x.new_empty(x.shape)
 
 
-def _softmax_backward_run(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
-    rows, cols = _rows("y", y)
+def _softmax_backward_run(y: torch.Tensor, dy: torch.Tensor, dev: int = -1) -> torch.Tensor:
+    rows, cols, d = _rows("y", y)
     if dy.shape != y.shape or dy.dtype != y.dtype:
         _fail(f"softmax backward: dy is {tuple(dy.shape)} {dy.dtype}, y is {tuple(y.shape)} {y.dtype}")
-    _cuda(y, dy)
+    dev = _cuda(y, dy) if dev < 0 else dev
     (y2, ldy), (dy2, lddy) = _as_rows(y, cols), _as_rows(dy, cols)
-    dx = _like(y)
-    _launch(_kernels.softmax_backward_direct, y, _DTYPES[y.dtype], rows, cols, y2.data_ptr(), ldy, dy2.data_ptr(),
+    dx = _like(y, dev)
+    _launch(_kernels.softmax_backward_direct, dev, d, rows, cols, y2.data_ptr(), ldy, dy2.data_ptr(),
             lddy, dx.data_ptr(), cols)
     return dx
 
@@ -530,7 +544,8 @@ def _softmax_setup(ctx, inputs, output):
 def _softmax_grad(ctx, dy):
     (y,) = ctx.saved_tensors
     dy = dy.contiguous()
-    return _softmax_backward_run(y, dy) if _direct(y, dy) else _softmax_backward(y, dy)
+    dev = _direct(y, dy)
+    return _softmax_backward_run(y, dy, dev) if dev >= 0 else _softmax_backward(y, dy)
 
 
 _softmax.register_autograd(_softmax_grad, setup_context=_softmax_setup)
@@ -546,14 +561,14 @@ def _mx_shapes(x: torch.Tensor, elem: str, columnwise: bool) -> tuple[int, int, 
     return r, c, ((r + 31) // 32, c) if columnwise else (r, (c + 31) // 32)
 
 
-def _mx_quantize_run(x: torch.Tensor, elem: str, rule: str, columnwise: bool):
+def _mx_quantize_run(x: torch.Tensor, elem: str, rule: str, columnwise: bool, dev: int = -1):
     r, c, sshape = _mx_shapes(x, elem, columnwise)
-    _cuda(x)
+    dev = _cuda(x) if dev < 0 else dev
     x = x.contiguous()
-    codes = _empty((r, c), torch.uint8, x)
-    scales = _empty(sshape, torch.uint8, x)
+    codes = _empty((r, c), torch.uint8, dev)
+    scales = _empty(sshape, torch.uint8, dev)
     rowwise = (codes.data_ptr(), scales.data_ptr(), 0, 0)
-    _launch(_kernels.mx_quantize_direct, x, r, c, elem, rule, x.data_ptr(),
+    _launch(_kernels.mx_quantize_direct, dev, r, c, elem, rule, x.data_ptr(),
             *(rowwise[2:] + rowwise[:2] if columnwise else rowwise))
     return codes, scales
 
@@ -581,12 +596,12 @@ def _mx_check(codes: torch.Tensor, scales: torch.Tensor, elem: str, columnwise: 
         _fail(f"elem must be fp8_e4m3 or fp8_e5m2, got '{elem}'")
 
 
-def _mx_dequantize_run(codes: torch.Tensor, scales: torch.Tensor, elem: str, columnwise: bool) -> torch.Tensor:
+def _mx_dequantize_run(codes: torch.Tensor, scales: torch.Tensor, elem: str, columnwise: bool, dev: int = -1) -> torch.Tensor:
     _mx_check(codes, scales, elem, columnwise)
-    _cuda(codes, scales)
+    dev = _cuda(codes, scales) if dev < 0 else dev
     codes, scales = codes.contiguous(), scales.contiguous()
-    out = _empty(tuple(codes.shape), torch.bfloat16, codes)
-    _launch(_kernels.mx_dequantize_direct, codes, codes.shape[0], codes.shape[1], elem, columnwise, codes.data_ptr(),
+    out = _empty(tuple(codes.shape), torch.bfloat16, dev)
+    _launch(_kernels.mx_dequantize_direct, dev, codes.shape[0], codes.shape[1], elem, columnwise, codes.data_ptr(),
             scales.data_ptr(), out.data_ptr())
     return out
 
@@ -603,11 +618,11 @@ def _(codes, scales, elem="fp8_e4m3", columnwise=False):
     return codes.new_empty(codes.shape, dtype=torch.bfloat16)
 
 
-def _copy_run(x: torch.Tensor) -> torch.Tensor:
-    _cuda(x)
+def _copy_run(x: torch.Tensor, dev: int = -1) -> torch.Tensor:
+    dev = _cuda(x) if dev < 0 else dev
     x = x.contiguous()
     y = torch.empty_like(x)
-    _launch(_kernels.copy_direct, x, x.data_ptr(), y.data_ptr(), x.numel() * x.element_size())
+    _launch(_kernels.copy_direct, dev, x.data_ptr(), y.data_ptr(), x.numel() * x.element_size())
     return y
 
 
@@ -660,8 +675,9 @@ def matmul(a: Any, b: Any, out_dtype: Optional[str] = None) -> Any:
     """``a @ b`` for 2-D ``a`` [m×k] and ``b`` [k×n], each row-major or a transposed view
     (``x @ w.t()`` is nn.Linear's product); bf16, f16 or f32 in, the same type out unless
     ``out_dtype`` says ``"bf16"``, ``"fp16"`` or ``"fp32"``. fp32 accumulation."""
-    if _direct(a, b):
-        return _matmul_run(a, b, out_dtype)
+    dev = _direct(a, b)
+    if dev >= 0:
+        return _matmul_run(a, b, out_dtype, dev)
     kind = _kind(a)
     return _back(kind, _matmul(_to_torch(a), _to_torch(b), out_dtype))
 
@@ -670,8 +686,9 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: Optional[floa
     """softmax(q·kᵀ·scale)·v over BSHD tensors ``[batch, seq, heads, head_dim]`` (bf16 or f16,
     head_dim 64 or 128; k and v may have fewer heads: grouped-query attention). ``scale`` defaults
     to 1/√head_dim; ``causal`` masks bottom-right aligned."""
-    if _direct(q, k, v):
-        return _attention_run(q, k, v, bool(causal), float(scale or 0.0), False)[0]
+    dev = _direct(q, k, v)
+    if dev >= 0:
+        return _attention_run(q, k, v, bool(causal), float(scale or 0.0), False, dev)[0]
     kind = _kind(q)
     o, _ = _attention(_to_torch(q), _to_torch(k), _to_torch(v), bool(causal), float(scale or 0.0))
     return _back(kind, o)
@@ -680,8 +697,9 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: Optional[floa
 def layernorm(x: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Any:
     """LayerNorm over the last dimension (``torch.nn.functional.layer_norm`` with
     ``normalized_shape = x.shape[-1:]``); fp32 statistics."""
-    if _direct(x, weight, bias):
-        return _norm_run("layernorm", x, weight, bias, float(eps), False)[0]
+    dev = _direct(x, weight, bias)
+    if dev >= 0:
+        return _norm_run("layernorm", x, weight, bias, float(eps), False, dev)[0]
     kind = _kind(x)
     y, _, _ = _layernorm(_to_torch(x), _to_torch(weight), _to_torch(bias), float(eps))
     return _back(kind, y)
@@ -689,8 +707,9 @@ def layernorm(x: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5) -
 
 def rmsnorm(x: Any, weight: Any = None, eps: float = 1e-6) -> Any:
     """RMSNorm over the last dimension: ``x / sqrt(mean(x²) + eps) · weight``; fp32 statistics."""
-    if _direct(x, weight):
-        return _norm_run("rmsnorm", x, weight, None, float(eps), False)[0]
+    dev = _direct(x, weight)
+    if dev >= 0:
+        return _norm_run("rmsnorm", x, weight, None, float(eps), False, dev)[0]
     kind = _kind(x)
     y, _ = _rmsnorm(_to_torch(x), _to_torch(weight), float(eps))
     return _back(kind, y)
@@ -698,8 +717,9 @@ def rmsnorm(x: Any, weight: Any = None, eps: float = 1e-6) -> Any:
 
 def softmax(x: Any) -> Any:
     """Softmax over the last dimension."""
-    if _direct(x):
-        return _softmax_run(x)
+    dev = _direct(x)
+    if dev >= 0:
+        return _softmax_run(x, dev)
     kind = _kind(x)
     return _back(kind, _softmax(_to_torch(x)))
 
@@ -707,8 +727,9 @@ def softmax(x: Any) -> Any:
 def mx_quantize(x: Any, elem: str = "fp8_e4m3", rule: str = "ceil", columnwise: bool = False) -> tuple[Any, Any]:
     """OCP MX quantization of a 2-D bf16 tensor in blocks of 32 (along rows, or down columns with
     ``columnwise``): (codes uint8 [rows, cols], e8m0 scales uint8), bit for bit sol's reference."""
-    if _direct(x):
-        return _mx_quantize_run(x, elem, rule, bool(columnwise))
+    dev = _direct(x)
+    if dev >= 0:
+        return _mx_quantize_run(x, elem, rule, bool(columnwise), dev)
     kind = _kind(x)
     codes, scales = _mx_quantize(_to_torch(x), elem, rule, bool(columnwise))
     return _back(kind, codes), _back(kind, scales)
@@ -716,16 +737,18 @@ def mx_quantize(x: Any, elem: str = "fp8_e4m3", rule: str = "ceil", columnwise: 
 
 def mx_dequantize(codes: Any, scales: Any, elem: str = "fp8_e4m3", columnwise: bool = False) -> Any:
     """The bf16 values of MX codes and scales (the inverse of :func:`mx_quantize` up to rounding)."""
-    if _direct(codes, scales):
-        return _mx_dequantize_run(codes, scales, elem, bool(columnwise))
+    dev = _direct(codes, scales)
+    if dev >= 0:
+        return _mx_dequantize_run(codes, scales, elem, bool(columnwise), dev)
     kind = _kind(codes)
     return _back(kind, _mx_dequantize(_to_torch(codes), _to_torch(scales), elem, bool(columnwise)))
 
 
 def copy(x: Any) -> Any:
     """A device-to-device copy of ``x``'s bytes into a new contiguous tensor."""
-    if _direct(x):
-        return _copy_run(x)
+    dev = _direct(x)
+    if dev >= 0:
+        return _copy_run(x, dev)
     kind = _kind(x)
     return _back(kind, _copy(_to_torch(x)))
 
@@ -739,22 +762,22 @@ def explain(op: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
     if op == "matmul":
         a, b = ts
         shapes = _matmul_shapes(a, b, kwargs.get("out_dtype"))
-        _cuda(a, b)
-        return _kernels.explain_matmul_direct(*_matmul_args(a, b, _empty(shapes[:2], shapes[3], a), shapes))
+        dev = _cuda(a, b)
+        return _kernels.explain_matmul_direct(*_matmul_args(a, b, _empty(shapes[:2], shapes[3], dev), shapes))
     if op == "attention":
         q, k, v = ts
         _attention_shapes(q, k, v)
-        _cuda(q, k, v)
+        dev = _cuda(q, k, v)
         return _kernels.explain_attention_forward_direct(
-            *_attention_args(q, k, v, _like(q), None, bool(kwargs.get("causal", False)),
+            *_attention_args(q, k, v, _like(q, dev), None, bool(kwargs.get("causal", False)),
                              float(kwargs.get("scale") or 0.0)))
     if op in ("layernorm", "rmsnorm", "softmax"):
         x = ts[0]
-        rows, cols = _rows("x", x)
-        _cuda(x)
+        rows, cols, d = _rows("x", x)
+        dev = _cuda(x)
         x2, ldx = _as_rows(x, cols)
-        y = _empty((rows, cols), x.dtype, x)
-        common = (_DTYPES[x.dtype], rows, cols, x2.data_ptr(), ldx, y.data_ptr(), cols)
+        y = _empty((rows, cols), x.dtype, dev)
+        common = (d, rows, cols, x2.data_ptr(), ldx, y.data_ptr(), cols)
         if op == "softmax":
             return _kernels.explain_softmax_forward_direct(*common)
         w = _ptr(ts[1] if len(ts) > 1 else None)

@@ -170,16 +170,19 @@ class Launches:
 
 @pytest.fixture
 def cpu(monkeypatch):
-    """sol.ops on CPU tensors as on CUDA ones: its device checks read is_cpu for is_cuda, its devices
-    and stream are the CPU's, and the launches go to a recording stub of sol._kernels."""
+    """sol.ops on CPU tensors as on CUDA ones: its device checks read is_cpu for is_cuda and the CPU
+    as device 0, its devices and stream are the CPU's, and the launches go to a recording stub of
+    sol._kernels."""
     import inspect
 
-    for name, old, new in [("_direct", ".is_cuda", ".is_cpu"), ("_cuda", ".is_cuda", ".is_cpu"),
-                           ("_device", 'torch.device("cuda", index)', 'torch.device("cpu")')]:
+    cuda = [(".is_cuda", ".is_cpu"), (".get_device()", ".get_device() + 1")]  # the CPU as CUDA device 0
+    for name, edits in [("_direct", cuda), ("_cuda", cuda), ("_device", [('torch.device("cuda", index)', 'torch.device("cpu")')])]:
         src = inspect.getsource(getattr(ops, name))
-        assert old in src, f"sol.ops.{name} changed: update this fixture"
+        for old, new in edits:
+            assert old in src, f"sol.ops.{name} changed: update this fixture"
+            src = src.replace(old, new)
         ns = {}
-        exec(src.replace(old, new), vars(ops), ns)
+        exec(src, vars(ops), ns)
         monkeypatch.setattr(ops, name, ns[name])
     monkeypatch.setattr(ops, "_HAS_GPU", [True])
     monkeypatch.setattr(ops, "_DEVICES", {})
@@ -204,7 +207,7 @@ def test_an_eager_call_skips_the_custom_op(cpu):
     ((name, args),) = cpu.calls
     assert name == "rmsnorm_forward_direct" and rstd_of(cpu.calls[0]) == 0
     assert args[:3] == ("bf16", 8, 64) and args[3] == x.data_ptr() and args[5] == y.data_ptr()
-    assert args[-4:] == (0, 0, 7, -1)  # no workspace, the current stream, the tensors' device
+    assert args[-4:] == (0, 0, 7, 0)  # no workspace, the current stream, the tensors' device
     with torch.no_grad():  # a gradient is not recorded here, so a parameter is no reason for the op
         ops.rmsnorm(x.requires_grad_(), torch.nn.Parameter(w))
     assert rstd_of(cpu.calls[1]) == 0
@@ -229,7 +232,7 @@ def test_modes_transforms_and_compile_go_through_the_op(cpu):
     assert len(cpu.calls) == 1
     seen = []
     torch.vmap(lambda t: (seen.append(ops._direct(t)), t)[1])(torch.randn(3, 4))
-    assert seen == [False]
+    assert seen == [-1]
     compiled = torch.compile(lambda t: ops.rmsnorm(t) * 2, fullgraph=True, backend="eager")
     assert compiled(x).shape == x.shape
     assert rstd_of(cpu.calls[-1]) != 0  # the traced graph calls torch.ops.sol.rmsnorm
