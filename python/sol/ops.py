@@ -128,15 +128,16 @@ def _launch(entry: Any, dev: int, *args: Any) -> None:
         entry(*args, ws.data_ptr(), needed, stream, dev)
 
 
-def _empty(shape: Any, dtype: torch.dtype, dev: int) -> torch.Tensor:
-    """A new contiguous tensor on CUDA device dev."""
-    return torch.empty(shape, dtype=dtype, device=_device(dev))
+def _empty(shape: tuple, dtype: torch.dtype, dev: int) -> torch.Tensor:
+    """A new contiguous tensor on CUDA device dev. The sizes go to torch.empty one by one: a tuple
+    or a torch.Size costs torch's argument parser more than the allocation itself."""
+    return torch.empty(*shape, dtype=dtype, device=_device(dev))
 
 
 def _like(t: torch.Tensor, dev: int) -> torch.Tensor:
-    """A new contiguous tensor of t's shape and type on t's device, dev (empty_like is the cheapest
-    allocation torch has: a shape passed as torch.Size costs more to parse than the allocation)."""
-    return torch.empty_like(t) if t.is_contiguous() else _empty(tuple(t.shape), t.dtype, dev)
+    """A new contiguous tensor of t's shape and type on t's device, dev (empty_like: the cheapest
+    allocation torch has)."""
+    return torch.empty_like(t) if t.is_contiguous() else _empty(t.shape, t.dtype, dev)
 
 
 def _ptr(t: Optional[torch.Tensor]) -> int:
@@ -371,8 +372,8 @@ def _norm_run(kind: str, x, weight, bias, eps: float, save: bool, dev: int = -1)
     dev = _cuda(x, weight, bias) if dev < 0 else dev
     x2, ldx = _as_rows(x, cols)
     y = _like(x, dev)
-    mean = _empty(rows, torch.float32, dev) if save and kind == "layernorm" else None
-    rstd = _empty(rows, torch.float32, dev) if save else None
+    mean = _empty((rows,), torch.float32, dev) if save and kind == "layernorm" else None
+    rstd = _empty((rows,), torch.float32, dev) if save else None
     w = None if weight is None else weight.contiguous()
     if kind == "layernorm":
         b = None if bias is None else bias.contiguous()
@@ -419,8 +420,8 @@ def _norm_backward_run(kind: str, x, dy, weight, mean, rstd, want_bias: bool, de
     (x2, ldx), (dy2, lddy) = _as_rows(x, cols), _as_rows(dy, cols)
     dx = _like(x, dev)
     w = None if weight is None else weight.contiguous()
-    dw = _empty(cols, x.dtype, dev) if weight is not None else None
-    db = _empty(cols, x.dtype, dev) if want_bias else None
+    dw = _empty((cols,), x.dtype, dev) if weight is not None else None
+    db = _empty((cols,), x.dtype, dev) if want_bias else None
     if kind == "layernorm":
         _launch(_kernels.layernorm_backward_direct, dev, d, rows, cols, x2.data_ptr(), ldx,
                 dy2.data_ptr(), lddy, dx.data_ptr(), cols, _ptr(w), mean.data_ptr(), rstd.data_ptr(), _ptr(dw),
@@ -600,7 +601,7 @@ def _mx_dequantize_run(codes: torch.Tensor, scales: torch.Tensor, elem: str, col
     _mx_check(codes, scales, elem, columnwise)
     dev = _cuda(codes, scales) if dev < 0 else dev
     codes, scales = codes.contiguous(), scales.contiguous()
-    out = _empty(tuple(codes.shape), torch.bfloat16, dev)
+    out = _empty(codes.shape, torch.bfloat16, dev)
     _launch(_kernels.mx_dequantize_direct, dev, codes.shape[0], codes.shape[1], elem, columnwise, codes.data_ptr(),
             scales.data_ptr(), out.data_ptr())
     return out
