@@ -145,11 +145,9 @@ def _ptr(t: Optional[torch.Tensor]) -> int:
 
 
 # ---- matmul ------------------------------------------------------------------------------------------
-def _layout(name: str, t: torch.Tensor) -> tuple[str, int]:
-    """('N', ld) for a row-major matrix, ('T', ld) for a transposed view of one."""
-    if t.dim() != 2:
-        _fail(f"{name} must be 2-D, got shape {tuple(t.shape)}")
-    (r, c), (s0, s1) = t.shape, t.stride()
+def _layout(name: str, t: torch.Tensor, r: int, c: int) -> tuple[str, int]:
+    """('N', ld) for a row-major r×c matrix, ('T', ld) for a transposed view of one."""
+    s0, s1 = t.stride()
     if s1 == 1 and (s0 >= c or r == 1):
         return "N", max(s0, c)
     if s0 == 1 and (s1 >= r or c == 1):
@@ -163,15 +161,16 @@ _OUT_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.floa
 
 def _matmul_shapes(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[str]) -> tuple:
     """(m, n, k, the output's type, a's layout, b's layout) after the checks."""
-    if a.dim() != 2 or b.dim() != 2:
-        _fail(f"matmul takes 2-D operands, got {tuple(a.shape)} and {tuple(b.shape)}")
-    (m, k), (k_b, n) = a.shape, b.shape
+    sa, sb = a.shape, b.shape
+    if len(sa) != 2 or len(sb) != 2:
+        _fail(f"matmul takes 2-D operands, got {tuple(sa)} and {tuple(sb)}")
+    (m, k), (k_b, n) = sa, sb
     if k != k_b:
-        _fail(f"matmul: a is {tuple(a.shape)} and b is {tuple(b.shape)}: inner sizes differ")
+        _fail(f"matmul: a is {tuple(sa)} and b is {tuple(sb)}: inner sizes differ")
     if a.dtype != b.dtype:
         _fail(f"matmul: a is {a.dtype} and b is {b.dtype}; give both one type")
     at = _dtype("a", a, ("bf16", "fp16", "fp32", "fp8_e4m3"))
-    layouts = _layout("a", a), _layout("b", b)
+    layouts = _layout("a", a, m, k), _layout("b", b, k, n)
     if out_dtype is None:
         out = a.dtype if at not in _FP8 else torch.bfloat16
     else:
@@ -232,44 +231,48 @@ _matmul.register_autograd(_matmul_backward, setup_context=_matmul_setup)
 
 
 # ---- attention -----------------------------------------------------------------------------------------
-def _bshd(name: str, t: torch.Tensor) -> None:
-    if t.dim() != 4:
-        _fail(f"{name} must be BSHD [batch, seq, heads, head_dim], got shape {tuple(t.shape)}")
+def _bshd(name: str, t: torch.Tensor, shape: torch.Size) -> None:
+    if len(shape) != 4:
+        _fail(f"{name} must be BSHD [batch, seq, heads, head_dim], got shape {tuple(shape)}")
     if t.stride(3) != 1:
         _fail(f"{name}'s head_dim must be contiguous (stride 1), got strides {t.stride()}")
 
 
-def _attention_shapes(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        _bshd(name, t)
-    if k.shape != v.shape:
-        _fail(f"attention: k is {tuple(k.shape)} and v is {tuple(v.shape)}; they must match")
-    if q.shape[0] != k.shape[0] or q.shape[3] != k.shape[3]:
-        _fail(f"attention: q is {tuple(q.shape)} and k is {tuple(k.shape)}: batch or head_dim differ")
-    if q.shape[2] % k.shape[2]:
-        _fail(f"attention: {k.shape[2]} key/value heads do not divide {q.shape[2]} query heads")
+def _attention_shapes(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Size, torch.Size]:
+    """q's and k's shapes after the checks."""
+    qs, ks, vs = q.shape, k.shape, v.shape
+    _bshd("q", q, qs)
+    _bshd("k", k, ks)
+    _bshd("v", v, vs)
+    if ks != vs:
+        _fail(f"attention: k is {tuple(ks)} and v is {tuple(vs)}; they must match")
+    if qs[0] != ks[0] or qs[3] != ks[3]:
+        _fail(f"attention: q is {tuple(qs)} and k is {tuple(ks)}: batch or head_dim differ")
+    if qs[2] % ks[2]:
+        _fail(f"attention: {ks[2]} key/value heads do not divide {qs[2]} query heads")
     if not (q.dtype == k.dtype == v.dtype):
         _fail(f"attention: q, k, v are {q.dtype}, {k.dtype}, {v.dtype}; give them one type")
     _dtype("q", q, ("bf16", "fp16"))
-    if q.shape[3] not in (64, 128):
-        _fail(f"attention: head_dim {q.shape[3]} is not served (64 or 128)")
+    if qs[3] not in (64, 128):
+        _fail(f"attention: head_dim {qs[3]} is not served (64 or 128)")
+    return qs, ks
 
 
-def _attention_args(q, k, v, o, lse, causal: bool, scale: float) -> tuple:
-    """attention_forward_direct's arguments but the last four."""
-    b, n, h, d = q.shape
-    return (_DTYPES[q.dtype], b, h, k.shape[2], n, k.shape[1], d, causal, scale, q.data_ptr(), k.data_ptr(),
-            v.data_ptr(), o.data_ptr(), _ptr(lse), q.stride(), k.stride(), v.stride(), o.stride())
+def _attention_args(q, k, v, o, lse, causal: bool, scale: float, shapes: tuple) -> tuple:
+    """attention_forward_direct's arguments but the last four, from _attention_shapes(q, k, v)."""
+    (b, n, h, d), (_, nk, h_kv, _) = shapes
+    return (_DTYPES[q.dtype], b, h, h_kv, n, nk, d, causal, scale, q.data_ptr(), k.data_ptr(), v.data_ptr(),
+            o.data_ptr(), _ptr(lse), q.stride(), k.stride(), v.stride(), o.stride())
 
 
 def _attention_run(q, k, v, causal: bool, scale: float, save: bool, dev: int = -1):
     """(o, lse): lse only where save (the backward reads it), else None."""
-    _attention_shapes(q, k, v)
+    shapes = _attention_shapes(q, k, v)
     dev = _cuda(q, k, v) if dev < 0 else dev
     b, n, h, _ = q.shape
     o = _like(q, dev)
     lse = _empty((b, h, n), torch.float32, dev) if save else None
-    _launch(_kernels.attention_forward_direct, dev, *_attention_args(q, k, v, o, lse, causal, scale))
+    _launch(_kernels.attention_forward_direct, dev, *_attention_args(q, k, v, o, lse, causal, scale, shapes))
     return o, lse
 
 
@@ -287,13 +290,14 @@ def _(q, k, v, causal=False, scale=0.0):
 
 
 def _attention_backward_run(q, k, v, o, lse, dout, causal: bool, scale: float, deterministic: bool, dev: int = -1):
-    _attention_shapes(q, k, v)
-    _bshd("dout", dout)
+    shapes = _attention_shapes(q, k, v)
+    _bshd("dout", dout, dout.shape)
     if dout.shape != q.shape or dout.dtype != q.dtype:
         _fail(f"attention backward: dout is {tuple(dout.shape)} {dout.dtype}, q is {tuple(q.shape)} {q.dtype}")
     dev = _cuda(q, k, v, o, lse, dout) if dev < 0 else dev
+    lse = lse.contiguous()  # held until the launch is queued
     dq, dk, dv = _like(q, dev), _like(k, dev), _like(v, dev)
-    _launch(_kernels.attention_backward_direct, dev, *_attention_args(q, k, v, o, lse.contiguous(), causal, scale),
+    _launch(_kernels.attention_backward_direct, dev, *_attention_args(q, k, v, o, lse, causal, scale, shapes),
             dout.data_ptr(), dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), dout.stride(), dq.stride(), dk.stride(),
             dv.stride(), deterministic)
     return dq, dk, dv
@@ -597,7 +601,8 @@ def _mx_check(codes: torch.Tensor, scales: torch.Tensor, elem: str, columnwise: 
         _fail(f"elem must be fp8_e4m3 or fp8_e5m2, got '{elem}'")
 
 
-def _mx_dequantize_run(codes: torch.Tensor, scales: torch.Tensor, elem: str, columnwise: bool, dev: int = -1) -> torch.Tensor:
+def _mx_dequantize_run(codes: torch.Tensor, scales: torch.Tensor, elem: str, columnwise: bool,
+                       dev: int = -1) -> torch.Tensor:
     _mx_check(codes, scales, elem, columnwise)
     dev = _cuda(codes, scales) if dev < 0 else dev
     codes, scales = codes.contiguous(), scales.contiguous()
@@ -767,11 +772,11 @@ def explain(op: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
         return _kernels.explain_matmul_direct(*_matmul_args(a, b, _empty(shapes[:2], shapes[3], dev), shapes))
     if op == "attention":
         q, k, v = ts
-        _attention_shapes(q, k, v)
+        shapes = _attention_shapes(q, k, v)
         dev = _cuda(q, k, v)
         return _kernels.explain_attention_forward_direct(
             *_attention_args(q, k, v, _like(q, dev), None, bool(kwargs.get("causal", False)),
-                             float(kwargs.get("scale") or 0.0)))
+                             float(kwargs.get("scale") or 0.0), shapes))
     if op in ("layernorm", "rmsnorm", "softmax"):
         x = ts[0]
         rows, cols, d = _rows("x", x)

@@ -176,7 +176,8 @@ def cpu(monkeypatch):
     import inspect
 
     cuda = [(".is_cuda", ".is_cpu"), (".get_device()", ".get_device() + 1")]  # the CPU as CUDA device 0
-    for name, edits in [("_direct", cuda), ("_cuda", cuda), ("_device", [('torch.device("cuda", index)', 'torch.device("cpu")')])]:
+    cpu = [('torch.device("cuda", index)', 'torch.device("cpu")')]
+    for name, edits in [("_direct", cuda), ("_cuda", cuda), ("_device", cpu)]:
         src = inspect.getsource(getattr(ops, name))
         for old, new in edits:
             assert old in src, f"sol.ops.{name} changed: update this fixture"
