@@ -94,6 +94,7 @@ _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # the curren
 _DEVICES: dict[int, torch.device] = {}
 _dispatch_modes, _function_modes = torch._C._len_torch_dispatch_stack, torch._C._is_torch_function_mode_enabled
 _functorch, _grad = torch._C._are_functorch_transforms_active, torch._C.is_grad_enabled
+_forward_ad = torch.autograd.forward_ad
 
 
 def _device(index: int) -> torch.device:
@@ -106,9 +107,10 @@ def _device(index: int) -> torch.device:
 def _direct(*tensors: Optional[torch.Tensor]) -> int:
     """The tensors' CUDA device where the dispatcher would add nothing to this call, else -1: eager
     (torch.compile's trace reads is_dynamo_compiling() as True), no dispatch or function mode, no
-    functorch transform, plain tensors (but None) on one CUDA device, none recording a gradient."""
+    functorch transform, no forward-mode AD level, plain tensors (but None) on one CUDA device, none
+    recording a gradient."""
     if (torch.compiler.is_dynamo_compiling() or _kernels is None or _dispatch_modes() or _function_modes()
-            or _functorch() or type(tensors[0]) not in _PLAIN):
+            or _functorch() or _forward_ad._current_level >= 0 or type(tensors[0]) not in _PLAIN):
         return -1
     grad, dev = _grad(), tensors[0].get_device()
     for t in tensors:

@@ -233,7 +233,9 @@ def test_modes_transforms_and_compile_go_through_the_op(cpu):
     assert len(cpu.calls) == 1
     seen = []
     torch.vmap(lambda t: (seen.append(ops._direct(t)), t)[1])(torch.randn(3, 4))
-    assert seen == [-1]
+    with torch.autograd.forward_ad.dual_level():
+        seen.append(ops._direct(x))
+    assert seen == [-1, -1] and ops._direct(x) == 0
     compiled = torch.compile(lambda t: ops.rmsnorm(t) * 2, fullgraph=True, backend="eager")
     assert compiled(x).shape == x.shape
     assert rstd_of(cpu.calls[-1]) != 0  # the traced graph calls torch.ops.sol.rmsnorm
