@@ -134,3 +134,128 @@ def test_dlpack_producers_are_accepted():
     x = np.ones((4, 64), dtype=np.float32)  # a DLPack producer on the host: converted, then refused there
     with pytest.raises(sol.Error, match="CUDA|GPU"):
         ops.softmax(x)
+
+
+def test_opcheck_on_meta_tensors():
+    # Schema, fake and autograd registration of every op, without a GPU (meta tensors run the fakes).
+    x, w = meta(5, 96), meta(96)
+    q, k = fake(1, 9, 2, 64, grad=True, device="meta"), fake(1, 11, 1, 64, grad=True, device="meta")
+    for op, args in [(torch.ops.sol.matmul.default, (meta(5, 7), meta(7, 3), None)),
+                     (torch.ops.sol.attention.default, (q, k, k, True, 0.0)),
+                     (torch.ops.sol.layernorm.default, (x, w, w, 1e-5)),
+                     (torch.ops.sol.rmsnorm.default, (x, w, 1e-6)),
+                     (torch.ops.sol.softmax.default, (x,)),
+                     (torch.ops.sol.mx_quantize.default, (fake(33, 64, device="meta"), "fp8_e4m3", "ceil", False)),
+                     (torch.ops.sol.copy.default, (fake(5, 96, device="meta"),))]:
+        torch.library.opcheck(op, args)
+
+
+# ---- the eager path, without a GPU ------------------------------------------------------------------
+class Launches:
+    """sol._kernels' direct entries, recording each call; an entry asks once for `workspace` bytes."""
+
+    def __init__(self, workspace=0):
+        self.calls, self.workspace = [], workspace
+
+    def __getattr__(self, name):
+        def entry(*args):
+            self.calls.append((name, args))
+            return self.workspace if args[-3] < self.workspace else 0  # args[-3]: the workspace bytes given
+
+        return entry
+
+    def names(self):
+        return [n for n, _ in self.calls]
+
+
+@pytest.fixture
+def cpu(monkeypatch):
+    """sol.ops on CPU tensors as on CUDA ones: its device checks read is_cpu for is_cuda and the CPU
+    as device 0, its devices and stream are the CPU's, and the launches go to a recording stub of
+    sol._kernels."""
+    import inspect
+
+    cuda = [(".is_cuda", ".is_cpu"), (".get_device()", ".get_device() + 1")]  # the CPU as CUDA device 0
+    cpu = [('torch.device("cuda", index)', 'torch.device("cpu")')]
+    for name, edits in [("_direct", cuda), ("_cuda", cuda), ("_device", cpu)]:
+        src = inspect.getsource(getattr(ops, name))
+        for old, new in edits:
+            assert old in src, f"sol.ops.{name} changed: update this fixture"
+            src = src.replace(old, new)
+        ns = {}
+        exec(src, vars(ops), ns)
+        monkeypatch.setattr(ops, name, ns[name])
+    monkeypatch.setattr(ops, "_HAS_GPU", [True])
+    monkeypatch.setattr(ops, "_DEVICES", {})
+    monkeypatch.setattr(ops, "_raw_stream", lambda device: 7)
+    launches = Launches()
+    monkeypatch.setattr(ops, "_kernels", launches)
+    return launches
+
+
+def rstd_of(call):
+    """The rstd pointer an rmsnorm_forward_direct call passed: 0 where nothing is saved for a backward,
+    which only the eager path does (the custom op always saves it)."""
+    name, args = call
+    assert name == "rmsnorm_forward_direct"
+    return args[9]
+
+
+def test_an_eager_call_skips_the_custom_op(cpu):
+    x, w = torch.randn(8, 64, dtype=BF16), torch.ones(64, dtype=BF16)
+    y = ops.rmsnorm(x, w)
+    assert y.shape == x.shape and y.dtype == BF16 and y.is_contiguous()
+    ((name, args),) = cpu.calls
+    assert name == "rmsnorm_forward_direct" and rstd_of(cpu.calls[0]) == 0
+    assert args[:3] == ("bf16", 8, 64) and args[3] == x.data_ptr() and args[5] == y.data_ptr()
+    assert args[-4:] == (0, 0, 7, 0)  # no workspace, the current stream, the tensors' device
+    with torch.no_grad():  # a gradient is not recorded here, so a parameter is no reason for the op
+        ops.rmsnorm(x.requires_grad_(), torch.nn.Parameter(w))
+    assert rstd_of(cpu.calls[1]) == 0
+
+
+def test_a_call_that_records_a_gradient_goes_through_the_op(cpu):
+    x, w = torch.randn(8, 64, requires_grad=True), torch.ones(64, requires_grad=True)
+    y = ops.rmsnorm(x, w)
+    assert rstd_of(cpu.calls[0]) != 0 and y.requires_grad
+    y.sum().backward()  # the backward's own launch is eager: nothing records its gradient
+    assert cpu.names() == ["rmsnorm_forward_direct", "rmsnorm_backward_direct"]
+    assert x.grad.shape == x.shape and w.grad.shape == w.shape
+
+
+def test_modes_transforms_and_compile_go_through_the_op(cpu):
+    x = torch.randn(8, 64)
+    with torch.device("cpu"):  # a torch-function mode
+        ops.rmsnorm(x)
+    assert rstd_of(cpu.calls[-1]) != 0
+    with FakeTensorMode():  # a dispatch mode: the fake runs, nothing launches
+        ops.rmsnorm(torch.empty(8, 64))
+    assert len(cpu.calls) == 1
+    seen = []
+    torch.vmap(lambda t: (seen.append(ops._direct(t)), t)[1])(torch.randn(3, 4))
+    with torch.autograd.forward_ad.dual_level():
+        seen.append(ops._direct(x))
+    assert seen == [-1, -1] and ops._direct(x) == 0
+    compiled = torch.compile(lambda t: ops.rmsnorm(t) * 2, fullgraph=True, backend="eager")
+    assert compiled(x).shape == x.shape
+    assert rstd_of(cpu.calls[-1]) != 0  # the traced graph calls torch.ops.sol.rmsnorm
+
+
+def test_the_eager_path_asks_for_its_workspace(cpu):
+    cpu.workspace = 4096
+    a, b = torch.randn(8, 64, dtype=BF16), torch.randn(32, 64, dtype=BF16).t()
+    assert ops.matmul(a, b).shape == (8, 32)
+    (n1, first), (n2, second) = cpu.calls
+    assert n1 == n2 == "matmul_direct" and first[-4:-2] == (0, 0)
+    assert second[-3] == 4096 and second[-4] != 0 and first[:-4] == second[:-4]
+    assert first[6:8] == ("N", "T") and first[9] == 64 and first[11] == 64  # x @ w.t(): B transposed, ld 64
+
+
+def test_the_eager_path_says_what_the_op_says(cpu):
+    x, w = torch.randn(4, 8, dtype=BF16), torch.ones(7, dtype=BF16)
+    with pytest.raises(sol.Error) as eager:
+        ops.rmsnorm(x, w)
+    with pytest.raises(sol.Error) as op:
+        ops.rmsnorm(x.requires_grad_(), w)
+    assert str(eager.value) == str(op.value) and "\n" not in str(op.value)
+    assert cpu.calls == []
