@@ -16,7 +16,9 @@
 //                   on one after another add up; DRAM streams under them.
 //   everything else max(FLOPs ÷ the unit's ceiling, issue slots ÷ the issue rate, shared-memory
 //                   wavefronts ÷ the banks' rate, DRAM bytes ÷ copy) + its launches: independent CTAs
-//                   overlap whichever resource binds.
+//                   overlap whichever resource binds. Where the variant declares its launches' loads
+//                   in flight (model::LoadStream), the DRAM term is their sum, each at least its
+//                   reads ÷ (loads in flight ÷ kDramLatencyS): Little's law.
 // The terms beyond FLOPs and bytes come from the variant's declared model::Execution (its spec), or
 // for a PyTorch peer from peer_execution: what the peer's script runs.
 #include <functional>
@@ -49,6 +51,13 @@ inline constexpr double kExpPerClockPerSm = 16;
 // (Shah et al., FlashAttention-3, 2024, §1); wgmma reaches the measured matrix ceiling.
 inline constexpr double kMmaSyncShareOfWgmma = 2.0 / 3.0;
 
+// The latency of a load from HBM on a loaded Hopper memory system, for Little's law: a launch
+// whose threads wait on their loads reads at most (bytes of loads in flight) ÷ this. 600 ns is the
+// figure kernels/copy/v01_scalar.cu's estimate works with (≈ 1,200 clocks at 1.98 GHz; an idle
+// pointer chase measures less, queues under load add to it). Not measured by `sol probe`: stated
+// once here.
+inline constexpr double kDramLatencyS = 600e-9;
+
 
 // The ceilings under a prediction.
 struct Ceilings {
@@ -64,6 +73,12 @@ struct Ceilings {
 Ceilings ceilings_for(const results::File& f, const hw::HwSpec* profile, const hw::HwSpec& sheet);
 // The same from a run's own measured ceilings (the harness, during the run).
 Ceilings ceilings_for(const results::MeasuredCeilings& m, const hw::HwSpec& row);
+
+// One launch bounded by its loads in flight (model::LoadStream): max(its bytes ÷ the copy bandwidth,
+// its read bytes ÷ (resident threads × loads in flight × bytes per load ÷ kDramLatencyS)). The
+// resident blocks are min(grid, SMs × the occupancy of its block on the spec's SM limits). `why`
+// (optional) gets the count in one line. Throws sol::Error (BadInput) on a block the SM cannot hold.
+double stream_seconds(const model::LoadStream& s, const Ceilings& c, std::string* why = nullptr);
 
 // How a GEMM rung is built, as far as its time depends on it.
 struct GemmRung {

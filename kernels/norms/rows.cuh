@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "kernels/common/launch.cuh"
+#include "kernels/norms/eager_launch.hpp"
 #include "kernels/elementwise/chain.cuh"
 
 namespace sol::kernels::rows {
@@ -91,7 +92,7 @@ __device__ inline void save_stats(const RowArgs<T>& a, int64_t row, const Stats&
 // Threads per block for a row group of kThreads (small groups share a 128-thread block), and
 // the row this thread's group owns.
 template <int kThreads>
-inline constexpr int kBlockThreads = kThreads < 128 ? 128 : kThreads;
+inline constexpr int kBlockThreads = kThreads < kRowMinBlockThreads ? kRowMinBlockThreads : kThreads;
 template <int kThreads>
 __device__ inline int64_t group_row() {
   return int64_t(blockIdx.x) * (kBlockThreads<kThreads> / kThreads) + threadIdx.x / kThreads;
@@ -331,8 +332,8 @@ LaunchPlan plan_fused(const RowArgs<T>& a) {
 
 template <class Pass, class T>
 void eager_pass(const RowArgs<T>& a, cudaStream_t stream) {
-  if (a.cols <= 1024) launch_row(row_plan<32>(eager_pass_kernel<Pass, T, 32>, a.rows), stream, a);
-  else launch_row(row_plan<512>(eager_pass_kernel<Pass, T, 512>, a.rows), stream, a);
+  if (a.cols <= kEagerWarpMaxCols) launch_row(row_plan<32>(eager_pass_kernel<Pass, T, 32>, a.rows), stream, a);
+  else launch_row(row_plan<kEagerLongThreads>(eager_pass_kernel<Pass, T, kEagerLongThreads>, a.rows), stream, a);
 }
 
 }  // namespace sol::kernels::rows

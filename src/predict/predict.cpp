@@ -9,6 +9,7 @@
 #include "sol/core/format.hpp"
 #include "sol/gemm_rungs.hpp"
 #include "sol/model/access.hpp"
+#include "sol/model/occupancy.hpp"
 #include "sol/model/roofline.hpp"
 #include "sol/sweep.hpp"
 
@@ -49,6 +50,25 @@ Ceilings ceilings_for(const results::MeasuredCeilings& m, const hw::HwSpec& row)
   results::File f;
   f.ceilings = m;
   return ceilings_for(f, nullptr, row);
+}
+
+double stream_seconds(const model::LoadStream& s, const Ceilings& c, std::string* why) {
+  const int sms = c.spec.compute_units;
+  if (sms < 1 || s.blocks < 1 || s.load_bytes < 1 || s.loads_in_flight < 1)
+    bad_input("a load stream needs SMs, a grid, and loads of at least one byte: '" + s.what + "'");
+  const model::Occupancy o = model::occupancy(c.spec.limits, s.block);
+  if (o.blocks_per_sm < 1) bad_input("'" + s.what + "': its block does not fit on an SM of " + c.spec.name);
+  const double resident = double(std::min<int64_t>(s.blocks, int64_t(sms) * o.blocks_per_sm));
+  const double in_flight = resident * s.block.block_threads * s.loads_in_flight * double(s.load_bytes);
+  const double latency_rate = in_flight / kDramLatencyS;
+  const double copy_s = (s.read_bytes + s.write_bytes) / c.copy_bytes_per_s;
+  const double latency_s = s.read_bytes / latency_rate;
+  if (why)
+    *why = s.what + ": " + si(in_flight, "B") + " in flight (" + std::to_string(int64_t(resident)) + " blocks × " +
+           std::to_string(s.block.block_threads) + " threads × " + std::to_string(s.loads_in_flight) + " × " +
+           std::to_string(s.load_bytes) + " B) ÷ " + si(kDramLatencyS, "s") + " = " + si(latency_rate, "B/s") +
+           (latency_s > copy_s ? " binds" : ", under the copy bandwidth");
+  return std::max(copy_s, latency_s);
 }
 
 bool is_gemm_family(const std::string& family) { return family.rfind("gemm_", 0) == 0 && family != sweep::kFamily; }
@@ -289,14 +309,32 @@ Prediction predict(const Work& w, const Ceilings& c) {
   const double smem_s = x.smem_wavefronts > 0 && c.smem_bytes_per_s > 0 ? x.smem_wavefronts * wavefront_bytes / c.smem_bytes_per_s : 0;
   const double atomic_s = x.l2_atomic_bytes > 0 && c.l2_bytes_per_s > 0 ? x.l2_atomic_bytes / c.l2_bytes_per_s : 0;
   const double dram = x.dram_bytes > 0 ? x.dram_bytes : w.bytes;
-  const double memory_s = dram / c.copy_bytes_per_s;
+  double memory_s = dram / c.copy_bytes_per_s;
+  std::string streams_why;
+  if (!x.streams.empty()) {
+    memory_s = 0;
+    int bound = 0;
+    for (const model::LoadStream& st : x.streams) {
+      std::string line;
+      const double s = stream_seconds(st, c, &line);
+      memory_s += s;
+      if (s > (st.read_bytes + st.write_bytes) / c.copy_bytes_per_s) {
+        ++bound;
+        if (streams_why.empty()) streams_why = "; e.g. " + line;
+      }
+    }
+    streams_why = std::to_string(x.streams.size()) + " launches one after another, " + std::to_string(bound) +
+                  " bound by their loads in flight (Little's law)" + streams_why;
+  }
   const Term t_compute{"compute", compute_s, si(work, "FLOP") + " ÷ " + label + (x.work_flops > 0 && x.work_flops != w.flops ? " (the FLOPs run: " + x.how + ")" : "")};
   const Term t_exp{"softmax exp", exp_s, si(exps, "") + " exponentials at " + fixed(kExpPerClockPerSm, 0) + " per clock per SM"};
   const Term t_issue{"issue", issue_s, si(x.issue_slots, "") + " thread-instructions at one per FMA slot of " + fma_label};
   const Term t_smem{"shared memory", smem_s, si(x.smem_wavefronts, "") + " wavefronts of 128 B ÷ " + si(c.smem_bytes_per_s, "B/s")};
   const Term t_atomic{"L2 atomics", atomic_s, si(x.l2_atomic_bytes, "B") + " of fp32 adds ÷ " + si(c.l2_bytes_per_s, "B/s") + " L2"};
-  const Term t_memory{"memory", memory_s, si(dram, "B") + " ÷ " + si(c.copy_bytes_per_s, "B/s") + " copy" +
-                                            (x.dram_bytes > 0 && x.dram_bytes != w.bytes ? " (" + x.how + ")" : "")};
+  const Term t_memory{"memory", memory_s,
+                      !streams_why.empty() ? streams_why
+                                           : si(dram, "B") + " ÷ " + si(c.copy_bytes_per_s, "B/s") + " copy" +
+                                                 (x.dram_bytes > 0 && x.dram_bytes != w.bytes ? " (" + x.how + ")" : "")};
   // The binding resource of a SIMT or vector kernel: FMAs, issue slots or shared memory.
   const auto slowest = [](std::initializer_list<const Term*> ts) {
     const Term* top = *ts.begin();

@@ -109,6 +109,35 @@ TEST(PredictTerms, EagerPassesLaunchOneKernelEach) {
   EXPECT_EQ(declared("elementwise", "v01_eager5_fp32", "n=1048576").exec.kernels, 5);
 }
 
+TEST(PredictTerms, ALaunchWaitingOnItsLoadsReadsAtItsLoadsInFlightOverTheLatency) {
+  const Ceilings c = h200();
+  // layernorm v01 on 65536 × 1024 bf16: a warp per row, four rows to a 128-thread block: 16384
+  // blocks, 16 resident per SM (64 warps; 32 registers), 2112 on 132 SMs. Each pass reads 128 MiB.
+  const Work w = declared("layernorm", "v01_eager_bf16", "rows=65536,cols=1024");
+  ASSERT_EQ(w.exec.streams.size(), 4u);
+  const double tensor = 65536.0 * 1024 * 2;
+  // The mean only reduces: 4 loads of 2 B in flight per thread: 2112 × 128 × 8 B = 2,162,688 B.
+  const double mean_s = tensor / (2112.0 * 128 * 4 * 2 / kDramLatencyS);
+  EXPECT_NEAR(stream_seconds(w.exec.streams[0], c), mean_s, 1e-12);
+  EXPECT_GT(mean_s, tensor / kCopy);  // 37.2 µs against 31.6 µs at the copy bandwidth
+  // The passes that write keep one load in flight: 540,672 B, a quarter of the rate; their bytes
+  // (a read and a write) at the copy bandwidth would take 63 µs, the loads take 149 µs.
+  const double write_s = tensor / (2112.0 * 128 * 1 * 2 / kDramLatencyS);
+  for (int k = 1; k < 4; ++k) EXPECT_NEAR(stream_seconds(w.exec.streams[size_t(k)], c), write_s, 1e-12);
+  const Prediction p = predict::predict(w, c);
+  EXPECT_NEAR(term(p, "memory")->seconds, mean_s + 3 * write_s, 1e-12);
+  EXPECT_NEAR(p.seconds, mean_s + 3 * write_s + 4 * kLaunch, 1e-12);
+  // Its backward's sums over rows: 1024 columns are 32 blocks of 1024 threads, 4 loads of 2 B each:
+  // 256 KiB in flight on the whole GPU for 128 MiB.
+  const Work bwd = declared("layernorm_bwd", "v01_eager_bf16", "rows=65536,cols=1024");
+  ASSERT_EQ(bwd.exec.streams.size(), 9u);
+  EXPECT_NEAR(stream_seconds(bwd.exec.streams[7], c), tensor / (32.0 * 1024 * 4 * 2 / kDramLatencyS), 1e-12);
+  // A stream with loads enough in flight takes its bytes at the copy bandwidth.
+  model::LoadStream wide = w.exec.streams[0];
+  wide.loads_in_flight = 64;
+  EXPECT_NEAR(stream_seconds(wide, c), tensor / kCopy, 1e-15);
+}
+
 TEST(PredictTerms, APyTorchEagerFormulaIsPredictedAsTheKernelsItRuns) {
   const Ceilings c = h200();
   // naive_layer_norm on 4096 × 4096 bf16: 10 kernels, 8 reads + 6 writes of the tensor (32 MiB each).
