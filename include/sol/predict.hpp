@@ -18,7 +18,9 @@
 //                   wavefronts ÷ the banks' rate, DRAM bytes ÷ copy) + its launches: independent CTAs
 //                   overlap whichever resource binds. Where the variant declares its launches' loads
 //                   in flight (model::LoadStream), the DRAM term is their sum, each at least its
-//                   reads ÷ (loads in flight ÷ kDramLatencyS): Little's law.
+//                   reads ÷ (loads in flight ÷ kDramLatencyS): Little's law. A second read that
+//                   counts on L2 (model::Reread) is DRAM traffic again when what the resident
+//                   blocks move between the two reads exceeds the L2.
 // The terms beyond FLOPs and bytes come from the variant's declared model::Execution (its spec), or
 // for a PyTorch peer from peer_execution: what the peer's script runs.
 #include <functional>
@@ -79,6 +81,11 @@ Ceilings ceilings_for(const results::MeasuredCeilings& m, const hw::HwSpec& row)
 // resident blocks are min(grid, SMs × the occupancy of its block on the spec's SM limits). `why`
 // (optional) gets the count in one line. Throws sol::Error (BadInput) on a block the SM cannot hold.
 double stream_seconds(const model::LoadStream& s, const Ceilings& c, std::string* why = nullptr);
+
+// Whether a launch's second read misses L2 (model::Reread): the resident blocks (min(grid, SMs ×
+// occupancy)) × what each moves between its two reads, against the spec's L2 capacity. The bytes
+// DRAM reads again: Reread::bytes when it misses, else 0; `why` (optional) gets the count.
+double reread_dram_bytes(const model::Reread& r, const Ceilings& c, std::string* why = nullptr);
 
 // How a GEMM rung is built, as far as its time depends on it.
 struct GemmRung {

@@ -42,7 +42,7 @@ inline Info info(Version v) {
 }
 
 // One eager pass over rows × cols elements of `elem_bytes` (rows.cuh's eager_pass_kernel) as the
-// model's Little's law sees it (model::LoadStream): its grid and block from eager_launch.hpp, and the
+// model's Little's law sees it (model::LoadStream): its grid and block from launch.hpp, and the
 // loads each thread keeps in flight: 4 in a pass that only reduces (nvcc unrolls its loop by 4 and
 // issues the four loads first), 1 in a pass that writes (its store may alias the next load, which
 // therefore waits for it).

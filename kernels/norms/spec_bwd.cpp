@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kernels/common/spec.hpp"
-#include "kernels/norms/eager_launch.hpp"
+#include "kernels/norms/launch.hpp"
 
 namespace sol::kernels::rows_bwd {
 

@@ -52,13 +52,20 @@ Ceilings ceilings_for(const results::MeasuredCeilings& m, const hw::HwSpec& row)
   return ceilings_for(f, nullptr, row);
 }
 
-double stream_seconds(const model::LoadStream& s, const Ceilings& c, std::string* why) {
+namespace {
+// Blocks of `block` a grid of `blocks` has on the GPU at once.
+double resident_blocks(int64_t blocks, const model::KernelResources& block, const Ceilings& c, const std::string& what) {
   const int sms = c.spec.compute_units;
-  if (sms < 1 || s.blocks < 1 || s.load_bytes < 1 || s.loads_in_flight < 1)
-    bad_input("a load stream needs SMs, a grid, and loads of at least one byte: '" + s.what + "'");
-  const model::Occupancy o = model::occupancy(c.spec.limits, s.block);
-  if (o.blocks_per_sm < 1) bad_input("'" + s.what + "': its block does not fit on an SM of " + c.spec.name);
-  const double resident = double(std::min<int64_t>(s.blocks, int64_t(sms) * o.blocks_per_sm));
+  if (sms < 1 || blocks < 1) bad_input("'" + what + "': no SMs or an empty grid");
+  const model::Occupancy o = model::occupancy(c.spec.limits, block);
+  if (o.blocks_per_sm < 1) bad_input("'" + what + "': its block does not fit on an SM of " + c.spec.name);
+  return double(std::min<int64_t>(blocks, int64_t(sms) * o.blocks_per_sm));
+}
+}  // namespace
+
+double stream_seconds(const model::LoadStream& s, const Ceilings& c, std::string* why) {
+  if (s.load_bytes < 1 || s.loads_in_flight < 1) bad_input("'" + s.what + "': a load stream needs loads of at least one byte");
+  const double resident = resident_blocks(s.blocks, s.block, c, s.what);
   const double in_flight = resident * s.block.block_threads * s.loads_in_flight * double(s.load_bytes);
   const double latency_rate = in_flight / kDramLatencyS;
   const double copy_s = (s.read_bytes + s.write_bytes) / c.copy_bytes_per_s;
@@ -69,6 +76,18 @@ double stream_seconds(const model::LoadStream& s, const Ceilings& c, std::string
            std::to_string(s.load_bytes) + " B) ÷ " + si(kDramLatencyS, "s") + " = " + si(latency_rate, "B/s") +
            (latency_s > copy_s ? " binds" : ", under the copy bandwidth");
   return std::max(copy_s, latency_s);
+}
+
+double reread_dram_bytes(const model::Reread& r, const Ceilings& c, std::string* why) {
+  if (!(r.bytes > 0)) return 0;
+  const double resident = resident_blocks(r.blocks, r.block, c, "a second read");
+  const double distance = resident * r.block_bytes;
+  const bool misses = distance > c.spec.l2_bytes;
+  if (why)
+    *why = "the second read of " + si(r.bytes, "B") + (misses ? " misses" : " hits") + " L2: " +
+           std::to_string(int64_t(resident)) + " resident blocks × " + si(r.block_bytes, "B") + " = " + si(distance, "B") +
+           (misses ? " > " : " ≤ ") + si(c.spec.l2_bytes, "B");
+  return misses ? r.bytes : 0;
 }
 
 bool is_gemm_family(const std::string& family) { return family.rfind("gemm_", 0) == 0 && family != sweep::kFamily; }
@@ -308,7 +327,8 @@ Prediction predict(const Work& w, const Ceilings& c) {
   const double wavefront_bytes = double(model::kBanks * model::kBankBytes);
   const double smem_s = x.smem_wavefronts > 0 && c.smem_bytes_per_s > 0 ? x.smem_wavefronts * wavefront_bytes / c.smem_bytes_per_s : 0;
   const double atomic_s = x.l2_atomic_bytes > 0 && c.l2_bytes_per_s > 0 ? x.l2_atomic_bytes / c.l2_bytes_per_s : 0;
-  const double dram = x.dram_bytes > 0 ? x.dram_bytes : w.bytes;
+  std::string reread_why;
+  const double dram = (x.dram_bytes > 0 ? x.dram_bytes : w.bytes) + reread_dram_bytes(x.reread, c, &reread_why);
   double memory_s = dram / c.copy_bytes_per_s;
   std::string streams_why;
   if (!x.streams.empty()) {
@@ -334,7 +354,8 @@ Prediction predict(const Work& w, const Ceilings& c) {
   const Term t_memory{"memory", memory_s,
                       !streams_why.empty() ? streams_why
                                            : si(dram, "B") + " ÷ " + si(c.copy_bytes_per_s, "B/s") + " copy" +
-                                                 (x.dram_bytes > 0 && x.dram_bytes != w.bytes ? " (" + x.how + ")" : "")};
+                                                 (x.dram_bytes > 0 && x.dram_bytes != w.bytes ? " (" + x.how + ")" : "") +
+                                                 (reread_why.empty() ? "" : "; " + reread_why)};
   // The binding resource of a SIMT or vector kernel: FMAs, issue slots or shared memory.
   const auto slowest = [](std::initializer_list<const Term*> ts) {
     const Term* top = *ts.begin();

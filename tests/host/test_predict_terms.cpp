@@ -138,6 +138,27 @@ TEST(PredictTerms, ALaunchWaitingOnItsLoadsReadsAtItsLoadsInFlightOverTheLatency
   EXPECT_NEAR(stream_seconds(wide, c), tensor / kCopy, 1e-15);
 }
 
+TEST(PredictTerms, ASecondReadComesFromDramWhenTheResidentRowsOutgrowTheL2) {
+  const Ceilings c = h200();
+  // layernorm v02 on 4096 × 65536 bf16: a 512-thread block per row (64 registers: 2 per SM), 264
+  // resident, each reading and writing its 128 KiB row between the row's two reads: 66 MiB, more
+  // than the 60 MiB L2 of the datasheet (and the profile's 50 MiB).
+  ASSERT_GT(264 * 2 * 65536.0 * 2, c.spec.l2_bytes);
+  const Work miss = declared("layernorm", "v02_two_read_bf16", "rows=4096,cols=65536");
+  const double row = 65536.0 * 2;
+  EXPECT_DOUBLE_EQ(miss.exec.reread.block_bytes, 2 * row);
+  EXPECT_DOUBLE_EQ(reread_dram_bytes(miss.exec.reread, c), 4096 * row);
+  EXPECT_NEAR(term(predict::predict(miss, c), "memory")->seconds, (miss.bytes + 4096 * row) / kCopy, 1e-12);
+  // At 4096 columns the 264 resident rows move 264 × 16 KiB = 4.1 MiB: the second read hits.
+  const Work hit = declared("layernorm", "v02_two_read_bf16", "rows=32768,cols=4096");
+  EXPECT_GT(hit.exec.reread.bytes, 0);
+  EXPECT_EQ(reread_dram_bytes(hit.exec.reread, c), 0);
+  EXPECT_NEAR(term(predict::predict(hit, c), "memory")->seconds, hit.bytes / kCopy, 1e-12);
+  // The register rung reads once; its fp32 twin falls back to the looped kernel past 32768 columns.
+  EXPECT_EQ(declared("layernorm", "v03_one_read_bf16", "rows=4096,cols=65536").exec.reread.bytes, 0);
+  EXPECT_DOUBLE_EQ(declared("layernorm", "v04_one_read_fp32", "rows=4096,cols=65536").exec.reread.bytes, 4096 * 65536.0 * 4);
+}
+
 TEST(PredictTerms, APyTorchEagerFormulaIsPredictedAsTheKernelsItRuns) {
   const Ceilings c = h200();
   // naive_layer_norm on 4096 × 4096 bf16: 10 kernels, 8 reads + 6 writes of the tensor (32 MiB each).

@@ -40,6 +40,16 @@ struct LoadStream {
   int load_bytes = 0;                      // bytes of one of them
   std::string what;                        // "mean: reads x"
 };
+
+// Bytes a launch reads a second time, counting on L2 to still hold them: it does while what the
+// resident blocks move between a block's two reads (`block_bytes` each) fits in the L2; beyond,
+// DRAM reads them again (sol/predict.hpp).
+struct Reread {
+  double bytes = 0;        // read a second time (0: none)
+  int64_t blocks = 0;      // the grid
+  KernelResources block;   // threads, registers (ptxas -v), shared memory per block
+  double block_bytes = 0;  // what one block reads and writes between its two reads of a byte
+};
 struct Execution {
   bool declared = false;        // false: the variant declares nothing beyond its FLOPs and bytes
   int kernels = 1;              // launches per call
@@ -53,6 +63,7 @@ struct Execution {
   // The launches one after another, each bounded by its loads in flight; non-empty: they replace
   // dram_bytes ÷ copy as the memory term.
   std::vector<LoadStream> streams;
+  Reread reread;
   std::string how;              // one line: where the counts come from
 };
 
