@@ -82,6 +82,11 @@ Ceilings ceilings_for(const results::MeasuredCeilings& m, const hw::HwSpec& row)
 // (optional) gets the count in one line. Throws sol::Error (BadInput) on a block the SM cannot hold.
 double stream_seconds(const model::LoadStream& s, const Ceilings& c, std::string* why = nullptr);
 
+// The L1 pipeline's time for `wavefronts` passes (global loads: one per distinct 128-byte line a
+// warp request touches; shared memory: one per bank pass), one per clock per SM: the busiest SM's
+// share when the grid's `blocks` spread unevenly (⌈blocks ÷ SMs⌉ blocks' worth; 0: evenly).
+double l1_seconds(double wavefronts, int64_t blocks, const Ceilings& c);
+
 // Whether a launch's second read misses L2 (model::Reread): the resident blocks (min(grid, SMs ×
 // occupancy)) × what each moves between its two reads, against the spec's L2 capacity. The bytes
 // DRAM reads again: Reread::bytes when it misses, else 0; `why` (optional) gets the count.
@@ -97,6 +102,8 @@ struct GemmRung {
   bool known = true;             // false for a library peer: its tiles are assumed, not declared
   bool mma_sync = false;         // mma.sync fed by ldmatrix (kMmaSyncShareOfWgmma), not wgmma
   double smem_bytes_per_flop = 0;  // mma.sync: the warp tile's operand bytes read from shared memory per FLOP
+  int wavefronts_per_warp_fma = 0;  // SGEMM: L1 passes per warp FMA (gemm_rungs::Fp32Rung; 0: none counted)
+  int64_t grid_blocks = 0;          // SGEMM: the rung's grid at the shape
   std::string name;              // "128×256×64, 4 stages, packs to 128 B"
 };
 // The rung's facts at a GEMM shape (v08 picks its tile by the shape); nullopt-like known=false with

@@ -78,6 +78,14 @@ double stream_seconds(const model::LoadStream& s, const Ceilings& c, std::string
   return std::max(copy_s, latency_s);
 }
 
+double l1_seconds(double wavefronts, int64_t blocks, const Ceilings& c) {
+  const int sms = c.spec.compute_units;
+  if (!(wavefronts > 0)) return 0;
+  if (sms < 1 || !(c.spec.boost_clock_hz > 0)) bad_input("L1 wavefronts need the SM count and clock of " + c.spec.name);
+  const double per_sm = blocks > 0 ? wavefronts / double(blocks) * double((blocks + sms - 1) / sms) : wavefronts / sms;
+  return per_sm / c.spec.boost_clock_hz;
+}
+
 double reread_dram_bytes(const model::Reread& r, const Ceilings& c, std::string* why) {
   if (!(r.bytes > 0)) return 0;
   const double resident = resident_blocks(r.blocks, r.block, c, "a second read");
@@ -103,9 +111,13 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
     // tensor-core path) is not an SGEMM.
     g.sgemm = dtype != "tf32";
     g.tile = {128, 128, 16};
-    if (const gemm_rungs::Fp32Rung* r = gemm_rungs::find_fp32(variant); r && r->tile_k > 0) {
-      g.tile = {r->tile_m, r->tile_n, r->tile_k};
-      g.stages = std::max(r->stages, 1);
+    if (const gemm_rungs::Fp32Rung* r = gemm_rungs::find_fp32(variant)) {
+      if (r->tile_k > 0) {
+        g.tile = {r->tile_m, r->tile_n, r->tile_k};
+        g.stages = std::max(r->stages, 1);
+      }
+      g.wavefronts_per_warp_fma = r->wavefronts_per_warp_fma;
+      g.grid_blocks = ceil_div(m, r->tile_m) * ceil_div(n, r->tile_n);
     }
     if (dtype == "tf32") g.tile = {128, 256, 32};
     g.known = !peer;
@@ -233,8 +245,15 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
   }
   const double eff = p.tile_efficiency * p.wave_efficiency * p.alignment_efficiency;
   const double main_s = w.flops / (ceiling * eff);
+  // An SGEMM whose operands come one load per FMA waits on the L1's passes, not the FMA pipe.
+  const double l1_s = l1_seconds(w.flops / 2 / 32 * g.wavefronts_per_warp_fma, g.grid_blocks, c);
   const double memory_s = w.bytes / c.copy_bytes_per_s;
-  if (memory_s > main_s) {
+  if (l1_s > std::max(main_s, memory_s)) {
+    p.bound = "L1";
+    p.terms.push_back({"L1 wavefronts", l1_s,
+                       std::to_string(g.wavefronts_per_warp_fma) + " L1 passes per warp FMA, one per clock per SM over " +
+                           std::to_string(g.grid_blocks) + " blocks"});
+  } else if (memory_s > main_s) {
     p.bound = "memory";
     p.terms.push_back({"memory", memory_s, si(w.bytes, "B") + " ÷ " + si(c.copy_bytes_per_s, "B/s") + " copy"});
   } else {
@@ -326,6 +345,7 @@ Prediction predict(const Work& w, const Ceilings& c) {
   const double issue_s = x.issue_slots > 0 ? x.issue_slots / issue_rate : 0;
   const double wavefront_bytes = double(model::kBanks * model::kBankBytes);
   const double smem_s = x.smem_wavefronts > 0 && c.smem_bytes_per_s > 0 ? x.smem_wavefronts * wavefront_bytes / c.smem_bytes_per_s : 0;
+  const double l1_s = l1_seconds(x.l1_wavefronts, x.grid_blocks, c);
   const double atomic_s = x.l2_atomic_bytes > 0 && c.l2_bytes_per_s > 0 ? x.l2_atomic_bytes / c.l2_bytes_per_s : 0;
   std::string reread_why;
   const double dram = (x.dram_bytes > 0 ? x.dram_bytes : w.bytes) + reread_dram_bytes(x.reread, c, &reread_why);
@@ -350,6 +370,8 @@ Prediction predict(const Work& w, const Ceilings& c) {
   const Term t_exp{"softmax exp", exp_s, si(exps, "") + " exponentials at " + fixed(kExpPerClockPerSm, 0) + " per clock per SM"};
   const Term t_issue{"issue", issue_s, si(x.issue_slots, "") + " thread-instructions at one per FMA slot of " + fma_label};
   const Term t_smem{"shared memory", smem_s, si(x.smem_wavefronts, "") + " wavefronts of 128 B ÷ " + si(c.smem_bytes_per_s, "B/s")};
+  const Term t_l1{"L1 wavefronts", l1_s, si(x.l1_wavefronts, "") + " L1 passes of global loads at one per clock per SM" +
+                                           (x.grid_blocks > 0 ? " (" + std::to_string(x.grid_blocks) + " blocks)" : "")};
   const Term t_atomic{"L2 atomics", atomic_s, si(x.l2_atomic_bytes, "B") + " of fp32 adds ÷ " + si(c.l2_bytes_per_s, "B/s") + " L2"};
   const Term t_memory{"memory", memory_s,
                       !streams_why.empty() ? streams_why
@@ -369,7 +391,7 @@ Prediction predict(const Work& w, const Ceilings& c) {
     for (const Term* t : {&t_compute, &t_exp, &t_smem, &t_atomic})
       if (t->seconds > 0) core.push_back(*t);
   } else {
-    core.push_back(slowest({&t_compute, &t_issue, &t_smem}));
+    core.push_back(slowest({&t_compute, &t_issue, &t_smem, &t_l1}));
   }
   double core_s = 0;
   for (const Term& t : core) core_s += t.seconds;

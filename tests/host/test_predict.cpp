@@ -117,6 +117,23 @@ TEST(Predict, SgemmStandsOnItsShareOfTheFmaChain) {
   EXPECT_NEAR(p.wave_efficiency, (2048.0 / 132) / 16, 1e-12);  // 2048 tiles of 256×128 in 16 waves
 }
 
+TEST(Predict, AnSgemmFedOneLoadPerFmaWaitsOnTheL1Passes) {
+  const Ceilings c = h200();
+  ASSERT_DOUBLE_EQ(c.spec.boost_clock_hz, 1.98e9);
+  // v01 at 4096³: 2^31 warp FMAs, each 33 L1 passes (A over 32 rows, B broadcast), over 128 × 512
+  // blocks of 32 × 8 threads: the busiest SM runs ⌈65536 ÷ 132⌉ = 497 blocks' share, one pass a clock.
+  const Prediction naive = predict::predict(gemm("gemm_fp32", "v01_naive", "fp32", 4096, 4096, 4096), c);
+  ASSERT_NE(term(naive, "L1 wavefronts"), nullptr) << naive.limit;
+  EXPECT_EQ(naive.bound, "L1");
+  EXPECT_NEAR(term(naive, "L1 wavefronts")->seconds, 33.0 * 2147483648.0 / 65536 * 497 / 1.98e9, 1e-9);  // 271.4 ms
+  // v03's two shared loads per FMA (a broadcast and a conflict-free row): 2 passes.
+  const Prediction tiled = predict::predict(gemm("gemm_fp32", "v03_smem_tiled", "fp32", 4096, 4096, 4096), c);
+  EXPECT_NEAR(term(tiled, "L1 wavefronts")->seconds, 2.0 * 2147483648.0 / 16384 * 125 / 1.98e9, 1e-9);
+  // The register-tiled rungs count none: the FMA chain binds.
+  EXPECT_EQ(term(predict::predict(gemm("gemm_fp32", "v05_regblock_2d", "fp32", 4096, 4096, 4096), c), "L1 wavefronts"),
+            nullptr);
+}
+
 TEST(Predict, AMatrixOpInATypeTheTensorCoresLackRunsOnTheVectorUnit) {
   Work w{"mx", "v06_gemm_emulated", "fp32", Shape::parse("m=4096,n=4096,k=4096"), 2.0 * 4096 * 4096 * 4096, 1e8, {}};
   const Prediction p = predict::predict(w, h200());

@@ -159,6 +159,23 @@ TEST(PredictTerms, ASecondReadComesFromDramWhenTheResidentRowsOutgrowTheL2) {
   EXPECT_DOUBLE_EQ(declared("layernorm", "v04_one_read_fp32", "rows=4096,cols=65536").exec.reread.bytes, 4096 * 65536.0 * 4);
 }
 
+TEST(PredictTerms, RowSumsAcrossRowsWaitOnOneL1PassPerElement) {
+  const Ceilings c = h200();
+  // v01 on 2048 × 2048: 2048 threads (16 blocks of 128, on 16 SMs); a warp request reads 32 rows,
+  // 32 lines: 2048² L1 passes, 262,144 on each busy SM at one a clock: 132 µs.
+  const Work rows = declared("coalescing", "v01_row_per_thread", "rows=2048,cols=2048");
+  EXPECT_DOUBLE_EQ(rows.exec.l1_wavefronts, 2048.0 * 2048);
+  EXPECT_EQ(rows.exec.grid_blocks, 16);
+  EXPECT_NEAR(l1_seconds(rows.exec.l1_wavefronts, rows.exec.grid_blocks, c), 2048.0 * 2048 / 16 / 1.98e9, 1e-15);
+  const Prediction p = predict::predict(rows, c);
+  EXPECT_NEAR(term(p, "L1 wavefronts")->seconds, 2048.0 * 2048 / 16 / 1.98e9, 1e-15);
+  // v02 reads a line per 32 elements; its 2048 threads × 16 loads of 4 B in flight (128 KiB) bind:
+  // 16 MiB ÷ (128 KiB ÷ 600 ns) = 76.8 µs.
+  const Work cols = declared("coalescing", "v02_col_per_thread", "rows=2048,cols=2048");
+  EXPECT_DOUBLE_EQ(cols.exec.l1_wavefronts, 2048.0 * 2048 / 32);
+  EXPECT_NEAR(stream_seconds(cols.exec.streams.at(0), c), 4.0 * 2048 * 2048 / (2048.0 * 16 * 4 / kDramLatencyS), 1e-12);
+}
+
 TEST(PredictTerms, APyTorchEagerFormulaIsPredictedAsTheKernelsItRuns) {
   const Ceilings c = h200();
   // naive_layer_norm on 4096 × 4096 bf16: 10 kernels, 8 reads + 6 writes of the tensor (32 MiB each).
