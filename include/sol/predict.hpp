@@ -52,6 +52,11 @@ inline constexpr double kExpPerClockPerSm = 16;
 // mma.sync on Hopper: "only about 2/3 of the peak throughput of the Hopper GPU's Tensor Cores"
 // (Shah et al., FlashAttention-3, 2024, §1); wgmma reaches the measured matrix ceiling.
 inline constexpr double kMmaSyncShareOfWgmma = 2.0 / 3.0;
+// The e4m3 mma.sync (m16n8k32) is Ada's (sm_89); on Hopper "the compiler will use software
+// emulation to convert the data and use fp16 tensor core instead" (an NVIDIA engineer, 2025:
+// github.com/NVIDIA/cutlass/issues/1986): on this compute capability an fp8 mma.sync rung runs at
+// the fp16 matrix ceiling, not the fp8 one.
+inline constexpr int kFp8MmaSyncAsFp16Cc = 90;
 
 // The latency of a load from HBM on a loaded Hopper memory system, for Little's law: a launch
 // whose threads wait on their loads reads at most (bytes of loads in flight) ÷ this. 600 ns is the

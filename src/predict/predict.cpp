@@ -221,10 +221,13 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
     ceiling = kSgemmShareOfFma * peak(c, hw::Unit::Vector, DType::f32, label);
     label = fixed(100 * kSgemmShareOfFma, 0) + " % of " + label + " (an SGEMM's share of the FMA chain)";
   } else {
-    ceiling = peak(c, hw::Unit::Matrix, w.dtype == "tf32" ? DType::tf32 : t, label);
+    // sm_90 has no e4m3 mma.sync: the compiler converts to fp16 and runs the fp16 instruction.
+    const bool fp8_as_fp16 = g.mma_sync && dtype_bytes(t) == 1 && c.spec.compute_capability == kFp8MmaSyncAsFp16Cc;
+    ceiling = peak(c, hw::Unit::Matrix, w.dtype == "tf32" ? DType::tf32 : fp8_as_fp16 ? DType::f16 : t, label);
     if (g.mma_sync) {
       ceiling *= kMmaSyncShareOfWgmma;
-      label = fixed(100 * kMmaSyncShareOfWgmma, 0) + " % of " + label + " (mma.sync)";
+      label = fixed(100 * kMmaSyncShareOfWgmma, 0) + " % of " + label + " (mma.sync" +
+              (fp8_as_fp16 ? ": e4m3 converted to fp16 on sm_90" : "") + ")";
     }
   }
   const model::GemmEstimate e = model::gemm_estimate({m, n, k, t, g.tile, g.blocks_per_sm}, c.spec);
@@ -237,10 +240,13 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
     const int64_t padded = ceil_div(k * b, g.pack_pitch_bytes) * g.pack_pitch_bytes;
     if (lda * b % g.pack_pitch_bytes != 0) pack_bytes += double(m) * double(k * b + padded);
     if (ldb * b % g.pack_pitch_bytes != 0) pack_bytes += double(n) * double(k * b + padded);
-  } else if (!g.sgemm) {
-    // Tensor-core rungs that read unaligned rows in place need 16/w as many loads per MMA.
+  } else if (!g.sgemm && !g.mma_sync) {
+    // A library that reads unaligned rows in place needs 16/w as many loads per MMA.
     // An SGEMM issues one shared-memory load per 8–16 FFMAs: narrower global loads hide under them
-    // (the fp32 v08 rung at 4095³ takes 1.10× its 4096³ time, not the 4× of 4-byte loads).
+    // (the fp32 v08 rung at 4095³ takes 1.10× its 4096³ time, not the 4× of 4-byte loads). The
+    // mma.sync rung v01 loads a chunk as 16/w guarded element loads issued together, waited on once
+    // per k step with the rest of its one buffer: their latency, not their count (8193³ bf16 takes
+    // 1.14× its 8192³ time, not 8×).
     p.alignment_efficiency = e.alignment_efficiency;
   }
   const double eff = p.tile_efficiency * p.wave_efficiency * p.alignment_efficiency;
