@@ -94,23 +94,28 @@ constexpr Tile tile_choice(int64_t m, int64_t n, int sms) {
 }
 
 // ---- the SGEMM ladder (gemm_fp32) ----------------------------------------------------------------
-// X(name, version, min_cc, tile_m, tile_n, tile_k, stages, technique), in ladder order. The tile is
-// a block's outputs (tile_m × tile_n) and the k depth of its shared-memory tile (0: v01, v02 read
-// global memory only); stages: shared-memory buffers in flight (0: none).
+// X(name, version, min_cc, tile_m, tile_n, tile_k, stages, wavefronts, technique), in ladder
+// order. The tile is a block's outputs (tile_m × tile_n) and the k depth of its shared-memory tile
+// (0: v01, v02 read global memory only); stages: shared-memory buffers in flight (0: none).
+// wavefronts: the L1 passes a warp's FMA waits on where its operands come one load per FMA (a
+// global load takes one per distinct 128-byte line its lanes touch, a shared load one per bank
+// pass): v01 reads A across 32 rows (32) and B as a broadcast (1); v02 and v03 read one operand as
+// a broadcast and the other as one line or one conflict-free row (2). 0: register tiles, whose
+// loads are amortized over many FMAs.
 #define SOL_GEMM_FP32_RUNGS(X)                                                                                      \
-  X(v01_naive, 1, 70, 32, 8, 0, 0,                                                                                  \
+  X(v01_naive, 1, 70, 32, 8, 0, 0, 33,                                                                              \
     "thread per output, lanes walk rows: A loads k·4 bytes apart (the §9 uncoalesced kernel)")                      \
-  X(v02_coalesced, 2, 70, 8, 32, 0, 0, "lanes walk columns: B and C coalesced, A broadcast")                        \
-  X(v03_smem_tiled, 3, 70, 32, 32, 32, 1, "the lecture's T=32 shared-memory tiles, both __syncthreads: 32× reuse") \
-  X(v04_regblock_1d, 4, 70, 64, 64, 8, 1, "64×64 tile, each thread a column of 8 results in registers")            \
-  X(v05_regblock_2d, 5, 70, 128, 128, 8, 1, "128×128 tile, each thread an 8×8 outer product in registers")         \
-  X(v06_vectorized, 6, 70, 128, 128, 8, 1,                                                                          \
-    "float4 global loads and stores, A tile transposed in shared memory, float4 shared reads")                     \
-  X(v07_warptile_cp_async, 7, 80, 128, 128, 8, 2,                                                                   \
-    "64×32 warp tiles (conflict-free), double-buffered cp.async for B, swizzled transposed A, BK=8")               \
-  X(v08_warptile_256x128, 8, 80, 256, 128, 16, 3,                                                                   \
-    "256×128 tile, 64×64 warp tiles, 8×16 per thread, 3-stage cp.async (A transposed by 4-byte copies), BK=16")    \
-  X(v08_warptile_128x256, 8, 80, 128, 256, 16, 4,                                                                   \
+  X(v02_coalesced, 2, 70, 8, 32, 0, 0, 2, "lanes walk columns: B and C coalesced, A broadcast")                     \
+  X(v03_smem_tiled, 3, 70, 32, 32, 32, 1, 2, "the lecture's T=32 shared-memory tiles, both __syncthreads: 32× reuse") \
+  X(v04_regblock_1d, 4, 70, 64, 64, 8, 1, 0, "64×64 tile, each thread a column of 8 results in registers")          \
+  X(v05_regblock_2d, 5, 70, 128, 128, 8, 1, 0, "128×128 tile, each thread an 8×8 outer product in registers")       \
+  X(v06_vectorized, 6, 70, 128, 128, 8, 1, 0,                                                                       \
+    "float4 global loads and stores, A tile transposed in shared memory, float4 shared reads")                      \
+  X(v07_warptile_cp_async, 7, 80, 128, 128, 8, 2, 0,                                                                \
+    "64×32 warp tiles (conflict-free), double-buffered cp.async for B, swizzled transposed A, BK=8")                \
+  X(v08_warptile_256x128, 8, 80, 256, 128, 16, 3, 0,                                                                \
+    "256×128 tile, 64×64 warp tiles, 8×16 per thread, 3-stage cp.async (A transposed by 4-byte copies), BK=16")     \
+  X(v08_warptile_128x256, 8, 80, 128, 256, 16, 4, 0,                                                                \
     "128×256 tile, 64×64 warp tiles, 8×16 per thread, 4-stage cp.async (A transposed by 4-byte copies), BK=16")
 
 struct Fp32Rung {
@@ -118,11 +123,12 @@ struct Fp32Rung {
   int version;
   int min_cc;
   int tile_m, tile_n, tile_k, stages;
+  int wavefronts_per_warp_fma;
   std::string_view technique;
 };
 
-#define SOL_GEMM_FP32_RUNG_FACTS(name, version, min_cc, tm, tn, tk, stages, technique) \
-  Fp32Rung{#name, version, min_cc, tm, tn, tk, stages, technique},
+#define SOL_GEMM_FP32_RUNG_FACTS(name, version, min_cc, tm, tn, tk, stages, wavefronts, technique) \
+  Fp32Rung{#name, version, min_cc, tm, tn, tk, stages, wavefronts, technique},
 inline constexpr Fp32Rung kFp32Rungs[] = {SOL_GEMM_FP32_RUNGS(SOL_GEMM_FP32_RUNG_FACTS)};
 #undef SOL_GEMM_FP32_RUNG_FACTS
 

@@ -16,7 +16,11 @@
 //                   on one after another add up; DRAM streams under them.
 //   everything else max(FLOPs ÷ the unit's ceiling, issue slots ÷ the issue rate, shared-memory
 //                   wavefronts ÷ the banks' rate, DRAM bytes ÷ copy) + its launches: independent CTAs
-//                   overlap whichever resource binds.
+//                   overlap whichever resource binds. Where the variant declares its launches' loads
+//                   in flight (model::LoadStream), the DRAM term is their sum, each at least its
+//                   reads ÷ (loads in flight ÷ kDramLatencyS): Little's law. A second read that
+//                   counts on L2 (model::Reread) is DRAM traffic again when what the resident
+//                   blocks move between the two reads exceeds the L2.
 // The terms beyond FLOPs and bytes come from the variant's declared model::Execution (its spec), or
 // for a PyTorch peer from peer_execution: what the peer's script runs.
 #include <functional>
@@ -48,6 +52,18 @@ inline constexpr double kExpPerClockPerSm = 16;
 // mma.sync on Hopper: "only about 2/3 of the peak throughput of the Hopper GPU's Tensor Cores"
 // (Shah et al., FlashAttention-3, 2024, §1); wgmma reaches the measured matrix ceiling.
 inline constexpr double kMmaSyncShareOfWgmma = 2.0 / 3.0;
+// The e4m3 mma.sync (m16n8k32) is Ada's (sm_89); on Hopper "the compiler will use software
+// emulation to convert the data and use fp16 tensor core instead" (an NVIDIA engineer, 2025:
+// github.com/NVIDIA/cutlass/issues/1986): on this compute capability an fp8 mma.sync rung runs at
+// the fp16 matrix ceiling, not the fp8 one.
+inline constexpr int kFp8MmaSyncAsFp16Cc = 90;
+
+// The latency of a load from HBM on a loaded Hopper memory system, for Little's law: a launch
+// whose threads wait on their loads reads at most (bytes of loads in flight) ÷ this. 600 ns is the
+// figure kernels/copy/v01_scalar.cu's estimate works with (≈ 1,200 clocks at 1.98 GHz; an idle
+// pointer chase measures less, queues under load add to it). Not measured by `sol probe`: stated
+// once here.
+inline constexpr double kDramLatencyS = 600e-9;
 
 
 // The ceilings under a prediction.
@@ -65,6 +81,22 @@ Ceilings ceilings_for(const results::File& f, const hw::HwSpec* profile, const h
 // The same from a run's own measured ceilings (the harness, during the run).
 Ceilings ceilings_for(const results::MeasuredCeilings& m, const hw::HwSpec& row);
 
+// One launch bounded by its loads in flight (model::LoadStream): max(its bytes ÷ the copy bandwidth,
+// its read bytes ÷ (resident threads × loads in flight × bytes per load ÷ kDramLatencyS)). The
+// resident blocks are min(grid, SMs × the occupancy of its block on the spec's SM limits). `why`
+// (optional) gets the count in one line. Throws sol::Error (BadInput) on a block the SM cannot hold.
+double stream_seconds(const model::LoadStream& s, const Ceilings& c, std::string* why = nullptr);
+
+// The L1 pipeline's time for `wavefronts` passes (global loads: one per distinct 128-byte line a
+// warp request touches; shared memory: one per bank pass), one per clock per SM: the busiest SM's
+// share when the grid's `blocks` spread unevenly (⌈blocks ÷ SMs⌉ blocks' worth; 0: evenly).
+double l1_seconds(double wavefronts, int64_t blocks, const Ceilings& c);
+
+// Whether a launch's second read misses L2 (model::Reread): the resident blocks (min(grid, SMs ×
+// occupancy)) × what each moves between its two reads, against the spec's L2 capacity. The bytes
+// DRAM reads again: Reread::bytes when it misses, else 0; `why` (optional) gets the count.
+double reread_dram_bytes(const model::Reread& r, const Ceilings& c, std::string* why = nullptr);
+
 // How a GEMM rung is built, as far as its time depends on it.
 struct GemmRung {
   model::GemmTile tile;
@@ -75,6 +107,8 @@ struct GemmRung {
   bool known = true;             // false for a library peer: its tiles are assumed, not declared
   bool mma_sync = false;         // mma.sync fed by ldmatrix (kMmaSyncShareOfWgmma), not wgmma
   double smem_bytes_per_flop = 0;  // mma.sync: the warp tile's operand bytes read from shared memory per FLOP
+  int wavefronts_per_warp_fma = 0;  // SGEMM: L1 passes per warp FMA (gemm_rungs::Fp32Rung; 0: none counted)
+  int64_t grid_blocks = 0;          // SGEMM: the rung's grid at the shape
   std::string name;              // "128×256×64, 4 stages, packs to 128 B"
 };
 // The rung's facts at a GEMM shape (v08 picks its tile by the shape); nullopt-like known=false with

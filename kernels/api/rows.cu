@@ -251,10 +251,10 @@ Choice forward_choice(const RowsForward& f) {
                                                      : (softmax ? "v03_one_pass_" : "v03_one_read_");
       c.implementation = fam + "/" + rung + tok;
       c.reason = "register kernel, one read: rows 16-byte aligned, " + std::to_string(f.cols) + " ≤ " +
-                 std::to_string(rk::register_max_cols<T>()) + " columns";
+                 std::to_string(rk::register_max_cols(sizeof(T))) + " columns";
     } else {
       c.implementation = fam + "/" + (softmax ? "v02_online_" : "v02_two_read_") + tok;
-      const int64_t most = rk::register_max_cols<T>();
+      const int64_t most = rk::register_max_cols(sizeof(T));
       std::string why;
       if (f.cols > most) why = std::to_string(f.cols) + " columns exceed the registers' " + std::to_string(most);
       else if (f.cols * int64_t(sizeof(T)) % 16 != 0)

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "kernels/coalescing/launch.hpp"
 #include "kernels/common/launch.cuh"
 
 namespace sol::kernels::coalescing {
@@ -20,9 +21,5 @@ LaunchPlan v02_col_per_thread_plan(int64_t rows, int64_t cols);
 // v03: out[i] = in[i·stride] for i < n; `in` holds (n − 1)·stride + 1 elements.
 void v03_strided(const float* gIn, float* gOut, int64_t n, int64_t stride, cudaStream_t stream);
 LaunchPlan v03_strided_plan(int64_t n, int64_t stride);
-
-// Both sums unroll their k loop this far (independent loads in flight; one accumulator, so the
-// fp32 rounding is the lecture's sequential sum).
-inline constexpr int kSumUnroll = 16;
 
 }  // namespace sol::kernels::coalescing

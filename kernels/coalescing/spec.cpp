@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/coalescing/launch.hpp"
 #include "kernels/common/spec.hpp"
 #include "sol/model/access.hpp"
 
@@ -65,13 +66,32 @@ model::Cost cost(Version v, const Shape& s) {
   const int64_t rows = s.at("rows"), cols = s.at("cols");
   const bool by_row = v == Version::v01_row_per_thread;
   const double outs = double(by_row ? rows : cols);
-  return vector_cost(std::string(by_row ? "row" : "column") + " sums of " + std::to_string(rows) + "×" +
+  model::Cost c = vector_cost(std::string(by_row ? "row" : "column") + " sums of " + std::to_string(rows) + "×" +
                          std::to_string(cols) + " fp32",
                      double(rows) * double(cols), 4.0 * double(rows) * double(cols) + 4 * outs, DType::f32,
                      {"bytes = A read once (4·rows·cols) + one fp32 per sum written", "flops = one add per element",
                       by_row ? "warp requests touch 32 sectors each (8× v02's 4): HBM bytes stay minimal only if L1 "
                                "keeps each sector for the next 7 k"
                              : "warp requests touch 4 sectors each, all bytes used"});
+  // A thread per sum (kSumThreads to a block; ptxas -v: 29–32 registers) with kSumUnroll loads of
+  // 4 B in flight: few threads, so Little's law binds. v01's warp request reads 32 rows: 32 lines,
+  // an L1 pass each, every element; v02's reads one line for 32 elements.
+  const int64_t sums = by_row ? rows : cols;
+  c.exec.declared = true;
+  c.exec.grid_blocks = (sums + kSumThreads - 1) / kSumThreads;
+  c.exec.l1_wavefronts = double(rows) * double(cols) / (by_row ? 1.0 : 32.0);
+  model::LoadStream st;
+  st.read_bytes = 4.0 * double(rows) * double(cols);
+  st.write_bytes = 4 * outs;
+  st.blocks = c.exec.grid_blocks;
+  st.block = {.block_threads = kSumThreads, .registers_per_thread = 32};
+  st.loads_in_flight = kSumUnroll;
+  st.load_bytes = 4;
+  st.what = by_row ? "row sums" : "column sums";
+  c.exec.streams.push_back(st);
+  c.exec.how = std::to_string(sums) + " threads, " + std::to_string(kSumUnroll) + " loads of 4 B in flight each" +
+               (by_row ? ", 32 L1 passes per warp request" : "");
+  return c;
 }
 
 Tolerance tolerance(Version v) {

@@ -11,7 +11,7 @@
 namespace sol::kernels::coalescing {
 namespace {
 
-constexpr int kThreads = 128;  // 128 rather than 256: twice the blocks for the same few threads
+constexpr int kThreads = kSumThreads;  // 128 rather than 256: twice the blocks for the same few threads
 
 __global__ void __launch_bounds__(kThreads) row_sum_kernel(const float* __restrict__ gA, float* __restrict__ gOut,
                                                            int64_t rows, int64_t cols) {

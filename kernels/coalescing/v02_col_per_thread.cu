@@ -11,7 +11,7 @@
 namespace sol::kernels::coalescing {
 namespace {
 
-constexpr int kThreads = 128;  // as v01, so that the two differ only in the access order
+constexpr int kThreads = kSumThreads;  // as v01, so that the two differ only in the access order
 
 __global__ void __launch_bounds__(kThreads) col_sum_kernel(const float* __restrict__ gA, float* __restrict__ gOut,
                                                            int64_t rows, int64_t cols) {

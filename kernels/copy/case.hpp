@@ -11,6 +11,10 @@ namespace sol::kernels::copy {
 // dispatch: sol::copy, the public entry (kernels/api/copy.cu), choosing among v02, v03 and the peer.
 enum class Version { v01_scalar, v02_vec16, v03_vec16_unroll, peer_memcpy, dispatch };
 
+// v01's blocks: one element per thread, one 4-byte load in flight (v01_scalar.cu; spec.cpp's
+// Little's-law declaration reads the same number).
+inline constexpr int kScalarThreads = 256;
+
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version, const Shape& s);
 Tolerance tolerance(Version);

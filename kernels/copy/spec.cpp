@@ -18,10 +18,24 @@ std::string unsupported(Version v, const Shape& s) {
   return why;
 }
 
-model::Cost cost(Version, const Shape& s) {
+model::Cost cost(Version v, const Shape& s) {
   const double n = double(s.at("n"));
-  return vector_cost("copy of " + std::to_string(s.at("n")) + " fp32", 0, 8 * n, DType::f32,
-                     {"bytes = n × (4 read + 4 written)", "no arithmetic: flops = 0"});
+  model::Cost c = vector_cost("copy of " + std::to_string(s.at("n")) + " fp32", 0, 8 * n, DType::f32,
+                              {"bytes = n × (4 read + 4 written)", "no arithmetic: flops = 0"});
+  if (v == Version::v01_scalar) {
+    // One 4-byte load in flight per thread (ptxas -v: 8 registers): Little's law binds. v02's 16 B
+    // and v03's 64 B per thread are over what the copy bandwidth needs; they declare nothing.
+    model::LoadStream st;
+    st.read_bytes = st.write_bytes = 4 * n;
+    st.blocks = (s.at("n") + kScalarThreads - 1) / kScalarThreads;
+    st.block = {.block_threads = kScalarThreads, .registers_per_thread = 8};
+    st.load_bytes = 4;
+    st.what = "scalar copy";
+    c.exec.declared = true;
+    c.exec.streams.push_back(st);
+    c.exec.how = "one 4-byte load in flight per thread";
+  }
+  return c;
 }
 
 Tolerance tolerance(Version) { return {0.0, "a copy is exact: every bit must arrive"}; }

@@ -4,12 +4,13 @@
 // 32 × 4 B = 128 B = 4 fully used sectors), but each thread has only 4 B in flight: at most
 // 2048 threads × 4 B = 8 KiB of loads per SM, while Little's law asks for ≈ 2.4 TB/s of reads ×
 // ~600 ns ≈ 1.4 MB ≈ 11 KiB per SM on H200. Expect ~70–85 % of the copy ceiling, short of v03.
+#include "kernels/copy/case.hpp"
 #include "kernels/copy/copy.cuh"
 
 namespace sol::kernels::copy {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kScalarThreads;
 
 __global__ void __launch_bounds__(kThreads) copy_scalar_kernel(const float* __restrict__ gIn, float* __restrict__ gOut,
                                                                int64_t n) {

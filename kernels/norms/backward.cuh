@@ -333,7 +333,6 @@ __global__ void __launch_bounds__(kThreads) row_bwd_looped_kernel(BwdArgs<T> a, 
 // Column sums of the workspace in a fixed order: block (x, q) owns 32 columns of parameter q;
 // warp w adds parts w, w + 32, … (four loads in flight: the tail is latency-bound, ~3 MB at
 // most), then warp 0 adds the 32 warp sums in warp order.
-inline constexpr int kSumWarps = 32;
 template <class T, class In>
 __global__ void __launch_bounds__(kSumWarps * 32)
     column_sum_kernel(const In* gIn, int64_t parts, int params, int64_t cols, T* gOut0, T* gOut1) {
@@ -389,7 +388,7 @@ struct RowSumPass : PassBase {
 };
 
 template <class Fn, class T>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(kEagerMapThreads)
     eager_map_kernel(const T* gA, const T* gB, const T* gG, EagerRows rows, T* gOut, int64_t nrows, int64_t cols) {
   const int64_t n = nrows * cols, stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
@@ -403,10 +402,10 @@ __global__ void __launch_bounds__(256)
 template <class Fn, class T>
 void eager_map(const T* gA, const T* gB, const T* gG, const EagerRows& r, T* gOut, int64_t rows, int64_t cols,
                cudaStream_t stream) {
-  // A grid-stride loop: a few waves of blocks on an H200-sized GPU (132 SMs × 16) cover any size.
-  const int64_t blocks = std::min<int64_t>(blocks_for(rows * cols, 256), 132 * 16);
+  // A grid-stride loop over at most kEagerMapMaxBlocks blocks (a few waves of an H200) covers any size.
+  const int64_t blocks = std::min<int64_t>(blocks_for(rows * cols, kEagerMapThreads), kEagerMapMaxBlocks);
   if (blocks == 0) return;
-  eager_map_kernel<Fn, T><<<unsigned(blocks), 256, 0, stream>>>(gA, gB, gG, r, gOut, rows, cols);
+  eager_map_kernel<Fn, T><<<unsigned(blocks), kEagerMapThreads, 0, stream>>>(gA, gB, gG, r, gOut, rows, cols);
   SOL_LAUNCH_CHECK();
 }
 

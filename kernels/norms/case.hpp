@@ -41,6 +41,13 @@ inline Info info(Version v) {
   return {kinds[i / 4], impls[i % 4], i % 4 == 3};
 }
 
+// One eager pass over rows × cols elements of `elem_bytes` (rows.cuh's eager_pass_kernel) as the
+// model's Little's law sees it (model::LoadStream): its grid and block from launch.hpp, and the
+// loads each thread keeps in flight: 4 in a pass that only reduces (nvcc unrolls its loop by 4 and
+// issues the four loads first), 1 in a pass that writes (its store may alias the next load, which
+// therefore waits for it).
+model::LoadStream eager_pass_stream(int64_t rows, int64_t cols, int elem_bytes, bool writes, std::string what);
+
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);
 Tolerance tolerance(Version v);

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "kernels/common/launch.cuh"
+#include "kernels/norms/launch.hpp"
 #include "kernels/elementwise/chain.cuh"
 
 namespace sol::kernels::rows {
@@ -91,7 +92,7 @@ __device__ inline void save_stats(const RowArgs<T>& a, int64_t row, const Stats&
 // Threads per block for a row group of kThreads (small groups share a 128-thread block), and
 // the row this thread's group owns.
 template <int kThreads>
-inline constexpr int kBlockThreads = kThreads < 128 ? 128 : kThreads;
+inline constexpr int kBlockThreads = kThreads < kRowMinBlockThreads ? kRowMinBlockThreads : kThreads;
 template <int kThreads>
 __device__ inline int64_t group_row() {
   return int64_t(blockIdx.x) * (kBlockThreads<kThreads> / kThreads) + threadIdx.x / kThreads;
@@ -275,19 +276,14 @@ LaunchPlan row_plan(Kernel kernel, int64_t rows) {
 
 // The register kernel fits when every row of x and y starts 16-byte aligned (the bases, and cols
 // and both pitches multiples of 16 bytes), γ and β are 16-byte aligned, and the row has at most
-// kThreads·kVecs vectors for the largest configuration below.
-template <class T>
-constexpr int64_t register_max_cols() {
-  return int64_t(1024) * 8 * (16 / int64_t(sizeof(T)));
-}
-
+// kThreads·kVecs vectors for the largest configuration below (register_max_cols, launch.hpp).
 template <class T>
 bool fits_registers(const RowArgs<T>& a) {
   constexpr int64_t kPerVec = 16 / int64_t(sizeof(T));
   const uintptr_t bases = reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y) |
                           reinterpret_cast<uintptr_t>(a.gamma) | reinterpret_cast<uintptr_t>(a.beta);
   return bases % 16 == 0 && a.cols % kPerVec == 0 && a.ldx % kPerVec == 0 && a.ldy % kPerVec == 0 &&
-         a.cols <= register_max_cols<T>();
+         a.cols <= register_max_cols(sizeof(T));
 }
 
 // Register configurations: a warp for ≤ 128 vectors, then blocks of 128 / 512 / 1024 threads.
@@ -302,8 +298,8 @@ LaunchPlan plan_registers(const RowArgs<T>& a) {
 
 template <class Op, class T>
 LaunchPlan plan_looped(const RowArgs<T>& a) {
-  if (a.cols <= 1024) return row_plan<32>(row_looped_kernel<Op, T, 32>, a.rows);
-  return row_plan<512>(row_looped_kernel<Op, T, 512>, a.rows);
+  if (a.cols <= kWarpRowMaxCols) return row_plan<32>(row_looped_kernel<Op, T, 32>, a.rows);
+  return row_plan<kLongRowThreads>(row_looped_kernel<Op, T, kLongRowThreads>, a.rows);
 }
 
 // Pitches below cols (a caller that left them 0) would read every row from row 0: refused.
@@ -331,8 +327,8 @@ LaunchPlan plan_fused(const RowArgs<T>& a) {
 
 template <class Pass, class T>
 void eager_pass(const RowArgs<T>& a, cudaStream_t stream) {
-  if (a.cols <= 1024) launch_row(row_plan<32>(eager_pass_kernel<Pass, T, 32>, a.rows), stream, a);
-  else launch_row(row_plan<512>(eager_pass_kernel<Pass, T, 512>, a.rows), stream, a);
+  if (a.cols <= kWarpRowMaxCols) launch_row(row_plan<32>(eager_pass_kernel<Pass, T, 32>, a.rows), stream, a);
+  else launch_row(row_plan<kLongRowThreads>(eager_pass_kernel<Pass, T, kLongRowThreads>, a.rows), stream, a);
 }
 
 }  // namespace sol::kernels::rows

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/common/spec.hpp"
+#include "kernels/norms/launch.hpp"
 
 namespace sol::kernels::rows {
 
@@ -26,6 +27,43 @@ std::string unsupported(Version v, const Shape& s) {
   return {};
 }
 
+model::LoadStream eager_pass_stream(int64_t rows, int64_t cols, int elem_bytes, bool writes, std::string what) {
+  const int threads = cols <= kWarpRowMaxCols ? 32 : kLongRowThreads;
+  const int block = std::max(threads, kRowMinBlockThreads);
+  const double bytes = double(rows) * double(cols) * elem_bytes;
+  model::LoadStream st;
+  st.read_bytes = bytes;
+  st.write_bytes = writes ? bytes : 0;
+  st.blocks = (rows + block / threads - 1) / (block / threads);
+  // ptxas -v (CUDA 13.0, sm_90a): 20 to 32 registers; 128 B of shared memory for the block reduction.
+  st.block = {.block_threads = block, .registers_per_thread = 32, .static_shared_bytes = 128};
+  st.loads_in_flight = writes ? 1 : 4;
+  st.load_bytes = elem_bytes;
+  st.what = std::move(what);
+  return st;
+}
+
+namespace {
+// The lecture's passes of each op, in launch order (layernorm.cu, rmsnorm.cu, softmax.cu): what
+// each reads and writes, and whether it writes a tensor.
+struct EagerPass {
+  const char* what;
+  bool writes;
+};
+constexpr EagerPass kLayerNormPasses[] = {{"mean: reads x", false},
+                                          {"center and variance: reads x, writes xc", true},
+                                          {"normalize: reads xc, writes y", true},
+                                          {"affine: reads y, writes y", true}};
+constexpr EagerPass kRmsNormPasses[] = {{"x²: reads x, writes t", true},
+                                        {"rstd: reads t", false},
+                                        {"scale: reads x, writes y", true},
+                                        {"affine: reads y, writes y", true}};
+constexpr EagerPass kSoftmaxPasses[] = {{"max: reads x", false},
+                                        {"exp(x − max): reads x, writes e", true},
+                                        {"1/Σ: reads e", false},
+                                        {"multiply: reads e, writes y", true}};
+}  // namespace
+
 model::Cost cost(Version v, const Shape& s) {
   const Info i = info(v);
   model::RowOp op;
@@ -37,12 +75,34 @@ model::Cost cost(Version v, const Shape& s) {
   op.fused = i.impl != Impl::Eager;
   op.dtype = i.fp32 ? DType::f32 : DType::bf16;
   model::Cost c = model::row_op(op);
-  if (i.impl == Impl::Looped)
+  const int b = i.fp32 ? 4 : 2;
+  const bool looped = i.impl == Impl::Looped ||
+                      (i.impl == Impl::Registers && (op.cols > register_max_cols(b) || op.cols % (16 / b) != 0));
+  if (looped) {
     c.notes.push_back("counted as one read: the second read of each row is meant to hit L1/L2, not HBM");
+    // The looped kernel (rows.cuh) reads each row twice: a warp per row in 128-thread blocks, or a
+    // 512-thread block per row. Between a row's two reads the resident blocks each read and write
+    // their rows; ptxas -v (CUDA 13.0, sm_90a): 40 to 64 registers at 512 threads, 53 at 32.
+    const bool warp = op.cols <= kWarpRowMaxCols;
+    const int64_t rows_per_block = warp ? kRowMinBlockThreads / 32 : 1;
+    c.exec.reread.bytes = double(op.rows) * double(op.cols) * b;
+    c.exec.reread.blocks = (op.rows + rows_per_block - 1) / rows_per_block;
+    c.exec.reread.block = {.block_threads = warp ? kRowMinBlockThreads : kLongRowThreads,
+                           .registers_per_thread = warp ? 56 : 64, .static_shared_bytes = 128};
+    c.exec.reread.block_bytes = 2.0 * double(rows_per_block) * double(op.cols) * b;
+  }
   c.notes.push_back("saved statistics (fp32 per row) not counted: rows ≪ rows × cols");
   // The eager rung launches one kernel per pass of the lecture's formula (four for each op).
   c.exec.declared = true;
-  c.exec.kernels = i.impl == Impl::Eager ? 4 : 1;
+  c.exec.kernels = 1;
+  if (i.impl == Impl::Eager) {
+    const EagerPass* passes = i.kind == Kind::LayerNorm ? kLayerNormPasses
+                              : i.kind == Kind::RMSNorm ? kRmsNormPasses
+                                                        : kSoftmaxPasses;
+    for (int k = 0; k < 4; ++k)
+      c.exec.streams.push_back(eager_pass_stream(op.rows, op.cols, b, passes[k].writes, passes[k].what));
+    c.exec.kernels = int(c.exec.streams.size());
+  }
   c.exec.how = std::to_string(c.exec.kernels) + (c.exec.kernels == 1 ? " kernel" : " kernels");
   return c;
 }

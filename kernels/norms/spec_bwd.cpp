@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/common/spec.hpp"
+#include "kernels/norms/launch.hpp"
 
 namespace sol::kernels::rows_bwd {
 
@@ -19,44 +20,99 @@ std::string unsupported(Version v, const Shape& s) {
   return rows::unsupported(twin[int(info(v).kind)], s);
 }
 
+namespace {
+// The eager backward's launches in order (layernorm_bwd.cu, rmsnorm_bwd.cu, softmax_bwd.cu): an
+// elementwise map of one or two tensors (backward.cuh's eager_map_kernel), a row reduction (the
+// forward's eager pass), or a sum over rows (column_sum_kernel, one per parameter gradient).
+enum class Step { Map1, Map2, RowReduce, ColumnSum };
+struct EagerStep {
+  Step step;
+  const char* what;
+};
+constexpr EagerStep kLayerNormSteps[] = {{Step::Map1, "g = dy·γ"},          {Step::Map1, "x̂"},
+                                         {Step::Map2, "t = g·x̂"},           {Step::RowReduce, "mean g"},
+                                         {Step::RowReduce, "mean t"},       {Step::Map2, "dx"},
+                                         {Step::Map2, "u = dy·x̂"},          {Step::ColumnSum, "Σ_rows u"},
+                                         {Step::ColumnSum, "Σ_rows dy"}};
+constexpr EagerStep kRmsNormSteps[] = {{Step::Map1, "g = dy·γ"}, {Step::Map1, "x̂"},    {Step::Map2, "t = g·x̂"},
+                                       {Step::RowReduce, "mean t"}, {Step::Map2, "dx"}, {Step::Map2, "u = dy·x̂"},
+                                       {Step::ColumnSum, "Σ_rows u"}};
+constexpr EagerStep kSoftmaxSteps[] = {{Step::Map2, "t = dy·y"}, {Step::RowReduce, "Σ t"}, {Step::Map2, "dx = y·(dy − Σ)"}};
+
+// Tensor reads of a step (a map's inputs; a reduction's one), and whether it writes a tensor.
+int step_reads(Step s) { return s == Step::Map2 ? 2 : 1; }
+bool step_writes(Step s) { return s == Step::Map1 || s == Step::Map2; }
+
+// One launch as the model's Little's law sees it (model::LoadStream), over rows × cols of b bytes.
+// The map's grid-stride loop keeps one load per input in flight (its store may alias the next
+// iteration's loads); the column sum unrolls by 4 (#pragma unroll 4). ptxas -v (CUDA 13.0, sm_90a):
+// 16–19 registers for the maps, 24 and 4,224 B of shared memory for the column sum.
+model::LoadStream step_stream(const EagerStep& e, int64_t rows, int64_t cols, int b) {
+  if (e.step == Step::RowReduce) return rows::eager_pass_stream(rows, cols, b, false, e.what);
+  const double n = double(rows) * double(cols), tensor = n * b;
+  model::LoadStream st;
+  st.read_bytes = step_reads(e.step) * tensor;
+  st.write_bytes = step_writes(e.step) ? tensor : 0;
+  st.load_bytes = b;
+  st.what = e.what;
+  if (e.step == Step::ColumnSum) {
+    st.blocks = (cols + 31) / 32;
+    st.block = {.block_threads = rows::kSumWarps * 32, .registers_per_thread = 24, .static_shared_bytes = 4224};
+    st.loads_in_flight = 4;
+  } else {
+    st.blocks = std::min<int64_t>((rows * cols + rows::kEagerMapThreads - 1) / rows::kEagerMapThreads,
+                                  rows::kEagerMapMaxBlocks);
+    st.block = {.block_threads = rows::kEagerMapThreads, .registers_per_thread = 24};
+    st.loads_in_flight = step_reads(e.step);
+  }
+  return st;
+}
+}  // namespace
+
 // Bytes: the one-read floor for every rung — a (x or y) and dy read, dx
 // written, plus γ read and dγ/dβ written, plus the saved fp32 mean/rstd; the eager rungs count
 // their whole-tensor passes instead.
 model::Cost cost(Version v, const Shape& s) {
   const Info i = info(v);
   const double rows = double(s.at("rows")), cols = double(s.at("cols")), n = rows * cols;
-  const double b = i.fp32 ? 4 : 2;
+  const int b = i.fp32 ? 4 : 2;
   const int np = params(i.kind);
-  struct Passes {
-    int reads, writes;
-    double flops;
-    const char* what;
-  };
-  const Passes p = i.kind == Kind::LayerNorm
-                       ? Passes{12, 5, 11, "g = dy·γ | x̂ | t = g·x̂ | mean g | mean t | dx | u = dy·x̂ | Σ_rows u | Σ_rows dy"}
-                   : i.kind == Kind::RMSNorm ? Passes{10, 5, 8, "g = dy·γ | x̂ | t = g·x̂ | mean t | dx | u = dy·x̂ | Σ_rows u"}
-                                             : Passes{5, 2, 4, "t = dy·y | Σ t | dx = y·(dy − Σ)"};
+  const std::vector<EagerStep> steps =
+      i.kind == Kind::LayerNorm ? std::vector<EagerStep>(std::begin(kLayerNormSteps), std::end(kLayerNormSteps))
+      : i.kind == Kind::RMSNorm ? std::vector<EagerStep>(std::begin(kRmsNormSteps), std::end(kRmsNormSteps))
+                                : std::vector<EagerStep>(std::begin(kSoftmaxSteps), std::end(kSoftmaxSteps));
+  int reads = 0, writes = 0;
+  std::string what;
+  for (const EagerStep& e : steps) {
+    reads += step_reads(e.step);
+    writes += step_writes(e.step);
+    what += (what.empty() ? "" : " | ") + std::string(e.what);
+  }
+  const double flops = i.kind == Kind::LayerNorm ? 11 : i.kind == Kind::RMSNorm ? 8 : 4;
   const double small = (np > 0 ? cols * b * (1 + np) : 0) + rows * 4 * (i.kind == Kind::LayerNorm ? 2 : np > 0 ? 1 : 0);
-  const double tensor_passes = i.eager ? p.reads + p.writes : 3;
+  const double tensor_passes = i.eager ? reads + writes : 3;
   std::vector<std::string> notes;
   if (i.eager) {
-    notes.push_back(std::string("eager passes: ") + p.what);
-    notes.push_back(std::to_string(p.reads) + " reads + " + std::to_string(p.writes) + " writes of the tensor");
+    notes.push_back("eager passes: " + what);
+    notes.push_back(std::to_string(reads) + " reads + " + std::to_string(writes) + " writes of the tensor");
   } else {
     notes.push_back("one read: a (x or y) and dy read once, dx written once: 3·n·b bytes");
     if (np > 0)
       notes.push_back("workspace of partial column sums (parts × params × cols fp32, written and read once) not counted");
   }
   notes.push_back("plus γ read, dγ/dβ written (cols·b each) and the saved fp32 statistics (rows·4 each)");
-  notes.push_back("FLOPs ≈ " + std::to_string(int(p.flops)) + " per element");
+  notes.push_back("FLOPs ≈ " + std::to_string(int(flops)) + " per element");
   model::Cost c = vector_cost(std::string(family_name(i.kind)) + " " + std::to_string(s.at("rows")) + "×" +
                                   std::to_string(s.at("cols")) + (i.fp32 ? " fp32" : " bf16") + (i.eager ? ", eager" : ", one read"),
-                              p.flops * n, tensor_passes * n * b + small, i.fp32 ? DType::f32 : DType::bf16, notes);
-  // Launches: one per eager pass (the |-separated list above); the one-read kernel, plus the
-  // column-sum kernel that adds the CTAs' partial dγ/dβ where the op has parameters.
-  const std::string passes = p.what;
+                              flops * n, tensor_passes * n * b + small, i.fp32 ? DType::f32 : DType::bf16, notes);
+  // Launches: one per eager step, each bounded by its loads in flight; the one-read kernel, plus
+  // the column-sum kernel that adds the CTAs' partial dγ/dβ where the op has parameters.
   c.exec.declared = true;
-  c.exec.kernels = i.eager ? int(std::count(passes.begin(), passes.end(), '|')) + 1 : 1 + (np > 0);
+  c.exec.kernels = 1 + (np > 0);
+  if (i.eager) {
+    for (const EagerStep& e : steps) c.exec.streams.push_back(step_stream(e, s.at("rows"), s.at("cols"), b));
+    c.exec.kernels = int(steps.size());
+  }
   c.exec.how = std::to_string(c.exec.kernels) + (c.exec.kernels == 1 ? " kernel" : " kernels");
   return c;
 }

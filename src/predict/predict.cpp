@@ -9,6 +9,7 @@
 #include "sol/core/format.hpp"
 #include "sol/gemm_rungs.hpp"
 #include "sol/model/access.hpp"
+#include "sol/model/occupancy.hpp"
 #include "sol/model/roofline.hpp"
 #include "sol/sweep.hpp"
 
@@ -51,6 +52,52 @@ Ceilings ceilings_for(const results::MeasuredCeilings& m, const hw::HwSpec& row)
   return ceilings_for(f, nullptr, row);
 }
 
+namespace {
+// Blocks of `block` a grid of `blocks` has on the GPU at once.
+double resident_blocks(int64_t blocks, const model::KernelResources& block, const Ceilings& c, const std::string& what) {
+  const int sms = c.spec.compute_units;
+  if (sms < 1 || blocks < 1) bad_input("'" + what + "': no SMs or an empty grid");
+  const model::Occupancy o = model::occupancy(c.spec.limits, block);
+  if (o.blocks_per_sm < 1) bad_input("'" + what + "': its block does not fit on an SM of " + c.spec.name);
+  return double(std::min<int64_t>(blocks, int64_t(sms) * o.blocks_per_sm));
+}
+}  // namespace
+
+double stream_seconds(const model::LoadStream& s, const Ceilings& c, std::string* why) {
+  if (s.load_bytes < 1 || s.loads_in_flight < 1) bad_input("'" + s.what + "': a load stream needs loads of at least one byte");
+  const double resident = resident_blocks(s.blocks, s.block, c, s.what);
+  const double in_flight = resident * s.block.block_threads * s.loads_in_flight * double(s.load_bytes);
+  const double latency_rate = in_flight / kDramLatencyS;
+  const double copy_s = (s.read_bytes + s.write_bytes) / c.copy_bytes_per_s;
+  const double latency_s = s.read_bytes / latency_rate;
+  if (why)
+    *why = s.what + ": " + si(in_flight, "B") + " in flight (" + std::to_string(int64_t(resident)) + " blocks × " +
+           std::to_string(s.block.block_threads) + " threads × " + std::to_string(s.loads_in_flight) + " × " +
+           std::to_string(s.load_bytes) + " B) ÷ " + si(kDramLatencyS, "s") + " = " + si(latency_rate, "B/s") +
+           (latency_s > copy_s ? " binds" : ", under the copy bandwidth");
+  return std::max(copy_s, latency_s);
+}
+
+double l1_seconds(double wavefronts, int64_t blocks, const Ceilings& c) {
+  const int sms = c.spec.compute_units;
+  if (!(wavefronts > 0)) return 0;
+  if (sms < 1 || !(c.spec.boost_clock_hz > 0)) bad_input("L1 wavefronts need the SM count and clock of " + c.spec.name);
+  const double per_sm = blocks > 0 ? wavefronts / double(blocks) * double((blocks + sms - 1) / sms) : wavefronts / sms;
+  return per_sm / c.spec.boost_clock_hz;
+}
+
+double reread_dram_bytes(const model::Reread& r, const Ceilings& c, std::string* why) {
+  if (!(r.bytes > 0)) return 0;
+  const double resident = resident_blocks(r.blocks, r.block, c, "a second read");
+  const double distance = resident * r.block_bytes;
+  const bool misses = distance > c.spec.l2_bytes;
+  if (why)
+    *why = "the second read of " + si(r.bytes, "B") + (misses ? " misses" : " hits") + " L2: " +
+           std::to_string(int64_t(resident)) + " resident blocks × " + si(r.block_bytes, "B") + " = " + si(distance, "B") +
+           (misses ? " > " : " ≤ ") + si(c.spec.l2_bytes, "B");
+  return misses ? r.bytes : 0;
+}
+
 bool is_gemm_family(const std::string& family) { return family.rfind("gemm_", 0) == 0 && family != sweep::kFamily; }
 
 GemmRung gemm_rung(const std::string& family, const std::string& variant, const std::string& dtype, int64_t m,
@@ -64,9 +111,13 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
     // tensor-core path) is not an SGEMM.
     g.sgemm = dtype != "tf32";
     g.tile = {128, 128, 16};
-    if (const gemm_rungs::Fp32Rung* r = gemm_rungs::find_fp32(variant); r && r->tile_k > 0) {
-      g.tile = {r->tile_m, r->tile_n, r->tile_k};
-      g.stages = std::max(r->stages, 1);
+    if (const gemm_rungs::Fp32Rung* r = gemm_rungs::find_fp32(variant)) {
+      if (r->tile_k > 0) {
+        g.tile = {r->tile_m, r->tile_n, r->tile_k};
+        g.stages = std::max(r->stages, 1);
+      }
+      g.wavefronts_per_warp_fma = r->wavefronts_per_warp_fma;
+      g.grid_blocks = ceil_div(m, r->tile_m) * ceil_div(n, r->tile_n);
     }
     if (dtype == "tf32") g.tile = {128, 256, 32};
     g.known = !peer;
@@ -170,10 +221,13 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
     ceiling = kSgemmShareOfFma * peak(c, hw::Unit::Vector, DType::f32, label);
     label = fixed(100 * kSgemmShareOfFma, 0) + " % of " + label + " (an SGEMM's share of the FMA chain)";
   } else {
-    ceiling = peak(c, hw::Unit::Matrix, w.dtype == "tf32" ? DType::tf32 : t, label);
+    // sm_90 has no e4m3 mma.sync: the compiler converts to fp16 and runs the fp16 instruction.
+    const bool fp8_as_fp16 = g.mma_sync && dtype_bytes(t) == 1 && c.spec.compute_capability == kFp8MmaSyncAsFp16Cc;
+    ceiling = peak(c, hw::Unit::Matrix, w.dtype == "tf32" ? DType::tf32 : fp8_as_fp16 ? DType::f16 : t, label);
     if (g.mma_sync) {
       ceiling *= kMmaSyncShareOfWgmma;
-      label = fixed(100 * kMmaSyncShareOfWgmma, 0) + " % of " + label + " (mma.sync)";
+      label = fixed(100 * kMmaSyncShareOfWgmma, 0) + " % of " + label + " (mma.sync" +
+              (fp8_as_fp16 ? ": e4m3 converted to fp16 on sm_90" : "") + ")";
     }
   }
   const model::GemmEstimate e = model::gemm_estimate({m, n, k, t, g.tile, g.blocks_per_sm}, c.spec);
@@ -186,16 +240,26 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
     const int64_t padded = ceil_div(k * b, g.pack_pitch_bytes) * g.pack_pitch_bytes;
     if (lda * b % g.pack_pitch_bytes != 0) pack_bytes += double(m) * double(k * b + padded);
     if (ldb * b % g.pack_pitch_bytes != 0) pack_bytes += double(n) * double(k * b + padded);
-  } else if (!g.sgemm) {
-    // Tensor-core rungs that read unaligned rows in place need 16/w as many loads per MMA.
+  } else if (!g.sgemm && !g.mma_sync) {
+    // A library that reads unaligned rows in place needs 16/w as many loads per MMA.
     // An SGEMM issues one shared-memory load per 8–16 FFMAs: narrower global loads hide under them
-    // (the fp32 v08 rung at 4095³ takes 1.10× its 4096³ time, not the 4× of 4-byte loads).
+    // (the fp32 v08 rung at 4095³ takes 1.10× its 4096³ time, not the 4× of 4-byte loads). The
+    // mma.sync rung v01 loads a chunk as 16/w guarded element loads issued together, waited on once
+    // per k step with the rest of its one buffer: their latency, not their count (8193³ bf16 takes
+    // 1.14× its 8192³ time, not 8×).
     p.alignment_efficiency = e.alignment_efficiency;
   }
   const double eff = p.tile_efficiency * p.wave_efficiency * p.alignment_efficiency;
   const double main_s = w.flops / (ceiling * eff);
+  // An SGEMM whose operands come one load per FMA waits on the L1's passes, not the FMA pipe.
+  const double l1_s = l1_seconds(w.flops / 2 / 32 * g.wavefronts_per_warp_fma, g.grid_blocks, c);
   const double memory_s = w.bytes / c.copy_bytes_per_s;
-  if (memory_s > main_s) {
+  if (l1_s > std::max(main_s, memory_s)) {
+    p.bound = "L1";
+    p.terms.push_back({"L1 wavefronts", l1_s,
+                       std::to_string(g.wavefronts_per_warp_fma) + " L1 passes per warp FMA, one per clock per SM over " +
+                           std::to_string(g.grid_blocks) + " blocks"});
+  } else if (memory_s > main_s) {
     p.bound = "memory";
     p.terms.push_back({"memory", memory_s, si(w.bytes, "B") + " ÷ " + si(c.copy_bytes_per_s, "B/s") + " copy"});
   } else {
@@ -287,16 +351,39 @@ Prediction predict(const Work& w, const Ceilings& c) {
   const double issue_s = x.issue_slots > 0 ? x.issue_slots / issue_rate : 0;
   const double wavefront_bytes = double(model::kBanks * model::kBankBytes);
   const double smem_s = x.smem_wavefronts > 0 && c.smem_bytes_per_s > 0 ? x.smem_wavefronts * wavefront_bytes / c.smem_bytes_per_s : 0;
+  const double l1_s = l1_seconds(x.l1_wavefronts, x.grid_blocks, c);
   const double atomic_s = x.l2_atomic_bytes > 0 && c.l2_bytes_per_s > 0 ? x.l2_atomic_bytes / c.l2_bytes_per_s : 0;
-  const double dram = x.dram_bytes > 0 ? x.dram_bytes : w.bytes;
-  const double memory_s = dram / c.copy_bytes_per_s;
+  std::string reread_why;
+  const double dram = (x.dram_bytes > 0 ? x.dram_bytes : w.bytes) + reread_dram_bytes(x.reread, c, &reread_why);
+  double memory_s = dram / c.copy_bytes_per_s;
+  std::string streams_why;
+  if (!x.streams.empty()) {
+    memory_s = 0;
+    int bound = 0;
+    for (const model::LoadStream& st : x.streams) {
+      std::string line;
+      const double s = stream_seconds(st, c, &line);
+      memory_s += s;
+      if (s > (st.read_bytes + st.write_bytes) / c.copy_bytes_per_s) {
+        ++bound;
+        if (streams_why.empty()) streams_why = "; e.g. " + line;
+      }
+    }
+    streams_why = std::to_string(x.streams.size()) + " launches one after another, " + std::to_string(bound) +
+                  " bound by their loads in flight (Little's law)" + streams_why;
+  }
   const Term t_compute{"compute", compute_s, si(work, "FLOP") + " ÷ " + label + (x.work_flops > 0 && x.work_flops != w.flops ? " (the FLOPs run: " + x.how + ")" : "")};
   const Term t_exp{"softmax exp", exp_s, si(exps, "") + " exponentials at " + fixed(kExpPerClockPerSm, 0) + " per clock per SM"};
   const Term t_issue{"issue", issue_s, si(x.issue_slots, "") + " thread-instructions at one per FMA slot of " + fma_label};
   const Term t_smem{"shared memory", smem_s, si(x.smem_wavefronts, "") + " wavefronts of 128 B ÷ " + si(c.smem_bytes_per_s, "B/s")};
+  const Term t_l1{"L1 wavefronts", l1_s, si(x.l1_wavefronts, "") + " L1 passes of global loads at one per clock per SM" +
+                                           (x.grid_blocks > 0 ? " (" + std::to_string(x.grid_blocks) + " blocks)" : "")};
   const Term t_atomic{"L2 atomics", atomic_s, si(x.l2_atomic_bytes, "B") + " of fp32 adds ÷ " + si(c.l2_bytes_per_s, "B/s") + " L2"};
-  const Term t_memory{"memory", memory_s, si(dram, "B") + " ÷ " + si(c.copy_bytes_per_s, "B/s") + " copy" +
-                                            (x.dram_bytes > 0 && x.dram_bytes != w.bytes ? " (" + x.how + ")" : "")};
+  const Term t_memory{"memory", memory_s,
+                      !streams_why.empty() ? streams_why
+                                           : si(dram, "B") + " ÷ " + si(c.copy_bytes_per_s, "B/s") + " copy" +
+                                                 (x.dram_bytes > 0 && x.dram_bytes != w.bytes ? " (" + x.how + ")" : "") +
+                                                 (reread_why.empty() ? "" : "; " + reread_why)};
   // The binding resource of a SIMT or vector kernel: FMAs, issue slots or shared memory.
   const auto slowest = [](std::initializer_list<const Term*> ts) {
     const Term* top = *ts.begin();
@@ -310,7 +397,7 @@ Prediction predict(const Work& w, const Ceilings& c) {
     for (const Term* t : {&t_compute, &t_exp, &t_smem, &t_atomic})
       if (t->seconds > 0) core.push_back(*t);
   } else {
-    core.push_back(slowest({&t_compute, &t_issue, &t_smem}));
+    core.push_back(slowest({&t_compute, &t_issue, &t_smem, &t_l1}));
   }
   double core_s = 0;
   for (const Term& t : core) core_s += t.seconds;

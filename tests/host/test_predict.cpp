@@ -88,7 +88,7 @@ TEST(Predict, OneRowOnATensorCoreTileIsTileQuantization) {
   EXPECT_TRUE(split) << diagnosis_text(d);
 }
 
-TEST(Predict, UnalignedRowsArePackedByTheHopperRungsAndReadNarrowByV01) {
+TEST(Predict, UnalignedRowsArePackedByTheHopperRungsAndReadInPlaceByV01) {
   // 4095 bf16 = 8190-byte rows, padded to 8192: A and B each read once and written once.
   const Prediction v07 = predict::predict(gemm("gemm_bf16", "v07_tma_store", "bf16", 4095, 4095, 4095), h200());
   const Term* pack = term(v07, "packing");
@@ -97,7 +97,11 @@ TEST(Predict, UnalignedRowsArePackedByTheHopperRungsAndReadNarrowByV01) {
   EXPECT_DOUBLE_EQ(v07.alignment_efficiency, 1);
   const Prediction v01 = predict::predict(gemm("gemm_bf16", "v01_mma_sync", "bf16", 4095, 4095, 4095), h200());
   EXPECT_EQ(term(v01, "packing"), nullptr);
-  EXPECT_DOUBLE_EQ(v01.alignment_efficiency, 2.0 / 16);  // 2-byte loads
+  // v01's 2-byte element loads of a chunk issue together and are waited on once a k step: no
+  // narrowing of the mainloop. A library reading in place is charged its 2-byte loads.
+  EXPECT_DOUBLE_EQ(v01.alignment_efficiency, 1);
+  const Prediction lib = predict::predict(gemm("gemm_bf16", "peer:cublasLt", "bf16", 4095, 4095, 4095), h200());
+  EXPECT_DOUBLE_EQ(lib.alignment_efficiency, 2.0 / 16);
   // Aligned: no packing.
   EXPECT_EQ(term(predict::predict(gemm("gemm_bf16", "v07_tma_store", "bf16", 4096, 4096, 4096), h200()), "packing"), nullptr);
 }
@@ -115,6 +119,37 @@ TEST(Predict, SgemmStandsOnItsShareOfTheFmaChain) {
   ASSERT_NE(main, nullptr);
   EXPECT_NEAR(main->seconds, 2.0 * 8192 * 8192 * 8192 / (kSgemmShareOfFma * kFma * p.wave_efficiency), 1e-9);
   EXPECT_NEAR(p.wave_efficiency, (2048.0 / 132) / 16, 1e-12);  // 2048 tiles of 256×128 in 16 waves
+}
+
+TEST(Predict, AnSgemmFedOneLoadPerFmaWaitsOnTheL1Passes) {
+  const Ceilings c = h200();
+  ASSERT_DOUBLE_EQ(c.spec.boost_clock_hz, 1.98e9);
+  // v01 at 4096³: 2^31 warp FMAs, each 33 L1 passes (A over 32 rows, B broadcast), over 128 × 512
+  // blocks of 32 × 8 threads: the busiest SM runs ⌈65536 ÷ 132⌉ = 497 blocks' share, one pass a clock.
+  const Prediction naive = predict::predict(gemm("gemm_fp32", "v01_naive", "fp32", 4096, 4096, 4096), c);
+  ASSERT_NE(term(naive, "L1 wavefronts"), nullptr) << naive.limit;
+  EXPECT_EQ(naive.bound, "L1");
+  EXPECT_NEAR(term(naive, "L1 wavefronts")->seconds, 33.0 * 2147483648.0 / 65536 * 497 / 1.98e9, 1e-9);  // 271.4 ms
+  // v03's two shared loads per FMA (a broadcast and a conflict-free row): 2 passes.
+  const Prediction tiled = predict::predict(gemm("gemm_fp32", "v03_smem_tiled", "fp32", 4096, 4096, 4096), c);
+  EXPECT_NEAR(term(tiled, "L1 wavefronts")->seconds, 2.0 * 2147483648.0 / 16384 * 125 / 1.98e9, 1e-9);
+  // The register-tiled rungs count none: the FMA chain binds.
+  EXPECT_EQ(term(predict::predict(gemm("gemm_fp32", "v05_regblock_2d", "fp32", 4096, 4096, 4096), c), "L1 wavefronts"),
+            nullptr);
+}
+
+TEST(Predict, AnFp8MmaSyncRungRunsAtTheFp16CeilingOnHopper) {
+  const Ceilings c = h200();
+  ASSERT_EQ(c.spec.compute_capability, kFp8MmaSyncAsFp16Cc);
+  // v02 on 4096³ e4m3: 32 × 32 tiles of 128², 2 CTAs per SM... for 8-bit inputs one: 1024 tiles in
+  // ⌈1024 ÷ 132⌉ = 8 waves; the ceiling is 2/3 of the fp16 rate the converted operands run at.
+  const Prediction p = predict::predict(gemm("gemm_fp8", "v02_multistage", "fp8_e4m3", 4096, 4096, 4096), c);
+  const double fp16 = c.spec.matrix_peaks.at("fp16").flops_per_s;
+  EXPECT_NEAR(p.wave_efficiency, 1024.0 / 132 / 8, 1e-12);
+  EXPECT_NEAR(term(p, "mainloop")->seconds, 2.0 * 4096 * 4096 * 4096 / (kMmaSyncShareOfWgmma * fp16 * p.wave_efficiency), 1e-12);
+  // The wgmma rungs keep the fp8 ceiling.
+  const Prediction wgmma = predict::predict(gemm("gemm_fp8", "v03_wgmma_tma", "fp8_e4m3", 4096, 4096, 4096), c);
+  EXPECT_NE(term(wgmma, "mainloop")->why.find("fp8"), std::string::npos) << term(wgmma, "mainloop")->why;
 }
 
 TEST(Predict, AMatrixOpInATypeTheTensorCoresLackRunsOnTheVectorUnit) {

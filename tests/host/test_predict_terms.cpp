@@ -109,6 +109,73 @@ TEST(PredictTerms, EagerPassesLaunchOneKernelEach) {
   EXPECT_EQ(declared("elementwise", "v01_eager5_fp32", "n=1048576").exec.kernels, 5);
 }
 
+TEST(PredictTerms, ALaunchWaitingOnItsLoadsReadsAtItsLoadsInFlightOverTheLatency) {
+  const Ceilings c = h200();
+  // layernorm v01 on 65536 × 1024 bf16: a warp per row, four rows to a 128-thread block: 16384
+  // blocks, 16 resident per SM (64 warps; 32 registers), 2112 on 132 SMs. Each pass reads 128 MiB.
+  const Work w = declared("layernorm", "v01_eager_bf16", "rows=65536,cols=1024");
+  ASSERT_EQ(w.exec.streams.size(), 4u);
+  const double tensor = 65536.0 * 1024 * 2;
+  // The mean only reduces: 4 loads of 2 B in flight per thread: 2112 × 128 × 8 B = 2,162,688 B.
+  const double mean_s = tensor / (2112.0 * 128 * 4 * 2 / kDramLatencyS);
+  EXPECT_NEAR(stream_seconds(w.exec.streams[0], c), mean_s, 1e-12);
+  EXPECT_GT(mean_s, tensor / kCopy);  // 37.2 µs against 31.6 µs at the copy bandwidth
+  // The passes that write keep one load in flight: 540,672 B, a quarter of the rate; their bytes
+  // (a read and a write) at the copy bandwidth would take 63 µs, the loads take 149 µs.
+  const double write_s = tensor / (2112.0 * 128 * 1 * 2 / kDramLatencyS);
+  for (int k = 1; k < 4; ++k) EXPECT_NEAR(stream_seconds(w.exec.streams[size_t(k)], c), write_s, 1e-12);
+  const Prediction p = predict::predict(w, c);
+  EXPECT_NEAR(term(p, "memory")->seconds, mean_s + 3 * write_s, 1e-12);
+  EXPECT_NEAR(p.seconds, mean_s + 3 * write_s + 4 * kLaunch, 1e-12);
+  // Its backward's sums over rows: 1024 columns are 32 blocks of 1024 threads, 4 loads of 2 B each:
+  // 256 KiB in flight on the whole GPU for 128 MiB.
+  const Work bwd = declared("layernorm_bwd", "v01_eager_bf16", "rows=65536,cols=1024");
+  ASSERT_EQ(bwd.exec.streams.size(), 9u);
+  EXPECT_NEAR(stream_seconds(bwd.exec.streams[7], c), tensor / (32.0 * 1024 * 4 * 2 / kDramLatencyS), 1e-12);
+  // A stream with loads enough in flight takes its bytes at the copy bandwidth.
+  model::LoadStream wide = w.exec.streams[0];
+  wide.loads_in_flight = 64;
+  EXPECT_NEAR(stream_seconds(wide, c), tensor / kCopy, 1e-15);
+}
+
+TEST(PredictTerms, ASecondReadComesFromDramWhenTheResidentRowsOutgrowTheL2) {
+  const Ceilings c = h200();
+  // layernorm v02 on 4096 × 65536 bf16: a 512-thread block per row (64 registers: 2 per SM), 264
+  // resident, each reading and writing its 128 KiB row between the row's two reads: 66 MiB, more
+  // than the 60 MiB L2 of the datasheet (and the profile's 50 MiB).
+  ASSERT_GT(264 * 2 * 65536.0 * 2, c.spec.l2_bytes);
+  const Work miss = declared("layernorm", "v02_two_read_bf16", "rows=4096,cols=65536");
+  const double row = 65536.0 * 2;
+  EXPECT_DOUBLE_EQ(miss.exec.reread.block_bytes, 2 * row);
+  EXPECT_DOUBLE_EQ(reread_dram_bytes(miss.exec.reread, c), 4096 * row);
+  EXPECT_NEAR(term(predict::predict(miss, c), "memory")->seconds, (miss.bytes + 4096 * row) / kCopy, 1e-12);
+  // At 4096 columns the 264 resident rows move 264 × 16 KiB = 4.1 MiB: the second read hits.
+  const Work hit = declared("layernorm", "v02_two_read_bf16", "rows=32768,cols=4096");
+  EXPECT_GT(hit.exec.reread.bytes, 0);
+  EXPECT_EQ(reread_dram_bytes(hit.exec.reread, c), 0);
+  EXPECT_NEAR(term(predict::predict(hit, c), "memory")->seconds, hit.bytes / kCopy, 1e-12);
+  // The register rung reads once; its fp32 twin falls back to the looped kernel past 32768 columns.
+  EXPECT_EQ(declared("layernorm", "v03_one_read_bf16", "rows=4096,cols=65536").exec.reread.bytes, 0);
+  EXPECT_DOUBLE_EQ(declared("layernorm", "v04_one_read_fp32", "rows=4096,cols=65536").exec.reread.bytes, 4096 * 65536.0 * 4);
+}
+
+TEST(PredictTerms, RowSumsAcrossRowsWaitOnOneL1PassPerElement) {
+  const Ceilings c = h200();
+  // v01 on 2048 × 2048: 2048 threads (16 blocks of 128, on 16 SMs); a warp request reads 32 rows,
+  // 32 lines: 2048² L1 passes, 262,144 on each busy SM at one a clock: 132 µs.
+  const Work rows = declared("coalescing", "v01_row_per_thread", "rows=2048,cols=2048");
+  EXPECT_DOUBLE_EQ(rows.exec.l1_wavefronts, 2048.0 * 2048);
+  EXPECT_EQ(rows.exec.grid_blocks, 16);
+  EXPECT_NEAR(l1_seconds(rows.exec.l1_wavefronts, rows.exec.grid_blocks, c), 2048.0 * 2048 / 16 / 1.98e9, 1e-15);
+  const Prediction p = predict::predict(rows, c);
+  EXPECT_NEAR(term(p, "L1 wavefronts")->seconds, 2048.0 * 2048 / 16 / 1.98e9, 1e-15);
+  // v02 reads a line per 32 elements; its 2048 threads × 16 loads of 4 B in flight (128 KiB) bind:
+  // 16 MiB ÷ (128 KiB ÷ 600 ns) = 76.8 µs.
+  const Work cols = declared("coalescing", "v02_col_per_thread", "rows=2048,cols=2048");
+  EXPECT_DOUBLE_EQ(cols.exec.l1_wavefronts, 2048.0 * 2048 / 32);
+  EXPECT_NEAR(stream_seconds(cols.exec.streams.at(0), c), 4.0 * 2048 * 2048 / (2048.0 * 16 * 4 / kDramLatencyS), 1e-12);
+}
+
 TEST(PredictTerms, APyTorchEagerFormulaIsPredictedAsTheKernelsItRuns) {
   const Ceilings c = h200();
   // naive_layer_norm on 4096 × 4096 bf16: 10 kernels, 8 reads + 6 writes of the tensor (32 MiB each).

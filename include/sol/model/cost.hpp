@@ -12,6 +12,7 @@
 #include "sol/core/dtype.hpp"
 #include "sol/core/shape.hpp"
 #include "sol/hw/spec.hpp"
+#include "sol/model/occupancy.hpp"
 
 namespace sol::model {
 
@@ -26,16 +27,45 @@ struct LevelTraffic {
 // divergent lanes' issue slots, the matrix instruction it feeds). A variant declares it with its
 // cost (kernels/*/spec.cpp); sol/predict.hpp turns it into time. A zero counts nothing extra.
 enum class MatrixInstruction { None, MmaSync, Wgmma };
+
+// One launch whose threads wait on their own loads: Little's law caps its read rate at the bytes of
+// loads the GPU holds in flight ÷ the memory's latency (sol/predict.hpp, stream_seconds). The
+// blocks resident at once come from the grid and the occupancy of `block`; each of their threads
+// keeps `loads_in_flight` loads of `load_bytes` outstanding.
+struct LoadStream {
+  double read_bytes = 0, write_bytes = 0;  // through HBM
+  int64_t blocks = 0;                      // the grid
+  KernelResources block;                   // threads, registers (ptxas -v), shared memory per block
+  int loads_in_flight = 1;                 // independent loads a thread issues before it waits on one
+  int load_bytes = 0;                      // bytes of one of them
+  std::string what;                        // "mean: reads x"
+};
+
+// Bytes a launch reads a second time, counting on L2 to still hold them: it does while what the
+// resident blocks move between a block's two reads (`block_bytes` each) fits in the L2; beyond,
+// DRAM reads them again (sol/predict.hpp).
+struct Reread {
+  double bytes = 0;        // read a second time (0: none)
+  int64_t blocks = 0;      // the grid
+  KernelResources block;   // threads, registers (ptxas -v), shared memory per block
+  double block_bytes = 0;  // what one block reads and writes between its two reads of a byte
+};
 struct Execution {
   bool declared = false;        // false: the variant declares nothing beyond its FLOPs and bytes
   int kernels = 1;              // launches per call
   double dram_bytes = 0;        // bytes DRAM moves for the access pattern, whole granules (0: = bytes)
   double issue_slots = 0;       // thread-instructions issued, masked lanes included (32 per warp instruction)
   double smem_wavefronts = 0;   // shared-memory wavefronts (one bank-wide access of one SM each)
+  double l1_wavefronts = 0;     // L1 passes of global loads: one per distinct 128-byte line a warp request touches
+  int64_t grid_blocks = 0;      // the grid, when its blocks share the L1 passes unevenly over the SMs (0: evenly)
   double work_flops = 0;        // FLOPs the units execute: whole tiles, recomputation (0: = flops)
   MatrixInstruction mma = MatrixInstruction::None;
   double exps = 0;              // exponentials on the special function units
   double l2_atomic_bytes = 0;   // read-modify-write traffic of global atomics through L2
+  // The launches one after another, each bounded by its loads in flight; non-empty: they replace
+  // dram_bytes ÷ copy as the memory term.
+  std::vector<LoadStream> streams;
+  Reread reread;
   std::string how;              // one line: where the counts come from
 };
 
