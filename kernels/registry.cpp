@@ -498,6 +498,14 @@ const Texts kSoftmaxExtra = {"rows=31,cols=33,scale=30,mask=1", "rows=9,cols=409
                              // vocabulary-sized rows (logits): past the register and cluster paths
                              "rows=3,cols=151936",               "rows=2,cols=152064,mask=1",
                              "rows=3,cols=100003,scale=30"};
+// Vocabulary rows at every length the cluster rungs split differently (1 … 8 slices, 16-byte packs
+// or single elements): the model set's vocabularies, 2^18 and one past it, a prime, 2^16 + 1.
+const Texts kSoftmaxLong = {"rows=2,cols=262144", "rows=3,cols=262145,scale=30", "rows=5,cols=128256",
+                            "rows=4,cols=50257",  "rows=3,cols=32000",           "rows=2,cols=65537,mask=1",
+                            "rows=3,cols=131071", "rows=1,cols=1025",            "rows=300,cols=70001"};
+// Benched where rows are long: tokens × vocabulary (docs/model-shapes.md's softmax rows).
+const Texts kSoftmaxLongBench = {"rows=4096,cols=151936", "rows=4096,cols=32000",  "rows=4096,cols=50257",
+                                 "rows=4096,cols=128256", "rows=4096,cols=262144", "rows=16384,cols=151936"};
 // The dispatch entry of each row family: its Case calls the public API (sol/kernels.hpp).
 const char* kRowDispatch = "the public API (sol/kernels.hpp): its dispatcher picks the rung per shape, dtype and pitch";
 
@@ -536,9 +544,20 @@ void add_rows(std::vector<Variant>& all) {
     std::vector<Variant> xs = {dispatch_entry(families[f].family, dispatch[f], 80, kRowDispatch, kRowBench, kRowTest)};
     for (const Rung& r : families[f].rungs)
       xs.push_back(entry(families[f].family, r.v, r.name, r.version, 80, r.technique, kRowBench, kRowTest));
+    if (f == 2) {  // softmax's cluster rungs (sm_90 clusters; a 1-CTA slice below)
+      const char* cluster = "v03 where the row fits the registers; longer or unaligned rows split over a cluster, "
+                            "slices in shared memory, (max, Σ) through DSMEM: one read, one write";
+      xs.push_back(entry("softmax", V::sm_v05_cluster, "v05_cluster_bf16", 5, 80, cluster, kSoftmaxLongBench, kRowTest));
+      xs.push_back(entry("softmax", V::sm_v06_cluster_fp32, "v06_cluster_fp32", 6, 80, "v05 on fp32 input and output",
+                         kSoftmaxLongBench, kRowTest));
+    }
     for (Variant& x : xs) {
-      if (f == 2)
+      if (f == 2) {
         for (const char* t : kSoftmaxExtra) x.test_shapes.push_back(Shape::parse(t));
+        for (const char* t : kSoftmaxLong) x.test_shapes.push_back(Shape::parse(t));
+        if (x.version == 1 || x.version == 3 || x.version == 4) continue;  // v02: the long rows' former path
+        for (const char* t : kSoftmaxLongBench) x.bench_shapes.push_back(Shape::parse(t));
+      }
       all.push_back(std::move(x));
     }
   }

@@ -37,6 +37,9 @@ model::Cost cost(Version v, const Shape& s) {
   op.fused = i.impl != Impl::Eager;
   op.dtype = i.fp32 ? DType::f32 : DType::bf16;
   model::Cost c = model::row_op(op);
+  if (i.impl == Impl::Cluster)
+    c.notes.push_back("one read: rows past the registers are held in a cluster's shared memory; rows longer than it "
+                      "holds, or unaligned rows of ≤ 1024 columns, take the looped kernel (a second read, L1/L2)");
   if (i.impl == Impl::Looped)
     c.notes.push_back("counted as one read: the second read of each row is meant to hit L1/L2, not HBM");
   c.notes.push_back("saved statistics (fp32 per row) not counted: rows ≪ rows × cols");
