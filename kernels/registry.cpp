@@ -547,9 +547,9 @@ void add_rows(std::vector<Variant>& all) {
     if (f == 2) {  // softmax's cluster rungs (sm_90 clusters; a 1-CTA slice below)
       const char* cluster = "v03 where the row fits the registers; longer or unaligned rows split over a cluster, "
                             "slices in shared memory, (max, Σ) through DSMEM: one read, one write";
-      xs.push_back(entry("softmax", V::sm_v05_cluster, "v05_cluster_bf16", 5, 80, cluster, kSoftmaxLongBench, kRowTest));
+      xs.push_back(entry("softmax", V::sm_v05_cluster, "v05_cluster_bf16", 5, 80, cluster, kRowBench, kRowTest));
       xs.push_back(entry("softmax", V::sm_v06_cluster_fp32, "v06_cluster_fp32", 6, 80, "v05 on fp32 input and output",
-                         kSoftmaxLongBench, kRowTest));
+                         kRowBench, kRowTest));
     }
     for (Variant& x : xs) {
       if (f == 2) {
@@ -581,8 +581,8 @@ void add_rows_bwd(std::vector<Variant>& all) {
                          "eager backward: g = dy·γ | x̂ | g·x̂ | mean g·x̂ | dx | dy·x̂ | Σ_rows (30 B/element)",
                          "eager backward: t = dy·y | Σ t | dx = y·(dy − Σ) (14 B/element)"};
   const char* one_read = "one read: x|y and dy in registers, both row sums in one sweep, dx written; rows > 8192 bf16 "
-                         "split over a cluster (DSMEM sums), > 65536 looped; dγ/dβ as per-block partials + "
-                         "fixed-order column sum";
+                         "split over a cluster (DSMEM sums), > 65536 looped (16-bit softmax: > 262144); dγ/dβ as "
+                         "per-block partials + fixed-order column sum";
   for (int f = 0; f < 3; ++f) {
     const V v01 = V(3 * f), v02 = V(3 * f + 1), v03 = V(3 * f + 2);
     Variant rungs[] = {dispatch_entry(families[f], V(int(V::ln_dispatch) + f), 90, kRowDispatch, kRowBench, kRowBwdTest),
@@ -591,8 +591,12 @@ void add_rows_bwd(std::vector<Variant>& all) {
                        entry(families[f], v03, "v03_one_read_fp32", 3, 90, "v02 on fp32 input and output", kRowBench,
                              kRowBwdTest)};
     for (Variant& x : rungs) {
-      if (f == 2)
+      if (f == 2) {  // softmax: the forward's extra and vocabulary rows; 16-bit ones stay one read to 2^18
         for (const char* t : kSoftmaxExtra) x.test_shapes.push_back(Shape::parse(t));
+        for (const char* t : kSoftmaxLong) x.test_shapes.push_back(Shape::parse(t));
+        if (x.version != 1)
+          for (const char* t : kSoftmaxLongBench) x.bench_shapes.push_back(Shape::parse(t));
+      }
       all.push_back(std::move(x));
     }
   }

@@ -7,8 +7,8 @@
 //     too (softmax v05, kernels/softmax/cluster.cuh; softmax_route); the looped kernel otherwise
 //     (any cols, any alignment; a second read of each row, mostly from L1/L2).
 //   backward: the one-read kernel (kernels/norms/backward.cuh, plan_backward): a warp or a block
-//     per row, a cluster of up to 8 CTAs per row beyond one block, and the looped kernel for rows
-//     longer than a cluster holds.
+//     per row, a cluster of up to 8 CTAs per row beyond one block (16-bit softmax rows to 262144
+//     columns), and the looped kernel for rows longer than a cluster holds.
 // The committed H200 results (bench/results/h200/{layernorm,rmsnorm,softmax}{,_bwd}.json) rank
 // the register rung first at every shape they cover (rows × cols = 32768 × 4096, 4096 × 65536,
 // 65536 × 1024), ahead of the looped rung, so the dispatcher takes it wherever it can run. The
@@ -198,15 +198,7 @@ void check_workspace(const char* op, size_t needed, const void* workspace, size_
     refuse(op, "the workspace is not 4-byte aligned", "pass a buffer from cudaMalloc");
 }
 
-// fn(T{}) for the storage type of dtype (validated before: f32, bf16 or f16).
-template <class Fn>
-decltype(auto) with_type(DType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DType::f32: return fn(float{});
-    case DType::f16: return fn(__half{});
-    default: return fn(__nv_bfloat16{});
-  }
-}
+using api::with_type;
 
 const char* family(Kind k, bool backward) {
   if (backward) return kernels::rows_bwd::family_name(k);
@@ -354,9 +346,13 @@ Choice backward_choice(const RowsBackward& b) {
     const bool packed16 = rk::rows_aligned(a);  // then plan_backward takes 16-byte packs
     const int64_t per = packed16 ? 16 / int64_t(sizeof(T)) : 1;
     const std::string packs = packed16 ? "16-byte packs" : "single elements (unaligned rows)";
-    if (b.cols > rk::kClusterMaxCols)
+    if (p.main.block == 512 && p.slices > 1 && b.cols > rk::kClusterMaxCols)  // 16-bit softmax, vocabulary rows
+      c.reason = "one-read kernel, " + packs + ", a cluster of " + std::to_string(p.slices) +
+                 " CTAs of 512 threads per row (y and dy in registers)";
+    else if (b.cols > rk::kClusterMaxCols)
       c.reason = "looped kernel, " + packs + ": " + std::to_string(b.cols) + " columns exceed a cluster's " +
-                 std::to_string(rk::kClusterMaxCols);
+                 std::to_string(b.kind == Kind::Softmax && sizeof(T) == 2 && packed16 ? rk::kSoftmaxClusterMaxCols
+                                                                                       : rk::kClusterMaxCols);
     else if (p.slices > 1)
       c.reason = "one-read kernel, " + packs + ", a cluster of " + std::to_string(p.slices) + " CTAs per row";
     else if (b.cols / per <= 128)

@@ -21,7 +21,7 @@
 #include <limits>
 
 #include "kernels/common/ptx.cuh"
-#include "kernels/norms/backward.cuh"  // Pack, the cluster helpers and cluster_launch
+#include "kernels/norms/backward.cuh"  // Pack, the cluster helpers and launch_sliced
 #include "kernels/norms/ops.cuh"
 #include "kernels/softmax/cluster_split.hpp"
 
@@ -167,15 +167,7 @@ void launch_cluster_rows(const ClusterPlan& p, const Args& a, cudaStream_t strea
   if (!p.main.func || p.main.grid == 0) return;
   opt_in_dynamic_smem(p.main.func, p.main.smem);
   using Kernel = void (*)(Args, int64_t);
-  const Kernel kernel = reinterpret_cast<Kernel>(const_cast<void*>(p.main.func));
-  if (p.slices > 1) {
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = cluster_launch(p.slices, p.main.grid, p.main, stream, &attr);
-    SOL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a, p.per));
-  } else {
-    kernel<<<unsigned(p.main.grid), unsigned(p.main.block), size_t(p.main.smem), stream>>>(a, p.per);
-    SOL_LAUNCH_CHECK();
-  }
+  launch_sliced(reinterpret_cast<Kernel>(const_cast<void*>(p.main.func)), p.main, p.slices, stream, a, p.per);
 }
 
 // ---- softmax as a cluster Op ----------------------------------------------------------------------

@@ -433,10 +433,13 @@ TEST(ApiRows, BackwardPaddedPitchesAbsentGammaAndGradients) {
 TEST(ApiRows, BackwardPastAClusterRow) {
   SOL_REQUIRE_GPU_OR_SKIP();
   for (DType d : kTypes)
-    for (int64_t cols : {int64_t(151936), int64_t(152064), int64_t(100003)}) {
+    for (int64_t cols : {int64_t(151936), int64_t(152064), int64_t(100003), int64_t(65544), int64_t(131072),
+                         int64_t(262144), int64_t(262145), int64_t(262152)}) {
       check_backward({Op::Softmax, d, 3, cols});
       check_backward({Op::Softmax, d, 2, cols, 8, 0, 3});
     }
+  // 16-bit softmax rows to 2^18 stay one read: a cluster of 512-thread CTAs, walking several rows.
+  for (DType d : {DType::bf16, DType::f16}) check_backward({Op::Softmax, d, 300, 131072});
   // Norms: dγ/dβ accumulated in the workspace by parts walking several rows.
   for (Op o : {Op::LayerNorm, Op::RMSNorm}) {
     check_backward({o, DType::bf16, 300, 70000});
