@@ -12,6 +12,7 @@
 
 #include "kernels/banks/case.hpp"
 #include "kernels/coalescing/case.hpp"
+#include "kernels/crossentropy/case.hpp"
 #include "kernels/copy/case.hpp"
 #include "kernels/divergence/case.hpp"
 #include "kernels/elementwise/case.hpp"
@@ -603,6 +604,38 @@ void add_rows_bwd(std::vector<Variant>& all) {
 }
 // ==== end of fusion block =======================================================================
 
+// ---- crossentropy: rows × vocab logits → per-row loss, reduced loss, dlogits --------------------
+// Bench: tokens × the model set's vocabularies (docs/model-shapes.md). Tests: tiny, prime, odd and
+// misaligned vocabularies, 2^18 and one past it, ignored rows (all of them, too), smoothing, sum,
+// int32 labels, peaked logits, many rows; past what a cluster holds (v01 and the dispatcher only).
+const Texts kCeBench = {"rows=4096,vocab=151936",  "rows=4096,vocab=32000",  "rows=4096,vocab=50257",
+                        "rows=4096,vocab=128256",  "rows=4096,vocab=262144", "rows=16384,vocab=151936",
+                        "rows=16384,vocab=128256,smooth=100"};
+const Texts kCeTest = {"rows=1,vocab=1",           "rows=3,vocab=3",          "rows=1,vocab=151936",
+                       "rows=2,vocab=262144",      "rows=3,vocab=262145",     "rows=37,vocab=1000,ignore=3",
+                       "rows=5,vocab=50257,smooth=100", "rows=7,vocab=32000,sum=1", "rows=9,vocab=4099,i32=1,ignore=2",
+                       "rows=4,vocab=128256,scale=30,smooth=50", "rows=1,vocab=17,ignore=1", "rows=3,vocab=17,ignore=1,sum=1",
+                       "rows=1000,vocab=96,smooth=1000", "rows=300,vocab=70001,ignore=5", "rows=2,vocab=65537,i32=1",
+                       "rows=31,vocab=33,sum=1,smooth=10", "rows=2,vocab=786433"};
+
+void add_crossentropy(std::vector<Variant>& all) {
+  using V = kernels::crossentropy::Version;
+  const char* f = "crossentropy";
+  all.push_back(dispatch_entry(f, V::dispatch, 80,
+                               "sol::cross_entropy (the public API): the one-read rung where a row fits a cluster, the "
+                               "passes beyond",
+                               kCeBench, kCeTest));
+  all.push_back(entry(f, V::v01_passes, "v01_passes_bf16", 1, 80,
+                      "the formulas as passes: max | Σexp, Σx → loss | dlogits (3 reads + 1 write of the logits)",
+                      kCeBench, kCeTest));
+  all.push_back(entry(f, V::v02_one_read, "v02_one_read_bf16", 2, 90,
+                      "one read: the row over a cluster's shared memory, online logsumexp and Σx through DSMEM, "
+                      "dlogits from shared memory",
+                      kCeBench, kCeTest));
+  all.push_back(entry(f, V::v03_one_read_fp32, "v03_one_read_fp32", 3, 90, "v02 on fp32 logits and dlogits", kCeBench,
+                      kCeTest));
+}
+
 // ==== gemm_fp32: the fp32 matrix-multiply ladder, C = 1.25·A·B + beta·C ===========
 const Texts kSgemmBench = {"m=4096,n=4096,k=4096", "m=1024,n=1024,k=1024", "m=2048,n=2048,k=2048",
                            "m=8192,n=8192,k=8192", "m=1023,n=1023,k=1023", "m=1025,n=1025,k=1025",
@@ -659,6 +692,7 @@ const std::vector<Variant>& registry() {
     add_gemm_tc(v);
 #endif
     add_rows_bwd(v);     // fusion block (backward)
+    add_crossentropy(v);
 #ifdef SOL_WITH_CUDA
     add_attention(v);
 #endif
