@@ -54,7 +54,7 @@ __device__ inline int64_t label_of(const CeArgs<T>& a, int64_t row) {
 // A row's values for its dlogits: ignored rows give zeros (whatever the logits), a bad label NaN (scale).
 struct CeRow {
   float max = 0.f, inv_sum = 0.f, scale = 0.f, uniform = 0.f, target = 0.f;  // uniform = ε/V, target = 1 − ε
-  int64_t label = -1;
+  int label = -1;  // the target column (V ≤ 2^24), −1 when none
   bool ignored = true;
 };
 
@@ -77,14 +77,14 @@ __device__ inline CeRow ce_row(const CeArgs<T>& a, int64_t row, float max, float
   r.scale = !valid ? NAN : a.mean ? a.grad_scale / float(*a.n_valid) : a.grad_scale;
   r.uniform = a.smoothing / float(a.cols);
   r.target = 1.f - a.smoothing;
-  r.label = label;
+  r.label = valid ? int(label) : -1;
   r.ignored = false;
   return r;
 }
 __device__ inline float ce_dlogit(float x, int64_t c, const CeRow& r) {
   if (r.ignored) return 0.f;
   const float p = exp_shifted(x, r.max) * r.inv_sum;
-  return (p - r.uniform - (c == r.label ? r.target : 0.f)) * r.scale;
+  return (p - r.uniform - (int(c) == r.label ? r.target : 0.f)) * r.scale;
 }
 
 // ---- the cluster Op (v02) -------------------------------------------------------------------------

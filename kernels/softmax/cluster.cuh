@@ -50,8 +50,9 @@ struct RowAcc {
 //                                 leader writes what the row saves
 //   out(x, column, Op::Row) → float                          an output element
 // a.y == nullptr: nothing written per element.
+// Three CTAs per SM (three 64 KiB slices in flight, kSliceTargetBytes): at most 40 registers.
 template <class Op, class T, int kPerVec, class Args>
-__global__ void __launch_bounds__(kClusterThreads) cluster_row_kernel(Args a, int64_t per) {
+__global__ void __launch_bounds__(kClusterThreads, 3) cluster_row_kernel(Args a, int64_t per) {
   extern __shared__ uint4 sSlice[];  // (per) packs of this CTA's slice
   __shared__ float sRed[32];
   __shared__ float sXch[2][3];  // this CTA's (max, sum, Σx), by row parity
@@ -60,8 +61,9 @@ __global__ void __launch_bounds__(kClusterThreads) cluster_row_kernel(Args a, in
   const int t = threadIdx.x;
   const int slices = cluster_size(), rank = cluster_rank();
   const int64_t part = blockIdx.x / slices, parts = gridDim.x / slices;
-  const int64_t npack = a.cols / kPerVec;
-  const int64_t start = rank * per, end = std::min<int64_t>(npack, start + per);
+  // In-row indices fit 32 bits: a row that fits a cluster has under 2^20 elements.
+  const int npack = int(a.cols / kPerVec);
+  const int start = rank * int(per), end = min(npack, start + int(per));
   int parity = 0;
   for (int64_t row = part; row < a.rows; row += parts) {  // uniform over the cluster
     const bool read = Op::read(a, row);
@@ -70,16 +72,16 @@ __global__ void __launch_bounds__(kClusterThreads) cluster_row_kernel(Args a, in
       const P* gX = reinterpret_cast<const P*>(a.x + row * a.ldx);
       // Each thread copies and later reads only its own packs: its cp.async wait is the only sync.
       if constexpr (sizeof(P) == 16) {
-        for (int64_t v = start + t; v < end; v += kClusterThreads) cp_async_16(&sX[v - start], &gX[v]);
+        for (int v = start + t; v < end; v += kClusterThreads) cp_async_16(&sX[v - start], &gX[v]);
         cp_async_wait_all();
       } else if constexpr (sizeof(P) == 4) {
-        for (int64_t v = start + t; v < end; v += kClusterThreads) cp_async_4(&sX[v - start], &gX[v]);
+        for (int v = start + t; v < end; v += kClusterThreads) cp_async_4(&sX[v - start], &gX[v]);
         cp_async_wait_all();
       } else {
 #pragma unroll 8
-        for (int64_t v = start + t; v < end; v += kClusterThreads) sX[v - start] = gX[v];
+        for (int v = start + t; v < end; v += kClusterThreads) sX[v - start] = gX[v];
       }
-      for (int64_t v = start + t; v < end; v += kClusterThreads) {
+      for (int v = start + t; v < end; v += kClusterThreads) {
         const P p = sX[v - start];
         float d[kPerVec];
 #pragma unroll
@@ -121,11 +123,11 @@ __global__ void __launch_bounds__(kClusterThreads) cluster_row_kernel(Args a, in
     const typename Op::Row rv = Op::finish(a, row, rmax, bsum, bsumx, picked, read, leader);
     if (a.y) {
       P* gY = reinterpret_cast<P*>(a.y + row * a.ldy);
-      for (int64_t v = start + t; v < end; v += kClusterThreads) {
+      for (int v = start + t; v < end; v += kClusterThreads) {
         P pIn{}, pOut;
         if (read) pIn = sX[v - start];
 #pragma unroll
-        for (int j = 0; j < kPerVec; ++j) pOut.e[j] = from_f32<T>(Op::out(to_f32(pIn.e[j]), v * kPerVec + j, rv));
+        for (int j = 0; j < kPerVec; ++j) pOut.e[j] = from_f32<T>(Op::out(to_f32(pIn.e[j]), int64_t(v) * kPerVec + j, rv));
         gY[v] = pOut;
       }
     }

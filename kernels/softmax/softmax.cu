@@ -3,10 +3,11 @@
 //      write y): 4 reads + 2 writes.
 // v02: online softmax: running max and rescaled sum in one read; a second read writes y.
 // v03: single pass for rows that fit on chip: the row in registers, max then Σexp over them.
-// v05: v03 where the row fits the registers; longer rows (vocabulary logits) and unaligned rows
-//      split over a thread-block cluster, each CTA's slice held in shared memory while the
-//      (max, Σ) pairs go round the cluster through DSMEM: one read and one write at any length
-//      the cluster holds (kernels/softmax/cluster.cuh), the looped kernel beyond.
+// v05: v03 for rows of up to one slice (64 KiB) that fit the registers; longer rows (vocabulary
+//      logits) and unaligned rows split over a thread-block cluster, each CTA's slice held in
+//      shared memory while the (max, Σ) pairs go round the cluster through DSMEM: one read and
+//      one write at any length the cluster holds (kernels/softmax/cluster.cuh), the looped
+//      kernel beyond.
 // −inf inputs give 0; a fully masked row gives zeros (max −inf, 1/sum 0 saved), never NaN.
 #include "kernels/api/entry_util.hpp"
 #include "kernels/norms/forward.cuh"
@@ -17,11 +18,13 @@ namespace sol::kernels::rows {
 
 template <class T>
 SoftmaxRoute softmax_route(const RowArgs<T>& a, int cc) {
-  if (fits_registers(a)) return SoftmaxRoute::Registers;
+  const bool registers = fits_registers(a);
+  if (registers && a.cols * int64_t(sizeof(T)) <= kSliceTargetBytes) return SoftmaxRoute::Registers;
   if (a.cols <= kClusterMinCols) return SoftmaxRoute::Looped;
   constexpr int kVec = 16 / int(sizeof(T));
   const bool packs = cluster_rows_aligned<T>(a.x, a.y, a.cols, a.ldx, a.ldy) && a.cols % kVec == 0;
-  return cluster_split(a.cols, sizeof(T), packs ? kVec : 1, cc).slices > 0 ? SoftmaxRoute::Cluster : SoftmaxRoute::Looped;
+  if (cluster_split(a.cols, sizeof(T), packs ? kVec : 1, cc).slices > 0) return SoftmaxRoute::Cluster;
+  return registers ? SoftmaxRoute::Registers : SoftmaxRoute::Looped;
 }
 
 namespace {

@@ -655,6 +655,10 @@ TEST(ApiRowsChecks, ForwardDispatchTakesTheRegisterKernelOnlyWhereItCanRun) {
     EXPECT_EQ(k.implementation, "softmax/v05_cluster_bf16");
     EXPECT_NE(k.reason.find("16-byte packs"), std::string::npos) << k.reason;
     SoftmaxArgs odd = s;
+    odd.cols = 65536;  // fits the registers, but past one 64 KiB slice: two CTAs
+    EXPECT_NE(api::explain_softmax_forward_on(odd, 90).reason.find("over 2 CTAs"), std::string::npos);
+    odd.cols = 32768;  // one slice: the register kernel
+    EXPECT_EQ(api::explain_softmax_forward_on(odd, 90).implementation, "softmax/v03_one_pass_bf16");
     odd.cols = 50257;
     EXPECT_NE(api::explain_softmax_forward_on(odd, 90).reason.find("single elements"), std::string::npos);
     odd.cols = 999;  // short unaligned rows: a warp per row, looped
