@@ -12,6 +12,7 @@
 
 #include "kernels/banks/case.hpp"
 #include "kernels/coalescing/case.hpp"
+#include "kernels/crossentropy/case.hpp"
 #include "kernels/copy/case.hpp"
 #include "kernels/divergence/case.hpp"
 #include "kernels/elementwise/case.hpp"
@@ -498,6 +499,14 @@ const Texts kSoftmaxExtra = {"rows=31,cols=33,scale=30,mask=1", "rows=9,cols=409
                              // vocabulary-sized rows (logits): past the register and cluster paths
                              "rows=3,cols=151936",               "rows=2,cols=152064,mask=1",
                              "rows=3,cols=100003,scale=30"};
+// Vocabulary rows at every length the cluster rungs split differently (1 … 8 slices, 16-byte packs
+// or single elements): the model set's vocabularies, 2^18 and one past it, a prime, 2^16 + 1.
+const Texts kSoftmaxLong = {"rows=2,cols=262144", "rows=3,cols=262145,scale=30", "rows=5,cols=128256",
+                            "rows=4,cols=50257",  "rows=3,cols=32000",           "rows=2,cols=65537,mask=1",
+                            "rows=3,cols=131071", "rows=1,cols=1025",            "rows=300,cols=70001"};
+// Benched where rows are long: tokens × vocabulary (docs/model-shapes.md's softmax rows).
+const Texts kSoftmaxLongBench = {"rows=4096,cols=151936", "rows=4096,cols=32000",  "rows=4096,cols=50257",
+                                 "rows=4096,cols=128256", "rows=4096,cols=262144", "rows=16384,cols=151936"};
 // The dispatch entry of each row family: its Case calls the public API (sol/kernels.hpp).
 const char* kRowDispatch = "the public API (sol/kernels.hpp): its dispatcher picks the rung per shape, dtype and pitch";
 
@@ -536,9 +545,20 @@ void add_rows(std::vector<Variant>& all) {
     std::vector<Variant> xs = {dispatch_entry(families[f].family, dispatch[f], 80, kRowDispatch, kRowBench, kRowTest)};
     for (const Rung& r : families[f].rungs)
       xs.push_back(entry(families[f].family, r.v, r.name, r.version, 80, r.technique, kRowBench, kRowTest));
+    if (f == 2) {  // softmax's cluster rungs (sm_90 clusters; a 1-CTA slice below)
+      const char* cluster = "v03 where the row fits the registers; longer or unaligned rows split over a cluster, "
+                            "slices in shared memory, (max, Σ) through DSMEM: one read, one write";
+      xs.push_back(entry("softmax", V::sm_v05_cluster, "v05_cluster_bf16", 5, 80, cluster, kRowBench, kRowTest));
+      xs.push_back(entry("softmax", V::sm_v06_cluster_fp32, "v06_cluster_fp32", 6, 80, "v05 on fp32 input and output",
+                         kRowBench, kRowTest));
+    }
     for (Variant& x : xs) {
-      if (f == 2)
+      if (f == 2) {
         for (const char* t : kSoftmaxExtra) x.test_shapes.push_back(Shape::parse(t));
+        for (const char* t : kSoftmaxLong) x.test_shapes.push_back(Shape::parse(t));
+        if (x.version == 1 || x.version == 3 || x.version == 4) continue;  // v02: the long rows' former path
+        for (const char* t : kSoftmaxLongBench) x.bench_shapes.push_back(Shape::parse(t));
+      }
       all.push_back(std::move(x));
     }
   }
@@ -562,8 +582,8 @@ void add_rows_bwd(std::vector<Variant>& all) {
                          "eager backward: g = dy·γ | x̂ | g·x̂ | mean g·x̂ | dx | dy·x̂ | Σ_rows (30 B/element)",
                          "eager backward: t = dy·y | Σ t | dx = y·(dy − Σ) (14 B/element)"};
   const char* one_read = "one read: x|y and dy in registers, both row sums in one sweep, dx written; rows > 8192 bf16 "
-                         "split over a cluster (DSMEM sums), > 65536 looped; dγ/dβ as per-block partials + "
-                         "fixed-order column sum";
+                         "split over a cluster (DSMEM sums), > 65536 looped (16-bit softmax: > 262144); dγ/dβ as "
+                         "per-block partials + fixed-order column sum";
   for (int f = 0; f < 3; ++f) {
     const V v01 = V(3 * f), v02 = V(3 * f + 1), v03 = V(3 * f + 2);
     Variant rungs[] = {dispatch_entry(families[f], V(int(V::ln_dispatch) + f), 90, kRowDispatch, kRowBench, kRowBwdTest),
@@ -572,13 +592,49 @@ void add_rows_bwd(std::vector<Variant>& all) {
                        entry(families[f], v03, "v03_one_read_fp32", 3, 90, "v02 on fp32 input and output", kRowBench,
                              kRowBwdTest)};
     for (Variant& x : rungs) {
-      if (f == 2)
+      if (f == 2) {  // softmax: the forward's extra and vocabulary rows; 16-bit ones stay one read to 2^18
         for (const char* t : kSoftmaxExtra) x.test_shapes.push_back(Shape::parse(t));
+        for (const char* t : kSoftmaxLong) x.test_shapes.push_back(Shape::parse(t));
+        if (x.version != 1)
+          for (const char* t : kSoftmaxLongBench) x.bench_shapes.push_back(Shape::parse(t));
+      }
       all.push_back(std::move(x));
     }
   }
 }
 // ==== end of fusion block =======================================================================
+
+// ---- crossentropy: rows × vocab logits → per-row loss, reduced loss, dlogits --------------------
+// Bench: tokens × the model set's vocabularies (docs/model-shapes.md). Tests: tiny, prime, odd and
+// misaligned vocabularies, 2^18 and one past it, ignored rows (all of them, too), smoothing, sum,
+// int32 labels, peaked logits, many rows; past what a cluster holds (v01 and the dispatcher only).
+const Texts kCeBench = {"rows=4096,vocab=151936",  "rows=4096,vocab=32000",  "rows=4096,vocab=50257",
+                        "rows=4096,vocab=128256",  "rows=4096,vocab=262144", "rows=16384,vocab=151936",
+                        "rows=16384,vocab=128256,smooth=100"};
+const Texts kCeTest = {"rows=1,vocab=1",           "rows=3,vocab=3",          "rows=1,vocab=151936",
+                       "rows=2,vocab=262144",      "rows=3,vocab=262145",     "rows=37,vocab=1000,ignore=3",
+                       "rows=5,vocab=50257,smooth=100", "rows=7,vocab=32000,sum=1", "rows=9,vocab=4099,i32=1,ignore=2",
+                       "rows=4,vocab=128256,scale=30,smooth=50", "rows=1,vocab=17,ignore=1", "rows=3,vocab=17,ignore=1,sum=1",
+                       "rows=1000,vocab=96,smooth=1000", "rows=300,vocab=70001,ignore=5", "rows=2,vocab=65537,i32=1",
+                       "rows=31,vocab=33,sum=1,smooth=10", "rows=2,vocab=786433"};
+
+void add_crossentropy(std::vector<Variant>& all) {
+  using V = kernels::crossentropy::Version;
+  const char* f = "crossentropy";
+  all.push_back(dispatch_entry(f, V::dispatch, 80,
+                               "sol::cross_entropy (the public API): the one-read rung where a row fits a cluster, the "
+                               "passes beyond",
+                               kCeBench, kCeTest));
+  all.push_back(entry(f, V::v01_passes, "v01_passes_bf16", 1, 80,
+                      "the formulas as passes: max | Σexp, Σx → loss | dlogits (3 reads + 1 write of the logits)",
+                      kCeBench, kCeTest));
+  all.push_back(entry(f, V::v02_one_read, "v02_one_read_bf16", 2, 90,
+                      "one read: the row over a cluster's shared memory, online logsumexp and Σx through DSMEM, "
+                      "dlogits from shared memory",
+                      kCeBench, kCeTest));
+  all.push_back(entry(f, V::v03_one_read_fp32, "v03_one_read_fp32", 3, 90, "v02 on fp32 logits and dlogits", kCeBench,
+                      kCeTest));
+}
 
 // ==== gemm_fp32: the fp32 matrix-multiply ladder, C = 1.25·A·B + beta·C ===========
 const Texts kSgemmBench = {"m=4096,n=4096,k=4096", "m=1024,n=1024,k=1024", "m=2048,n=2048,k=2048",
@@ -636,6 +692,7 @@ const std::vector<Variant>& registry() {
     add_gemm_tc(v);
 #endif
     add_rows_bwd(v);     // fusion block (backward)
+    add_crossentropy(v);
 #ifdef SOL_WITH_CUDA
     add_attention(v);
 #endif

@@ -490,6 +490,55 @@ FAMILIES.update({"elementwise": elementwise_peers, "layernorm": row_peers("layer
                  "rmsnorm": row_peers("rmsnorm"), "softmax": row_peers("softmax")})
 
 
+# ---- crossentropy: F.cross_entropy forward and backward (the loss and dlogits of a training step) ----------
+# The timed call is the forward and torch.autograd.grad of the loss: what a training step runs for the loss,
+# eager (aten's log_softmax + nll kernels and their backward) or with the forward torch.compile'd (its
+# compiled backward graph). Labels: torch's own draw, the Case's ignore pattern (rows r % k == k − 1 get
+# −100), smoothing ε = smooth/1000, sum=1 for the sum reduction; FLOPs and bytes of the one-read rung.
+def crossentropy_peers(torch, timer, device, dims, costs):
+    d = dict(dims)
+    known = {"rows", "vocab", "smooth", "ignore", "sum", "i32", "scale"}
+    if "rows" not in d or "vocab" not in d or any(k not in known for k in d):
+        fail(2, f"shape '{shape_str(dims)}' does not fit crossentropy: give rows=N,vocab=N[,smooth,ignore,sum,i32,scale]")
+    rows, vocab = d["rows"], d["vocab"]
+    F = torch.nn.functional
+    dt = torch.bfloat16
+    eps, every = d.get("smooth", 0) / 1000, d.get("ignore", 0)
+    reduction = "sum" if d.get("sum", 0) else "mean"
+    labels = torch.randint(0, vocab, (rows,), device=device, dtype=torch.int32 if d.get("i32", 0) else torch.int64)
+    if every > 0:
+        labels[every - 1 :: every] = -100
+    labels = labels.long()
+    scale = d.get("scale", 1)
+
+    def make():
+        return (random_signed(torch, rows * vocab, device).view(rows, vocab) * scale).to(dt).requires_grad_()
+
+    def loss_of(x):
+        return F.cross_entropy(x, labels, ignore_index=-100, label_smoothing=eps, reduction=reduction)
+
+    def step(fwd):
+        return lambda x: torch.autograd.grad(fwd(x), x)[0]
+
+    def reference(x):
+        xd = x.detach().double().requires_grad_()
+        return torch.autograd.grad(loss_of(xd), xd)[0]
+
+    cost = costs.floor("bf16")
+    note = "timed: the forward and autograd.grad of the loss (dlogits checked); the one-read floor"
+    yield run_peer(torch, timer, "crossentropy", "peer:torch.F.cross_entropy_bf16",
+                   "F.cross_entropy forward + backward on bf16 logits (eager autograd)", dims, make, step(loss_of),
+                   reference, cost, 1e-2, note, dtype="bf16")
+    if OPTIONS["compile"]:
+        compiled = torch.compile(loss_of)
+        yield run_peer(torch, timer, "crossentropy", "peer:torch.compile_cross_entropy_bf16",
+                       "torch.compile(F.cross_entropy) forward + its compiled backward on bf16 logits", dims, make,
+                       step(compiled), reference, cost, 1e-2, note + "; compile time excluded", dtype="bf16")
+
+
+FAMILIES.update({"crossentropy": crossentropy_peers})
+
+
 # ---- gemm_fp32: torch.matmul on fp32, TF32 off (the fp32 peer) and on (…_tf32) ------------------------
 def gemm_fp32_peers(torch, timer, device, dims, costs):
     m, n, k = dims_of(dims, "gemm_fp32", "m", "n", "k")

@@ -304,6 +304,37 @@ void check_softmax() {
   expect_close("softmax_backward dx", dDx.read(), dx, 1e-4);
 }
 
+// loss = logsumexp(x) − x_label per row (row 2 ignored: 0), their mean over the rest, and
+// dlogits = (softmax − onehot) / rows counted (0 on the ignored row).
+void check_cross_entropy() {
+  const Floats x = random_values(kRows * kCols, 14);
+  std::vector<int64_t> labels(kRows);
+  for (int64_t r = 0; r < kRows; ++r) labels[size_t(r)] = r == 2 ? -100 : (r * 37 + 5) % kCols;
+  const Device<float> dX(x);
+  const Device<int64_t> dL(labels);
+  Device<float> dLoss(kRows), dMean(1), dDx(x.size());
+  sol::CrossEntropyArgs a{.dtype = sol::DType::f32, .rows = kRows, .vocab = kCols, .logits = dX.ptr, .labels = dL.ptr,
+                          .loss = dLoss.ptr, .loss_reduced = dMean.ptr, .dlogits = dDx.ptr};
+  Workspace w(sol::cross_entropy_workspace_size(a));
+  sol::cross_entropy(a, w.ptr(), w.bytes, nullptr);
+  Doubles loss(kRows, 0.0), mean(1, 0.0), dx(x.size(), 0.0);
+  for (int64_t r = 0; r < kRows; ++r) {
+    if (labels[size_t(r)] < 0) continue;
+    const float* xr = &x[r * kCols];
+    const double mx = *std::max_element(xr, xr + kCols);
+    double sum = 0;
+    for (int64_t c = 0; c < kCols; ++c) sum += std::exp(xr[c] - mx);
+    const double lse = mx + std::log(sum);
+    loss[size_t(r)] = lse - xr[labels[size_t(r)]];
+    mean[0] += loss[size_t(r)] / double(kRows - 1);
+    for (int64_t c = 0; c < kCols; ++c)
+      dx[r * kCols + c] = (std::exp(xr[c] - lse) - (c == labels[size_t(r)])) / double(kRows - 1);
+  }
+  expect_close("cross_entropy loss", dLoss.read(), loss, 1e-5);
+  expect_close("cross_entropy mean", dMean.read(), mean, 1e-5);
+  expect_close("cross_entropy dlogits", dDx.read(), dx, 1e-5);
+}
+
 // ---- MX quantization: both orientations of a 40 × 70 bf16 tensor (blocks cut short at the edges) ----
 void check_mx() {
   namespace fmt = sol::formats;
@@ -360,6 +391,7 @@ int main() {
     check_norm(false);
     check_norm(true);
     check_softmax();
+    check_cross_entropy();
     check_mx();
     check_copy();
     // An argument the API cannot serve is a sol::Error before anything launches.

@@ -220,6 +220,40 @@ void layernorm_backward(const LayerNormBackwardArgs& args, void* workspace, size
 void rmsnorm_backward(const RMSNormBackwardArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream);
 void softmax_backward(const SoftmaxBackwardArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream);
 
+// ---- cross-entropy over vocabulary logits: loss and dlogits in one call -----------------------------
+// logits: rows × vocab (row pitch ldlogits, 0: vocab), dtype ∈ {bf16, f16, f32}; labels: rows of int32
+// or int64. Per row, with label smoothing ε (PyTorch's F.cross_entropy):
+//   loss = logsumexp(x) − (1 − ε)·x_label − (ε/V)·Σx;   a row whose label is ignore_index: loss 0
+//   reduced = Σ loss / (rows not ignored)  (Mean; NaN when every row is ignored), or Σ loss (Sum)
+//   dlogits = grad_scale · ∂reduced/∂logits = (softmax − (1 − ε)·onehot − ε/V) · grad_scale [/ count]
+// (0 on ignored rows), in the logits' dtype; dlogits may be the logits themselves (same pitch). A
+// label outside [0, V) that is not ignore_index gives its row a NaN loss and NaN dlogits. The
+// one-read rung (a cluster per row on sm_90, up to 786432 bf16 / 393216 fp32 logits) runs once the
+// H200 results hold it, or under SOL_DISPATCH_UNMEASURED=1; three passes otherwise. The reduction's
+// order is fixed (the same bits on every run). Outputs given as nullptr are not written.
+enum class IndexType { i32, i64 };
+enum class Reduction { Mean, Sum };
+struct CrossEntropyArgs {
+  DType dtype = DType::bf16;
+  int64_t rows = 0, vocab = 0;
+  const void* logits = nullptr;
+  int64_t ldlogits = 0;
+  const void* labels = nullptr;
+  IndexType label_type = IndexType::i64;
+  int64_t ignore_index = -100;
+  float label_smoothing = 0.f;  // ε ∈ [0, 1]
+  Reduction reduction = Reduction::Mean;
+  float grad_scale = 1.f;       // the upstream gradient of the reduced loss
+  float* loss = nullptr;        // rows fp32, or nullptr
+  float* loss_reduced = nullptr;  // 1 fp32, or nullptr
+  void* dlogits = nullptr;      // rows × vocab, or nullptr (loss only)
+  int64_t lddlogits = 0;
+};
+
+size_t cross_entropy_workspace_size(const CrossEntropyArgs& args);
+Choice explain_cross_entropy(const CrossEntropyArgs& args);
+void cross_entropy(const CrossEntropyArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream);
+
 // ---- MX (OCP microscaling) quantization -----------------------------------------------------------
 // x: rows × cols bf16, row-major, packed. Codes keep x's layout (one byte per element); scales are
 // e8m0, row-major: rowwise (1×32 blocks along a row) rows × ⌈cols/32⌉, columnwise (32×1 blocks down

@@ -1,12 +1,15 @@
 #pragma once
 // Small pieces the public entries share: the current device's compute
-// capability, workspace alignment, times in reasons.
+// capability, the storage type of a dtype, workspace alignment, times in reasons.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <atomic>
 #include <cstdio>
 #include <string>
 
+#include "sol/core/dtype.hpp"
 #include "sol/core/error.hpp"
 
 namespace sol::api {
@@ -51,6 +54,16 @@ inline int current_cc(const char* op) {
                 ")",
             "run on a machine with an NVIDIA GPU and its driver");
   return d.cc;
+}
+
+// fn(T{}) for the storage type of an entry's dtype, validated before as f32, bf16 or f16.
+template <class Fn>
+decltype(auto) with_type(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DType::f32: return fn(float{});
+    case DType::f16: return fn(__half{});
+    default: return fn(__nv_bfloat16{});
+  }
 }
 
 inline std::string cc_text(int cc) { return "sm_" + std::to_string(cc); }

@@ -2,14 +2,18 @@
 // backward. Each entry checks its arguments first (one sol::Error, before any CUDA call), resolves
 // the pitches, and runs what the dispatcher picks from the kernels' own plans:
 //   forward: the register kernel (one read of x) where every row of x and y is 16-byte aligned and
-//     fits the registers (kernels/norms/rows.cuh, fits_registers); the looped kernel otherwise
+//     fits the registers (kernels/norms/rows.cuh, fits_registers); softmax rows past that (longer
+//     or unaligned, > 1024 columns) split over a cluster with the slices in shared memory, one read
+//     too (softmax v05, kernels/softmax/cluster.cuh; softmax_route); the looped kernel otherwise
 //     (any cols, any alignment; a second read of each row, mostly from L1/L2).
 //   backward: the one-read kernel (kernels/norms/backward.cuh, plan_backward): a warp or a block
-//     per row, a cluster of up to 8 CTAs per row beyond one block, and the looped kernel for rows
-//     longer than a cluster holds.
+//     per row, a cluster of up to 8 CTAs per row beyond one block (16-bit softmax rows to 262144
+//     columns), and the looped kernel for rows longer than a cluster holds.
 // The committed H200 results (bench/results/h200/{layernorm,rmsnorm,softmax}{,_bwd}.json) rank
 // the register rung first at every shape they cover (rows × cols = 32768 × 4096, 4096 × 65536,
-// 65536 × 1024), ahead of the looped rung, so the dispatcher takes it wherever it can run.
+// 65536 × 1024), ahead of the looped rung, so the dispatcher takes it wherever it can run. The
+// softmax cluster rung (v05/v06) has no H200 result yet: the dispatcher takes it only under
+// SOL_DISPATCH_UNMEASURED=1 (kernels/api/unmeasured.hpp) until kSoftmaxClusterMeasured says so.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -23,6 +27,10 @@
 #include "kernels/norms/case_bwd.hpp"
 #include "kernels/norms/forward.cuh"
 #include "kernels/norms/ops.cuh"
+#include "kernels/api/choice.hpp"
+#include "kernels/api/entry_util.hpp"
+#include "kernels/api/unmeasured.hpp"
+#include "kernels/softmax/cluster.cuh"
 #include "sol/hw/spec.hpp"
 #include "sol/kernels.hpp"
 #include "sol/model/roofline.hpp"
@@ -190,15 +198,7 @@ void check_workspace(const char* op, size_t needed, const void* workspace, size_
     refuse(op, "the workspace is not 4-byte aligned", "pass a buffer from cudaMalloc");
 }
 
-// fn(T{}) for the storage type of dtype (validated before: f32, bf16 or f16).
-template <class Fn>
-decltype(auto) with_type(DType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DType::f32: return fn(float{});
-    case DType::f16: return fn(__half{});
-    default: return fn(__nv_bfloat16{});
-  }
-}
+using api::with_type;
 
 const char* family(Kind k, bool backward) {
   if (backward) return kernels::rows_bwd::family_name(k);
@@ -238,7 +238,13 @@ rk::RowArgs<T> forward_args(const RowsForward& f) {
   return a;
 }
 
-Choice forward_choice(const RowsForward& f) {
+// True once bench/results/h200/softmax.json holds v05/v06 at the vocabulary shapes (kSoftmaxLongBench
+// in kernels/registry.cpp) ahead of v02 there.
+constexpr bool kSoftmaxClusterMeasured = false;
+bool softmax_cluster_allowed() { return kSoftmaxClusterMeasured || api::unmeasured_allowed(); }
+
+// cc: the device's compute capability (0 without a usable device: no clusters, the smallest slice).
+Choice forward_choice(const RowsForward& f, int cc) {
   return with_type(f.dtype, [&](auto t) {
     using T = decltype(t);
     const rk::RowArgs<T> a = forward_args<T>(f);
@@ -246,7 +252,16 @@ Choice forward_choice(const RowsForward& f) {
     const std::string fam = family(f.kind, false);
     const bool softmax = f.kind == Kind::Softmax;
     const std::string tok = type_token(f.dtype);
-    if (rk::fits_registers(a)) {
+    const bool cluster_route = softmax && rk::softmax_route(a, cc) == rk::SoftmaxRoute::Cluster;
+    if (cluster_route && softmax_cluster_allowed()) {
+      constexpr int kVec = 16 / int(sizeof(T));
+      const bool packs = rk::cluster_rows_aligned<T>(a.x, a.y, a.cols, a.ldx, a.ldy) && a.cols % kVec == 0;
+      const rk::ClusterSplit s = rk::cluster_split(a.cols, sizeof(T), packs ? kVec : 1, cc);
+      c.implementation = fam + "/" + (f.dtype == DType::f32 ? "v06_cluster_" : "v05_cluster_") + tok;
+      c.reason = "cluster kernel, one read: " + std::to_string(f.cols) + " columns over " + std::to_string(s.slices) +
+                 (s.slices == 1 ? " CTA" : " CTAs") + " of " + std::to_string(s.slice_bytes) + " bytes of shared memory (" +
+                 (packs ? "16-byte packs" : "single elements: rows not 16-byte aligned") + ")";
+    } else if (rk::fits_registers(a)) {
       const std::string rung = f.dtype == DType::f32 ? (softmax ? "v04_one_pass_" : "v04_one_read_")
                                                      : (softmax ? "v03_one_pass_" : "v03_one_read_");
       c.implementation = fam + "/" + rung + tok;
@@ -261,6 +276,7 @@ Choice forward_choice(const RowsForward& f) {
         why = "a row of " + std::to_string(f.cols * int64_t(sizeof(T))) + " bytes is not a multiple of 16";
       else why = "x, y, γ, β or a pitch not 16-byte aligned";
       c.reason = "looped kernel, two reads per row: " + why;
+      if (cluster_route) c.reason += " (the cluster rung v05/v06 is unmeasured: SOL_DISPATCH_UNMEASURED=1 opts in)";
     }
     c.predicted_s = predicted(f.kind, false, f.dtype, f.rows, f.cols);
     return c;
@@ -274,7 +290,9 @@ void forward_run(const RowsForward& f, cudaStream_t stream) {
     switch (f.kind) {
       case Kind::LayerNorm: return rk::layernorm_forward(rk::Impl::Registers, a, static_cast<T*>(nullptr), stream);
       case Kind::RMSNorm: return rk::rmsnorm_forward(rk::Impl::Registers, a, static_cast<T*>(nullptr), stream);
-      case Kind::Softmax: return rk::softmax_forward(rk::Impl::Registers, a, static_cast<T*>(nullptr), stream);
+      case Kind::Softmax:
+        return rk::softmax_forward(softmax_cluster_allowed() ? rk::Impl::Cluster : rk::Impl::Registers, a,
+                                   static_cast<T*>(nullptr), stream);
     }
   });
 }
@@ -328,9 +346,13 @@ Choice backward_choice(const RowsBackward& b) {
     const bool packed16 = rk::rows_aligned(a);  // then plan_backward takes 16-byte packs
     const int64_t per = packed16 ? 16 / int64_t(sizeof(T)) : 1;
     const std::string packs = packed16 ? "16-byte packs" : "single elements (unaligned rows)";
-    if (b.cols > rk::kClusterMaxCols)
+    if (p.main.block == 512 && p.slices > 1 && b.cols > rk::kClusterMaxCols)  // 16-bit softmax, vocabulary rows
+      c.reason = "one-read kernel, " + packs + ", a cluster of " + std::to_string(p.slices) +
+                 " CTAs of 512 threads per row (y and dy in registers)";
+    else if (b.cols > rk::kClusterMaxCols)
       c.reason = "looped kernel, " + packs + ": " + std::to_string(b.cols) + " columns exceed a cluster's " +
-                 std::to_string(rk::kClusterMaxCols);
+                 std::to_string(b.kind == Kind::Softmax && sizeof(T) == 2 && packed16 ? rk::kSoftmaxClusterMaxCols
+                                                                                       : rk::kClusterMaxCols);
     else if (p.slices > 1)
       c.reason = "one-read kernel, " + packs + ", a cluster of " + std::to_string(p.slices) + " CTAs per row";
     else if (b.cols / per <= 128)
@@ -369,9 +391,13 @@ size_t layernorm_backward_workspace_size(const LayerNormBackwardArgs& args) { re
 size_t rmsnorm_backward_workspace_size(const RMSNormBackwardArgs& args) { return backward_workspace(backward(args)); }
 size_t softmax_backward_workspace_size(const SoftmaxBackwardArgs& args) { return backward_workspace(backward(args)); }
 
-Choice explain_layernorm_forward(const LayerNormArgs& args) { return forward_choice(forward(args)); }
-Choice explain_rmsnorm_forward(const RMSNormArgs& args) { return forward_choice(forward(args)); }
-Choice explain_softmax_forward(const SoftmaxArgs& args) { return forward_choice(forward(args)); }
+Choice explain_layernorm_forward(const LayerNormArgs& args) { return forward_choice(forward(args), 0); }
+Choice explain_rmsnorm_forward(const RMSNormArgs& args) { return forward_choice(forward(args), 0); }
+Choice explain_softmax_forward(const SoftmaxArgs& args) {
+  const RowsForward f = forward(args);
+  return forward_choice(f, api::current_device().cc);
+}
+Choice api::explain_softmax_forward_on(const SoftmaxArgs& args, int cc) { return forward_choice(forward(args), cc); }
 Choice explain_layernorm_backward(const LayerNormBackwardArgs& args) { return backward_choice(backward(args)); }
 Choice explain_rmsnorm_backward(const RMSNormBackwardArgs& args) { return backward_choice(backward(args)); }
 Choice explain_softmax_backward(const SoftmaxBackwardArgs& args) { return backward_choice(backward(args)); }

@@ -15,9 +15,10 @@
 // shared-memory slots (no races, a fixed order). At the end a block writes its partial column
 // sums to a workspace [parts × params × cols] with plain stores, and a small second kernel adds
 // the parts of each column in a fixed order: bit-identical results across runs.
-// Rows longer than a cluster holds (cols > kClusterMaxCols) go to the looped kernel: a block per
-// row, two sweeps over a and dy (the second mostly L2 hits), the parameter gradients accumulated
-// straight into the workspace (see row_bwd_looped_kernel).
+// Rows longer than a cluster holds (cols > kClusterMaxCols; for 16-bit softmax, aligned rows,
+// kSoftmaxClusterMaxCols) go to the looped kernel: a block per row, two sweeps over a and dy (the
+// second mostly L2 hits), the parameter gradients accumulated straight into the workspace (see
+// row_bwd_looped_kernel).
 // Rows lie lda, lddy, lddx elements apart; the eager passes (v01) take packed rows only.
 #include <cooperative_groups.h>
 
@@ -456,6 +457,19 @@ inline cudaLaunchConfig_t cluster_launch(int slices, int64_t grid, const LaunchP
   return cfg;
 }
 
+// Launches a planned kernel: in clusters of `slices` through cudaLaunchKernelEx, or plainly.
+template <class... Params, class... Args>
+void launch_sliced(void (*kernel)(Params...), const LaunchPlan& p, int slices, cudaStream_t stream, Args... args) {
+  if (slices > 1) {
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = cluster_launch(slices, p.grid, p, stream, &attr);
+    SOL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, args...));
+  } else {
+    kernel<<<unsigned(p.grid), unsigned(p.block), size_t(p.smem), stream>>>(args...);
+    SOL_LAUNCH_CHECK();
+  }
+}
+
 inline int sm_count() {
   int device = 0, sms = 0;
   SOL_CUDA_CHECK(cudaGetDevice(&device));
@@ -517,6 +531,9 @@ BwdPlan plan_looped_config(const BwdArgs<T>& a) {
 // The widest row the one-read kernel takes: a cluster of 8 CTAs (the portable size) holding
 // 8 × 256 × 4 packs (16-bit types), 8 × 512 × 4 (fp32) or 8 × 512 × 16 single elements.
 inline constexpr int64_t kClusterMaxCols = 65536;
+// Softmax rows of 16-bit types (no parameter gradients, so no shared memory per element) go on to
+// vocabulary lengths: 8 CTAs × 512 threads × 8 packs of y and dy in registers (64 of them).
+inline constexpr int64_t kSoftmaxClusterMaxCols = 262144;
 
 // 16-byte packs when every row is 16-byte aligned, single elements otherwise. Warp rows (eight
 // per block) to 128 packs; then a block per row, or per row slice of ≤ kThreads·kVecs packs in a
@@ -532,6 +549,10 @@ BwdPlan plan_backward(const BwdArgs<T>& a, bool aligned) {
   constexpr int kVec = 16 / int(sizeof(T));
   constexpr bool kBf16 = sizeof(T) == 2;
   const auto slices = [](int64_t npack, int64_t cap) { return int((npack + cap - 1) / cap); };
+  if constexpr (Op::kParams == 0 && kBf16) {
+    if (a.cols > kClusterMaxCols && a.cols <= kSoftmaxClusterMaxCols && aligned && a.cols % kVec == 0)
+      return plan_config<Op, T, kVec, 512, 8, 1>(a, slices(a.cols / kVec, 512 * 8));
+  }
   if (a.cols > kClusterMaxCols) {
     if (aligned && a.cols % kVec == 0) return plan_looped_config<Op, T, kVec, 512>(a);
     return plan_looped_config<Op, T, 1, 512>(a);
@@ -556,15 +577,7 @@ void run_backward(const BwdPlan& p, const BwdArgs<T>& a, cudaStream_t stream) {
             "set BwdArgs::lda, lddy and lddx (≥ cols; cols for packed rows)");
   if (p.main.grid == 0) return;
   using Kernel = void (*)(BwdArgs<T>, int);
-  const Kernel kernel = reinterpret_cast<Kernel>(const_cast<void*>(p.main.func));
-  if (p.slices > 1) {
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = cluster_launch(p.slices, p.main.grid, p.main, stream, &attr);
-    SOL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a, p.per));
-  } else {
-    kernel<<<unsigned(p.main.grid), unsigned(p.main.block), size_t(p.main.smem), stream>>>(a, p.per);
-    SOL_LAUNCH_CHECK();
-  }
+  launch_sliced(reinterpret_cast<Kernel>(const_cast<void*>(p.main.func)), p.main, p.slices, stream, a, p.per);
   column_sums(a.work, p.parts, p.params, a.cols, a.dgamma, a.dbeta, stream);
 }
 

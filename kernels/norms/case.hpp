@@ -15,13 +15,16 @@ enum class Version {
   rms_v01_eager, rms_v02_looped, rms_v03_registers, rms_v04_registers_fp32,
   sm_v01_eager, sm_v02_online, sm_v03_registers, sm_v04_registers_fp32,
   ln_dispatch, rms_dispatch, sm_dispatch,  // bf16 through the public API (include/sol/kernels.hpp)
+  sm_v05_cluster, sm_v06_cluster_fp32,      // softmax only: long rows split over a cluster
 };
 
 enum class Kind { LayerNorm, RMSNorm, Softmax };
 enum class Impl {
   Eager,     // v01: the lecture's passes, one kernel each
   Looped,    // v02: one kernel, statistics in one read (shifted sums / online softmax), a second read to write
-  Registers  // v03: one kernel, one read: the row in registers (looped when it does not fit)
+  Registers,  // v03: one kernel, one read: the row in registers (looped when it does not fit)
+  Cluster     // softmax v05: Registers where the row fits them; longer or unaligned rows split over a
+              // thread-block cluster, one read into shared memory (kernels/softmax/cluster.cuh)
 };
 
 // What a Version is: the op, the implementation, fp32 or bf16 storage, and whether the Case
@@ -35,6 +38,7 @@ struct Info {
 
 inline Info info(Version v) {
   const int i = int(v);
+  if (v >= Version::sm_v05_cluster) return {Kind::Softmax, Impl::Cluster, v == Version::sm_v06_cluster_fp32};
   if (v >= Version::ln_dispatch) return {Kind(i - int(Version::ln_dispatch)), Impl::Registers, false, true};
   const Kind kinds[] = {Kind::LayerNorm, Kind::RMSNorm, Kind::Softmax};
   const Impl impls[] = {Impl::Eager, Impl::Looped, Impl::Registers, Impl::Registers};

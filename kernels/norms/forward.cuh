@@ -22,13 +22,25 @@ void softmax_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stre
 template <class T>
 LaunchPlan softmax_plan(Impl impl, const RowArgs<T>& a);
 
+// Where softmax v05 (Impl::Cluster) sends a row on a GPU of compute capability cc: the register
+// kernel where the row fits it and one slice (kSliceTargetBytes: the register kernel's 1024-thread
+// block holds a row alone per SM, the cluster three slices); a cluster split
+// (kernels/softmax/cluster.cuh) for longer or unaligned rows of more than kClusterMinCols columns
+// that fit the cluster's shared memory; the looped kernel otherwise (short unaligned rows: a warp
+// per row, the second read from L1).
+enum class SoftmaxRoute { Registers, Cluster, Looped };
+inline constexpr int64_t kClusterMinCols = 1024;
+template <class T>
+SoftmaxRoute softmax_route(const RowArgs<T>& a, int cc);
+
 // The launch an Impl makes for one fused Op (eager: nothing to describe, an empty plan).
 template <class Op, class T>
 LaunchPlan fused_plan(Impl impl, const RowArgs<T>& a) {
   switch (impl) {
     case Impl::Eager: return {};
     case Impl::Looped: return plan_looped<Op, T>(a);
-    case Impl::Registers: return plan_fused<Op, T>(a);
+    case Impl::Registers:
+    case Impl::Cluster: return plan_fused<Op, T>(a);  // Cluster: softmax's own plan (softmax.cu)
   }
   return {};
 }

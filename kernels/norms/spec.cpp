@@ -76,6 +76,9 @@ model::Cost cost(Version v, const Shape& s) {
   op.dtype = i.fp32 ? DType::f32 : DType::bf16;
   model::Cost c = model::row_op(op);
   const int b = i.fp32 ? 4 : 2;
+  if (i.impl == Impl::Cluster)
+    c.notes.push_back("one read: rows past the registers are held in a cluster's shared memory; rows longer than it "
+                      "holds, or unaligned rows of ≤ 1024 columns, take the looped kernel (a second read, L1/L2)");
   const bool looped = i.impl == Impl::Looped ||
                       (i.impl == Impl::Registers && (op.cols > register_max_cols(b) || op.cols % (16 / b) != 0));
   if (looped) {

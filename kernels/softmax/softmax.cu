@@ -1,16 +1,49 @@
-// softmax forward over the last dimension, v01–v03.
+// softmax forward over the last dimension, v01–v05.
 // v01: max (read x) | e = exp(x − max) (read x, write e) | 1/Σe (read e) | y = e/Σe (read e,
 //      write y): 4 reads + 2 writes.
 // v02: online softmax: running max and rescaled sum in one read; a second read writes y.
 // v03: single pass for rows that fit on chip: the row in registers, max then Σexp over them.
+// v05: v03 for rows of up to one slice (64 KiB) that fit the registers; longer rows (vocabulary
+//      logits) and unaligned rows split over a thread-block cluster, each CTA's slice held in
+//      shared memory while the (max, Σ) pairs go round the cluster through DSMEM: one read and
+//      one write at any length the cluster holds (kernels/softmax/cluster.cuh), the looped
+//      kernel beyond.
 // −inf inputs give 0; a fully masked row gives zeros (max −inf, 1/sum 0 saved), never NaN.
+#include "kernels/api/entry_util.hpp"
 #include "kernels/norms/forward.cuh"
 #include "kernels/norms/ops.cuh"
+#include "kernels/softmax/cluster.cuh"
 
 namespace sol::kernels::rows {
 
 template <class T>
+SoftmaxRoute softmax_route(const RowArgs<T>& a, int cc) {
+  const bool registers = fits_registers(a);
+  if (registers && a.cols * int64_t(sizeof(T)) <= kSliceTargetBytes) return SoftmaxRoute::Registers;
+  if (a.cols <= kClusterMinCols) return SoftmaxRoute::Looped;
+  constexpr int kVec = 16 / int(sizeof(T));
+  const bool packs = cluster_rows_aligned<T>(a.x, a.y, a.cols, a.ldx, a.ldy) && a.cols % kVec == 0;
+  if (cluster_split(a.cols, sizeof(T), packs ? kVec : 1, cc).slices > 0) return SoftmaxRoute::Cluster;
+  return registers ? SoftmaxRoute::Registers : SoftmaxRoute::Looped;
+}
+
+namespace {
+template <class T>
+ClusterPlan cluster_plan(const RowArgs<T>& a) {
+  const int cc = api::current_device().cc;
+  if (softmax_route(a, cc) != SoftmaxRoute::Cluster) return {};
+  return plan_cluster_rows<SoftmaxClusterOp, T>(a, cluster_rows_aligned<T>(a.x, a.y, a.cols, a.ldx, a.ldy), cc);
+}
+}  // namespace
+
+template <class T>
 void softmax_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream) {
+  if (impl == Impl::Cluster) {
+    const ClusterPlan p = cluster_plan(a);
+    if (!p.main.func) return fused_run<SoftmaxOp>(fits_registers(a) ? Impl::Registers : Impl::Looped, a, stream);
+    require_pitches(a);
+    return launch_cluster_rows(p, a, stream);
+  }
   if (impl != Impl::Eager) return fused_run<SoftmaxOp>(impl, a, stream);
   RowArgs<T> p = a;
   eager_pass<MaxPass>(p, stream);
@@ -27,6 +60,14 @@ void softmax_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stre
 
 template <class T>
 LaunchPlan softmax_plan(Impl impl, const RowArgs<T>& a) {
+  if (impl == Impl::Cluster) {
+    const ClusterPlan p = cluster_plan(a);
+    if (p.main.func) {
+      opt_in_dynamic_smem(p.main.func, p.main.smem);  // so that an occupancy query counts it resident
+      return p.main;
+    }
+    return fused_plan<SoftmaxOp>(fits_registers(a) ? Impl::Registers : Impl::Looped, a);
+  }
   return fused_plan<SoftmaxOp>(impl, a);
 }
 
@@ -36,5 +77,8 @@ template LaunchPlan softmax_plan<float>(Impl, const RowArgs<float>&);
 template LaunchPlan softmax_plan<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&);
 template void softmax_forward<__half>(Impl, const RowArgs<__half>&, __half*, cudaStream_t);
 template LaunchPlan softmax_plan<__half>(Impl, const RowArgs<__half>&);
+template SoftmaxRoute softmax_route<float>(const RowArgs<float>&, int);
+template SoftmaxRoute softmax_route<__nv_bfloat16>(const RowArgs<__nv_bfloat16>&, int);
+template SoftmaxRoute softmax_route<__half>(const RowArgs<__half>&, int);
 
 }  // namespace sol::kernels::rows

@@ -40,16 +40,29 @@ void dtype(nb::class_<T>& c, const char* name, sol::DType T::*member) {
       [member](T& t, const std::string& s) { t.*member = sol::parse_dtype(s); });
 }
 
+// One of two names ("N"/"T", "ceil"/"floor", …) as its enum value.
+template <class E>
+E one_of_two(const char* name, const std::string& s, E a, const char* a_name, E b, const char* b_name) {
+  if (s != a_name && s != b_name)
+    sol::bad_input(std::string(name) + " must be '" + a_name + "' or '" + b_name + "', got '" + s + "'");
+  return s == a_name ? a : b;
+}
+
+// An enum member of two values as one of two names.
+template <class T, class E>
+void two_names(nb::class_<T>& c, const char* name, E T::*member, E a, const char* a_name, E b, const char* b_name) {
+  c.def_prop_rw(
+      name, [=](const T& t) { return std::string(t.*member == a ? a_name : b_name); },
+      [=](T& t, const std::string& s) { t.*member = one_of_two(name, s, a, a_name, b, b_name); });
+}
+
 sol::Transpose parse_transpose(const char* name, const std::string& s) {
-  if (s != "N" && s != "T") sol::bad_input(std::string(name) + " must be 'N' or 'T', got '" + s + "'");
-  return s == "N" ? sol::Transpose::N : sol::Transpose::T;
+  return one_of_two(name, s, sol::Transpose::N, "N", sol::Transpose::T, "T");
 }
 
 template <class T>
 void transpose(nb::class_<T>& c, const char* name, sol::Transpose T::*member) {
-  c.def_prop_rw(
-      name, [member](const T& t) { return std::string(t.*member == sol::Transpose::N ? "N" : "T"); },
-      [member, name](T& t, const std::string& s) { t.*member = parse_transpose(name, s); });
+  two_names(c, name, member, sol::Transpose::N, "N", sol::Transpose::T, "T");
 }
 
 nb::dict choice(const sol::Choice& c) {
@@ -218,8 +231,7 @@ sol::SoftmaxBackwardArgs softmax_backward_args(const std::string& dtype, int64_t
 }
 
 sol::MxScaleRule parse_rule(const std::string& s) {
-  if (s != "ceil" && s != "floor") sol::bad_input("rule must be 'ceil' or 'floor', got '" + s + "'");
-  return s == "ceil" ? sol::MxScaleRule::Ceil : sol::MxScaleRule::Floor;
+  return one_of_two("rule", s, sol::MxScaleRule::Ceil, "ceil", sol::MxScaleRule::Floor, "floor");
 }
 
 sol::MxQuantizeArgs mx_quantize_args(int64_t rows, int64_t cols, const std::string& elem, const std::string& rule,
@@ -449,13 +461,32 @@ NB_MODULE(_kernels, m) {
   pointer(smb, "dx", &sol::SoftmaxBackwardArgs::dx);
   SOL_OP(m, sol::SoftmaxBackwardArgs, softmax_backward_workspace_size, explain_softmax_backward, softmax_backward);
 
+  // ---- cross-entropy: loss and dlogits ---------------------------------------------------------------
+  nb::class_<sol::CrossEntropyArgs> ce(m, "CrossEntropyArgs");
+  ce.def(nb::init<>())
+      .def_rw("rows", &sol::CrossEntropyArgs::rows)
+      .def_rw("vocab", &sol::CrossEntropyArgs::vocab)
+      .def_rw("ldlogits", &sol::CrossEntropyArgs::ldlogits)
+      .def_rw("lddlogits", &sol::CrossEntropyArgs::lddlogits)
+      .def_rw("ignore_index", &sol::CrossEntropyArgs::ignore_index)
+      .def_rw("label_smoothing", &sol::CrossEntropyArgs::label_smoothing)
+      .def_rw("grad_scale", &sol::CrossEntropyArgs::grad_scale);
+  dtype(ce, "dtype", &sol::CrossEntropyArgs::dtype);
+  two_names(ce, "label_type", &sol::CrossEntropyArgs::label_type, sol::IndexType::i32, "int32", sol::IndexType::i64,
+            "int64");
+  two_names(ce, "reduction", &sol::CrossEntropyArgs::reduction, sol::Reduction::Mean, "mean", sol::Reduction::Sum, "sum");
+  pointer(ce, "logits", &sol::CrossEntropyArgs::logits);
+  pointer(ce, "labels", &sol::CrossEntropyArgs::labels);
+  pointer(ce, "loss", &sol::CrossEntropyArgs::loss);
+  pointer(ce, "loss_reduced", &sol::CrossEntropyArgs::loss_reduced);
+  pointer(ce, "dlogits", &sol::CrossEntropyArgs::dlogits);
+  SOL_OP(m, sol::CrossEntropyArgs, cross_entropy_workspace_size, explain_cross_entropy, cross_entropy);
+
   // ---- MX quantization and copy (no workspace) -------------------------------------------------------
   nb::class_<sol::MxQuantizeArgs> mq(m, "MxQuantizeArgs");
   mq.def(nb::init<>()).def_rw("rows", &sol::MxQuantizeArgs::rows).def_rw("cols", &sol::MxQuantizeArgs::cols);
   dtype(mq, "elem", &sol::MxQuantizeArgs::elem);
-  mq.def_prop_rw(
-      "rule", [](const sol::MxQuantizeArgs& a) { return std::string(a.rule == sol::MxScaleRule::Ceil ? "ceil" : "floor"); },
-      [](sol::MxQuantizeArgs& a, const std::string& s) { a.rule = parse_rule(s); });
+  two_names(mq, "rule", &sol::MxQuantizeArgs::rule, sol::MxScaleRule::Ceil, "ceil", sol::MxScaleRule::Floor, "floor");
   pointer(mq, "x", &sol::MxQuantizeArgs::x);
   pointer(mq, "row_codes", &sol::MxQuantizeArgs::row_codes);
   pointer(mq, "row_scales", &sol::MxQuantizeArgs::row_scales);

@@ -26,7 +26,7 @@ std::vector<int64_t> token_counts(TokenSet set) {
 const std::vector<std::string>& model_shape_families() {
   static const std::vector<std::string> f = {"gemm_bf16", "gemm_fp16",     "gemm_fp8",    "layernorm",
                                              "rmsnorm",   "layernorm_bwd", "rmsnorm_bwd", "softmax",
-                                             "softmax_bwd", "attention",   "attention_bwd"};
+                                             "softmax_bwd", "attention",   "attention_bwd", "crossentropy"};
   return f;
 }
 
@@ -86,7 +86,7 @@ std::vector<ModelShape> model_shapes(const std::string& family, TokenSet set) {
     for (const auto& f : families) list += (list.empty() ? "" : ", ") + f;
     bad_input("the model shape set has no shapes for family '" + family + "'", "it covers " + list);
   }
-  const bool bwd = family.ends_with("_bwd");
+  const bool bwd = family.ends_with("_bwd") || family == "crossentropy";  // a loss and its gradient: training
   Collector col;
   for (const auto& c : model_configs())
     for (int64_t t : token_counts(set)) {
@@ -94,6 +94,7 @@ std::vector<ModelShape> model_shapes(const std::string& family, TokenSet set) {
       else if (family.starts_with("layernorm")) norms(col, c, t, false);
       else if (family.starts_with("rmsnorm")) norms(col, c, t, true);
       else if (family.starts_with("softmax")) col.add(c, "logits", t, dims({{"rows", t}, {"cols", c.vocab}}));
+      else if (family == "crossentropy") col.add(c, "loss", t, dims({{"rows", t}, {"vocab", c.vocab}}));
       else if (family.starts_with("attention")) {
         if (!is_decode(t)) col.add(c, "prefill", t, attention_shape(c, 1, t, t));
         else if (!bwd && (t == 1 || t == 8))

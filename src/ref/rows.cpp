@@ -85,4 +85,21 @@ double softmax_bwd_sum(const double* y, const double* dy, int64_t n) {
 }
 double softmax_dx(double y, double dy, double sum) { return y * (dy - sum); }
 
+CrossEntropyRow cross_entropy_row(const double* x, int64_t n, int64_t label, double smoothing) {
+  require_row(n, "cross-entropy");
+  if (label < 0 || label >= n)
+    bad_input("cross-entropy: label " + std::to_string(label) + " is outside [0, " + std::to_string(n) + ")",
+              "give a label in [0, V), or leave the row out (ignore_index)");
+  CrossEntropyRow r;
+  r.st = softmax_stats(x, n);
+  r.lse = r.st.max + std::log(r.st.sum);
+  double sumx = 0;
+  for (int64_t c = 0; c < n; ++c) sumx += x[c];
+  r.loss = r.lse - (1 - smoothing) * x[label] - smoothing * sumx / double(n);
+  return r;
+}
+double cross_entropy_dlogit(double x, int64_t c, int64_t n, int64_t label, double smoothing, const CrossEntropyRow& r) {
+  return std::exp(x - r.lse) - (c == label ? 1 - smoothing : 0) - smoothing / double(n);
+}
+
 }  // namespace sol::ref

@@ -19,59 +19,16 @@
 #include <string>
 #include <vector>
 
+#include "kernels/api/choice.hpp"
 #include "sol/kernels.hpp"
 #include "sol/model/model_shapes.hpp"
+#include "tests/gpu/api_test_util.hpp"
+#include "tests/gpu/dtype_host.hpp"
 
 using namespace sol;
+using namespace sol::test;
 
 namespace {
-
-// ---- host storage of one dtype -------------------------------------------------------------------
-int bytes_of(DType d) { return d == DType::f32 ? 4 : 2; }
-
-// v rounded to d (nearest even), as a double.
-double round_to(DType d, double v) {
-  const float f = float(v);
-  if (d == DType::f32) return f;
-  if (d == DType::bf16) return double(__bfloat162float(__float2bfloat16_rn(f)));
-  return double(__half2float(__float2half_rn(f)));
-}
-void store(DType d, unsigned char* p, double v) {
-  const float f = float(v);
-  if (d == DType::f32) {
-    std::memcpy(p, &f, 4);
-  } else if (d == DType::bf16) {
-    const __nv_bfloat16 b = __float2bfloat16_rn(f);
-    std::memcpy(p, &b, 2);
-  } else {
-    const __half h = __float2half_rn(f);
-    std::memcpy(p, &h, 2);
-  }
-}
-double load(DType d, const unsigned char* p) {
-  if (d == DType::f32) {
-    float f;
-    std::memcpy(&f, p, 4);
-    return f;
-  }
-  if (d == DType::bf16) {
-    __nv_bfloat16 b;
-    std::memcpy(&b, p, 2);
-    return __bfloat162float(b);
-  }
-  __half h;
-  std::memcpy(&h, p, 2);
-  return __half2float(h);
-}
-
-// Deterministic values in [−1, 1).
-struct Lcg {
-  uint64_t s;
-  double next() {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    return double(s >> 11) / double(uint64_t(1) << 53) * 2 - 1;
-  }
-};
 
 constexpr double kPad = 7.25;  // what the padding of every pitched tensor holds (exact in each dtype)
 
@@ -429,6 +386,26 @@ TEST(ApiRows, SoftmaxForwardAtVocabularySizes) {
   for (DType d : kTypes) check_forward({Op::LayerNorm, d, 2, 152064});
 }
 
+// The cluster rung (softmax v05/v06, opted in while unmeasured): every way it splits a row — one
+// to eight slices, 16-byte packs or single elements (odd lengths, unaligned pitches) — the model
+// set's vocabularies, 2^18 and one past it, a prime, masked-size extremes, a row past what a
+// cluster holds (the looped kernel again), and rows walked by many clusters. Same tolerance as
+// every softmax: the output's one rounding (the sums are fp32 over ≤ 2^18 terms, ~1e-7).
+TEST(ApiRows, SoftmaxForwardOnTheClusterRung) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  const sol::test::UnmeasuredOptIn opt_in;
+  for (DType d : kTypes) {
+    for (int64_t cols : {int64_t(1025), int64_t(2048), int64_t(4099), int64_t(32000), int64_t(50257), int64_t(65537),
+                         int64_t(100003), int64_t(128256), int64_t(151936), int64_t(262144), int64_t(262145)}) {
+      check_forward({Op::Softmax, d, 3, cols, 0, 0, 0, true, 1e-5f, 8.0});
+      check_forward({Op::Softmax, d, 2, cols, 8, 3});  // pitches: one aligned, one not
+    }
+    check_forward({Op::Softmax, d, 1, 262144, 0, 0, 0, true, 1e-5f, 30.0});  // peaked: one term dominates Σ
+    check_forward({Op::Softmax, d, 200, 70001});                              // many clusters, single elements
+    check_forward({Op::Softmax, d, 2, 1000003});                              // past a cluster: looped
+  }
+}
+
 TEST(ApiRows, BackwardEveryOpAndTypeAgainstTheReference) {
   SOL_REQUIRE_GPU_OR_SKIP();
   for (Op o : kOps)
@@ -456,10 +433,13 @@ TEST(ApiRows, BackwardPaddedPitchesAbsentGammaAndGradients) {
 TEST(ApiRows, BackwardPastAClusterRow) {
   SOL_REQUIRE_GPU_OR_SKIP();
   for (DType d : kTypes)
-    for (int64_t cols : {int64_t(151936), int64_t(152064), int64_t(100003)}) {
+    for (int64_t cols : {int64_t(151936), int64_t(152064), int64_t(100003), int64_t(65544), int64_t(131072),
+                         int64_t(262144), int64_t(262145), int64_t(262152)}) {
       check_backward({Op::Softmax, d, 3, cols});
       check_backward({Op::Softmax, d, 2, cols, 8, 0, 3});
     }
+  // 16-bit softmax rows to 2^18 stay one read: a cluster of 512-thread CTAs, walking several rows.
+  for (DType d : {DType::bf16, DType::f16}) check_backward({Op::Softmax, d, 300, 131072});
   // Norms: dγ/dβ accumulated in the workspace by parts walking several rows.
   for (Op o : {Op::LayerNorm, Op::RMSNorm}) {
     check_backward({o, DType::bf16, 300, 70000});
@@ -668,6 +648,31 @@ TEST(ApiRowsChecks, ForwardDispatchTakesTheRegisterKernelOnlyWhereItCanRun) {
   EXPECT_EQ(v.implementation, "softmax/v02_online_bf16");
   EXPECT_NE(v.reason.find("152064"), std::string::npos) << v.reason;
   EXPECT_GT(v.predicted_s, 0);
+  EXPECT_NE(api::explain_softmax_forward_on(s, 90).reason.find("SOL_DISPATCH_UNMEASURED"), std::string::npos);
+  {  // opted in, on an H200: the cluster rung, 16-byte packs or single elements; past it, looped
+    const sol::test::UnmeasuredOptIn opt_in;
+    const Choice k = api::explain_softmax_forward_on(s, 90);
+    EXPECT_EQ(k.implementation, "softmax/v05_cluster_bf16");
+    EXPECT_NE(k.reason.find("16-byte packs"), std::string::npos) << k.reason;
+    SoftmaxArgs odd = s;
+    odd.cols = 65536;  // fits the registers, but past one 64 KiB slice: two CTAs
+    EXPECT_NE(api::explain_softmax_forward_on(odd, 90).reason.find("over 2 CTAs"), std::string::npos);
+    odd.cols = 32768;  // one slice: the register kernel
+    EXPECT_EQ(api::explain_softmax_forward_on(odd, 90).implementation, "softmax/v03_one_pass_bf16");
+    odd.cols = 50257;
+    EXPECT_NE(api::explain_softmax_forward_on(odd, 90).reason.find("single elements"), std::string::npos);
+    odd.cols = 999;  // short unaligned rows: a warp per row, looped
+    EXPECT_EQ(api::explain_softmax_forward_on(odd, 90).implementation, "softmax/v02_online_bf16");
+    odd.cols = 786433;  // past 8 × 192 KiB
+    EXPECT_EQ(api::explain_softmax_forward_on(odd, 90).implementation, "softmax/v02_online_bf16");
+    odd.cols = 262144;
+    odd.dtype = DType::f32;
+    EXPECT_EQ(api::explain_softmax_forward_on(odd, 90).implementation, "softmax/v06_cluster_fp32");
+    odd.cols = 40000;  // sm_80: one CTA of ≤ 160 KiB holds it
+    EXPECT_EQ(api::explain_softmax_forward_on(odd, 80).implementation, "softmax/v06_cluster_fp32");
+    odd.cols = 41000;
+    EXPECT_EQ(api::explain_softmax_forward_on(odd, 80).implementation, "softmax/v02_online_fp32");
+  }
   s.dtype = DType::f32;
   s.cols = 32768;
   EXPECT_EQ(explain_softmax_forward(s).implementation, "softmax/v04_one_pass_fp32");

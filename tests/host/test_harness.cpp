@@ -479,6 +479,7 @@ TEST(Peers, TheScriptMeasuresOnTheCpuWhereTorchIsInstalled) {
                                              {"elementwise", {Shape::parse("n=4096")}},
                                              {"layernorm", {Shape::parse("rows=64,cols=256")}},
                                              {"softmax_bwd", {Shape::parse("rows=64,cols=256")}},
+                                             {"crossentropy", {Shape::parse("rows=64,vocab=1000,smooth=100,ignore=3")}},
                                              {"gemm_fp32", {Shape::parse("m=64,n=64,k=64")}}};
   const PeerBatch b = torch_peers(families, o);
   ASSERT_EQ(b.families.size(), families.size());

@@ -56,6 +56,10 @@ TEST(ModelShapes, NormsAndLogits) {
   EXPECT_NE(find(model_shapes("layernorm"), "rows=4096,cols=768"), nullptr);
   EXPECT_EQ(find(model_shapes("layernorm"), "rows=4096,cols=4096"), nullptr);  // Llama uses RMSNorm
   EXPECT_NE(find(model_shapes("softmax"), "rows=32,cols=152064"), nullptr);
+  // Cross-entropy: the training token counts against each vocabulary.
+  EXPECT_NE(find(model_shapes("crossentropy"), "rows=16384,vocab=152064"), nullptr);
+  EXPECT_NE(find(model_shapes("crossentropy"), "rows=512,vocab=50257"), nullptr);
+  for (const auto& s : model_shapes("crossentropy")) EXPECT_GE(s.tokens, 512) << s.shape.str();
   EXPECT_EQ(token_counts(TokenSet::Dispatch), (std::vector<int64_t>{1, 8, 32, 512, 4096, 16384}));
 }
 

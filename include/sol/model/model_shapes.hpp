@@ -6,7 +6,7 @@
 //                  m = tokens, n = out features, k = in features): QKV projection, output
 //                  projection, MLP up+gate (fused as 2·FFN), MLP down, LM head.
 //   norms          tokens × hidden (the model's own norm), and per-head qk-norm tokens·heads × d.
-//   softmax        tokens × vocabulary (the logits).
+//   softmax        tokens × vocabulary (the logits); crossentropy the same (rows, vocab), training.
 //   attention      prefill (sequence = tokens, causal) and decode (a few new tokens against a
 //                  KV cache), the model's GQA ratio and head dim.
 #include <cstdint>
@@ -42,8 +42,9 @@ struct ModelShape {
 // The shapes of one family, deduplicated, in model then layer then token order. Families:
 // gemm_bf16, gemm_fp16, gemm_fp8 (m, n, k), layernorm, rmsnorm, layernorm_bwd, rmsnorm_bwd
 // (rows, cols), softmax, softmax_bwd (rows, cols), attention, attention_bwd (b, h, hkv, n, nk, d,
-// causal). Decode attention uses batches 1, 8, 64 against caches of 1024, 8192, 32768 keys (the
-// training-only backward families take prefill shapes only). Throws sol::Error (BadInput) for a
+// causal), crossentropy (rows, vocab). Decode attention uses batches 1, 8, 64 against caches of
+// 1024, 8192, 32768 keys (the training-only families — the backwards, crossentropy — take prefill
+// shapes only). Throws sol::Error (BadInput) for a
 // family the set does not cover.
 std::vector<ModelShape> model_shapes(const std::string& family, TokenSet set = TokenSet::Dispatch);
 // The families model_shapes covers.

@@ -9,6 +9,8 @@
 // Backward, with x̂ = (x − μ)·rstd (μ = 0 for RMSNorm) and g = dy·γ:
 //   dx = rstd·(g − mean(g) − x̂·mean(g·x̂))  (RMSNorm: without the mean(g) term)
 //   dγ = Σ over rows of dy·x̂,  dβ = Σ over rows of dy;  softmax: dx = y·(dy − Σ dy·y)
+// Cross-entropy of a row of V logits against its label with label smoothing ε (PyTorch's):
+//   loss = lse − (1 − ε)·x_label − (ε/V)·Σx,  dlogit_c = softmax_c − (1 − ε)·[c = label] − ε/V
 #include <cstdint>
 
 namespace sol::ref {
@@ -42,5 +44,14 @@ double norm_dx(double x, double dy, double gamma, double mean, double rstd, cons
 // Σ dy·y over the row, and dx of one element from it.
 double softmax_bwd_sum(const double* y, const double* dy, int64_t n);
 double softmax_dx(double y, double dy, double sum);
+
+// One row's cross-entropy: its softmax statistics, logsumexp and loss (label in [0, n)).
+struct CrossEntropyRow {
+  SoftmaxStats st;
+  double lse = 0, loss = 0;
+};
+CrossEntropyRow cross_entropy_row(const double* x, int64_t n, int64_t label, double smoothing);
+// ∂loss/∂x_c of that row (unscaled: a mean multiplies it by 1/rows counted).
+double cross_entropy_dlogit(double x, int64_t c, int64_t n, int64_t label, double smoothing, const CrossEntropyRow& r);
 
 }  // namespace sol::ref

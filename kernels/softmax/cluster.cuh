@@ -1,0 +1,196 @@
+#pragma once
+// Rows too long for one block's registers (vocabulary logits, 32k–256k columns), read once from HBM
+// and written once. A row is split over a thread-block cluster (sm_90) of `slices` CTAs; each CTA
+// copies its column slice into shared memory with cp.async — the whole slice in flight at once,
+// holding no registers — and sweeps it into a running (max, Σ exp(x − max)) pair per thread (the
+// online softmax of kernels/norms/ops.cuh), merged over the block. The CTAs' pairs are exchanged
+// through distributed shared memory and merged in rank order, so every CTA of the cluster holds
+// the same bits; the output sweep re-reads the slice from shared memory, not from HBM or L2.
+// The idea of keeping a vocabulary row on chip across a cluster follows QuACK's cluster
+// reductions (Dao-AILab/quack); the code is this tree's row machinery.
+//
+// An Op says what a row produces (softmax: y; cross-entropy: loss and dlogits, kernels/crossentropy)
+// and whether a row is read at all (an ignored cross-entropy row is not). Rows lie ldx (x) and ldy
+// (y) elements apart; y may be x itself (ldy = ldx): each CTA has its slice on chip before any of
+// the cluster writes. 16-byte packs when every row is 16-byte aligned; single elements otherwise
+// (odd lengths such as GPT-2's 50257), copied by plain loads (cp.async has no 2-byte form).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "kernels/common/ptx.cuh"
+#include "kernels/norms/backward.cuh"  // Pack, the cluster helpers and launch_sliced
+#include "kernels/norms/ops.cuh"
+#include "kernels/softmax/cluster_split.hpp"
+
+namespace sol::kernels::rows {
+
+// 16-byte packs need every row of x and y on a 16-byte boundary: the bases, cols and both pitches.
+template <class T>
+bool cluster_rows_aligned(const void* x, const void* y, int64_t cols, int64_t ldx, int64_t ldy) {
+  const uintptr_t bases = reinterpret_cast<uintptr_t>(x) | reinterpret_cast<uintptr_t>(y);
+  return bases % 16 == 0 && ((cols | ldx | ldy) * int64_t(sizeof(T))) % 16 == 0;
+}
+
+// The per-thread partial of a row: online max and sum of exp(x − max), and Σx where the Op needs it
+// (cross-entropy's label smoothing).
+struct RowAcc {
+  float max = -INFINITY, sum = 0.f, sumx = 0.f;
+};
+
+// ---- the kernel ---------------------------------------------------------------------------------
+// Cluster c (CTAs c·slices … c·slices + slices − 1) walks rows c, c + parts, …; CTA rank s holds
+// packs [s·per, min(npack, (s+1)·per)) of each in sSlice. Op (device, static):
+//   kSumX                         whether Σx is accumulated
+//   read(a, row) → bool           whether the row's x is read (false: out gets x = 0)
+//   pick(a, row) → float          one more value of the row the leader (rank 0, thread 0) reads
+//   finish(a, row, max, sum, sumx, picked, read, leader) → Op::Row   the row's values; the
+//                                 leader writes what the row saves
+//   out(x, column, Op::Row) → float                          an output element
+// a.y == nullptr: nothing written per element.
+// Three CTAs per SM (three 64 KiB slices in flight, kSliceTargetBytes): at most 40 registers.
+template <class Op, class T, int kPerVec, class Args>
+__global__ void __launch_bounds__(kClusterThreads, 3) cluster_row_kernel(Args a, int64_t per) {
+  extern __shared__ uint4 sSlice[];  // (per) packs of this CTA's slice
+  __shared__ float sRed[32];
+  __shared__ float sXch[2][3];  // this CTA's (max, sum, Σx), by row parity
+  using P = Pack<T, kPerVec>;
+  P* sX = reinterpret_cast<P*>(sSlice);
+  const int t = threadIdx.x;
+  const int slices = cluster_size(), rank = cluster_rank();
+  const int64_t part = blockIdx.x / slices, parts = gridDim.x / slices;
+  // In-row indices fit 32 bits: a row that fits a cluster has under 2^20 elements.
+  const int npack = int(a.cols / kPerVec);
+  const int start = rank * int(per), end = min(npack, start + int(per));
+  int parity = 0;
+  for (int64_t row = part; row < a.rows; row += parts) {  // uniform over the cluster
+    const bool read = Op::read(a, row);
+    RowAcc acc;
+    if (read) {
+      const P* gX = reinterpret_cast<const P*>(a.x + row * a.ldx);
+      // Each thread copies and later reads only its own packs: its cp.async wait is the only sync.
+      if constexpr (sizeof(P) == 16) {
+        for (int v = start + t; v < end; v += kClusterThreads) cp_async_16(&sX[v - start], &gX[v]);
+        cp_async_wait_all();
+      } else if constexpr (sizeof(P) == 4) {
+        for (int v = start + t; v < end; v += kClusterThreads) cp_async_4(&sX[v - start], &gX[v]);
+        cp_async_wait_all();
+      } else {
+#pragma unroll 8
+        for (int v = start + t; v < end; v += kClusterThreads) sX[v - start] = gX[v];
+      }
+      for (int v = start + t; v < end; v += kClusterThreads) {
+        const P p = sX[v - start];
+        float d[kPerVec];
+#pragma unroll
+        for (int j = 0; j < kPerVec; ++j) {
+          d[j] = to_f32(p.e[j]);
+          if constexpr (Op::kSumX) acc.sumx += d[j];
+        }
+        SoftmaxOp::push(acc.max, acc.sum, d);
+      }
+    }
+    // What the leader reads of the row besides its slice, before any CTA of the cluster writes y
+    // (they do after the exchange below), so that y may be x itself.
+    const bool leader = rank == 0 && t == 0;
+    const float picked = read && leader ? Op::pick(a, row) : 0.f;
+    // The block's pair: the max first, then every thread's sum rescaled to it.
+    const float bmax = group_reduce<Reduce::Max, kClusterThreads>(acc.max, sRed);
+    float bsum = group_reduce<Reduce::Sum, kClusterThreads>(SoftmaxOp::rescale(acc.sum, acc.max, bmax), sRed);
+    float bsumx = Op::kSumX ? group_reduce<Reduce::Sum, kClusterThreads>(acc.sumx, sRed) : 0.f;
+    float rmax = bmax;
+    if (slices > 1) {
+      if (t == 0) {
+        sXch[parity][0] = bmax;
+        sXch[parity][1] = bsum;
+        sXch[parity][2] = bsumx;
+      }
+      // sXch[parity] was last read two rows ago, before every CTA arrived at the previous row's
+      // sync, which this CTA has passed: one sync per row suffices with two buffers.
+      cluster_sync();
+      rmax = -INFINITY;
+      for (int r = 0; r < slices; ++r) rmax = fmaxf(rmax, cluster_peer(&sXch[parity][0], r)[0]);
+      bsum = bsumx = 0.f;
+      for (int r = 0; r < slices; ++r) {  // rank order: every CTA gets the same bits
+        const float* pX = cluster_peer(&sXch[parity][0], r);
+        bsum += SoftmaxOp::rescale(pX[1], pX[0], rmax);
+        bsumx += pX[2];
+      }
+      parity ^= 1;
+    }
+    const typename Op::Row rv = Op::finish(a, row, rmax, bsum, bsumx, picked, read, leader);
+    if (a.y) {
+      P* gY = reinterpret_cast<P*>(a.y + row * a.ldy);
+      for (int v = start + t; v < end; v += kClusterThreads) {
+        P pIn{}, pOut;
+        if (read) pIn = sX[v - start];
+#pragma unroll
+        for (int j = 0; j < kPerVec; ++j) pOut.e[j] = from_f32<T>(Op::out(to_f32(pIn.e[j]), int64_t(v) * kPerVec + j, rv));
+        gY[v] = pOut;
+      }
+    }
+    __syncthreads();  // this row's shared-memory reads are done before the next row's copies land
+  }
+  if (slices > 1) cluster_sync();  // no CTA leaves while another may still read its sXch
+}
+
+// ---- the plan -------------------------------------------------------------------------------------
+// grid = parts × slices CTAs in clusters of `slices`: a cluster per row, up to gridDim.x's limit
+// (clusters then walk several rows). main.func is nullptr when the row does not fit.
+struct ClusterPlan {
+  LaunchPlan main;
+  int slices = 0;
+  int64_t per = 0;
+};
+
+template <class Op, class T, class Args>
+ClusterPlan plan_cluster_rows(const Args& a, bool aligned, int cc) {
+  constexpr int kVec = 16 / int(sizeof(T));
+  const bool packs = aligned && a.cols % kVec == 0;
+  const ClusterSplit s = cluster_split(a.cols, sizeof(T), packs ? kVec : 1, cc);
+  ClusterPlan p;
+  if (s.slices == 0) return p;
+  const void* kernel = nullptr;
+  if (packs) kernel = reinterpret_cast<const void*>(cluster_row_kernel<Op, T, kVec, Args>);
+  else kernel = reinterpret_cast<const void*>(cluster_row_kernel<Op, T, 1, Args>);
+  p.slices = s.slices;
+  p.per = s.per;
+  p.main.block = kClusterThreads;
+  p.main.smem = s.slice_bytes;
+  p.main.grid = std::min<int64_t>(a.rows, std::numeric_limits<int32_t>::max() / s.slices) * s.slices;
+  p.main.func = p.main.grid ? kernel : nullptr;
+  return p;
+}
+
+template <class Args>
+void launch_cluster_rows(const ClusterPlan& p, const Args& a, cudaStream_t stream) {
+  if (!p.main.func || p.main.grid == 0) return;
+  opt_in_dynamic_smem(p.main.func, p.main.smem);
+  using Kernel = void (*)(Args, int64_t);
+  launch_sliced(reinterpret_cast<Kernel>(const_cast<void*>(p.main.func)), p.main, p.slices, stream, a, p.per);
+}
+
+// ---- softmax as a cluster Op ----------------------------------------------------------------------
+// y = exp(x − max)·(1/Σ); saves max and 1/Σ (stat0, stat1) as the other rungs do. A fully masked
+// row gives zeros (kernels/norms/ops.cuh).
+struct SoftmaxClusterOp {
+  static constexpr bool kSumX = false;
+  struct Row {
+    Stats s;
+  };
+  template <class A>
+  __device__ static bool read(const A&, int64_t) { return true; }
+  template <class A>
+  __device__ static float pick(const A&, int64_t) { return 0.f; }
+  template <class A>
+  __device__ static Row finish(const A& a, int64_t row, float max, float sum, float, float, bool, bool leader) {
+    const Stats s = SoftmaxOp::stats(max, sum, a.cols, 0.f);
+    if (leader) save_stats<SoftmaxOp>(a, row, s);
+    return {s};
+  }
+  __device__ static float out(float x, int64_t, const Row& r) { return SoftmaxOp::out(x, r.s, 1.f, 0.f); }
+};
+
+}  // namespace sol::kernels::rows
