@@ -56,7 +56,9 @@ TEST(CrossEntropySpec, ShapeRulesGiveOneReason) {
   EXPECT_NE(fp32.unsupported(Shape::parse("rows=2,vocab=393217")).find("393216"), std::string::npos);
   for (const Variant* v : {&passes, &one, &fp32})
     for (const Shape& s : v->test_shapes)
-      if (s.get("vocab", 0) <= 262145) EXPECT_EQ(v->unsupported(s), "") << v->name << " " << s.str();
+      if (s.get("vocab", 0) <= 262145) {
+        EXPECT_EQ(v->unsupported(s), "") << v->name << " " << s.str();
+      }
 }
 
 TEST(CrossEntropySpec, CostCountsOneReadOrThree) {
