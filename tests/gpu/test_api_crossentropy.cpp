@@ -267,6 +267,7 @@ TEST(ApiCrossEntropyChecks, RefusesBadArgumentsBeforeAnyCudaCall) {
   SOL_EXPECT_BAD_INPUT(cross_entropy_workspace_size(with([](auto& a) { a.rows = 0; })), "rows = 0");
   SOL_EXPECT_BAD_INPUT(cross_entropy_workspace_size(with([](auto& a) { a.vocab = -2; })), "vocab = -2");
   SOL_EXPECT_BAD_INPUT(cross_entropy_workspace_size(with([](auto& a) { a.rows = int64_t(1) << 31; })), "grid");
+  SOL_EXPECT_BAD_INPUT(explain_cross_entropy(with([](auto& a) { a.rows = 1, a.vocab = int64_t(1) << 31; })), "vocab");
   SOL_EXPECT_BAD_INPUT(explain_cross_entropy(with([](auto& a) { a.logits = nullptr; })), "logits is nullptr");
   SOL_EXPECT_BAD_INPUT(explain_cross_entropy(with([](auto& a) { a.labels = nullptr; })), "labels is nullptr");
   SOL_EXPECT_BAD_INPUT(explain_cross_entropy(with([](auto& a) { a.dtype = DType::fp8_e4m3; })), "fp8_e4m3");
