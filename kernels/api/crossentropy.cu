@@ -42,6 +42,8 @@ CrossEntropyArgs checked(const CrossEntropyArgs& in) {
   if (a.vocab < 1) refuse("vocab = " + std::to_string(a.vocab) + " is less than 1", "give vocab ≥ 1");
   if (a.rows > std::numeric_limits<int32_t>::max())
     refuse("rows = " + std::to_string(a.rows) + " is more than a grid holds (2^31 − 1)", "split the rows over calls");
+  if (a.vocab > std::numeric_limits<int32_t>::max())  // a column index is 32 bits (kernels/crossentropy)
+    refuse("vocab = " + std::to_string(a.vocab) + " is more than 2^31 − 1", "split the vocabulary");
   if (!a.logits) refuse("logits is nullptr", "pass a device pointer for logits");
   if (!a.labels) refuse("labels is nullptr", "pass a device pointer for labels (rows of int32 or int64)");
   if (a.label_type != IndexType::i32 && a.label_type != IndexType::i64) refuse("label_type is not i32 or i64", "use IndexType");

@@ -54,7 +54,7 @@ __device__ inline int64_t label_of(const CeArgs<T>& a, int64_t row) {
 // A row's values for its dlogits: ignored rows give zeros (whatever the logits), a bad label NaN (scale).
 struct CeRow {
   float max = 0.f, inv_sum = 0.f, scale = 0.f, uniform = 0.f, target = 0.f;  // uniform = ε/V, target = 1 − ε
-  int label = -1;  // the target column (V ≤ 2^24), −1 when none
+  int label = -1;  // the target column (V < 2^31: sol::cross_entropy's limit), −1 when none
   bool ignored = true;
 };
 

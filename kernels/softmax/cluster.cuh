@@ -50,6 +50,9 @@ struct RowAcc {
 //                                 leader writes what the row saves
 //   out(x, column, Op::Row) → float                          an output element
 // a.y == nullptr: nothing written per element.
+// Single elements of 16-bit types are copied kLoadBatch at a time per thread (cp.async needs ≥ 4 bytes).
+inline constexpr int kLoadBatch = 8;
+
 // Three CTAs per SM (three 64 KiB slices in flight, kSliceTargetBytes): at most 40 registers.
 template <class Op, class T, int kPerVec, class Args>
 __global__ void __launch_bounds__(kClusterThreads, 3) cluster_row_kernel(Args a, int64_t per) {
@@ -78,8 +81,17 @@ __global__ void __launch_bounds__(kClusterThreads, 3) cluster_row_kernel(Args a,
         for (int v = start + t; v < end; v += kClusterThreads) cp_async_4(&sX[v - start], &gX[v]);
         cp_async_wait_all();
       } else {
-#pragma unroll 8
-        for (int v = start + t; v < end; v += kClusterThreads) sX[v - start] = gX[v];
+        // kLoadBatch loads issued before any store: a store to shared memory between them would
+        // hold each next (generic) load behind it, one load in flight per thread.
+        for (int v0 = start + t; v0 < end; v0 += kLoadBatch * kClusterThreads) {
+          P rX[kLoadBatch];
+#pragma unroll
+          for (int k = 0; k < kLoadBatch; ++k)
+            if (v0 + k * kClusterThreads < end) rX[k] = gX[v0 + k * kClusterThreads];
+#pragma unroll
+          for (int k = 0; k < kLoadBatch; ++k)
+            if (v0 + k * kClusterThreads < end) sX[v0 + k * kClusterThreads - start] = rX[k];
+        }
       }
       for (int v = start + t; v < end; v += kClusterThreads) {
         const P p = sX[v - start];

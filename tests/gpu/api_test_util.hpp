@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -78,14 +79,16 @@ inline double half_value(uint16_t b, bool fp16) {
   return (b >> 15) ? -mag : mag;
 }
 
-// ‖got − want‖ / ‖want‖ (absolute when want is all zero); any non-finite got gives infinity.
-inline double rel_l2(const std::vector<double>& got, const std::vector<double>& want) {
+// ‖got − want‖ / max(‖want‖, √floor2) (absolute when both are zero); any non-finite got gives
+// infinity. floor2: the squared norm of the terms a result cancels from, whose rounding it keeps.
+inline double rel_l2(const std::vector<double>& got, const std::vector<double>& want, double floor2 = 0) {
   double num = 0, den = 0;
   for (size_t i = 0; i < want.size(); ++i) {
     if (!std::isfinite(got[i])) return INFINITY;
     num += (got[i] - want[i]) * (got[i] - want[i]);
     den += want[i] * want[i];
   }
+  den = std::max(den, floor2);
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
