@@ -38,12 +38,13 @@ __device__ __forceinline__ void cp_async_4(void* sDst, const void* gSrc, int src
                : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-// Waits until at most N groups are still in flight.
+// Waits until at most N committed groups are still in flight. A copy issued since the last
+// cp_async_commit belongs to no group and is not waited on: commit before waiting for it.
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
-__device__ __forceinline__ void cp_async_wait_all() { cp_async_wait<0>(); }
+__device__ __forceinline__ void cp_async_wait_all() { cp_async_wait<0>(); }  // every committed group
 
 // Lane L gives the address of row L%8 of matrix L/8; r[j] receives matrix j (.trans: transposed).
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t sAddr) {

@@ -73,12 +73,15 @@ __global__ void __launch_bounds__(kClusterThreads, 3) cluster_row_kernel(Args a,
     RowAcc acc;
     if (read) {
       const P* gX = reinterpret_cast<const P*>(a.x + row * a.ldx);
-      // Each thread copies and later reads only its own packs: its cp.async wait is the only sync.
+      // Each thread copies and later reads only its own packs: committing its copies as one group
+      // and waiting for it is the only sync (cp.async.wait_group does not wait for uncommitted copies).
       if constexpr (sizeof(P) == 16) {
         for (int v = start + t; v < end; v += kClusterThreads) cp_async_16(&sX[v - start], &gX[v]);
+        cp_async_commit();
         cp_async_wait_all();
       } else if constexpr (sizeof(P) == 4) {
         for (int v = start + t; v < end; v += kClusterThreads) cp_async_4(&sX[v - start], &gX[v]);
+        cp_async_commit();
         cp_async_wait_all();
       } else {
         // kLoadBatch loads issued before any store: a store to shared memory between them would
