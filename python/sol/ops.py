@@ -13,9 +13,6 @@ Every op is a ``torch.library.custom_op`` with a fake (meta) implementation, so 
 backward (matmul, attention, layernorm, rmsnorm, softmax). Kernels run on the current CUDA stream
 of the input's device; workspaces come from PyTorch's caching allocator. The functions also take
 any DLPack tensor (CuPy, JAX) and return the same kind. Errors are ``sol.Error`` with one line.
-An eager call on CUDA tensors that records no gradient (no torch.compile, tracing, mode or functorch
-transform around it) skips the custom op's dispatch and launches at once, with the same checks and
-results; ``bench/python/overhead.py`` measures what a call costs over the C++ entry.
 
 Layouts: matmul takes 2-D operands, each row-major or a transposed view of one (``w.t()``);
 attention takes BSHD tensors ``[batch, seq, heads, head_dim]`` (any batch, sequence and head
@@ -23,6 +20,7 @@ strides, head_dim contiguous); the row ops normalize over the last dimension.
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Optional
 
 try:
@@ -62,165 +60,117 @@ def _dtype(name: str, t: torch.Tensor, allowed: tuple[str, ...]) -> str:
 _HAS_GPU: list[bool] = []  # torch.cuda.is_available(), asked once
 
 
-def _cuda(*tensors: Optional[torch.Tensor]) -> int:
-    """The checks a launch needs: the module, a device, the tensors (but None) on one CUDA device,
-    whose index it returns."""
+def _cuda(*tensors: torch.Tensor) -> None:
+    """The checks a launch needs: the module, a device, the tensors on one CUDA device."""
     if _kernels is None:
         _fail(_NO_KERNELS)
     if not _HAS_GPU:
         _HAS_GPU.append(torch.cuda.is_available())
     if not _HAS_GPU[0]:
         _fail("sol.ops runs on a CUDA GPU and torch sees none (torch.cuda.is_available() is False)")
-    dev = tensors[0].get_device()
+    dev = tensors[0].device
     for t in tensors:
-        if t is None:
-            continue
-        if not t.is_cuda:
+        if t.device.type != "cuda":
             _fail(f"sol.ops runs on CUDA tensors; got one on {t.device}")
-        if t.get_device() != dev:
-            _fail(f"sol.ops takes tensors on one device; got {tensors[0].device} and {t.device}")
-    return dev
+        if t.device != dev:
+            _fail(f"sol.ops takes tensors on one device; got {dev} and {t.device}")
 
 
-# ---- the launch, with or without the custom op -------------------------------------------------------------
-# Every op is a torch.library.custom_op, and the public functions call it where torch's dispatcher has
-# something to do: tracing or compiling, a mode, a functorch transform, a tensor subclass, a gradient
-# to record, a DLPack array. Anywhere else the dispatcher would only call the op's body, at tens of µs
-# a call, so the public function runs that body itself (_direct). The body launches through one
-# call of a direct entry of sol._kernels, which fills the argument struct, makes the device current
-# and checks the workspace in C++.
-_PLAIN = (torch.Tensor, torch.nn.Parameter)
-_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # the current stream's handle, by index
-_DEVICES: dict[int, torch.device] = {}
-_dispatch_modes, _function_modes = torch._C._len_torch_dispatch_stack, torch._C._is_torch_function_mode_enabled
-_functorch, _grad = torch._C._are_functorch_transforms_active, torch._C.is_grad_enabled
-_forward_ad = torch.autograd.forward_ad
+def _on(t: torch.Tensor) -> Any:
+    """The tensor's device made current for the launch (a no-op when it is already)."""
+    if t.device.index is None or t.device.index == torch.cuda.current_device():
+        return contextlib.nullcontext()
+    return torch.cuda.device(t.device)
 
 
-def _device(index: int) -> torch.device:
-    d = _DEVICES.get(index)
-    if d is None:
-        d = _DEVICES[index] = torch.device("cuda", index)
-    return d
+def _stream(t: torch.Tensor) -> int:
+    return torch.cuda.current_stream(t.device).cuda_stream
 
 
-def _direct(*tensors: Optional[torch.Tensor]) -> int:
-    """The tensors' CUDA device where the dispatcher would add nothing to this call, else -1: eager
-    (torch.compile's trace reads is_dynamo_compiling() as True), no dispatch or function mode, no
-    functorch transform, no forward-mode AD level, plain tensors (but None) on one CUDA device, none
-    recording a gradient."""
-    if (torch.compiler.is_dynamo_compiling() or _kernels is None or _dispatch_modes() or _function_modes()
-            or _functorch() or _forward_ad._current_level >= 0 or type(tensors[0]) not in _PLAIN):
-        return -1
-    grad, dev = _grad(), tensors[0].get_device()
-    for t in tensors:
-        if t is not None and (type(t) not in _PLAIN or not t.is_cuda or t.get_device() != dev
-                              or (grad and t.requires_grad)):
-            return -1
-    return dev
-
-
-def _launch(entry: Any, dev: int, *args: Any) -> None:
-    """entry(*args, workspace, workspace_bytes, stream, device): a direct entry on CUDA device dev and
-    its current stream, with the workspace it asks for (from the caching allocator, on that stream)."""
-    stream = _raw_stream(dev)
-    needed = entry(*args, 0, 0, stream, dev)
-    if needed:
-        ws = torch.empty(needed, dtype=torch.uint8, device=_device(dev))
-        entry(*args, ws.data_ptr(), needed, stream, dev)
-
-
-def _empty(shape: tuple, dtype: torch.dtype, dev: int) -> torch.Tensor:
-    """A new contiguous tensor on CUDA device dev. The sizes go to torch.empty one by one: a tuple
-    or a torch.Size costs torch's argument parser more than the allocation itself."""
-    return torch.empty(*shape, dtype=dtype, device=_device(dev))
-
-
-def _like(t: torch.Tensor, dev: int) -> torch.Tensor:
-    """A new contiguous tensor of t's shape and type on t's device, dev (empty_like: the cheapest
-    allocation torch has)."""
-    return torch.empty_like(t) if t.is_contiguous() else _empty(t.shape, t.dtype, dev)
+def _workspace(nbytes: int, like: torch.Tensor) -> tuple[int, int, Optional[torch.Tensor]]:
+    if nbytes == 0:
+        return 0, 0, None
+    ws = torch.empty(nbytes, dtype=torch.uint8, device=like.device)
+    return ws.data_ptr(), nbytes, ws
 
 
 def _ptr(t: Optional[torch.Tensor]) -> int:
     return 0 if t is None else t.data_ptr()
 
 
+def _set(args: Any, **fields: Any) -> Any:
+    for k, v in fields.items():
+        setattr(args, k, v)
+    return args
+
+
 # ---- matmul ------------------------------------------------------------------------------------------
-def _layout(name: str, t: torch.Tensor, r: int, c: int) -> tuple[str, int]:
-    """('N', ld) for a row-major r×c matrix, ('T', ld) for a transposed view of one."""
-    s0, s1 = t.stride()
-    if s1 == 1 and (s0 >= c or r == 1):
-        return "N", max(s0, c)
-    if s0 == 1 and (s1 >= r or c == 1):
-        return "T", max(s1, r)
+def _layout(name: str, t: torch.Tensor) -> tuple[str, int]:
+    """('N', ld) for a row-major matrix, ('T', ld) for a transposed view of one."""
+    if t.dim() != 2:
+        _fail(f"{name} must be 2-D, got shape {tuple(t.shape)}")
+    r, c = t.shape
+    if t.stride(1) == 1 and (t.stride(0) >= c or r == 1):
+        return "N", max(t.stride(0), c)
+    if t.stride(0) == 1 and (t.stride(1) >= r or c == 1):
+        return "T", max(t.stride(1), r)
     _fail(f"{name} has strides {t.stride()}: neither rows nor columns are contiguous (call .contiguous())")
     raise AssertionError
 
 
-_OUT_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
-
-
-def _matmul_shapes(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[str]) -> tuple:
-    """(m, n, k, the output's type, a's layout, b's layout) after the checks."""
-    sa, sb = a.shape, b.shape
-    if len(sa) != 2 or len(sb) != 2:
-        _fail(f"matmul takes 2-D operands, got {tuple(sa)} and {tuple(sb)}")
-    (m, k), (k_b, n) = sa, sb
-    if k != k_b:
-        _fail(f"matmul: a is {tuple(sa)} and b is {tuple(sb)}: inner sizes differ")
+def _matmul_shapes(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[str]) -> tuple[int, int, int, torch.dtype]:
+    if a.dim() != 2 or b.dim() != 2:
+        _fail(f"matmul takes 2-D operands, got {tuple(a.shape)} and {tuple(b.shape)}")
+    if a.shape[1] != b.shape[0]:
+        _fail(f"matmul: a is {tuple(a.shape)} and b is {tuple(b.shape)}: inner sizes differ")
     if a.dtype != b.dtype:
         _fail(f"matmul: a is {a.dtype} and b is {b.dtype}; give both one type")
     at = _dtype("a", a, ("bf16", "fp16", "fp32", "fp8_e4m3"))
-    layouts = _layout("a", a, m, k), _layout("b", b, k, n)
+    _layout("a", a)
+    _layout("b", b)
     if out_dtype is None:
         out = a.dtype if at not in _FP8 else torch.bfloat16
     else:
-        if out_dtype not in _OUT_DTYPES:
+        inv = {v: k for k, v in _DTYPES.items()}
+        if out_dtype not in ("bf16", "fp16", "fp32"):
             _fail(f"out_dtype must be bf16, fp16 or fp32, got '{out_dtype}'")
-        out = _OUT_DTYPES[out_dtype]
-    return m, n, k, out, *layouts
+        out = inv[out_dtype]
+    return a.shape[0], b.shape[1], a.shape[1], out
 
 
-def _matmul_args(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, shapes: tuple) -> tuple:
-    """matmul_direct's arguments but the last four, from _matmul_shapes(a, b, ...)."""
-    m, n, k, _, (ta, lda), (tb, ldb) = shapes
-    return (m, n, k, _DTYPES[a.dtype], _DTYPES[b.dtype], _DTYPES[c.dtype], ta, tb, a.data_ptr(), lda, b.data_ptr(), ldb,
-            c.data_ptr(), n)
-
-
-def _matmul_run(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[str], dev: int = -1) -> torch.Tensor:
-    shapes = _matmul_shapes(a, b, out_dtype)
-    dev = _cuda(a, b) if dev < 0 else dev
-    if _DTYPES[a.dtype] in _FP8:
-        _fail("fp8 matmul needs per-tensor scales, which sol.ops.matmul does not take yet (use bf16 or f16)")
-    c = _empty(shapes[:2], shapes[3], dev)
-    _launch(_kernels.matmul_direct, dev, *_matmul_args(a, b, c, shapes))
-    return c
+def _matmul_args(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> Any:
+    ta, lda = _layout("a", a)
+    tb, ldb = _layout("b", b)
+    return _set(_kernels.MatmulArgs(), m=a.shape[0], n=b.shape[1], k=a.shape[1], a_type=_DTYPES[a.dtype],
+                b_type=_DTYPES[b.dtype], c_type=_DTYPES[c.dtype], trans_a=ta, trans_b=tb, a=a.data_ptr(),
+                b=b.data_ptr(), c=c.data_ptr(), lda=lda, ldb=ldb, ldc=c.shape[1])
 
 
 @torch.library.custom_op("sol::matmul", mutates_args=())
 def _matmul(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[str] = None) -> torch.Tensor:
-    return _matmul_run(a, b, out_dtype)
+    m, n, _, out = _matmul_shapes(a, b, out_dtype)
+    _cuda(a, b)
+    if _DTYPES[a.dtype] in _FP8:
+        _fail("fp8 matmul needs per-tensor scales, which sol.ops.matmul does not take yet (use bf16 or f16)")
+    c = torch.empty(m, n, dtype=out, device=a.device)
+    with _on(a):
+        args = _matmul_args(a, b, c)
+        ws, nbytes, keep = _workspace(_kernels.matmul_workspace_size(args), a)
+        _kernels.matmul(args, ws, nbytes, _stream(a))
+    return c
 
 
 @_matmul.register_fake
 def _(a, b, out_dtype=None):
-    m, n, _, out, _, _ = _matmul_shapes(a, b, out_dtype)
+    m, n, _, out = _matmul_shapes(a, b, out_dtype)
     return a.new_empty(m, n, dtype=out)
-
-
-def _product(a, b):
-    """a @ b in a backward: the op's body where the dispatcher has nothing to do (_direct), else the op."""
-    dev = _direct(a, b)
-    return _matmul_run(a, b, None, dev) if dev >= 0 else _matmul(a, b)
 
 
 def _matmul_backward(ctx, dc):
     a, b = ctx.saved_tensors
     dc = dc.to(a.dtype).contiguous()  # an upstream gradient may be broadcast (strides 0)
-    da = _product(dc, b.t()) if ctx.needs_input_grad[0] else None
-    db = _product(a.t(), dc) if ctx.needs_input_grad[1] else None
+    da = _matmul(dc, b.t()) if ctx.needs_input_grad[0] else None
+    db = _matmul(a.t(), dc) if ctx.needs_input_grad[1] else None
     return da, db, None
 
 
@@ -233,55 +183,54 @@ _matmul.register_autograd(_matmul_backward, setup_context=_matmul_setup)
 
 
 # ---- attention -----------------------------------------------------------------------------------------
-def _bshd(name: str, t: torch.Tensor, shape: torch.Size) -> None:
-    if len(shape) != 4:
-        _fail(f"{name} must be BSHD [batch, seq, heads, head_dim], got shape {tuple(shape)}")
+def _bshd(name: str, t: torch.Tensor) -> None:
+    if t.dim() != 4:
+        _fail(f"{name} must be BSHD [batch, seq, heads, head_dim], got shape {tuple(t.shape)}")
     if t.stride(3) != 1:
         _fail(f"{name}'s head_dim must be contiguous (stride 1), got strides {t.stride()}")
 
 
-def _attention_shapes(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Size, torch.Size]:
-    """q's and k's shapes after the checks."""
-    qs, ks, vs = q.shape, k.shape, v.shape
-    _bshd("q", q, qs)
-    _bshd("k", k, ks)
-    _bshd("v", v, vs)
-    if ks != vs:
-        _fail(f"attention: k is {tuple(ks)} and v is {tuple(vs)}; they must match")
-    if qs[0] != ks[0] or qs[3] != ks[3]:
-        _fail(f"attention: q is {tuple(qs)} and k is {tuple(ks)}: batch or head_dim differ")
-    if qs[2] % ks[2]:
-        _fail(f"attention: {ks[2]} key/value heads do not divide {qs[2]} query heads")
+def _attention_shapes(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        _bshd(name, t)
+    if k.shape != v.shape:
+        _fail(f"attention: k is {tuple(k.shape)} and v is {tuple(v.shape)}; they must match")
+    if q.shape[0] != k.shape[0] or q.shape[3] != k.shape[3]:
+        _fail(f"attention: q is {tuple(q.shape)} and k is {tuple(k.shape)}: batch or head_dim differ")
+    if q.shape[2] % k.shape[2]:
+        _fail(f"attention: {k.shape[2]} key/value heads do not divide {q.shape[2]} query heads")
     if not (q.dtype == k.dtype == v.dtype):
         _fail(f"attention: q, k, v are {q.dtype}, {k.dtype}, {v.dtype}; give them one type")
     _dtype("q", q, ("bf16", "fp16"))
-    if qs[3] not in (64, 128):
-        _fail(f"attention: head_dim {qs[3]} is not served (64 or 128)")
-    return qs, ks
+    if q.shape[3] not in (64, 128):
+        _fail(f"attention: head_dim {q.shape[3]} is not served (64 or 128)")
 
 
-def _attention_args(q, k, v, o, lse, causal: bool, scale: float, shapes: tuple) -> tuple:
-    """attention_forward_direct's arguments but the last four, from _attention_shapes(q, k, v)."""
-    (b, n, h, d), (_, nk, h_kv, _) = shapes
-    return (_DTYPES[q.dtype], b, h, h_kv, n, nk, d, causal, scale, q.data_ptr(), k.data_ptr(), v.data_ptr(),
-            o.data_ptr(), _ptr(lse), q.stride(), k.stride(), v.stride(), o.stride())
+def _strides(t: torch.Tensor) -> Any:
+    return _kernels.BSHDStrides(t.stride(0), t.stride(1), t.stride(2))
 
 
-def _attention_run(q, k, v, causal: bool, scale: float, save: bool, dev: int = -1):
-    """(o, lse): lse only where save (the backward reads it), else None."""
-    shapes = _attention_shapes(q, k, v)
-    dev = _cuda(q, k, v) if dev < 0 else dev
-    b, n, h, _ = q.shape
-    o = _like(q, dev)
-    lse = _empty((b, h, n), torch.float32, dev) if save else None
-    _launch(_kernels.attention_forward_direct, dev, *_attention_args(q, k, v, o, lse, causal, scale, shapes))
-    return o, lse
+def _attention_args(q, k, v, o, lse, causal: bool, scale: float) -> Any:
+    b, n, h, d = q.shape
+    return _set(_kernels.AttentionArgs(), dtype=_DTYPES[q.dtype], b=b, h=h, h_kv=k.shape[2], n=n, nk=k.shape[1], d=d,
+                causal=causal, scale=scale, q=q.data_ptr(), k=k.data_ptr(), v=v.data_ptr(), o=o.data_ptr(),
+                lse=_ptr(lse), q_stride=_strides(q), k_stride=_strides(k), v_stride=_strides(v),
+                o_stride=_strides(o))
 
 
 @torch.library.custom_op("sol::attention", mutates_args=())
 def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
                scale: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
-    return _attention_run(q, k, v, causal, scale, True)
+    _attention_shapes(q, k, v)
+    _cuda(q, k, v)
+    b, n, h, _ = q.shape
+    o = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    lse = torch.empty(b, h, n, dtype=torch.float32, device=q.device)
+    with _on(q):
+        args = _attention_args(q, k, v, o, lse, causal, scale)
+        ws, nbytes, keep = _workspace(_kernels.attention_forward_workspace_size(args), q)
+        _kernels.attention_forward(args, ws, nbytes, _stream(q))
+    return o, lse
 
 
 @_attention.register_fake
@@ -291,25 +240,24 @@ def _(q, k, v, causal=False, scale=0.0):
     return q.new_empty(q.shape), q.new_empty(b, h, n, dtype=torch.float32)
 
 
-def _attention_backward_run(q, k, v, o, lse, dout, causal: bool, scale: float, deterministic: bool, dev: int = -1):
-    shapes = _attention_shapes(q, k, v)
-    _bshd("dout", dout, dout.shape)
-    if dout.shape != q.shape or dout.dtype != q.dtype:
-        _fail(f"attention backward: dout is {tuple(dout.shape)} {dout.dtype}, q is {tuple(q.shape)} {q.dtype}")
-    dev = _cuda(q, k, v, o, lse, dout) if dev < 0 else dev
-    lse = lse.contiguous()  # held until the launch is queued
-    dq, dk, dv = _like(q, dev), _like(k, dev), _like(v, dev)
-    _launch(_kernels.attention_backward_direct, dev, *_attention_args(q, k, v, o, lse, causal, scale, shapes),
-            dout.data_ptr(), dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), dout.stride(), dq.stride(), dk.stride(),
-            dv.stride(), deterministic)
-    return dq, dk, dv
-
-
 @torch.library.custom_op("sol::attention_backward", mutates_args=())
 def _attention_backward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor, lse: torch.Tensor,
                         dout: torch.Tensor, causal: bool = False, scale: float = 0.0,
                         deterministic: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    return _attention_backward_run(q, k, v, o, lse, dout, causal, scale, deterministic)
+    _attention_shapes(q, k, v)
+    _bshd("dout", dout)
+    if dout.shape != q.shape or dout.dtype != q.dtype:
+        _fail(f"attention backward: dout is {tuple(dout.shape)} {dout.dtype}, q is {tuple(q.shape)} {q.dtype}")
+    _cuda(q, k, v, o, lse, dout)
+    dq, dk, dv = (torch.empty(t.shape, dtype=t.dtype, device=t.device) for t in (q, k, v))
+    with _on(q):
+        args = _set(_kernels.AttentionBackwardArgs(), fwd=_attention_args(q, k, v, o, lse.contiguous(), causal, scale),
+                    dout=dout.data_ptr(), dq=dq.data_ptr(), dk=dk.data_ptr(), dv=dv.data_ptr(),
+                    dout_stride=_strides(dout), dq_stride=_strides(dq), dk_stride=_strides(dk),
+                    dv_stride=_strides(dv), deterministic=deterministic)
+        ws, nbytes, keep = _workspace(_kernels.attention_backward_workspace_size(args), q)
+        _kernels.attention_backward(args, ws, nbytes, _stream(q))
+    return dq, dk, dv
 
 
 @_attention_backward.register_fake
@@ -327,12 +275,7 @@ def _attention_setup(ctx, inputs, output):
 
 def _attention_grad(ctx, do, dlse):
     q, k, v, o, lse = ctx.saved_tensors
-    do = do.contiguous()
-    dev = _direct(q, k, v, o, lse, do)
-    if dev >= 0:
-        dq, dk, dv = _attention_backward_run(q, k, v, o, lse, do, ctx.causal, ctx.scale, False, dev)
-    else:
-        dq, dk, dv = _attention_backward(q, k, v, o, lse, do, ctx.causal, ctx.scale)
+    dq, dk, dv = _attention_backward(q, k, v, o, lse, do.contiguous(), ctx.causal, ctx.scale)
     return dq, dk, dv, None, None
 
 
@@ -340,101 +283,100 @@ _attention.register_autograd(_attention_grad, setup_context=_attention_setup)
 
 
 # ---- rows: LayerNorm, RMSNorm, softmax over the last dimension -------------------------------------------
-_ROW_DTYPES = ("fp32", "bf16", "fp16")
+def _rows(name: str, x: torch.Tensor) -> tuple[int, int]:
+    if x.dim() < 1 or x.numel() == 0:
+        _fail(f"{name} must have at least one element and one dimension, got shape {tuple(x.shape)}")
+    _dtype(name, x, ("fp32", "bf16", "fp16"))
+    cols = x.shape[-1]
+    return x.numel() // cols, cols
 
 
-def _rows(name: str, x: torch.Tensor) -> tuple[int, int, str]:
-    """(rows, cols, the dtype's name) of a row op's input."""
-    shape, n, d = x.shape, x.numel(), _DTYPES.get(x.dtype)
-    if not shape or n == 0:
-        _fail(f"{name} must have at least one element and one dimension, got shape {tuple(shape)}")
-    if d not in _ROW_DTYPES:
-        _dtype(name, x, _ROW_DTYPES)
-    cols = shape[-1]
-    return n // cols, cols, d
+def _param(name: str, p: Optional[torch.Tensor], x: torch.Tensor) -> None:
+    if p is not None and (p.shape != (x.shape[-1],) or p.dtype != x.dtype):
+        _fail(f"{name} must be [{x.shape[-1]}] {x.dtype}, got {tuple(p.shape)} {p.dtype}")
 
 
-def _param(name: str, p: Optional[torch.Tensor], x: torch.Tensor, cols: int) -> None:
-    if p is not None and (p.dtype != x.dtype or p.shape != (cols,)):
-        _fail(f"{name} must be [{cols}] {x.dtype}, got {tuple(p.shape)} {p.dtype}")
-
-
-def _as_rows(x: torch.Tensor, cols: int) -> tuple[torch.Tensor, int]:
-    """x as rows of cols contiguous elements: (a tensor whose data starts at row 0, the row pitch).
-    The tensor may be a copy: the caller keeps it until the launch is queued."""
-    if x.is_contiguous():
-        return x, cols
+def _as_rows(x: torch.Tensor, cols: int) -> torch.Tensor:
     x2 = x.reshape(-1, cols)
-    if x2.stride(1) != 1:
-        x2 = x2.contiguous()
-    return x2, x2.stride(0)
+    return x2 if x2.stride(1) == 1 else x2.contiguous()
 
 
-def _norm_run(kind: str, x, weight, bias, eps: float, save: bool, dev: int = -1):
-    """(y, mean, rstd); the statistics only where save (the backward reads them), else None."""
-    rows, cols, d = _rows("x", x)
-    _param("weight", weight, x, cols)
-    _param("bias", bias, x, cols)
-    dev = _cuda(x, weight, bias) if dev < 0 else dev
-    x2, ldx = _as_rows(x, cols)
-    y = _like(x, dev)
-    mean = _empty((rows,), torch.float32, dev) if save and kind == "layernorm" else None
-    rstd = _empty((rows,), torch.float32, dev) if save else None
-    w = None if weight is None else weight.contiguous()
-    if kind == "layernorm":
-        b = None if bias is None else bias.contiguous()
-        _launch(_kernels.layernorm_forward_direct, dev, d, rows, cols, x2.data_ptr(), ldx, y.data_ptr(),
-                cols, _ptr(w), _ptr(b), eps, _ptr(mean), _ptr(rstd))
-    else:
-        _launch(_kernels.rmsnorm_forward_direct, dev, d, rows, cols, x2.data_ptr(), ldx, y.data_ptr(),
-                cols, _ptr(w), eps, _ptr(rstd))
+def _norm_launch(kind: str, x, weight, bias, eps: float):
+    rows, cols = _rows("x", x)
+    _param("weight", weight, x)
+    _param("bias", bias, x)
+    _cuda(*(t for t in (x, weight, bias) if t is not None))
+    x2 = _as_rows(x, cols)
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    mean = torch.empty(rows, dtype=torch.float32, device=x.device) if kind == "layernorm" else None
+    rstd = torch.empty(rows, dtype=torch.float32, device=x.device)
+    w, b = (None if t is None else t.contiguous() for t in (weight, bias))
+    with _on(x):
+        if kind == "layernorm":
+            args = _set(_kernels.LayerNormArgs(), dtype=_DTYPES[x.dtype], rows=rows, cols=cols, x=x2.data_ptr(),
+                        y=y.data_ptr(), ldx=x2.stride(0), ldy=cols, gamma=_ptr(w), beta=_ptr(b), eps=eps,
+                        mean=mean.data_ptr(), rstd=rstd.data_ptr())
+            ws, nbytes, keep = _workspace(_kernels.layernorm_forward_workspace_size(args), x)
+            _kernels.layernorm_forward(args, ws, nbytes, _stream(x))
+        else:
+            args = _set(_kernels.RMSNormArgs(), dtype=_DTYPES[x.dtype], rows=rows, cols=cols, x=x2.data_ptr(),
+                        y=y.data_ptr(), ldx=x2.stride(0), ldy=cols, gamma=_ptr(w), eps=eps, rstd=rstd.data_ptr())
+            ws, nbytes, keep = _workspace(_kernels.rmsnorm_forward_workspace_size(args), x)
+            _kernels.rmsnorm_forward(args, ws, nbytes, _stream(x))
     return y, mean, rstd
 
 
 @torch.library.custom_op("sol::layernorm", mutates_args=())
 def _layernorm(x: torch.Tensor, weight: Optional[torch.Tensor], bias: Optional[torch.Tensor],
                eps: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    return _norm_run("layernorm", x, weight, bias, eps, True)
+    return _norm_launch("layernorm", x, weight, bias, eps)
 
 
 @_layernorm.register_fake
 def _(x, weight, bias, eps):
-    rows, cols, _ = _rows("x", x)
-    _param("weight", weight, x, cols)
-    _param("bias", bias, x, cols)
+    rows, _ = _rows("x", x)
+    _param("weight", weight, x)
+    _param("bias", bias, x)
     return x.new_empty(x.shape), x.new_empty(rows, dtype=torch.float32), x.new_empty(rows, dtype=torch.float32)
 
 
 @torch.library.custom_op("sol::rmsnorm", mutates_args=())
 def _rmsnorm(x: torch.Tensor, weight: Optional[torch.Tensor], eps: float) -> tuple[torch.Tensor, torch.Tensor]:
-    y, _, rstd = _norm_run("rmsnorm", x, weight, None, eps, True)
+    y, _, rstd = _norm_launch("rmsnorm", x, weight, None, eps)
     return y, rstd
 
 
 @_rmsnorm.register_fake
 def _(x, weight, eps):
-    rows, cols, _ = _rows("x", x)
-    _param("weight", weight, x, cols)
+    rows, _ = _rows("x", x)
+    _param("weight", weight, x)
     return x.new_empty(x.shape), x.new_empty(rows, dtype=torch.float32)
 
 
-def _norm_backward_run(kind: str, x, dy, weight, mean, rstd, want_bias: bool, dev: int = -1):
-    rows, cols, d = _rows("x", x)
+def _norm_backward_launch(kind: str, x, dy, weight, mean, rstd, want_bias: bool):
+    rows, cols = _rows("x", x)
     if dy.shape != x.shape or dy.dtype != x.dtype:
         _fail(f"{kind} backward: dy is {tuple(dy.shape)} {dy.dtype}, x is {tuple(x.shape)} {x.dtype}")
-    dev = _cuda(x, dy, rstd) if dev < 0 else dev
-    (x2, ldx), (dy2, lddy) = _as_rows(x, cols), _as_rows(dy, cols)
-    dx = _like(x, dev)
+    _cuda(x, dy, rstd)
+    x2, dy2 = _as_rows(x, cols), _as_rows(dy, cols)
+    dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     w = None if weight is None else weight.contiguous()
-    dw = _empty((cols,), x.dtype, dev) if weight is not None else None
-    db = _empty((cols,), x.dtype, dev) if want_bias else None
-    if kind == "layernorm":
-        _launch(_kernels.layernorm_backward_direct, dev, d, rows, cols, x2.data_ptr(), ldx,
-                dy2.data_ptr(), lddy, dx.data_ptr(), cols, _ptr(w), mean.data_ptr(), rstd.data_ptr(), _ptr(dw),
-                _ptr(db))
-    else:
-        _launch(_kernels.rmsnorm_backward_direct, dev, d, rows, cols, x2.data_ptr(), ldx,
-                dy2.data_ptr(), lddy, dx.data_ptr(), cols, _ptr(w), rstd.data_ptr(), _ptr(dw))
+    dw = torch.empty(cols, dtype=x.dtype, device=x.device) if weight is not None else None
+    db = torch.empty(cols, dtype=x.dtype, device=x.device) if want_bias else None
+    with _on(x):
+        if kind == "layernorm":
+            args = _set(_kernels.LayerNormBackwardArgs(), dtype=_DTYPES[x.dtype], rows=rows, cols=cols,
+                        x=x2.data_ptr(), dy=dy2.data_ptr(), dx=dx.data_ptr(), ldx=x2.stride(0), lddy=dy2.stride(0),
+                        lddx=cols, gamma=_ptr(w), mean=mean.data_ptr(), rstd=rstd.data_ptr(), dgamma=_ptr(dw),
+                        dbeta=_ptr(db))
+            ws, nbytes, keep = _workspace(_kernels.layernorm_backward_workspace_size(args), x)
+            _kernels.layernorm_backward(args, ws, nbytes, _stream(x))
+        else:
+            args = _set(_kernels.RMSNormBackwardArgs(), dtype=_DTYPES[x.dtype], rows=rows, cols=cols,
+                        x=x2.data_ptr(), dy=dy2.data_ptr(), dx=dx.data_ptr(), ldx=x2.stride(0), lddy=dy2.stride(0),
+                        lddx=cols, gamma=_ptr(w), rstd=rstd.data_ptr(), dgamma=_ptr(dw))
+            ws, nbytes, keep = _workspace(_kernels.rmsnorm_backward_workspace_size(args), x)
+            _kernels.rmsnorm_backward(args, ws, nbytes, _stream(x))
     empty = x.new_empty(0)
     return dx, empty if dw is None else dw, empty if db is None else db
 
@@ -442,7 +384,7 @@ def _norm_backward_run(kind: str, x, dy, weight, mean, rstd, want_bias: bool, de
 @torch.library.custom_op("sol::layernorm_backward", mutates_args=())
 def _layernorm_backward(x: torch.Tensor, dy: torch.Tensor, weight: Optional[torch.Tensor], mean: torch.Tensor,
                         rstd: torch.Tensor, want_bias: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    return _norm_backward_run("layernorm", x, dy, weight, mean, rstd, want_bias)
+    return _norm_backward_launch("layernorm", x, dy, weight, mean, rstd, want_bias)
 
 
 @_layernorm_backward.register_fake
@@ -454,7 +396,7 @@ def _(x, dy, weight, mean, rstd, want_bias):
 @torch.library.custom_op("sol::rmsnorm_backward", mutates_args=())
 def _rmsnorm_backward(x: torch.Tensor, dy: torch.Tensor, weight: Optional[torch.Tensor],
                       rstd: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    dx, dw, _ = _norm_backward_run("rmsnorm", x, dy, weight, None, rstd, False)
+    dx, dw, _ = _norm_backward_launch("rmsnorm", x, dy, weight, None, rstd, False)
     return dx, dw
 
 
@@ -472,12 +414,7 @@ def _layernorm_setup(ctx, inputs, output):
 
 def _layernorm_grad(ctx, dy, dmean, drstd):
     x, weight, mean, rstd = ctx.saved_tensors
-    dy = dy.contiguous()
-    dev = _direct(x, dy, weight, mean, rstd)
-    if dev >= 0:
-        dx, dw, db = _norm_backward_run("layernorm", x, dy, weight, mean, rstd, ctx.has_bias, dev)
-    else:
-        dx, dw, db = _layernorm_backward(x, dy, weight, mean, rstd, ctx.has_bias)
+    dx, dw, db = _layernorm_backward(x, dy.contiguous(), weight, mean, rstd, ctx.has_bias)
     return dx, (dw if weight is not None else None), (db if ctx.has_bias else None), None
 
 
@@ -488,12 +425,7 @@ def _rmsnorm_setup(ctx, inputs, output):
 
 def _rmsnorm_grad(ctx, dy, drstd):
     x, weight, rstd = ctx.saved_tensors
-    dy = dy.contiguous()
-    dev = _direct(x, dy, weight, rstd)
-    if dev >= 0:
-        dx, dw, _ = _norm_backward_run("rmsnorm", x, dy, weight, None, rstd, False, dev)
-    else:
-        dx, dw = _rmsnorm_backward(x, dy, weight, rstd)
+    dx, dw = _rmsnorm_backward(x, dy.contiguous(), weight, rstd)
     return dx, (dw if weight is not None else None), None
 
 
@@ -501,18 +433,18 @@ _layernorm.register_autograd(_layernorm_grad, setup_context=_layernorm_setup)
 _rmsnorm.register_autograd(_rmsnorm_grad, setup_context=_rmsnorm_setup)
 
 
-def _softmax_run(x: torch.Tensor, dev: int = -1) -> torch.Tensor:
-    rows, cols, d = _rows("x", x)
-    dev = _cuda(x) if dev < 0 else dev
-    x2, ldx = _as_rows(x, cols)
-    y = _like(x, dev)
-    _launch(_kernels.softmax_forward_direct, dev, d, rows, cols, x2.data_ptr(), ldx, y.data_ptr(), cols)
-    return y
-
-
 @torch.library.custom_op("sol::softmax", mutates_args=())
 def _softmax(x: torch.Tensor) -> torch.Tensor:
-    return _softmax_run(x)
+    rows, cols = _rows("x", x)
+    _cuda(x)
+    x2 = _as_rows(x, cols)
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    with _on(x):
+        args = _set(_kernels.SoftmaxArgs(), dtype=_DTYPES[x.dtype], rows=rows, cols=cols, x=x2.data_ptr(),
+                    y=y.data_ptr(), ldx=x2.stride(0), ldy=cols)
+        ws, nbytes, keep = _workspace(_kernels.softmax_forward_workspace_size(args), x)
+        _kernels.softmax_forward(args, ws, nbytes, _stream(x))
+    return y
 
 
 @_softmax.register_fake
@@ -521,21 +453,20 @@ def _(x):
     return x.new_empty(x.shape)
 
 
-def _softmax_backward_run(y: torch.Tensor, dy: torch.Tensor, dev: int = -1) -> torch.Tensor:
-    rows, cols, d = _rows("y", y)
-    if dy.shape != y.shape or dy.dtype != y.dtype:
-        _fail(f"softmax backward: dy is {tuple(dy.shape)} {dy.dtype}, y is {tuple(y.shape)} {y.dtype}")
-    dev = _cuda(y, dy) if dev < 0 else dev
-    (y2, ldy), (dy2, lddy) = _as_rows(y, cols), _as_rows(dy, cols)
-    dx = _like(y, dev)
-    _launch(_kernels.softmax_backward_direct, dev, d, rows, cols, y2.data_ptr(), ldy, dy2.data_ptr(),
-            lddy, dx.data_ptr(), cols)
-    return dx
-
-
 @torch.library.custom_op("sol::softmax_backward", mutates_args=())
 def _softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
-    return _softmax_backward_run(y, dy)
+    rows, cols = _rows("y", y)
+    if dy.shape != y.shape or dy.dtype != y.dtype:
+        _fail(f"softmax backward: dy is {tuple(dy.shape)} {dy.dtype}, y is {tuple(y.shape)} {y.dtype}")
+    _cuda(y, dy)
+    y2, dy2 = _as_rows(y, cols), _as_rows(dy, cols)
+    dx = torch.empty(y.shape, dtype=y.dtype, device=y.device)
+    with _on(y):
+        args = _set(_kernels.SoftmaxBackwardArgs(), dtype=_DTYPES[y.dtype], rows=rows, cols=cols, y=y2.data_ptr(),
+                    dy=dy2.data_ptr(), dx=dx.data_ptr(), ldy=y2.stride(0), lddy=dy2.stride(0), lddx=cols)
+        ws, nbytes, keep = _workspace(_kernels.softmax_backward_workspace_size(args), y)
+        _kernels.softmax_backward(args, ws, nbytes, _stream(y))
+    return dx
 
 
 @_softmax_backward.register_fake
@@ -550,9 +481,7 @@ def _softmax_setup(ctx, inputs, output):
 
 def _softmax_grad(ctx, dy):
     (y,) = ctx.saved_tensors
-    dy = dy.contiguous()
-    dev = _direct(y, dy)
-    return _softmax_backward_run(y, dy, dev) if dev >= 0 else _softmax_backward(y, dy)
+    return _softmax_backward(y, dy.contiguous())
 
 
 _softmax.register_autograd(_softmax_grad, setup_context=_softmax_setup)
@@ -568,22 +497,22 @@ def _mx_shapes(x: torch.Tensor, elem: str, columnwise: bool) -> tuple[int, int, 
     return r, c, ((r + 31) // 32, c) if columnwise else (r, (c + 31) // 32)
 
 
-def _mx_quantize_run(x: torch.Tensor, elem: str, rule: str, columnwise: bool, dev: int = -1):
-    r, c, sshape = _mx_shapes(x, elem, columnwise)
-    dev = _cuda(x) if dev < 0 else dev
-    x = x.contiguous()
-    codes = _empty((r, c), torch.uint8, dev)
-    scales = _empty(sshape, torch.uint8, dev)
-    rowwise = (codes.data_ptr(), scales.data_ptr(), 0, 0)
-    _launch(_kernels.mx_quantize_direct, dev, r, c, elem, rule, x.data_ptr(),
-            *(rowwise[2:] + rowwise[:2] if columnwise else rowwise))
-    return codes, scales
-
-
 @torch.library.custom_op("sol::mx_quantize", mutates_args=())
 def _mx_quantize(x: torch.Tensor, elem: str = "fp8_e4m3", rule: str = "ceil",
                  columnwise: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
-    return _mx_quantize_run(x, elem, rule, columnwise)
+    r, c, sshape = _mx_shapes(x, elem, columnwise)
+    _cuda(x)
+    x = x.contiguous()
+    codes = torch.empty(r, c, dtype=torch.uint8, device=x.device)
+    scales = torch.empty(sshape, dtype=torch.uint8, device=x.device)
+    with _on(x):
+        args = _set(_kernels.MxQuantizeArgs(), rows=r, cols=c, elem=elem, rule=rule, x=x.data_ptr())
+        if columnwise:
+            _set(args, col_codes=codes.data_ptr(), col_scales=scales.data_ptr())
+        else:
+            _set(args, row_codes=codes.data_ptr(), row_scales=scales.data_ptr())
+        _kernels.mx_quantize(args, _stream(x))
+    return codes, scales
 
 
 @_mx_quantize.register_fake
@@ -603,21 +532,18 @@ def _mx_check(codes: torch.Tensor, scales: torch.Tensor, elem: str, columnwise: 
         _fail(f"elem must be fp8_e4m3 or fp8_e5m2, got '{elem}'")
 
 
-def _mx_dequantize_run(codes: torch.Tensor, scales: torch.Tensor, elem: str, columnwise: bool,
-                       dev: int = -1) -> torch.Tensor:
-    _mx_check(codes, scales, elem, columnwise)
-    dev = _cuda(codes, scales) if dev < 0 else dev
-    codes, scales = codes.contiguous(), scales.contiguous()
-    out = _empty(codes.shape, torch.bfloat16, dev)
-    _launch(_kernels.mx_dequantize_direct, dev, codes.shape[0], codes.shape[1], elem, columnwise, codes.data_ptr(),
-            scales.data_ptr(), out.data_ptr())
-    return out
-
-
 @torch.library.custom_op("sol::mx_dequantize", mutates_args=())
 def _mx_dequantize(codes: torch.Tensor, scales: torch.Tensor, elem: str = "fp8_e4m3",
                    columnwise: bool = False) -> torch.Tensor:
-    return _mx_dequantize_run(codes, scales, elem, columnwise)
+    _mx_check(codes, scales, elem, columnwise)
+    _cuda(codes, scales)
+    codes, scales = codes.contiguous(), scales.contiguous()
+    out = torch.empty(codes.shape, dtype=torch.bfloat16, device=codes.device)
+    with _on(codes):
+        args = _set(_kernels.MxDequantizeArgs(), rows=codes.shape[0], cols=codes.shape[1], elem=elem,
+                    columnwise=columnwise, codes=codes.data_ptr(), scales=scales.data_ptr(), out=out.data_ptr())
+        _kernels.mx_dequantize(args, _stream(codes))
+    return out
 
 
 @_mx_dequantize.register_fake
@@ -626,17 +552,15 @@ def _(codes, scales, elem="fp8_e4m3", columnwise=False):
     return codes.new_empty(codes.shape, dtype=torch.bfloat16)
 
 
-def _copy_run(x: torch.Tensor, dev: int = -1) -> torch.Tensor:
-    dev = _cuda(x) if dev < 0 else dev
-    x = x.contiguous()
-    y = torch.empty_like(x)
-    _launch(_kernels.copy_direct, dev, x.data_ptr(), y.data_ptr(), x.numel() * x.element_size())
-    return y
-
-
 @torch.library.custom_op("sol::copy", mutates_args=())
 def _copy(x: torch.Tensor) -> torch.Tensor:
-    return _copy_run(x)
+    _cuda(x)
+    x = x.contiguous()
+    y = torch.empty_like(x)
+    with _on(x):
+        _kernels.copy(_set(_kernels.CopyArgs(), src=x.data_ptr(), dst=y.data_ptr(), bytes=x.numel() * x.element_size()),
+                      _stream(x))
+    return y
 
 
 @_copy.register_fake
@@ -683,9 +607,6 @@ def matmul(a: Any, b: Any, out_dtype: Optional[str] = None) -> Any:
     """``a @ b`` for 2-D ``a`` [m×k] and ``b`` [k×n], each row-major or a transposed view
     (``x @ w.t()`` is nn.Linear's product); bf16, f16 or f32 in, the same type out unless
     ``out_dtype`` says ``"bf16"``, ``"fp16"`` or ``"fp32"``. fp32 accumulation."""
-    dev = _direct(a, b)
-    if dev >= 0:
-        return _matmul_run(a, b, out_dtype, dev)
     kind = _kind(a)
     return _back(kind, _matmul(_to_torch(a), _to_torch(b), out_dtype))
 
@@ -694,9 +615,6 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: Optional[floa
     """softmax(q·kᵀ·scale)·v over BSHD tensors ``[batch, seq, heads, head_dim]`` (bf16 or f16,
     head_dim 64 or 128; k and v may have fewer heads: grouped-query attention). ``scale`` defaults
     to 1/√head_dim; ``causal`` masks bottom-right aligned."""
-    dev = _direct(q, k, v)
-    if dev >= 0:
-        return _attention_run(q, k, v, bool(causal), float(scale or 0.0), False, dev)[0]
     kind = _kind(q)
     o, _ = _attention(_to_torch(q), _to_torch(k), _to_torch(v), bool(causal), float(scale or 0.0))
     return _back(kind, o)
@@ -705,9 +623,6 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: Optional[floa
 def layernorm(x: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Any:
     """LayerNorm over the last dimension (``torch.nn.functional.layer_norm`` with
     ``normalized_shape = x.shape[-1:]``); fp32 statistics."""
-    dev = _direct(x, weight, bias)
-    if dev >= 0:
-        return _norm_run("layernorm", x, weight, bias, float(eps), False, dev)[0]
     kind = _kind(x)
     y, _, _ = _layernorm(_to_torch(x), _to_torch(weight), _to_torch(bias), float(eps))
     return _back(kind, y)
@@ -715,9 +630,6 @@ def layernorm(x: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5) -
 
 def rmsnorm(x: Any, weight: Any = None, eps: float = 1e-6) -> Any:
     """RMSNorm over the last dimension: ``x / sqrt(mean(x²) + eps) · weight``; fp32 statistics."""
-    dev = _direct(x, weight)
-    if dev >= 0:
-        return _norm_run("rmsnorm", x, weight, None, float(eps), False, dev)[0]
     kind = _kind(x)
     y, _ = _rmsnorm(_to_torch(x), _to_torch(weight), float(eps))
     return _back(kind, y)
@@ -725,9 +637,6 @@ def rmsnorm(x: Any, weight: Any = None, eps: float = 1e-6) -> Any:
 
 def softmax(x: Any) -> Any:
     """Softmax over the last dimension."""
-    dev = _direct(x)
-    if dev >= 0:
-        return _softmax_run(x, dev)
     kind = _kind(x)
     return _back(kind, _softmax(_to_torch(x)))
 
@@ -735,9 +644,6 @@ def softmax(x: Any) -> Any:
 def mx_quantize(x: Any, elem: str = "fp8_e4m3", rule: str = "ceil", columnwise: bool = False) -> tuple[Any, Any]:
     """OCP MX quantization of a 2-D bf16 tensor in blocks of 32 (along rows, or down columns with
     ``columnwise``): (codes uint8 [rows, cols], e8m0 scales uint8), bit for bit sol's reference."""
-    dev = _direct(x)
-    if dev >= 0:
-        return _mx_quantize_run(x, elem, rule, bool(columnwise), dev)
     kind = _kind(x)
     codes, scales = _mx_quantize(_to_torch(x), elem, rule, bool(columnwise))
     return _back(kind, codes), _back(kind, scales)
@@ -745,18 +651,12 @@ def mx_quantize(x: Any, elem: str = "fp8_e4m3", rule: str = "ceil", columnwise: 
 
 def mx_dequantize(codes: Any, scales: Any, elem: str = "fp8_e4m3", columnwise: bool = False) -> Any:
     """The bf16 values of MX codes and scales (the inverse of :func:`mx_quantize` up to rounding)."""
-    dev = _direct(codes, scales)
-    if dev >= 0:
-        return _mx_dequantize_run(codes, scales, elem, bool(columnwise), dev)
     kind = _kind(codes)
     return _back(kind, _mx_dequantize(_to_torch(codes), _to_torch(scales), elem, bool(columnwise)))
 
 
 def copy(x: Any) -> Any:
     """A device-to-device copy of ``x``'s bytes into a new contiguous tensor."""
-    dev = _direct(x)
-    if dev >= 0:
-        return _copy_run(x, dev)
     kind = _kind(x)
     return _back(kind, _copy(_to_torch(x)))
 
@@ -769,29 +669,30 @@ def explain(op: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
     ts = [_to_torch(a) for a in args]
     if op == "matmul":
         a, b = ts
-        shapes = _matmul_shapes(a, b, kwargs.get("out_dtype"))
-        dev = _cuda(a, b)
-        return _kernels.explain_matmul_direct(*_matmul_args(a, b, _empty(shapes[:2], shapes[3], dev), shapes))
+        m, n, _, out = _matmul_shapes(a, b, kwargs.get("out_dtype"))
+        _cuda(a, b)
+        return _kernels.explain_matmul(_matmul_args(a, b, torch.empty(m, n, dtype=out, device=a.device)))
     if op == "attention":
         q, k, v = ts
-        shapes = _attention_shapes(q, k, v)
-        dev = _cuda(q, k, v)
-        return _kernels.explain_attention_forward_direct(
-            *_attention_args(q, k, v, _like(q, dev), None, bool(kwargs.get("causal", False)),
-                             float(kwargs.get("scale") or 0.0), shapes))
+        _attention_shapes(q, k, v)
+        _cuda(q, k, v)
+        return _kernels.explain_attention_forward(
+            _attention_args(q, k, v, torch.empty_like(q), None, bool(kwargs.get("causal", False)),
+                            float(kwargs.get("scale") or 0.0)))
     if op in ("layernorm", "rmsnorm", "softmax"):
         x = ts[0]
-        rows, cols, d = _rows("x", x)
-        dev = _cuda(x)
-        x2, ldx = _as_rows(x, cols)
-        y = _empty((rows, cols), x.dtype, dev)
-        common = (d, rows, cols, x2.data_ptr(), ldx, y.data_ptr(), cols)
+        rows, cols = _rows("x", x)
+        _cuda(x)
+        x2 = _as_rows(x, cols)
+        y = torch.empty(rows, cols, dtype=x.dtype, device=x.device)
+        common = dict(dtype=_DTYPES[x.dtype], rows=rows, cols=cols, x=x2.data_ptr(), y=y.data_ptr(),
+                      ldx=x2.stride(0), ldy=cols)
         if op == "softmax":
-            return _kernels.explain_softmax_forward_direct(*common)
-        w = _ptr(ts[1] if len(ts) > 1 else None)
+            return _kernels.explain_softmax_forward(_set(_kernels.SoftmaxArgs(), **common))
+        w = ts[1] if len(ts) > 1 else None
         if op == "rmsnorm":
-            return _kernels.explain_rmsnorm_forward_direct(*common, w, 1e-6, 0)
-        return _kernels.explain_layernorm_forward_direct(*common, w, 0, 1e-5, 0, 0)
+            return _kernels.explain_rmsnorm_forward(_set(_kernels.RMSNormArgs(), gamma=_ptr(w), **common))
+        return _kernels.explain_layernorm_forward(_set(_kernels.LayerNormArgs(), gamma=_ptr(w), **common))
     _fail(f"explain knows matmul, attention, layernorm, rmsnorm and softmax, not '{op}'")
     raise AssertionError
 

@@ -6,10 +6,8 @@
 // with the one-line message. The launches release the GIL. sol.ops builds on this module.
 #include <cuda_runtime_api.h>
 #include <nanobind/nanobind.h>
-#include <nanobind/stl/array.h>
 #include <nanobind/stl/string.h>
 
-#include <array>
 #include <cstdint>
 #include <string>
 
@@ -40,16 +38,14 @@ void dtype(nb::class_<T>& c, const char* name, sol::DType T::*member) {
       [member](T& t, const std::string& s) { t.*member = sol::parse_dtype(s); });
 }
 
-sol::Transpose parse_transpose(const char* name, const std::string& s) {
-  if (s != "N" && s != "T") sol::bad_input(std::string(name) + " must be 'N' or 'T', got '" + s + "'");
-  return s == "N" ? sol::Transpose::N : sol::Transpose::T;
-}
-
 template <class T>
 void transpose(nb::class_<T>& c, const char* name, sol::Transpose T::*member) {
   c.def_prop_rw(
       name, [member](const T& t) { return std::string(t.*member == sol::Transpose::N ? "N" : "T"); },
-      [member, name](T& t, const std::string& s) { t.*member = parse_transpose(name, s); });
+      [member, name](T& t, const std::string& s) {
+        if (s != "N" && s != "T") sol::bad_input(std::string(name) + " must be 'N' or 'T', got '" + s + "'");
+        t.*member = s == "N" ? sol::Transpose::N : sol::Transpose::T;
+      });
 }
 
 nb::dict choice(const sol::Choice& c) {
@@ -62,204 +58,6 @@ nb::dict choice(const sol::Choice& c) {
 
 void* ptr(uintptr_t v) { return reinterpret_cast<void*>(v); }
 cudaStream_t stream(uintptr_t v) { return reinterpret_cast<cudaStream_t>(v); }
-
-// ---- the direct entries: what sol.ops calls ---------------------------------------------------------
-// One call per launch, its arguments positional: the argument struct is filled here (filling it
-// field by field from Python costs one call per field), the tensors' device is made current, the
-// workspace is checked against the query. A direct entry returns 0 after launching or, launching
-// nothing, the workspace bytes the call needs when workspace_bytes is fewer (the caller allocates
-// them and calls again). explain_<op>_direct takes the same arguments but the last four.
-
-// The device made current for the launch and restored after it (a no-op when it is current).
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int device) {
-    if (device < 0) return;
-    int current = -1;
-    cudaError_t e = cudaGetDevice(&current);
-    if (e == cudaSuccess && current == device) return;
-    if (e == cudaSuccess) e = cudaSetDevice(device);
-    if (e != cudaSuccess) {
-      cudaGetLastError();  // not sticky: leave no error behind for the next call
-      sol::failure("cannot make CUDA device " + std::to_string(device) + " current: " + cudaGetErrorString(e),
-                   "pass tensors on a device this process can use");
-    }
-    previous_ = current;
-  }
-  ~DeviceGuard() {
-    if (previous_ >= 0) cudaSetDevice(previous_);
-  }
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int previous_ = -1;
-};
-
-template <class P>
-P* as(uintptr_t v) {
-  return reinterpret_cast<P*>(v);
-}
-
-// An op's direct launch and explain, from the function that fills its struct (fill) and the
-// library's workspace query, explain and launch.
-template <class Args, class... P>
-void direct(nb::module_& m, const char* name, const char* explain_name, Args (*fill)(P...),
-            size_t (*size)(const Args&), sol::Choice (*explain)(const Args&),
-            void (*run)(const Args&, void*, size_t, cudaStream_t)) {
-  m.def(name, [fill, size, run](P... p, uintptr_t ws, size_t ws_bytes, uintptr_t s, int device) -> size_t {
-    const Args a = fill(p...);
-    DeviceGuard on(device);
-    const size_t needed = size(a);
-    if (needed > ws_bytes) return needed;
-    gil_scoped_release release;
-    run(a, ptr(ws), ws_bytes, stream(s));
-    return 0;
-  });
-  m.def(explain_name, [fill, explain](P... p) { return choice(explain(fill(p...))); });
-}
-
-sol::MatmulArgs matmul_args(int64_t m, int64_t n, int64_t k, const std::string& a_type, const std::string& b_type,
-                            const std::string& c_type, const std::string& trans_a, const std::string& trans_b,
-                            uintptr_t a, int64_t lda, uintptr_t b, int64_t ldb, uintptr_t c, int64_t ldc) {
-  sol::MatmulArgs x;
-  x.m = m, x.n = n, x.k = k;
-  x.a_type = sol::parse_dtype(a_type), x.b_type = sol::parse_dtype(b_type), x.c_type = sol::parse_dtype(c_type);
-  x.trans_a = parse_transpose("trans_a", trans_a), x.trans_b = parse_transpose("trans_b", trans_b);
-  x.a = as<const void>(a), x.lda = lda, x.b = as<const void>(b), x.ldb = ldb, x.c = as<void>(c), x.ldc = ldc;
-  return x;
-}
-
-// BSHD strides from a tensor's four strides (the last, head_dim's, is 1).
-using Strides4 = std::array<int64_t, 4>;
-sol::BSHDStrides bshd(const Strides4& s) { return {s[0], s[1], s[2]}; }
-
-sol::AttentionArgs attention_args(const std::string& dtype, int64_t b, int64_t h, int64_t h_kv, int64_t n,
-                                  int64_t nk, int d, bool causal, float scale, uintptr_t q, uintptr_t k,
-                                  uintptr_t v, uintptr_t o, uintptr_t lse, const Strides4& q_stride,
-                                  const Strides4& k_stride, const Strides4& v_stride, const Strides4& o_stride) {
-  sol::AttentionArgs x;
-  x.dtype = sol::parse_dtype(dtype);
-  x.b = b, x.h = h, x.h_kv = h_kv, x.n = n, x.nk = nk, x.d = d, x.causal = causal, x.scale = scale;
-  x.q = as<const void>(q), x.k = as<const void>(k), x.v = as<const void>(v), x.o = as<void>(o), x.lse = as<float>(lse);
-  x.q_stride = bshd(q_stride), x.k_stride = bshd(k_stride), x.v_stride = bshd(v_stride), x.o_stride = bshd(o_stride);
-  return x;
-}
-
-sol::AttentionBackwardArgs attention_backward_args(
-    const std::string& dtype, int64_t b, int64_t h, int64_t h_kv, int64_t n, int64_t nk, int d, bool causal,
-    float scale, uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t o, uintptr_t lse, const Strides4& q_stride,
-    const Strides4& k_stride, const Strides4& v_stride, const Strides4& o_stride, uintptr_t dout, uintptr_t dq,
-    uintptr_t dk, uintptr_t dv, const Strides4& dout_stride, const Strides4& dq_stride, const Strides4& dk_stride,
-    const Strides4& dv_stride, bool deterministic) {
-  sol::AttentionBackwardArgs x;
-  x.fwd = attention_args(dtype, b, h, h_kv, n, nk, d, causal, scale, q, k, v, o, lse, q_stride, k_stride, v_stride,
-                         o_stride);
-  x.dout = as<const void>(dout), x.dq = as<void>(dq), x.dk = as<void>(dk), x.dv = as<void>(dv);
-  x.dout_stride = bshd(dout_stride), x.dq_stride = bshd(dq_stride), x.dk_stride = bshd(dk_stride);
-  x.dv_stride = bshd(dv_stride), x.deterministic = deterministic;
-  return x;
-}
-
-sol::LayerNormArgs layernorm_args(const std::string& dtype, int64_t rows, int64_t cols, uintptr_t x, int64_t ldx,
-                                  uintptr_t y, int64_t ldy, uintptr_t gamma, uintptr_t beta, float eps,
-                                  uintptr_t mean, uintptr_t rstd) {
-  sol::LayerNormArgs a;
-  a.dtype = sol::parse_dtype(dtype), a.rows = rows, a.cols = cols, a.x = as<const void>(x), a.ldx = ldx;
-  a.y = as<void>(y), a.ldy = ldy, a.gamma = as<const void>(gamma), a.beta = as<const void>(beta), a.eps = eps;
-  a.mean = as<float>(mean), a.rstd = as<float>(rstd);
-  return a;
-}
-
-sol::RMSNormArgs rmsnorm_args(const std::string& dtype, int64_t rows, int64_t cols, uintptr_t x, int64_t ldx,
-                              uintptr_t y, int64_t ldy, uintptr_t gamma, float eps, uintptr_t rstd) {
-  sol::RMSNormArgs a;
-  a.dtype = sol::parse_dtype(dtype), a.rows = rows, a.cols = cols, a.x = as<const void>(x), a.ldx = ldx;
-  a.y = as<void>(y), a.ldy = ldy, a.gamma = as<const void>(gamma), a.eps = eps, a.rstd = as<float>(rstd);
-  return a;
-}
-
-sol::SoftmaxArgs softmax_args(const std::string& dtype, int64_t rows, int64_t cols, uintptr_t x, int64_t ldx,
-                              uintptr_t y, int64_t ldy) {
-  sol::SoftmaxArgs a;
-  a.dtype = sol::parse_dtype(dtype), a.rows = rows, a.cols = cols, a.x = as<const void>(x), a.ldx = ldx;
-  a.y = as<void>(y), a.ldy = ldy;
-  return a;
-}
-
-sol::LayerNormBackwardArgs layernorm_backward_args(const std::string& dtype, int64_t rows, int64_t cols, uintptr_t x,
-                                                   int64_t ldx, uintptr_t dy, int64_t lddy, uintptr_t dx, int64_t lddx,
-                                                   uintptr_t gamma, uintptr_t mean, uintptr_t rstd, uintptr_t dgamma,
-                                                   uintptr_t dbeta) {
-  sol::LayerNormBackwardArgs a;
-  a.dtype = sol::parse_dtype(dtype), a.rows = rows, a.cols = cols, a.x = as<const void>(x), a.ldx = ldx;
-  a.dy = as<const void>(dy), a.lddy = lddy, a.dx = as<void>(dx), a.lddx = lddx, a.gamma = as<const void>(gamma);
-  a.mean = as<const float>(mean), a.rstd = as<const float>(rstd), a.dgamma = as<void>(dgamma);
-  a.dbeta = as<void>(dbeta);
-  return a;
-}
-
-sol::RMSNormBackwardArgs rmsnorm_backward_args(const std::string& dtype, int64_t rows, int64_t cols, uintptr_t x,
-                                               int64_t ldx, uintptr_t dy, int64_t lddy, uintptr_t dx, int64_t lddx,
-                                               uintptr_t gamma, uintptr_t rstd, uintptr_t dgamma) {
-  sol::RMSNormBackwardArgs a;
-  a.dtype = sol::parse_dtype(dtype), a.rows = rows, a.cols = cols, a.x = as<const void>(x), a.ldx = ldx;
-  a.dy = as<const void>(dy), a.lddy = lddy, a.dx = as<void>(dx), a.lddx = lddx, a.gamma = as<const void>(gamma);
-  a.rstd = as<const float>(rstd), a.dgamma = as<void>(dgamma);
-  return a;
-}
-
-sol::SoftmaxBackwardArgs softmax_backward_args(const std::string& dtype, int64_t rows, int64_t cols, uintptr_t y,
-                                               int64_t ldy, uintptr_t dy, int64_t lddy, uintptr_t dx, int64_t lddx) {
-  sol::SoftmaxBackwardArgs a;
-  a.dtype = sol::parse_dtype(dtype), a.rows = rows, a.cols = cols, a.y = as<const void>(y), a.ldy = ldy;
-  a.dy = as<const void>(dy), a.lddy = lddy, a.dx = as<void>(dx), a.lddx = lddx;
-  return a;
-}
-
-sol::MxScaleRule parse_rule(const std::string& s) {
-  if (s != "ceil" && s != "floor") sol::bad_input("rule must be 'ceil' or 'floor', got '" + s + "'");
-  return s == "ceil" ? sol::MxScaleRule::Ceil : sol::MxScaleRule::Floor;
-}
-
-sol::MxQuantizeArgs mx_quantize_args(int64_t rows, int64_t cols, const std::string& elem, const std::string& rule,
-                                     uintptr_t x, uintptr_t row_codes, uintptr_t row_scales, uintptr_t col_codes,
-                                     uintptr_t col_scales) {
-  sol::MxQuantizeArgs a;
-  a.rows = rows, a.cols = cols, a.elem = sol::parse_dtype(elem), a.rule = parse_rule(rule), a.x = as<const void>(x);
-  a.row_codes = as<void>(row_codes), a.row_scales = as<void>(row_scales);
-  a.col_codes = as<void>(col_codes), a.col_scales = as<void>(col_scales);
-  return a;
-}
-
-sol::MxDequantizeArgs mx_dequantize_args(int64_t rows, int64_t cols, const std::string& elem, bool columnwise,
-                                         uintptr_t codes, uintptr_t scales, uintptr_t out) {
-  sol::MxDequantizeArgs a;
-  a.rows = rows, a.cols = cols, a.elem = sol::parse_dtype(elem), a.columnwise = columnwise;
-  a.codes = as<const void>(codes), a.scales = as<const void>(scales), a.out = as<void>(out);
-  return a;
-}
-
-sol::CopyArgs copy_args(uintptr_t src, uintptr_t dst, size_t bytes) {
-  sol::CopyArgs a;
-  a.src = as<const void>(src), a.dst = as<void>(dst), a.bytes = bytes;
-  return a;
-}
-
-// The ops that take no workspace, in the shape of those that do.
-template <class Args>
-size_t no_workspace(const Args&) {
-  return 0;
-}
-template <class Args, void (*Run)(const Args&, cudaStream_t)>
-void without_workspace(const Args& a, void*, size_t, cudaStream_t s) {
-  Run(a, s);
-}
-
-// An op's direct entries, named after its launch (sol::run, sol::run_workspace_size, sol::explain_run).
-#define SOL_DIRECT(m, run, fill)                                                                             \
-  direct(m, #run "_direct", "explain_" #run "_direct", fill, sol::run##_workspace_size, sol::explain_##run, \
-         sol::run)
 
 // One op's three functions: its workspace query, its explain and its launch.
 #define SOL_OP(m, Args, size_fn, explain_fn, run_fn)                                                           \
@@ -455,7 +253,10 @@ NB_MODULE(_kernels, m) {
   dtype(mq, "elem", &sol::MxQuantizeArgs::elem);
   mq.def_prop_rw(
       "rule", [](const sol::MxQuantizeArgs& a) { return std::string(a.rule == sol::MxScaleRule::Ceil ? "ceil" : "floor"); },
-      [](sol::MxQuantizeArgs& a, const std::string& s) { a.rule = parse_rule(s); });
+      [](sol::MxQuantizeArgs& a, const std::string& s) {
+        if (s != "ceil" && s != "floor") sol::bad_input("rule must be 'ceil' or 'floor', got '" + s + "'");
+        a.rule = s == "ceil" ? sol::MxScaleRule::Ceil : sol::MxScaleRule::Floor;
+      });
   pointer(mq, "x", &sol::MxQuantizeArgs::x);
   pointer(mq, "row_codes", &sol::MxQuantizeArgs::row_codes);
   pointer(mq, "row_scales", &sol::MxQuantizeArgs::row_scales);
@@ -491,22 +292,4 @@ NB_MODULE(_kernels, m) {
     gil_scoped_release release;
     sol::copy(a, stream(s));
   }, nb::arg("args"), nb::arg("stream"));
-
-  // ---- the direct entries (sol.ops's launches) ---------------------------------------------------------
-  SOL_DIRECT(m, matmul, matmul_args);
-  SOL_DIRECT(m, attention_forward, attention_args);
-  SOL_DIRECT(m, attention_backward, attention_backward_args);
-  SOL_DIRECT(m, layernorm_forward, layernorm_args);
-  SOL_DIRECT(m, rmsnorm_forward, rmsnorm_args);
-  SOL_DIRECT(m, softmax_forward, softmax_args);
-  SOL_DIRECT(m, layernorm_backward, layernorm_backward_args);
-  SOL_DIRECT(m, rmsnorm_backward, rmsnorm_backward_args);
-  SOL_DIRECT(m, softmax_backward, softmax_backward_args);
-  direct(m, "mx_quantize_direct", "explain_mx_quantize_direct", mx_quantize_args, no_workspace<sol::MxQuantizeArgs>,
-         sol::explain_mx_quantize, without_workspace<sol::MxQuantizeArgs, sol::mx_quantize>);
-  direct(m, "mx_dequantize_direct", "explain_mx_dequantize_direct", mx_dequantize_args,
-         no_workspace<sol::MxDequantizeArgs>, sol::explain_mx_dequantize,
-         without_workspace<sol::MxDequantizeArgs, sol::mx_dequantize>);
-  direct(m, "copy_direct", "explain_copy_direct", copy_args, no_workspace<sol::CopyArgs>, sol::explain_copy,
-         without_workspace<sol::CopyArgs, sol::copy>);
 }
