@@ -89,7 +89,8 @@ TEST_F(Cli, BenchControlsRejectBadValuesBeforeAnyGpuWork) {
            "bench selftest --csv --md", "bench selftest --min-samples 2", "bench selftest --min-samples -5",
            "bench selftest --max-noise 1.5", "bench selftest --max-noise -0.1", "bench selftest --timeout -1",
            "bench selftest --run-once --graph", "bench selftest --run-once --min-samples 20",
-           "bench selftest --run-once --timeout 3", "bench selftest --min-samples many"}) {
+           "bench selftest --run-once --timeout 3", "bench selftest --min-samples many",
+           "bench selftest --events --graph", "bench selftest --run-once --events"}) {
     const SolRun r = run_sol(args, "stderr");
     EXPECT_EQ(r.code, 2) << args << ": " << r.out;
     EXPECT_EQ(lines(r.out), 1) << args << ": " << r.out;
