@@ -218,13 +218,8 @@ Timed time_runs(const std::function<void(int, cudaStream_t)>& run, int sets, con
   const bool from_graph = opts.graph || (!opts.events && !opts.cold_l2 && per_run < results::kGraphBelowS);
   const bool both_ways = from_graph && !opts.graph;
   const double budget_s = both_ways ? opts.budget_s / 2 : opts.budget_s;
-  if (both_ways) {
-    const Sampled stream = sample(nullptr, 1, budget_s);
-    t.eager_median = stream.summary.median;
-    t.notes.push_back("shorter than " + num(results::kGraphBelowS * 1e6, 3) + " µs: from the stream one run took " +
-                      num(stream.summary.median * 1e6, 3) + " µs (launch gaps included; eager_median_s), the median is "
-                      "device time from a graph (--events: the stream only)");
-  }
+  std::optional<Sampled> stream;
+  if (both_ways) stream = sample(nullptr, 1, budget_s);
   std::unique_ptr<Graph> graph;
   if (from_graph) {
     // Enough runs per replay that a replay lasts ≥ 200 µs, and every input set appears.
@@ -240,11 +235,20 @@ Timed time_runs(const std::function<void(int, cudaStream_t)>& run, int sets, con
       SOL_CUDA_CHECK(cudaStreamSynchronize(s));
     } catch (const Error& e) {
       graph.reset();
-      t.eager_median = 0;
       t.notes.push_back(std::string("graph capture failed, timed from the stream instead: ") + e.what());
     }
   }
-  keep(sample(graph.get(), t.runs_per_sample, budget_s));
+  if (stream && !graph) {  // the capture failed: the stream's samples are the timing
+    keep(std::move(*stream));
+  } else {
+    if (stream) {
+      t.eager_median = stream->summary.median;
+      t.notes.push_back("shorter than " + num(results::kGraphBelowS * 1e6, 3) + " µs: from the stream one run took " +
+                        num(t.eager_median * 1e6, 3) + " µs (launch gaps included; eager_median_s), the median is "
+                        "device time from a graph (--events: the stream only)");
+    }
+    keep(sample(graph.get(), t.runs_per_sample, budget_s));
+  }
   t.clocks.add(read_clock(dev));
   return t;
 }

@@ -67,12 +67,12 @@ model::Cost cost(Version v, const Shape& s) {
   const bool by_row = v == Version::v01_row_per_thread;
   const double outs = double(by_row ? rows : cols);
   model::Cost c = vector_cost(std::string(by_row ? "row" : "column") + " sums of " + std::to_string(rows) + "×" +
-                         std::to_string(cols) + " fp32",
-                     double(rows) * double(cols), 4.0 * double(rows) * double(cols) + 4 * outs, DType::f32,
-                     {"bytes = A read once (4·rows·cols) + one fp32 per sum written", "flops = one add per element",
-                      by_row ? "warp requests touch 32 sectors each (8× v02's 4): HBM bytes stay minimal only if L1 "
-                               "keeps each sector for the next 7 k"
-                             : "warp requests touch 4 sectors each, all bytes used"});
+                                  std::to_string(cols) + " fp32",
+                              double(rows) * double(cols), 4.0 * double(rows) * double(cols) + 4 * outs, DType::f32,
+                              {"bytes = A read once (4·rows·cols) + one fp32 per sum written", "flops = one add per element",
+                               by_row ? "warp requests touch 32 sectors each (8× v02's 4): HBM bytes stay minimal only "
+                                        "if L1 keeps each sector for the next 7 k"
+                                      : "warp requests touch 4 sectors each, all bytes used"});
   // A thread per sum (kSumThreads to a block; ptxas -v: 29–32 registers) with kSumUnroll loads of
   // 4 B in flight: few threads, so Little's law binds. v01's warp request reads 32 rows: 32 lines,
   // an L1 pass each, every element; v02's reads one line for 32 elements.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -99,11 +100,11 @@ model::Cost cost(Version v, const Shape& s) {
   c.exec.declared = true;
   c.exec.kernels = 1;
   if (i.impl == Impl::Eager) {
-    const EagerPass* passes = i.kind == Kind::LayerNorm ? kLayerNormPasses
-                              : i.kind == Kind::RMSNorm ? kRmsNormPasses
-                                                        : kSoftmaxPasses;
-    for (int k = 0; k < 4; ++k)
-      c.exec.streams.push_back(eager_pass_stream(op.rows, op.cols, b, passes[k].writes, passes[k].what));
+    const std::span<const EagerPass> passes = i.kind == Kind::LayerNorm ? std::span<const EagerPass>(kLayerNormPasses)
+                                              : i.kind == Kind::RMSNorm ? std::span<const EagerPass>(kRmsNormPasses)
+                                                                        : std::span<const EagerPass>(kSoftmaxPasses);
+    for (const EagerPass& pass : passes)
+      c.exec.streams.push_back(eager_pass_stream(op.rows, op.cols, b, pass.writes, pass.what));
     c.exec.kernels = int(c.exec.streams.size());
   }
   c.exec.how = std::to_string(c.exec.kernels) + (c.exec.kernels == 1 ? " kernel" : " kernels");

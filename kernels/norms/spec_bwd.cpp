@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "kernels/common/spec.hpp"
@@ -77,10 +78,9 @@ model::Cost cost(Version v, const Shape& s) {
   const double rows = double(s.at("rows")), cols = double(s.at("cols")), n = rows * cols;
   const int b = i.fp32 ? 4 : 2;
   const int np = params(i.kind);
-  const std::vector<EagerStep> steps =
-      i.kind == Kind::LayerNorm ? std::vector<EagerStep>(std::begin(kLayerNormSteps), std::end(kLayerNormSteps))
-      : i.kind == Kind::RMSNorm ? std::vector<EagerStep>(std::begin(kRmsNormSteps), std::end(kRmsNormSteps))
-                                : std::vector<EagerStep>(std::begin(kSoftmaxSteps), std::end(kSoftmaxSteps));
+  const std::span<const EagerStep> steps = i.kind == Kind::LayerNorm ? std::span<const EagerStep>(kLayerNormSteps)
+                                            : i.kind == Kind::RMSNorm ? std::span<const EagerStep>(kRmsNormSteps)
+                                                                      : std::span<const EagerStep>(kSoftmaxSteps);
   int reads = 0, writes = 0;
   std::string what;
   for (const EagerStep& e : steps) {

@@ -102,7 +102,7 @@ std::string family_markdown(const results::File& f, const hw::HwSpec& hw) {
        "(device events per sample), graph (a CUDA graph replayed) or events_batched (many calls between one "
        "event pair); a peer's \"eager\" time is one call in a Python loop, host dispatch included.";
   const bool short_from_graph = std::any_of(f.records.begin(), f.records.end(), [](const results::Record& r) {
-    return r.graph && r.eager_median_s > 0 && r.variant.rfind("peer:", 0) != 0;
+    return r.graph && r.eager_median_s > 0 && !is_peer(r.variant);
   });
   if (short_from_graph)
     o << " A sol run under " << num(results::kGraphBelowS * 1e6, 3)
