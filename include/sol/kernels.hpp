@@ -228,9 +228,9 @@ void softmax_backward(const SoftmaxBackwardArgs& args, void* workspace, size_t w
 //   dlogits = grad_scale · ∂reduced/∂logits = (softmax − (1 − ε)·onehot − ε/V) · grad_scale [/ count]
 // (0 on ignored rows), in the logits' dtype; dlogits may be the logits themselves (same pitch). A
 // label outside [0, V) that is not ignore_index gives its row a NaN loss and NaN dlogits. The
-// one-read rung (a cluster per row on sm_90, up to 786432 bf16 / 393216 fp32 logits) runs once the
-// H200 results hold it, or under SOL_DISPATCH_UNMEASURED=1; three passes otherwise. The reduction's
-// order is fixed (the same bits on every run). Outputs given as nullptr are not written.
+// logits are read once where a row fits a cluster's shared memory (sm_90: up to 786432 bf16 /
+// 393216 fp32 logits), in three passes past it. The reduction's order is fixed (the same bits on
+// every run). Outputs given as nullptr are not written.
 enum class IndexType { i32, i64 };
 enum class Reduction { Mean, Sum };
 struct CrossEntropyArgs {

@@ -11,9 +11,9 @@
 //     columns), and the looped kernel for rows longer than a cluster holds.
 // The committed H200 results (bench/results/h200/{layernorm,rmsnorm,softmax}{,_bwd}.json) rank
 // the register rung first at every shape they cover (rows × cols = 32768 × 4096, 4096 × 65536,
-// 65536 × 1024), ahead of the looped rung, so the dispatcher takes it wherever it can run. The
-// softmax cluster rung (v05/v06) has no H200 result yet: the dispatcher takes it only under
-// SOL_DISPATCH_UNMEASURED=1 (kernels/api/unmeasured.hpp) until kSoftmaxClusterMeasured says so.
+// 65536 × 1024), ahead of the looped rung, so the dispatcher takes it wherever it can run. At the
+// vocabulary shapes (model-shapes/softmax-vocab.json, 4096 rows of 50257 to 262144 logits) the
+// cluster rung takes 0.50–0.88× the looped rung's time, so past the registers it comes first.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -29,7 +29,6 @@
 #include "kernels/norms/ops.cuh"
 #include "kernels/api/choice.hpp"
 #include "kernels/api/entry_util.hpp"
-#include "kernels/api/unmeasured.hpp"
 #include "kernels/softmax/cluster.cuh"
 #include "sol/hw/spec.hpp"
 #include "sol/kernels.hpp"
@@ -238,11 +237,6 @@ rk::RowArgs<T> forward_args(const RowsForward& f) {
   return a;
 }
 
-// True once bench/results/h200/softmax.json holds v05/v06 at the vocabulary shapes (kSoftmaxLongBench
-// in kernels/registry.cpp) ahead of v02 there.
-constexpr bool kSoftmaxClusterMeasured = false;
-bool softmax_cluster_allowed() { return kSoftmaxClusterMeasured || api::unmeasured_allowed(); }
-
 // cc: the device's compute capability (0 without a usable device: no clusters, the smallest slice).
 Choice forward_choice(const RowsForward& f, int cc) {
   return with_type(f.dtype, [&](auto t) {
@@ -252,8 +246,9 @@ Choice forward_choice(const RowsForward& f, int cc) {
     const std::string fam = family(f.kind, false);
     const bool softmax = f.kind == Kind::Softmax;
     const std::string tok = type_token(f.dtype);
-    const bool cluster_route = softmax && rk::softmax_route(a, cc) == rk::SoftmaxRoute::Cluster;
-    if (cluster_route && softmax_cluster_allowed()) {
+    const bool registers = rk::fits_registers(a);
+    const bool cluster_route = softmax && !registers && rk::softmax_route(a, cc) == rk::SoftmaxRoute::Cluster;
+    if (cluster_route) {
       constexpr int kVec = 16 / int(sizeof(T));
       const bool packs = rk::cluster_rows_aligned<T>(a.x, a.y, a.cols, a.ldx, a.ldy) && a.cols % kVec == 0;
       const rk::ClusterSplit s = rk::cluster_split(a.cols, sizeof(T), packs ? kVec : 1, cc);
@@ -261,7 +256,7 @@ Choice forward_choice(const RowsForward& f, int cc) {
       c.reason = "cluster kernel, one read: " + std::to_string(f.cols) + " columns over " + std::to_string(s.slices) +
                  (s.slices == 1 ? " CTA" : " CTAs") + " of " + std::to_string(s.slice_bytes) + " bytes of shared memory (" +
                  (packs ? "16-byte packs" : "single elements: rows not 16-byte aligned") + ")";
-    } else if (rk::fits_registers(a)) {
+    } else if (registers) {
       const std::string rung = f.dtype == DType::f32 ? (softmax ? "v04_one_pass_" : "v04_one_read_")
                                                      : (softmax ? "v03_one_pass_" : "v03_one_read_");
       c.implementation = fam + "/" + rung + tok;
@@ -276,7 +271,6 @@ Choice forward_choice(const RowsForward& f, int cc) {
         why = "a row of " + std::to_string(f.cols * int64_t(sizeof(T))) + " bytes is not a multiple of 16";
       else why = "x, y, γ, β or a pitch not 16-byte aligned";
       c.reason = "looped kernel, two reads per row: " + why;
-      if (cluster_route) c.reason += " (the cluster rung v05/v06 is unmeasured: SOL_DISPATCH_UNMEASURED=1 opts in)";
     }
     c.predicted_s = predicted(f.kind, false, f.dtype, f.rows, f.cols);
     return c;
@@ -291,7 +285,7 @@ void forward_run(const RowsForward& f, cudaStream_t stream) {
       case Kind::LayerNorm: return rk::layernorm_forward(rk::Impl::Registers, a, static_cast<T*>(nullptr), stream);
       case Kind::RMSNorm: return rk::rmsnorm_forward(rk::Impl::Registers, a, static_cast<T*>(nullptr), stream);
       case Kind::Softmax:
-        return rk::softmax_forward(softmax_cluster_allowed() ? rk::Impl::Cluster : rk::Impl::Registers, a,
+        return rk::softmax_forward(rk::fits_registers(a) ? rk::Impl::Registers : rk::Impl::Cluster, a,
                                    static_cast<T*>(nullptr), stream);
     }
   });

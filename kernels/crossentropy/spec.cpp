@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/common/spec.hpp"
+#include "kernels/crossentropy/launch.hpp"
 #include "kernels/softmax/cluster_split.hpp"
 
 namespace sol::kernels::crossentropy {
@@ -50,6 +51,18 @@ model::Cost cost(Version v, const Shape& s) {
   c.exec.declared = true;
   c.exec.kernels = passes ? 5 : 3;
   c.exec.how = std::to_string(c.exec.kernels) + " kernels";
+  if (passes)  // each pass a block per row, reading at the loads its threads keep in flight
+    for (const PassLaunch& p : kPasses) {
+      model::LoadStream st;
+      st.read_bytes = n * b;
+      st.write_bytes = p.writes ? n * b : 0;
+      st.blocks = s.at("rows");
+      st.block = pass_resources(p);
+      st.loads_in_flight = p.loads_in_flight;
+      st.load_bytes = int(b);
+      st.what = p.what;
+      c.exec.streams.push_back(st);
+    }
   return c;
 }
 

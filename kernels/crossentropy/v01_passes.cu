@@ -2,11 +2,12 @@
 //   max (read x) | Σ exp(x − max), Σx → the row's loss (read x) | dlogits (read x, write dlogits)
 // 3 reads + 1 write of rows × V, between the count and the reduction. Any vocabulary.
 #include "kernels/crossentropy/crossentropy.cuh"
+#include "kernels/crossentropy/launch.hpp"
 
 namespace sol::kernels::crossentropy {
 namespace {
 
-constexpr int kThreads = 512;
+constexpr int kThreads = kPassThreads;
 using rows::group_reduce;
 using rows::Reduce;
 

@@ -182,31 +182,50 @@ def _matmul_shapes(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[str]) -
     return m, n, k, out, *layouts
 
 
-def _matmul_args(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, shapes: tuple) -> tuple:
+def _matmul_scales(a: torch.Tensor, scale_a: Optional[torch.Tensor], scale_b: Optional[torch.Tensor]) -> None:
+    """fp8 operands take both per-tensor scales, one fp32 element each on a's device; others none."""
+    if _DTYPES[a.dtype] not in _FP8:
+        if scale_a is not None or scale_b is not None:
+            _fail(f"matmul: scale_a and scale_b apply to fp8 operands; a is {a.dtype}")
+        return
+    if scale_a is None or scale_b is None:
+        _fail("fp8 matmul needs scale_a and scale_b: one-element fp32 tensors (the per-tensor dequantization "
+              "scales; the product is scale_a·scale_b·a@b)")
+    for name, t in (("scale_a", scale_a), ("scale_b", scale_b)):
+        if t.dtype != torch.float32 or t.numel() != 1:
+            _fail(f"matmul: {name} must be one fp32 element, got {t.dtype} of shape {tuple(t.shape)}")
+        if t.device != a.device:
+            _fail(f"matmul: {name} is on {t.device} and a on {a.device}; give them one device")
+
+
+def _matmul_args(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, shapes: tuple,
+                 scale_a: Optional[torch.Tensor] = None, scale_b: Optional[torch.Tensor] = None) -> tuple:
     """matmul_direct's arguments but the last four, from _matmul_shapes(a, b, ...)."""
     m, n, k, _, (ta, lda), (tb, ldb) = shapes
     return (m, n, k, _DTYPES[a.dtype], _DTYPES[b.dtype], _DTYPES[c.dtype], ta, tb, a.data_ptr(), lda, b.data_ptr(), ldb,
-            c.data_ptr(), n)
+            c.data_ptr(), n, _ptr(scale_a), _ptr(scale_b))
 
 
-def _matmul_run(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[str], dev: int = -1) -> torch.Tensor:
+def _matmul_run(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[str], dev: int = -1,
+                scale_a: Optional[torch.Tensor] = None, scale_b: Optional[torch.Tensor] = None) -> torch.Tensor:
     shapes = _matmul_shapes(a, b, out_dtype)
-    dev = _cuda(a, b) if dev < 0 else dev
-    if _DTYPES[a.dtype] in _FP8:
-        _fail("fp8 matmul needs per-tensor scales, which sol.ops.matmul does not take yet (use bf16 or f16)")
+    _matmul_scales(a, scale_a, scale_b)
+    dev = _cuda(a, b, scale_a, scale_b) if dev < 0 else dev
     c = _empty(shapes[:2], shapes[3], dev)
-    _launch(_kernels.matmul_direct, dev, *_matmul_args(a, b, c, shapes))
+    _launch(_kernels.matmul_direct, dev, *_matmul_args(a, b, c, shapes, scale_a, scale_b))
     return c
 
 
 @torch.library.custom_op("sol::matmul", mutates_args=())
-def _matmul(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[str] = None) -> torch.Tensor:
-    return _matmul_run(a, b, out_dtype)
+def _matmul(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[str] = None, scale_a: Optional[torch.Tensor] = None,
+            scale_b: Optional[torch.Tensor] = None) -> torch.Tensor:
+    return _matmul_run(a, b, out_dtype, -1, scale_a, scale_b)
 
 
 @_matmul.register_fake
-def _(a, b, out_dtype=None):
+def _(a, b, out_dtype=None, scale_a=None, scale_b=None):
     m, n, _, out, _, _ = _matmul_shapes(a, b, out_dtype)
+    _matmul_scales(a, scale_a, scale_b)
     return a.new_empty(m, n, dtype=out)
 
 
@@ -218,14 +237,16 @@ def _product(a, b):
 
 def _matmul_backward(ctx, dc):
     a, b = ctx.saved_tensors
+    if _DTYPES[a.dtype] in _FP8:
+        _fail("matmul has no backward for fp8 operands (quantize the gradients' operands and call it again)")
     dc = dc.to(a.dtype).contiguous()  # an upstream gradient may be broadcast (strides 0)
     da = _product(dc, b.t()) if ctx.needs_input_grad[0] else None
     db = _product(a.t(), dc) if ctx.needs_input_grad[1] else None
-    return da, db, None
+    return da, db, None, None, None
 
 
 def _matmul_setup(ctx, inputs, output):
-    a, b, _ = inputs
+    a, b = inputs[0], inputs[1]
     ctx.save_for_backward(a, b)
 
 
@@ -679,15 +700,18 @@ def _back(kind: str, t: torch.Tensor) -> Any:
 
 
 # ---- the public functions -----------------------------------------------------------------------------------
-def matmul(a: Any, b: Any, out_dtype: Optional[str] = None) -> Any:
+def matmul(a: Any, b: Any, out_dtype: Optional[str] = None, scale_a: Any = None, scale_b: Any = None) -> Any:
     """``a @ b`` for 2-D ``a`` [m×k] and ``b`` [k×n], each row-major or a transposed view
     (``x @ w.t()`` is nn.Linear's product); bf16, f16 or f32 in, the same type out unless
-    ``out_dtype`` says ``"bf16"``, ``"fp16"`` or ``"fp32"``. fp32 accumulation."""
-    dev = _direct(a, b)
+    ``out_dtype`` says ``"bf16"``, ``"fp16"`` or ``"fp32"``. fp32 accumulation. fp8 e4m3 operands
+    (``torch.float8_e4m3fn``) take ``scale_a`` and ``scale_b``, one fp32 element each on the device
+    (per-tensor dequantization scales, as ``torch._scaled_mm``): ``scale_a·scale_b·(a @ b)``, bf16
+    out by default; no backward."""
+    dev = _direct(a, b, scale_a, scale_b)
     if dev >= 0:
-        return _matmul_run(a, b, out_dtype, dev)
+        return _matmul_run(a, b, out_dtype, dev, scale_a, scale_b)
     kind = _kind(a)
-    return _back(kind, _matmul(_to_torch(a), _to_torch(b), out_dtype))
+    return _back(kind, _matmul(_to_torch(a), _to_torch(b), out_dtype, _to_torch(scale_a), _to_torch(scale_b)))
 
 
 def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: Optional[float] = None) -> Any:

@@ -134,12 +134,14 @@ void direct(nb::module_& m, const char* name, const char* explain_name, Args (*f
 
 sol::MatmulArgs matmul_args(int64_t m, int64_t n, int64_t k, const std::string& a_type, const std::string& b_type,
                             const std::string& c_type, const std::string& trans_a, const std::string& trans_b,
-                            uintptr_t a, int64_t lda, uintptr_t b, int64_t ldb, uintptr_t c, int64_t ldc) {
+                            uintptr_t a, int64_t lda, uintptr_t b, int64_t ldb, uintptr_t c, int64_t ldc,
+                            uintptr_t scale_a, uintptr_t scale_b) {
   sol::MatmulArgs x;
   x.m = m, x.n = n, x.k = k;
   x.a_type = sol::parse_dtype(a_type), x.b_type = sol::parse_dtype(b_type), x.c_type = sol::parse_dtype(c_type);
   x.trans_a = parse_transpose("trans_a", trans_a), x.trans_b = parse_transpose("trans_b", trans_b);
   x.a = as<const void>(a), x.lda = lda, x.b = as<const void>(b), x.ldb = ldb, x.c = as<void>(c), x.ldc = ldc;
+  x.scale_a = as<const float>(scale_a), x.scale_b = as<const float>(scale_b);  // fp8: one fp32 each (0: none)
   return x;
 }
 

@@ -2,12 +2,13 @@
 // the same rounded logits: fp32, bf16 and fp16; vocabularies of 1, 3, primes, odd lengths, the model
 // set's, 2^18 and one past it; ignored rows (all of them, too), label smoothing, both reductions,
 // int32 and int64 labels, padded pitches (the padding must stay untouched), dlogits in place, loss
-// alone, a bad label; both rungs (the passes by default, the one-read rung opted in while it is
-// unmeasured); a > 2^31-element call checked on sampled rows. The argument checks need no GPU.
+// alone, a bad label; both rungs (the one-read rung where a row fits a cluster, the passes past it:
+// 786433 logits, and 400000 in fp32); > 2^31-element calls checked on sampled rows. The argument
+// checks need no GPU.
 // Tolerances, relative L2 over each output: dlogits are stored in the logits' dtype, so their error
 // is that one rounding (bf16 2^-9, fp16 2^-11 relative; the reference is rounded to the dtype first,
 // since fp16 probabilities of 10^5 columns are subnormal) — 4e-3 and 1e-3 leave room for the fp32
-// sums; fp32 dlogits and every loss (fp32 arithmetic on exact inputs: lse = max + log Σ over ≤ 2^18
+// sums; fp32 dlogits and every loss (fp32 arithmetic on exact inputs: lse = max + log Σ over < 2^20
 // terms, relative error ~1e-6) within 2e-5. dlogits are judged against max(‖dlogits‖, the norm
 // of their terms p and (1 − ε)·onehot): where the label's p nears 1, p − (1 − ε) cancels and
 // keeps p's fp32 rounding.
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/api/choice.hpp"
@@ -160,60 +162,49 @@ const DType kTypes[] = {DType::f32, DType::bf16, DType::f16};
 // Tiny, prime, odd (not a multiple of 8: single elements), the model set's vocabularies, 2^18 ± 1.
 const int64_t kShapes[][2] = {{1, 1},     {3, 3},     {2, 2},     {7, 17},     {37, 1000},  {5, 4099},
                               {3, 32000}, {3, 50257}, {2, 65537}, {2, 128256}, {1, 151936}, {2, 152064},
-                              {1, 262144}, {2, 262145}};
-
-// Both rungs: the default (the passes, while the one-read rung is unmeasured) and the opted-in one.
-template <class Fn>
-void on_both_rungs(Fn&& fn) {
-  fn();
-  const UnmeasuredOptIn opt_in;
-  fn();
-}
+                              {1, 262144}, {2, 262145}, {1, 400000}, {2, 786433}};
 
 TEST(ApiCrossEntropy, EveryTypeAndShapeAgainstTheReference) {
   SOL_REQUIRE_GPU_OR_SKIP();
-  on_both_rungs([] {
-    for (DType d : kTypes)
-      for (const auto& s : kShapes) check({.dtype = d, .rows = s[0], .vocab = s[1]});
-  });
+  for (DType d : kTypes)
+    for (const auto& s : kShapes) check({.dtype = d, .rows = s[0], .vocab = s[1]});
 }
 
 TEST(ApiCrossEntropy, IgnoredRowsSmoothingReductionsAndLabelTypes) {
   SOL_REQUIRE_GPU_OR_SKIP();
-  on_both_rungs([] {
-    for (DType d : kTypes) {
-      check({.dtype = d, .rows = 37, .vocab = 1000, .ignore_every = 3});
-      check({.dtype = d, .rows = 9, .vocab = 50257, .ignore_every = 2, .smoothing = 0.1f});
-      check({.dtype = d, .rows = 5, .vocab = 151936, .smoothing = 0.05f, .reduction = Reduction::Sum});
-      check({.dtype = d, .rows = 4, .vocab = 3, .smoothing = 1.f, .labels = IndexType::i32});
-      check({.dtype = d, .rows = 3, .vocab = 17, .ignore_every = 1});                                 // mean: NaN
-      check({.dtype = d, .rows = 3, .vocab = 17, .ignore_every = 1, .reduction = Reduction::Sum});   // sum: 0
-      check({.dtype = d, .rows = 300, .vocab = 70001, .ignore_every = 5, .labels = IndexType::i32});  // many rows
-      check({.dtype = d, .rows = 2, .vocab = 262144, .scale = 30.0});  // peaked: the label's p near 0 or 1
-    }
-  });
+  for (DType d : kTypes) {
+    check({.dtype = d, .rows = 37, .vocab = 1000, .ignore_every = 3});
+    check({.dtype = d, .rows = 9, .vocab = 50257, .ignore_every = 2, .smoothing = 0.1f});
+    check({.dtype = d, .rows = 5, .vocab = 151936, .smoothing = 0.05f, .reduction = Reduction::Sum});
+    check({.dtype = d, .rows = 4, .vocab = 3, .smoothing = 1.f, .labels = IndexType::i32});
+    check({.dtype = d, .rows = 3, .vocab = 17, .ignore_every = 1});                                 // mean: NaN
+    check({.dtype = d, .rows = 3, .vocab = 17, .ignore_every = 1, .reduction = Reduction::Sum});   // sum: 0
+    check({.dtype = d, .rows = 300, .vocab = 70001, .ignore_every = 5, .labels = IndexType::i32});  // many rows
+    check({.dtype = d, .rows = 2, .vocab = 262144, .scale = 30.0});  // peaked: the label's p near 0 or 1
+  }
 }
 
 TEST(ApiCrossEntropy, PitchesInPlaceLossOnlyAndBadLabels) {
   SOL_REQUIRE_GPU_OR_SKIP();
-  on_both_rungs([] {
-    for (DType d : kTypes) {
-      check({.dtype = d, .rows = 3, .vocab = 1000, .pad = 24});    // aligned pitch: 16-byte packs
-      check({.dtype = d, .rows = 3, .vocab = 32000, .pad = 3});    // unaligned pitch: single elements
-      check({.dtype = d, .rows = 4, .vocab = 128256, .in_place = true});
-      check({.dtype = d, .rows = 4, .vocab = 50257, .pad = 5, .in_place = true});
-      check({.dtype = d, .rows = 6, .vocab = 4099, .ignore_every = 3, .dlogits = false});
-      check({.dtype = d, .rows = 5, .vocab = 1000, .bad_row = 2});
-    }
-  });
+  for (DType d : kTypes) {
+    check({.dtype = d, .rows = 3, .vocab = 1000, .pad = 24});    // aligned pitch: 16-byte packs
+    check({.dtype = d, .rows = 3, .vocab = 32000, .pad = 3});    // unaligned pitch: single elements
+    check({.dtype = d, .rows = 4, .vocab = 128256, .in_place = true});
+    check({.dtype = d, .rows = 4, .vocab = 50257, .pad = 5, .in_place = true});
+    check({.dtype = d, .rows = 6, .vocab = 4099, .ignore_every = 3, .dlogits = false});
+    check({.dtype = d, .rows = 5, .vocab = 1000, .bad_row = 2});
+  }
 }
 
 // rows × vocab > 2^31 (64-bit offsets in every kernel): dlogits in place, checked on sampled rows;
 // the reduced loss against the mean of the per-row losses the call wrote.
+// Both rungs: the one-read rung at 16385 × 131072 (2^31 + 2^17 logits, 4 GiB of bf16), the passes
+// at 2731 × 786433 (past a cluster's 786432; 2^31 + 264875 logits).
 TEST(ApiCrossEntropy, MoreThan2To31Logits) {
   SOL_REQUIRE_GPU_OR_SKIP();
-  on_both_rungs([] {
-    const int64_t R = 16385, V = 131072;  // 2^31 + 2^17 logits, 4 GiB of bf16
+  for (const std::pair<int64_t, int64_t>& shape : {std::pair<int64_t, int64_t>{16385, 131072}, {2731, 786433}}) {
+    const int64_t R = shape.first, V = shape.second;
+    SCOPED_TRACE("rows=" + std::to_string(R) + ",vocab=" + std::to_string(V));
     std::vector<uint16_t> hx(static_cast<size_t>(R * V));
     Lcg g{0xB16ull};
     for (auto& b : hx) b = uint16_t(f32_bits(float(g.next() * 4)) >> 16);  // bf16 by truncation: exact
@@ -255,7 +246,7 @@ TEST(ApiCrossEntropy, MoreThan2To31Logits) {
         EXPECT_EQ(loss[size_t(r)], 0.f);
       }
     }
-  });
+  }
 }
 
 // ---- without a GPU: the checks and the choice ------------------------------------------------------
@@ -293,16 +284,16 @@ TEST(ApiCrossEntropyChecks, RefusesBadArgumentsBeforeAnyCudaCall) {
   SOL_EXPECT_BAD_INPUT(cross_entropy(ok_args(), nullptr, 0, nullptr), "workspace");
 }
 
-TEST(ApiCrossEntropyChecks, TheChoiceFollowsTheVocabularyAndTheOptIn) {
+TEST(ApiCrossEntropyChecks, TheChoiceFollowsTheVocabulary) {
   CrossEntropyArgs a = ok_args();
   a.vocab = 151936;
   a.dlogits = nullptr;  // the fake pointers lie 4 KiB apart: these rows would overlap them
   Choice c = api::explain_cross_entropy_on(a, 90);
-  EXPECT_EQ(c.implementation, "crossentropy/v01_passes_bf16");
-  EXPECT_NE(c.reason.find("SOL_DISPATCH_UNMEASURED"), std::string::npos) << c.reason;
+  EXPECT_EQ(c.implementation, "crossentropy/v02_one_read_bf16");
+  EXPECT_NE(c.reason.find("151936 logits over 5 CTAs of a cluster"), std::string::npos) << c.reason;
   EXPECT_GT(c.predicted_s, 0);
-  const UnmeasuredOptIn opt_in;
-  EXPECT_EQ(api::explain_cross_entropy_on(a, 90).implementation, "crossentropy/v02_one_read_bf16");
+  a.vocab = 786433;  // past 8 × 192 KiB of bf16
+  EXPECT_EQ(api::explain_cross_entropy_on(a, 90).implementation, "crossentropy/v01_passes_bf16");
   a.dtype = DType::f32;
   a.vocab = 262144;
   EXPECT_EQ(api::explain_cross_entropy_on(a, 90).implementation, "crossentropy/v03_one_read_fp32");

@@ -386,14 +386,13 @@ TEST(ApiRows, SoftmaxForwardAtVocabularySizes) {
   for (DType d : kTypes) check_forward({Op::LayerNorm, d, 2, 152064});
 }
 
-// The cluster rung (softmax v05/v06, opted in while unmeasured): every way it splits a row — one
+// The cluster rung (softmax v05/v06, the dispatcher's choice past the registers): every way it splits a row — one
 // to eight slices, 16-byte packs or single elements (odd lengths, unaligned pitches) — the model
 // set's vocabularies, 2^18 and one past it, a prime, masked-size extremes, a row past what a
 // cluster holds (the looped kernel again), and rows walked by many clusters. Same tolerance as
 // every softmax: the output's one rounding (the sums are fp32 over ≤ 2^18 terms, ~1e-7).
 TEST(ApiRows, SoftmaxForwardOnTheClusterRung) {
   SOL_REQUIRE_GPU_OR_SKIP();
-  const sol::test::UnmeasuredOptIn opt_in;
   for (DType d : kTypes) {
     for (int64_t cols : {int64_t(1025), int64_t(2048), int64_t(4099), int64_t(32000), int64_t(50257), int64_t(65537),
                          int64_t(100003), int64_t(128256), int64_t(151936), int64_t(262144), int64_t(262145)}) {
@@ -644,23 +643,23 @@ TEST(ApiRowsChecks, ForwardDispatchTakesTheRegisterKernelOnlyWhereItCanRun) {
   s.cols = 65536;  // the registers' limit in bf16
   EXPECT_EQ(explain_softmax_forward(s).implementation, "softmax/v03_one_pass_bf16");
   s.cols = 152064;  // vocabulary logits: past the registers
-  const Choice v = explain_softmax_forward(s);
-  EXPECT_EQ(v.implementation, "softmax/v02_online_bf16");
+  const Choice v = api::explain_softmax_forward_on(s, 90);  // on an H200: the cluster rung
+  EXPECT_EQ(v.implementation, "softmax/v05_cluster_bf16");
   EXPECT_NE(v.reason.find("152064"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("16-byte packs"), std::string::npos) << v.reason;
   EXPECT_GT(v.predicted_s, 0);
-  EXPECT_NE(api::explain_softmax_forward_on(s, 90).reason.find("SOL_DISPATCH_UNMEASURED"), std::string::npos);
-  {  // opted in, on an H200: the cluster rung, 16-byte packs or single elements; past it, looped
-    const sol::test::UnmeasuredOptIn opt_in;
-    const Choice k = api::explain_softmax_forward_on(s, 90);
-    EXPECT_EQ(k.implementation, "softmax/v05_cluster_bf16");
-    EXPECT_NE(k.reason.find("16-byte packs"), std::string::npos) << k.reason;
+  // Without a usable device (cc 0: no clusters), the looped kernel.
+  EXPECT_EQ(api::explain_softmax_forward_on(s, 0).implementation, "softmax/v02_online_bf16");
+  {  // the cluster rung's splits: 16-byte packs or single elements; past it, looped
     SoftmaxArgs odd = s;
-    odd.cols = 65536;  // fits the registers, but past one 64 KiB slice: two CTAs
-    EXPECT_NE(api::explain_softmax_forward_on(odd, 90).reason.find("over 2 CTAs"), std::string::npos);
-    odd.cols = 32768;  // one slice: the register kernel
+    odd.cols = 65536;  // fits the registers: the register kernel (measured ahead of the looped one)
     EXPECT_EQ(api::explain_softmax_forward_on(odd, 90).implementation, "softmax/v03_one_pass_bf16");
-    odd.cols = 50257;
-    EXPECT_NE(api::explain_softmax_forward_on(odd, 90).reason.find("single elements"), std::string::npos);
+    odd.cols = 65544;  // past them: three slices of under 64 KiB
+    EXPECT_NE(api::explain_softmax_forward_on(odd, 90).reason.find("over 3 CTAs"), std::string::npos);
+    odd.cols = 50257;  // not a multiple of 8: single elements, two slices
+    const Choice single = api::explain_softmax_forward_on(odd, 90);
+    EXPECT_NE(single.reason.find("single elements"), std::string::npos) << single.reason;
+    EXPECT_NE(single.reason.find("over 2 CTAs"), std::string::npos) << single.reason;
     odd.cols = 999;  // short unaligned rows: a warp per row, looped
     EXPECT_EQ(api::explain_softmax_forward_on(odd, 90).implementation, "softmax/v02_online_bf16");
     odd.cols = 786433;  // past 8 × 192 KiB
@@ -677,12 +676,13 @@ TEST(ApiRowsChecks, ForwardDispatchTakesTheRegisterKernelOnlyWhereItCanRun) {
   s.cols = 32768;
   EXPECT_EQ(explain_softmax_forward(s).implementation, "softmax/v04_one_pass_fp32");
   s.cols = 32776;  // fp32 rows hold half the bf16 columns in the same registers
-  EXPECT_EQ(explain_softmax_forward(s).implementation, "softmax/v02_online_fp32");
+  EXPECT_EQ(api::explain_softmax_forward_on(s, 0).implementation, "softmax/v02_online_fp32");
+  EXPECT_EQ(api::explain_softmax_forward_on(s, 90).implementation, "softmax/v06_cluster_fp32");
 }
 
 // Over the model shape set (bf16, packed): hidden sizes and head dims take the register kernel;
 // vocabulary rows — past the registers' 65536 bf16 columns, or (GPT-2's 50257) not a multiple of
-// 8 elements — the looped one.
+// 8 elements — the looped one for the norms, softmax's (on an H200) the cluster rung.
 TEST(ApiRowsChecks, ForwardDispatchOverTheModelShapeSet) {
   for (const std::string fam : {"layernorm", "rmsnorm", "softmax"}) {
     const auto shapes = model::model_shapes(fam);
@@ -693,9 +693,9 @@ TEST(ApiRowsChecks, ForwardDispatchOverTheModelShapeSet) {
       Choice c;
       if (fam == "layernorm") c = explain_layernorm_forward({.rows = rows, .cols = cols, .x = fake(), .y = fake()});
       else if (fam == "rmsnorm") c = explain_rmsnorm_forward({.rows = rows, .cols = cols, .x = fake(), .y = fake()});
-      else c = explain_softmax_forward({.rows = rows, .cols = cols, .x = fake(), .y = fake()});
+      else c = api::explain_softmax_forward_on({.rows = rows, .cols = cols, .x = fake(), .y = fake()}, 90);
       const bool registers = cols % 8 == 0 && cols <= 65536;
-      const std::string want = fam == "softmax" ? (registers ? "softmax/v03_one_pass_bf16" : "softmax/v02_online_bf16")
+      const std::string want = fam == "softmax" ? (registers ? "softmax/v03_one_pass_bf16" : "softmax/v05_cluster_bf16")
                                                 : fam + (registers ? "/v03_one_read_bf16" : "/v02_two_read_bf16");
       EXPECT_EQ(c.implementation, want) << c.reason;
       EXPECT_GT(c.predicted_s, 0);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -129,4 +130,25 @@ TEST(RegistryArch, HopperOnlyRungsStopAtSm90) {
     EXPECT_EQ(v.cc_refusal(100).empty(), !only90 && v.min_cc <= 100) << id;
   }
   EXPECT_EQ(seen, hopper.size());
+}
+
+// Every family's ladder is whole: its rungs are v01 … vN with none missing, each name starting with
+// its own number (a rung dropped while the registry is built would leave a gap).
+TEST(RegistryLadder, EveryFamilyHasEveryRung) {
+  std::map<std::string, std::set<int>> versions;
+  for (const sol::Variant& v : sol::registry()) {
+    if (v.is_peer() || v.is_dispatch()) continue;
+    versions[v.family].insert(v.version);
+    const std::string tag = (v.version < 10 ? "v0" : "v") + std::to_string(v.version) + "_";
+    EXPECT_EQ(v.name.rfind(tag, 0), 0u) << v.family << "/" << v.name << " is rung " << v.version;
+  }
+  for (const char* f : {"softmax", "layernorm", "rmsnorm", "crossentropy", "softmax_bwd", "copy"})
+    EXPECT_TRUE(versions.count(f)) << f;
+  for (const auto& [family, vs] : versions) {
+    int want = 1;
+    for (int v : vs) {
+      if (v != want) ADD_FAILURE() << family << ": rung " << want << " is missing (the next is " << v << ")";
+      want = v + 1;
+    }
+  }
 }

@@ -251,6 +251,31 @@ def test_the_eager_path_asks_for_its_workspace(cpu):
     assert first[6:8] == ("N", "T") and first[9] == 64 and first[11] == 64  # x @ w.t(): B transposed, ld 64
 
 
+def test_fp8_matmul_takes_both_scales_and_nothing_else_does(cpu):
+    e4m3 = torch.float8_e4m3fn
+    a, b = torch.randn(8, 64).to(e4m3), torch.randn(32, 64).to(e4m3).t()
+    sa, sb = torch.tensor(0.5), torch.tensor(2.0)
+    c = ops.matmul(a, b, scale_a=sa, scale_b=sb)
+    assert c.shape == (8, 32) and c.dtype == BF16
+    ((name, args),) = cpu.calls
+    assert name == "matmul_direct" and args[3:6] == ("fp8_e4m3", "fp8_e4m3", "bf16")
+    assert args[14:16] == (sa.data_ptr(), sb.data_ptr())
+    ops.matmul(a.to(BF16), b.to(BF16))
+    assert cpu.calls[-1][1][14:16] == (0, 0)  # no scales outside fp8
+    for call, text in [(lambda: ops.matmul(a, b), "needs scale_a and scale_b"),
+                       (lambda: ops.matmul(a, b, scale_b=sb), "needs scale_a and scale_b"),
+                       (lambda: ops.matmul(a, b, scale_a=sa.double(), scale_b=sb), "scale_a must be one fp32"),
+                       (lambda: ops.matmul(a, b, scale_a=sa, scale_b=torch.ones(2)), "scale_b must be one fp32"),
+                       (lambda: ops.matmul(a.to(BF16), b.to(BF16), scale_a=sa, scale_b=sb), "apply to fp8")]:
+        with pytest.raises(sol.Error, match=text):
+            call()
+    with FakeTensorMode():  # the op's fake: bf16 out, the same checks
+        fa, fb = torch.empty(8, 64, dtype=e4m3), torch.empty(64, 32, dtype=e4m3)
+        assert ops.matmul(fa, fb, scale_a=torch.ones(()), scale_b=torch.ones(1)).dtype == BF16
+        with pytest.raises(sol.Error, match="needs scale_a"):
+            ops.matmul(fa, fb)
+
+
 def test_the_eager_path_says_what_the_op_says(cpu):
     x, w = torch.randn(4, 8, dtype=BF16), torch.ones(7, dtype=BF16)
     with pytest.raises(sol.Error) as eager:

@@ -90,6 +90,22 @@ def test_matmul_gradients(m, n, k):
     close(db, rb, torch.float32, factor=10)
 
 
+@pytest.mark.parametrize("m,n,k", [(64, 128, 256), (33, 65, 128), (1, 4096, 4096)])
+def test_fp8_matmul_with_per_tensor_scales(m, n, k):
+    """e4m3 operands (B n×k, k-contiguous: the TN layout fp8 GEMMs take) against the product of the
+    same codes in fp32, scaled by scale_a·scale_b; bf16 out."""
+    e4m3 = torch.float8_e4m3fn
+    a, b = rand(m, k).to(e4m3), rand(n, k).to(e4m3).t()
+    sa, sb = torch.tensor(0.5, device=DEV), torch.tensor(3.0, device=DEV)
+    ref = (a.float() @ b.float()) * 1.5
+    out = ops.matmul(a, b, scale_a=sa, scale_b=sb)
+    assert out.dtype == torch.bfloat16
+    close(out, ref.to(torch.bfloat16), torch.bfloat16)
+    close(ops.matmul(a, b, out_dtype="fp32", scale_a=sa, scale_b=sb), ref, torch.float32, factor=1e3)
+    with pytest.raises(sol.Error, match="scale_a and scale_b"):
+        ops.matmul(a, b)
+
+
 # ---- attention -----------------------------------------------------------------------------------
 def attention_ref(q, k, v, causal):
     """fp32 reference over BSHD with grouped K/V and a bottom-right causal mask."""
