@@ -90,13 +90,22 @@ struct Eager {
   const char* what;
 };
 // The formulas of bench/peers/torch_peers.py (naive_layer_norm, naive_rms_norm, naive_softmax,
-// sin2_cos2) as aten runs them, one kernel per op; a row statistic (rows × 1) is not a pass.
+// sin2_cos2) as aten runs them, one kernel per op; a row statistic (rows × 1) is not a pass. The
+// backward of each (torch.autograd.grad of the saved graph) and F.cross_entropy's forward and
+// backward: the aten ops scripts/eager-kernels.py counts under a TorchDispatchMode (PyTorch 2.15).
 constexpr Eager kEager[] = {
     {"torch.naive_layer_norm", 10, 14,
      "mean | x−μ | ² | mean | x−μ | +ε | √ | ÷ | ·γ | +β: 8 reads + 6 writes of x's size"},
     {"torch.naive_rms_norm", 6, 7, "x·x | mean | +ε | rsqrt | x·r | ·γ: 4 reads + 3 writes"},
     {"torch.naive_softmax", 5, 8, "max | x−max | exp | sum | ÷: 5 reads + 3 writes"},
     {"torch.sin2_cos2_eager", 5, 11, "sin | ² | cos | ² | +: 6 reads + 5 writes"},
+    {"torch.naive_layer_norm_bwd", 24, 40,
+     "autograd of the formula: 19 elementwise ops and 5 row or column sums, 24 reads + 16 writes"},
+    {"torch.naive_rms_norm_bwd", 14, 25, "autograd of the formula: 12 elementwise ops and 2 sums, 16 reads + 9 writes"},
+    {"torch.naive_softmax_bwd", 13, 26, "autograd of the formula (the max's by a scatter): 15 reads + 11 writes"},
+    {"torch.F.cross_entropy", 5, 6,
+     "_log_softmax | nll_loss | its backward (zeros, the labels' −1/count) | _log_softmax_backward_data: 3 reads + "
+     "3 writes"},
 };
 }  // namespace
 
@@ -127,8 +136,10 @@ std::optional<model::Execution> peer_execution(const Work& w) {
     const std::string n = e.name;
     // The formula's peer on one dtype: "<name>_<dtype>" (its backward, "<name>_bwd_<dtype>", runs other kernels).
     if (name.rfind(n + "_", 0) != 0 || name.find('_', n.size() + 1) != std::string::npos) continue;
-    if (!(w.shape.has("rows") && w.shape.has("cols")) && !w.shape.has("n")) return std::nullopt;
-    const double elems = w.shape.has("n") ? double(w.shape.at("n")) : double(w.shape.at("rows")) * double(w.shape.at("cols"));
+    const char* row = w.shape.has("cols") ? "cols" : "vocab";  // a row's length (cross-entropy: its logits)
+    if (!(w.shape.has("rows") && w.shape.has(row)) && !w.shape.has("n")) return std::nullopt;
+    const double elems =
+        w.shape.has("n") ? double(w.shape.at("n")) : double(w.shape.at("rows")) * double(w.shape.at(row));
     const DType t = w.dtype.empty() ? DType::bf16 : parse_dtype(w.dtype);
     model::Execution x;
     x.declared = true;

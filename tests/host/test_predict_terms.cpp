@@ -183,10 +183,18 @@ TEST(PredictTerms, APyTorchEagerFormulaIsPredictedAsTheKernelsItRuns) {
          2.0 * 2 * 4096 * 4096, {}};
   const Prediction p = predict::predict(w, c);
   EXPECT_NEAR(p.seconds, 14.0 * 2 * 4096 * 4096 / kCopy + 10 * kLaunch, 1e-12);
-  // The fused library call and the backward of the formula are not that decomposition.
+  // The fused library call is not that decomposition.
   w.variant = "peer:torch.F.layer_norm_bf16";
   EXPECT_NEAR(predict::predict(w, c).seconds, w.bytes / kCopy + kLaunch, 1e-12);
+  // The backward of the formula is its own: autograd's 24 kernels and 40 passes.
   w.variant = "peer:torch.naive_layer_norm_bwd_bf16";
+  ASSERT_TRUE(peer_execution(w).has_value());
+  EXPECT_NEAR(predict::predict(w, c).seconds, 40.0 * 2 * 4096 * 4096 / kCopy + 24 * kLaunch, 1e-12);
+  // F.cross_entropy over rows × vocab logits: 5 kernels, 6 passes; its compiled form is not declared.
+  w = {"crossentropy", "peer:torch.F.cross_entropy_bf16", "bf16", Shape::parse("rows=4096,vocab=32000"), 1e8,
+       2.0 * 2 * 4096 * 32000, {}};
+  EXPECT_NEAR(predict::predict(w, c).seconds, 6.0 * 2 * 4096 * 32000 / kCopy + 5 * kLaunch, 1e-12);
+  w.variant = "peer:torch.compile_cross_entropy_bf16";
   EXPECT_FALSE(peer_execution(w).has_value());
 }
 
