@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "sol/core/error.hpp"
+#include "sol/doctor.hpp"
 #include "sol/model/cost.hpp"
 #include "sol/predict.hpp"
 #include "sol/registry.hpp"
@@ -26,84 +27,11 @@ struct Opts {
   int device = 0;
 };
 
-// The work at a shape no record holds: a GEMM's minimal traffic, else the registry's cost.
-predict::Work unmeasured_work(const std::string& family, const std::string& variant, const Shape& s) {
-  predict::Work w{family, variant, "", s, 0, 0, {}};
-  if (predict::is_gemm_family(family)) {
-    const DType t = sweep::gemm_family(family).dtype;
-    const model::Cost c = model::matmul({.m = s.at("m"), .n = s.at("n"), .k = s.at("k"), .dtype = t});
-    w.dtype = dtype_name(t);
-    w.flops = c.flops;
-    w.bytes = c.bytes;
-    return w;
-  }
-  if (family == "attention" || family == "attention_bwd") {  // host C++ in every build
-    const model::Cost c = model::attention_at(s, variant != "v01_standard", family == "attention_bwd", 128);
-    w.dtype = dtype_name(c.dtype);
-    w.flops = c.flops;
-    w.bytes = c.bytes;
-    return w;
-  }
-  for (const Variant& v : registry())
-    if (v.family == family && v.name == variant && v.cost) {
-      const model::Cost c = v.cost(s);
-      w.dtype = dtype_name(c.dtype);
-      w.flops = c.flops;
-      w.bytes = c.bytes;
-      return w;
-    }
-  bad_input(family + "/" + variant + " has no record at " + s.str() + " and this build has no cost model for it",
-            "give a --shape that the results hold");
-}
-
 // `sol doctor --results DIR FAMILY/VARIANT [--shape S]`: no GPU, the committed record and the models.
 int run_doctor_on_results(const Opts& o) {
-  const auto slash = o.pattern.find('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == o.pattern.size())
-    bad_input("'" + o.pattern + "' is not FAMILY/VARIANT", "e.g. gemm_bf16/v08_tile_choice");
-  const std::string family = o.pattern.substr(0, slash), variant = o.pattern.substr(slash + 1);
-  const auto files = results::read_dir(o.results);
-  if (files.empty()) bad_input("no results files (*.json) in " + o.results);
-  const results::File* file = nullptr;
-  const results::Record* first = nullptr;
-  for (const auto& f : files)
-    for (const auto& r : f.records)
-      if (r.family == family && r.variant == variant && (!first || (!results::valid(*first) && results::valid(r)))) {
-        if (!first) file = &f;
-        first = &r;
-      }
-  if (!first) bad_input("no record of " + o.pattern + " in " + o.results, "see the variants with sol report --results");
-  const Shape shape = o.shape.empty() ? Shape::parse(first->shape) : Shape::parse(o.shape);
-  const results::Record* at = nullptr;
-  for (const auto& f : files)
-    for (const auto& r : f.records)
-      if (r.family == family && r.variant == variant && r.shape == shape.str() && (!at || results::valid(r))) {
-        at = &r;
-        file = &f;
-      }
-  const std::optional<hw::HwSpec> profile = report::measured_profile_beside(o.results);
-  const hw::HwSpec& sheet = hw::find(o.gpu.empty() ? file->device.database_row : o.gpu);
-  const predict::Ceilings c = predict::ceilings_for(*file, profile ? &*profile : nullptr, sheet);
-  predict::Work w = at ? predict::work_of(*file, *at) : unmeasured_work(family, variant, shape);
-  if (auto e = declared_execution(w.family, w.variant, w.shape)) w.exec = *e;
-  const predict::Diagnosis d = predict::diagnose(w, c, at);
-  if (o.json.on()) {
-    nlohmann::ordered_json j;
-    j["family"] = family;
-    j["variant"] = variant;
-    j["shape"] = shape.str();
-    j["measured_s"] = d.measured ? d.measured_s : 0.0;
-    j["predicted_s"] = d.prediction.seconds;
-    j["bound"] = d.prediction.bound;
-    j["cause"] = d.cause;
-    j["findings"] = nlohmann::ordered_json::array();
-    for (const auto& f : d.findings)
-      j["findings"].push_back({{"topic", f.topic}, {"observation", f.observation}, {"prescription", f.prescription},
-                               {"problem", f.problem}});
-    emit_json(o.json, j);
-  } else {
-    std::cout << predict::diagnosis_text(d);
-  }
+  const predict::Diagnosis d = doctor({.variant = o.pattern, .shape = o.shape, .results = o.results, .gpu = o.gpu});
+  if (o.json.on()) emit_json(o.json, nlohmann::ordered_json::parse(diagnosis_json(d)));
+  else std::cout << predict::diagnosis_text(d);
   return 0;
 }
 

@@ -10,6 +10,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "python" / "sol"
 MODULES = [("sol", "__init__.py"), ("sol.hw", "hw.py"), ("sol.model", "model.py"), ("sol.harness", "harness.py"),
+           ("sol.doctor", "doctor.py"),
            ("sol.ops", "ops.py")]
 OUT = ROOT / "docs" / "python.md"
 

@@ -250,6 +250,7 @@ struct Diagnosis {
   Prediction prediction;
   std::string cause;         // the first problem's topic; "" when the model sees none
   std::string ceilings;      // what the prediction stands on (Ceilings::source)
+  std::string origin = "from committed results";  // where the measured time comes from
   std::vector<Finding> findings;
 };
 // `record`: the measured record at the shape, or nullptr (model-only findings).

@@ -10,17 +10,19 @@
 
 ``sol.hw`` is the hardware database, ``sol.model`` the models (ops as constructors with
 ``.roofline(gpu=...)``, shapes, occupancy, access, the checkpoint planner, the systolic simulator),
-``sol.measure`` times a callable on the GPU and places it on the roofline, ``sol.ops`` holds the
+``sol.measure`` times a callable on the GPU and places it on the roofline, ``sol.doctor`` says what
+holds a kernel back at a shape (from committed results or a time of your own), ``sol.ops`` holds the
 kernels as PyTorch custom ops (imported on first use: it needs torch). Every result is a dataclass
 whose fields carry the names of the CLI's ``--json`` documents: one schema for both. Errors are
 ``sol.Error`` with the CLI's one-line message.
 """
 from ._core import Error
 from . import hw, model
+from .doctor import Diagnosis, doctor
 from .harness import Measurement, measure
 from .model import Roofline, roofline
 
-__all__ = ["Error", "hw", "model", "roofline", "Roofline", "measure", "Measurement", "ops"]
+__all__ = ["Error", "hw", "model", "roofline", "Roofline", "measure", "Measurement", "doctor", "Diagnosis", "ops"]
 __version__ = "0.1.0"
 
 

@@ -119,4 +119,6 @@ NB_MODULE(_core, m) {
       nb::arg("config"), nb::arg("topology"), nb::arg("gemm"), nb::arg("conv"), nb::arg("rows"), nb::arg("cols"),
       nb::arg("dataflow"), nb::arg("compat"), nb::arg("engine"), nb::arg("sram_kb"), nb::arg("dram_bw"),
       nb::arg("word_bytes"), nb::arg("overlap"), nb::arg("no_replay"), "sol systolic");
+  m.def("doctor_json", &doctor_json, nb::arg("variant"), nb::arg("shape"), nb::arg("results"), nb::arg("gpu"),
+        nb::arg("measured_s"), "sol doctor --results");
 }

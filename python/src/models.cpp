@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "sol/core/error.hpp"
+#include "sol/doctor.hpp"
 #include "sol/core/size.hpp"
 #include "sol/hw/spec.hpp"
 #include "sol/model/access.hpp"
@@ -137,6 +138,15 @@ std::string systolic_json(const SystolicArgs& a) {
     results.push_back(std::move(r));
   }
   return sim::results_json(c, a.engine, results);
+}
+
+std::string doctor_json(const std::string& variant, const std::string& shape, const std::string& results,
+                        const std::string& gpu, double measured_s) {
+  const predict::Diagnosis d =
+      doctor({.variant = variant, .shape = shape, .results = results, .gpu = gpu, .measured_s = measured_s});
+  ojson j = ojson::parse(diagnosis_json(d));
+  j["text"] = predict::diagnosis_text(d);
+  return text(j);
 }
 
 }  // namespace sol::python

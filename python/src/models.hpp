@@ -40,4 +40,8 @@ struct SystolicArgs {  // sol systolic
 };
 std::string systolic_json(const SystolicArgs& a);
 
+// sol doctor --results (and a caller's own time): the CLI's document plus "text", what it prints.
+std::string doctor_json(const std::string& variant, const std::string& shape, const std::string& results,
+                        const std::string& gpu, double measured_s);
+
 }  // namespace sol::python

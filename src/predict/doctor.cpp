@@ -188,7 +188,7 @@ Diagnosis diagnose(const Work& w, const Ceilings& c, const results::Record* reco
 
 std::string diagnosis_text(const Diagnosis& d) {
   const Work& w = d.work;
-  std::string out = "doctor: " + w.family + "/" + w.variant + " at " + w.shape.str() + " (from committed results)\n";
+  std::string out = "doctor: " + w.family + "/" + w.variant + " at " + w.shape.str() + " (" + d.origin + ")\n";
   out += "  ceilings: " + d.ceilings + "\n";
   out += "  predicted " + si(d.prediction.seconds, "s") + " (" + d.prediction.bound + "-bound";
   if (!d.prediction.rung.empty()) out += "; " + d.prediction.rung;
