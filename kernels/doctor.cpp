@@ -102,7 +102,8 @@ predict::Diagnosis doctor(const DoctorQuery& q) {
   const std::optional<hw::HwSpec> profile =
       q.results.empty() ? std::nullopt : report::measured_profile_beside(q.results);
   const std::string row = !q.gpu.empty() ? q.gpu : file && !file->device.database_row.empty() ? file->device.database_row : "h200";
-  const predict::Ceilings c = predict::ceilings_for(from, profile ? &*profile : nullptr, hw::find(row));
+  predict::Ceilings c = predict::ceilings_for(from, profile ? &*profile : nullptr, hw::find(row));
+  if (!(c.launch_s > 0)) c.source += "; launch overhead not measured (counted as 0)";
   predict::Work w = at ? predict::work_of(from, *at) : unmeasured_work(family, variant, *shape);
   if (auto e = declared_execution(w.family, w.variant, w.shape)) w.exec = *e;
   results::Record mine;  // the caller's time at the shape
