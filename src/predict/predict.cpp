@@ -270,6 +270,18 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
                            (p.alignment_efficiency < 1 ? " × alignment " + fixed(100 * p.alignment_efficiency, 1) + " %" : "") +
                            "), " + std::to_string(e.tiles) + " tiles of " + model::tile_str(g.tile)});
   }
+  // One buffer (a single stage): each k step a CTA loads its operands, waits on them, then computes,
+  // so a load's latency (kDramLatencyS) stands between its MMAs; the other CTAs on the SM compute
+  // meanwhile. blocks_per_sm CTAs alternating take max(L + t, blocks·t) for blocks steps of t each.
+  if (g.known && !g.sgemm && g.stages == 1 && p.bound == "compute" && sms > 0) {
+    const double step_s = 2.0 * double(g.tile.m) * double(g.tile.n) * double(g.tile.k) / (ceiling * eff / sms);
+    const double blocks = std::max(g.blocks_per_sm, 1);
+    const double factor = std::max(1.0, (kDramLatencyS + step_s) / (blocks * step_s));
+    if (factor > 1)
+      p.terms.push_back({"load latency", main_s * (factor - 1),
+                         "one buffer: each k step waits " + si(kDramLatencyS, "s") + " on its loads beside " +
+                             si(step_s, "s") + " of MMAs, " + std::to_string(g.blocks_per_sm) + " CTAs per SM to overlap"});
+  }
   // ldmatrix's operand reads wait in the same warps as the MMAs they feed: they add.
   const double smem_s = g.smem_bytes_per_flop > 0 && c.smem_bytes_per_s > 0 ? w.flops * g.smem_bytes_per_flop / c.smem_bytes_per_s : 0;
   if (smem_s > 0 && p.bound == "compute")

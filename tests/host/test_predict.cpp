@@ -106,6 +106,27 @@ TEST(Predict, UnalignedRowsArePackedByTheHopperRungsAndReadInPlaceByV01) {
   EXPECT_EQ(term(predict::predict(gemm("gemm_bf16", "v07_tma_store", "bf16", 4096, 4096, 4096), h200()), "packing"), nullptr);
 }
 
+TEST(Predict, AOneBufferRungWaitsOnItsLoadsEachKStep) {
+  // v01 (one stage, 2 CTAs per SM) at 4096³ bf16: a k step of its 128×128×32 tile is
+  // 2·128·128·32 FLOPs at the SM's share of the mainloop's rate; the load latency stands beside it.
+  const Prediction v01 = predict::predict(gemm("gemm_bf16", "v01_mma_sync", "bf16", 4096, 4096, 4096), h200());
+  const GemmRung g = gemm_rung("gemm_bf16", "v01_mma_sync", "bf16", 4096, 4096, 132);
+  ASSERT_EQ(g.stages, 1);
+  const Term* main = term(v01, "mainloop");
+  const Term* wait = term(v01, "load latency");
+  ASSERT_NE(main, nullptr);
+  ASSERT_NE(wait, nullptr);
+  const double step = 2.0 * g.tile.m * g.tile.n * g.tile.k * 132 * main->seconds / (2.0 * 4096 * 4096 * 4096);
+  const double factor = (predict::kDramLatencyS + step) / (g.blocks_per_sm * step);
+  EXPECT_GT(factor, 1);
+  EXPECT_NEAR(wait->seconds, main->seconds * (factor - 1), 1e-12);
+  // A rung whose stages overlap the loads, and a library, carry no such term.
+  EXPECT_EQ(term(predict::predict(gemm("gemm_bf16", "v02_multistage", "bf16", 4096, 4096, 4096), h200()), "load latency"),
+            nullptr);
+  EXPECT_EQ(term(predict::predict(gemm("gemm_bf16", "peer:cublasLt", "bf16", 4096, 4096, 4096), h200()), "load latency"),
+            nullptr);
+}
+
 TEST(Predict, ALibraryTakesTheBestOfItsUsualTiles) {
   // 1024³: 32 tiles of 128×256 fill a quarter of the SMs; 128×128 gives 64, 64×128 gives 128.
   const Prediction p = predict::predict(gemm("gemm_bf16", "peer:cublasLt", "bf16", 1024, 1024, 1024), h200());
