@@ -28,6 +28,7 @@
 #include "sol/model/checkpoint.hpp"
 #include "sol/model/checkpoint_measure.hpp"
 #include "sol/predict.hpp"
+#include "sol/step_model.hpp"
 #include "sol/registry.hpp"
 #include "sol/report.hpp"
 #include "sol/report/checkpoint.hpp"
@@ -129,47 +130,6 @@ std::string joined(const std::vector<std::string>& names) {
   return s.empty() ? "none" : s;
 }
 
-// The step's kernels predicted on calibrated ceilings (--results: the measured profile beside the
-// results, each family's run for its copy bandwidth and launch overhead) or the datasheet row.
-struct StepModel {
-  std::optional<predict::StackOps> ops;  // nullopt: the shape is not one the stack runs
-  std::string source, why_not;
-};
-
-StepModel step_model(const Args& a, const model::StackShape& shape, const hw::HwSpec& spec) {
-  StepModel m;
-  std::vector<results::File> files;
-  std::optional<hw::HwSpec> profile;
-  if (!a.results.empty()) {
-    if (std::error_code ec; !std::filesystem::is_directory(a.results, ec))
-      bad_input("--results '" + a.results + "' is not a folder");
-    files = results::read_dir(a.results);
-    if (files.empty()) bad_input("no results files (*.json) in " + a.results);
-    profile = report::measured_profile_beside(a.results);
-  }
-  const auto file_of = [&](const std::string& family) -> const results::File* {
-    for (const auto* want : {family.c_str(), "copy"})
-      for (const auto& f : files)
-        if (f.family == want) return &f;
-    return files.empty() ? nullptr : &files.front();
-  };
-  const auto for_family = [&](const std::string& family) {
-    const results::File* f = file_of(family);
-    return f ? predict::ceilings_for(*f, profile ? &*profile : nullptr, spec) : predict::ceilings_for(results::File{}, nullptr, spec);
-  };
-  m.source = a.results.empty() ? "the " + spec.name + " datasheet (no launch overhead; --results for measured ceilings)"
-             : profile       ? "the measured profile and the runs' copy and launch in " + a.results
-                             : "the " + spec.name + " datasheet and the runs' copy and launch in " + a.results;
-  if (!shape.flash || shape.dtype != DType::bf16 || (shape.head_dim() != 64 && shape.head_dim() != 128)) {
-    m.why_not = "the stack runs flash attention in bf16 at head dim 64 or 128";
-    return m;
-  }
-  predict::StackOps ops = predict::stack_ops(shape, declared_cost);
-  predict::predict_stack(ops, for_family);
-  m.ops = std::move(ops);
-  return m;
-}
-
 // One layer's kernels with their predictions (one row per op; launches × one launch's time).
 void print_breakdown(const predict::StackOps& ops) {
   Table t({"phase", "op", "launches", "predicted", "binding term"});
@@ -231,7 +191,7 @@ int run(const Args& a) {
   const hw::HwSpec& spec = hw::find(a.gpu);
   const model::StackShape shape{a.layers, a.batch, a.seq, a.d_model, a.heads, a.mlp_ratio, a.attention == "flash"};
   model::LayerModel layer = model::layer_model(shape, spec);
-  const StepModel steps = step_model(a, shape, spec);
+  const StepModel steps = step_model(shape, spec, a.results);
   if (steps.ops) predict::apply(*steps.ops, layer, steps.source);
   const double budget = a.budget.empty() ? spec.hbm_bytes : parse_bytes("--budget", a.budget);
   if (!(budget > 0)) bad_input("no --budget given and " + spec.name + " has no HBM size", "give --budget");
@@ -251,16 +211,7 @@ int run(const Args& a) {
 
   if (a.json.on()) {
     ojson j = ojson::parse(model::checkpoint_json(spec.name, a.layers, a.attention, budget, layer, plans));
-    if (steps.ops) {
-      ojson kernels = ojson::array();
-      for (const auto* list : {&steps.ops->forward, &steps.ops->backward, &steps.ops->once})
-        for (const auto& op : *list)
-          kernels.push_back({{"phase", list == &steps.ops->forward ? "forward" : list == &steps.ops->backward ? "backward" : "step"},
-                             {"op", op.name}, {"family", op.work.family}, {"variant", op.work.variant},
-                             {"shape", op.work.shape.str()}, {"launches", op.count}, {"predicted_s", op.seconds()},
-                             {"limit", op.prediction.limit}});
-      j["kernels"] = kernels;
-    }
+    if (steps.ops) j["kernels"] = ojson::parse(step_kernels_json(*steps.ops));
     ojson cmp = ojson::array();
     measured_comparison(a, shape, layer, &cmp);
     if (!cmp.empty()) j["measured"] = cmp;

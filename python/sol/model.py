@@ -382,6 +382,9 @@ class Checkpointing:
     layer: dict[str, Any]
     strategies: list[Plan]
     chosen: Plan
+    # A flash stack in bf16 at head dim 64 or 128: one layer's kernels, each predicted (phase, op,
+    # family, variant, shape, launches, predicted_s, limit); None for a stack of other kernels.
+    kernels: Optional[list[dict[str, Any]]] = None
 
 
 def checkpoint(layers: int, batch: int, seq: int, d_model: int, heads: int, mlp_ratio: int = 4, gpu: str = "h200",
@@ -389,8 +392,9 @@ def checkpoint(layers: int, batch: int, seq: int, d_model: int, heads: int, mlp_
     """Activation checkpointing of ``layers`` transformer layers (lecture §8.2). ``budget``: bytes, or a
     string such as ``"40GiB"``; None: the GPU's HBM. Each plan's ``peak_bytes`` counts the saved
     tensors, ``total_peak_bytes`` adds the backward's transients (the budget applies to it). The
-    step times are the model's per-op times; ``sol checkpoint`` predicts a flash stack's kernels
-    one by one from the kernel registry, which this package does not carry."""
+    step times of a flash stack (bf16, head dim 64 or 128) are its kernels' predictions on the
+    datasheet's ceilings, as ``sol checkpoint`` gives them without ``--results``; other stacks' are
+    the model's per-op times."""
     if budget is None:
         budget_text = ""
     elif isinstance(budget, str):

@@ -11,6 +11,7 @@
 
 #include "sol/core/error.hpp"
 #include "sol/doctor.hpp"
+#include "sol/step_model.hpp"
 #include "sol/core/size.hpp"
 #include "sol/hw/spec.hpp"
 #include "sol/model/access.hpp"
@@ -90,14 +91,17 @@ std::string checkpoint_json(const CheckpointArgs& a) {
   if (a.layers < 1) bad_input("give layers (≥ 1)");
   const hw::HwSpec& spec = hw::find(a.gpu);
   const model::StackShape shape{a.layers, a.batch, a.seq, a.d_model, a.heads, a.mlp_ratio, a.attention == "flash"};
-  const model::LayerModel layer = model::layer_model(shape, spec);
+  model::LayerModel layer = model::layer_model(shape, spec);
+  const StepModel steps = step_model(shape, spec, "");
+  if (steps.ops) predict::apply(*steps.ops, layer, steps.source);
   const double budget = a.budget.empty() ? spec.hbm_bytes : parse_bytes("budget", a.budget);
   if (!(budget > 0)) bad_input("no budget given and " + spec.name + " has no HBM size", "give budget");
-  // The schedules and the document of `sol checkpoint --json` (sol/model/checkpoint.hpp). The
-  // layer's times are the model's (floors): the CLI predicts the stack's kernels from the kernel
-  // registry, which this host package does not carry, for the shapes the stack runs.
-  return model::checkpoint_json(spec.name, a.layers, a.attention, budget, layer,
-                                model::candidate_plans(layer, a.layers, budget));
+  // The schedules and the document of `sol checkpoint --json` (sol/model/checkpoint.hpp), the
+  // step's kernels predicted as the CLI predicts them (datasheet ceilings: no results folder).
+  ojson j = ojson::parse(model::checkpoint_json(spec.name, a.layers, a.attention, budget, layer,
+                                                model::candidate_plans(layer, a.layers, budget)));
+  if (steps.ops) j["kernels"] = ojson::parse(step_kernels_json(*steps.ops));
+  return text(j);
 }
 
 std::string systolic_json(const SystolicArgs& a) {

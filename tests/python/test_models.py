@@ -30,7 +30,7 @@ def as_doc(result):
     return strip(dataclasses.asdict(result))
 
 
-OPTIONAL = {"gpu", "math_dtype", "saved_bytes", "mxu"}
+OPTIONAL = {"gpu", "math_dtype", "saved_bytes", "mxu", "kernels"}
 
 # (Python call, the same question to the CLI)
 CASES = {
@@ -50,12 +50,15 @@ CASES = {
               ["access", "banks", "--elem", "4", "--stride", "32", "--row", "32", "--pad", "1"]),
     "divergence": (lambda: sol.model.divergence(trips=[1, 2, 3, 10]),
                    ["access", "divergence", "--trips", "1,2,3,10"]),
-    # Standard attention: a stack the CLI does not predict kernel by kernel (it runs flash), so both
-    # sides carry the model's own times; for flash stacks the CLI adds the registry's predictions.
+    # Standard attention: the model's own per-op times on both sides; flash: the stack's kernels
+    # predicted from the registry's declarations, on both sides too.
     "checkpoint": (lambda: sol.model.checkpoint(24, 4, 2048, 2048, 16, budget="24GiB", gpu="h200",
                                                 attention="standard"),
                    ["checkpoint", "--layers", "24", "--batch", "4", "--seq", "2048", "--d-model", "2048",
                     "--heads", "16", "--budget", "24GiB", "--gpu", "h200", "--attention", "standard"]),
+    "checkpoint_flash": (lambda: sol.model.checkpoint(8, 2, 2048, 1024, 16, budget="8GiB", gpu="h200"),
+                         ["checkpoint", "--layers", "8", "--batch", "2", "--seq", "2048", "--d-model", "1024",
+                          "--heads", "16", "--budget", "8GiB", "--gpu", "h200"]),
     "systolic": (lambda: sol.model.systolic(gemm=(300, 200, 100), array=(32, 16), dataflow="os"),
                  ["systolic", "--gemm", "300,200,100", "--array", "32x16", "--dataflow", "os"]),
     "roofline_tpu": (lambda: sol.model.matmul(4096, 4096, 4096).roofline(gpu="tpu-v5e"),
@@ -143,3 +146,12 @@ def test_bad_arguments_are_one_line_errors(call):
     with pytest.raises(sol.Error) as e:
         call()
     assert str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_flash_stack_is_predicted_kernel_by_kernel():
+    flash = sol.model.checkpoint(8, 2, 2048, 1024, 16, budget="8GiB", gpu="h200")
+    standard = sol.model.checkpoint(8, 2, 2048, 1024, 16, budget="8GiB", gpu="h200", attention="standard")
+    assert standard.kernels is None and flash.kernels
+    phases = {k["phase"] for k in flash.kernels}
+    assert phases >= {"forward", "backward"} and all(k["predicted_s"] > 0 and k["launches"] >= 1 for k in flash.kernels)
+    assert any(k["family"] == "attention" for k in flash.kernels)
