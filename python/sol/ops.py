@@ -785,24 +785,39 @@ def copy(x: Any) -> Any:
     return _back(kind, _copy(_to_torch(x)))
 
 
+def _shape_text(**dims: int) -> str:
+    """A registry shape ("rows=4096,cols=5120"): the dims a family's variants are measured at."""
+    return ",".join(f"{k}={v}" for k, v in dims.items())
+
+
 def explain(op: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
     """What the dispatcher would run for ``op`` (``"matmul"``, ``"attention"``, ``"layernorm"``,
     ``"rmsnorm"``, ``"softmax"``) on these arguments, and why: a dict (implementation, reason,
-    predicted_s). Runs nothing; the tensors must be on the GPU (their pointers are part of the
-    question)."""
+    predicted_s, and shape: the call in the registry's shape syntax, so that
+    ``sol.doctor(e["implementation"], e["shape"], measured=m)`` diagnoses a sol kernel's time).
+    Runs nothing; the tensors must be on the GPU (their pointers are part of the question)."""
     ts = [_to_torch(a) for a in args]
     if op == "matmul":
         a, b = ts
         shapes = _matmul_shapes(a, b, kwargs.get("out_dtype"))
         dev = _cuda(a, b)
-        return _kernels.explain_matmul_direct(*_matmul_args(a, b, _empty(shapes[:2], shapes[3], dev), shapes))
+        r = _kernels.explain_matmul_direct(*_matmul_args(a, b, _empty(shapes[:2], shapes[3], dev), shapes))
+        m, n, k = shapes[:3]
+        r["shape"] = _shape_text(m=m, n=n, k=k) + (",tb=0" if shapes[5][0] == "N" else "")  # B stored k×n
+        return r
     if op == "attention":
         q, k, v = ts
         shapes = _attention_shapes(q, k, v)
         dev = _cuda(q, k, v)
-        return _kernels.explain_attention_forward_direct(
-            *_attention_args(q, k, v, _like(q, dev), None, bool(kwargs.get("causal", False)),
-                             float(kwargs.get("scale") or 0.0), shapes))
+        causal = bool(kwargs.get("causal", False))
+        r = _kernels.explain_attention_forward_direct(
+            *_attention_args(q, k, v, _like(q, dev), None, causal, float(kwargs.get("scale") or 0.0), shapes))
+        (b, n, h, d), (_, nk, hkv, _) = shapes
+        dims = {"b": b, "h": h, "n": n, "d": d}
+        dims |= ({"hkv": hkv} if hkv != h else {}) | ({"nk": nk} if nk != n else {})
+        dims |= ({"causal": 1} if causal else {}) | ({"fp16": 1} if q.dtype == torch.float16 else {})
+        r["shape"] = _shape_text(**dims)
+        return r
     if op in ("layernorm", "rmsnorm", "softmax"):
         x = ts[0]
         rows, cols, d = _rows("x", x)
@@ -811,11 +826,13 @@ def explain(op: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
         y = _empty((rows, cols), x.dtype, dev)
         common = (d, rows, cols, x2.data_ptr(), ldx, y.data_ptr(), cols)
         if op == "softmax":
-            return _kernels.explain_softmax_forward_direct(*common)
-        w = _ptr(ts[1] if len(ts) > 1 else None)
-        if op == "rmsnorm":
-            return _kernels.explain_rmsnorm_forward_direct(*common, w, 1e-6, 0)
-        return _kernels.explain_layernorm_forward_direct(*common, w, 0, 1e-5, 0, 0)
+            r = _kernels.explain_softmax_forward_direct(*common)
+        elif op == "rmsnorm":
+            r = _kernels.explain_rmsnorm_forward_direct(*common, _ptr(ts[1] if len(ts) > 1 else None), 1e-6, 0)
+        else:
+            r = _kernels.explain_layernorm_forward_direct(*common, _ptr(ts[1] if len(ts) > 1 else None), 0, 1e-5, 0, 0)
+        r["shape"] = _shape_text(rows=rows, cols=cols)
+        return r
     _fail(f"explain knows matmul, attention, layernorm, rmsnorm and softmax, not '{op}'")
     raise AssertionError
 

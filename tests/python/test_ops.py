@@ -276,6 +276,21 @@ def test_fp8_matmul_takes_both_scales_and_nothing_else_does(cpu):
             ops.matmul(fa, fb)
 
 
+def test_explain_gives_the_call_as_a_registry_shape(cpu):
+    for entry in ("matmul", "attention_forward", "rmsnorm_forward", "softmax_forward"):
+        setattr(cpu, f"explain_{entry}_direct", lambda *args: {"implementation": "x/y"})
+    x = torch.randn(6, 5, 40, dtype=BF16)
+    assert ops.explain("rmsnorm", x, torch.ones(40, dtype=BF16))["shape"] == "rows=30,cols=40"
+    assert ops.explain("softmax", x)["shape"] == "rows=30,cols=40"
+    a = torch.randn(8, 64, dtype=BF16)
+    assert ops.explain("matmul", a, torch.randn(32, 64, dtype=BF16).t())["shape"] == "m=8,n=32,k=64"
+    assert ops.explain("matmul", a, torch.randn(64, 32, dtype=BF16))["shape"] == "m=8,n=32,k=64,tb=0"
+    q, kv = torch.randn(2, 7, 8, 64, dtype=torch.float16), torch.randn(2, 9, 2, 64, dtype=torch.float16)
+    assert ops.explain("attention", q, kv, kv, causal=True)["shape"] == "b=2,h=8,n=7,d=64,hkv=2,nk=9,causal=1,fp16=1"
+    q = torch.randn(1, 16, 4, 128, dtype=BF16)
+    assert ops.explain("attention", q, q, q)["shape"] == "b=1,h=4,n=16,d=128"
+
+
 def test_the_eager_path_says_what_the_op_says(cpu):
     x, w = torch.randn(4, 8, dtype=BF16), torch.ones(7, dtype=BF16)
     with pytest.raises(sol.Error) as eager:

@@ -316,8 +316,12 @@ def test_cupy_round_trip():
 def test_explain_names_an_implementation():
     x, w = rand(64, 4096), rand(4096, seed=1)
     c = ops.explain("rmsnorm", x, w)
-    assert c["implementation"] and c["reason"]
+    assert c["implementation"] and c["reason"] and c["shape"] == "rows=64,cols=4096"
     assert ops.explain("matmul", rand(256, 512), rand(1024, 512).t())["implementation"]
+    # What explain names, the doctor diagnoses: a time of one's own beside the kernel's prediction.
+    m = sol.measure(ops.rmsnorm, x, w, bytes=2 * x.numel() * 2, quiet=True)
+    d = sol.doctor(c["implementation"], c["shape"], measured=m)
+    assert d.family + "/" + d.variant == c["implementation"] and d.measured_s == m.time_s and d.predicted_s > 0
 
 
 def test_measure_a_matmul():
