@@ -29,8 +29,6 @@
 #include "sol/model/checkpoint_measure.hpp"
 #include "sol/predict.hpp"
 #include "sol/step_model.hpp"
-#include "sol/registry.hpp"
-#include "sol/report.hpp"
 #include "sol/report/checkpoint.hpp"
 #include "sol/results.hpp"
 #ifdef SOL_WITH_CUDA

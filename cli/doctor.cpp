@@ -8,11 +8,8 @@
 #include "cli/commands.hpp"
 #include "sol/core/error.hpp"
 #include "sol/doctor.hpp"
-#include "sol/model/cost.hpp"
 #include "sol/predict.hpp"
 #include "sol/registry.hpp"
-#include "sol/report.hpp"
-#include "sol/sweep.hpp"
 #ifdef SOL_WITH_CUDA
 #include "bench/harness.hpp"
 #endif

@@ -8,9 +8,15 @@ CUDA each op that is not a view is one kernel. A pass is one operand or result t
 or a broadcast row statistic is none; NLL's gathers read one logit a row, none). Prints one line per
 call: kernels, reads, writes and the ops.
 Usage: scripts/eager-kernels.py (needs torch; any device)."""
+import pathlib
+import sys
+
 import torch
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "bench" / "peers"))
+from torch_peers import naive_layer_norm, naive_rms_norm, naive_softmax  # noqa: E402  (the peers' own formulas)
 
 ROWS, COLS = 64, 256  # any shape whose row statistics (ROWS × 1) and columns (COLS) are smaller than x
 
@@ -42,22 +48,6 @@ class Kernels(TorchDispatchMode):
         return out
 
 
-# The formulas of bench/peers/torch_peers.py.
-def naive_layer_norm(x, g, b, eps=1e-5):
-    mean = x.mean(-1, keepdim=True)
-    var = ((x - mean) ** 2).mean(-1, keepdim=True)
-    return (x - mean) / torch.sqrt(var + eps) * g + b
-
-
-def naive_rms_norm(x, g, eps=1e-5):
-    return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + eps) * g
-
-
-def naive_softmax(x):
-    e = torch.exp(x - x.max(-1, keepdim=True).values)
-    return e / e.sum(-1, keepdim=True)
-
-
 def report(name: str, k: Kernels) -> None:
     reads, writes = sum(r for _, r, _ in k.ops), sum(w for _, _, w in k.ops)
     print(f"{name}: {len(k.ops)} kernels, {reads} reads + {writes} writes = {reads + writes} passes")
@@ -68,9 +58,9 @@ def main():
     bf16 = torch.bfloat16
     g = torch.rand(COLS, dtype=bf16).requires_grad_()
     b = torch.rand(COLS, dtype=bf16).requires_grad_()
-    backward = {"torch.naive_layer_norm_bwd": (lambda x: naive_layer_norm(x, g, b), (g, b)),
-                "torch.naive_rms_norm_bwd": (lambda x: naive_rms_norm(x, g), (g,)),
-                "torch.naive_softmax_bwd": (naive_softmax, ())}
+    backward = {"torch.naive_layer_norm_bwd": (lambda x: naive_layer_norm(torch, x, g, b), (g, b)),
+                "torch.naive_rms_norm_bwd": (lambda x: naive_rms_norm(torch, x, g), (g,)),
+                "torch.naive_softmax_bwd": (lambda x: naive_softmax(torch, x), ())}
     for name, (fwd, params) in backward.items():  # timed: autograd.grad of the saved graph
         x = torch.randn(ROWS, COLS, dtype=bf16).requires_grad_()
         y, dy = fwd(x), torch.randn(ROWS, COLS, dtype=bf16)
