@@ -487,12 +487,18 @@ void add_gemm_tc(std::vector<Variant>& all) {
 #endif  // SOL_WITH_CUDA
 
 // ---- layernorm, rmsnorm, softmax: rows × cols, normalized over cols -----------------------------
-const Texts kRowBench = {"rows=32768,cols=4096", "rows=4096,cols=65536", "rows=65536,cols=1024"};
+// The grid, then a hidden size that is no power of two and qk-norm's rows of one head.
+const Texts kRowBench = {"rows=32768,cols=4096", "rows=4096,cols=65536", "rows=65536,cols=1024",
+                         "rows=16384,cols=5120", "rows=1048576,cols=128"};
 const Texts kRowTest = {"rows=1,cols=1",      "rows=3,cols=2",       "rows=5,cols=7",        "rows=37,cols=1",
                         "rows=31,cols=33",    "rows=129,cols=127",   "rows=7,cols=1000",     "rows=17,cols=1023",
                         "rows=9,cols=1024",   "rows=13,cols=1032",   "rows=11,cols=4096",    "rows=3,cols=4099",
                         "rows=5,cols=8192",   "rows=3,cols=16384",   "rows=2,cols=32768",    "rows=3,cols=65536",
-                        "rows=2,cols=65521",  "rows=1000,cols=96",   "rows=257,cols=4096,scale=30"};
+                        "rows=2,cols=65521",  "rows=1000,cols=96",   "rows=257,cols=4096,scale=30",
+                        // the register kernel's lane groups with a warp's last rows missing, and its
+                        // blocks of whole warps at hidden sizes that are no power of two
+                        "rows=37,cols=128",   "rows=77,cols=256",    "rows=5,cols=8",        "rows=33,cols=64",
+                        "rows=19,cols=5120",  "rows=3,cols=40960"};
 const Texts kSoftmaxExtra = {"rows=31,cols=33,scale=30,mask=1", "rows=9,cols=4096,scale=30,mask=1",
                              "rows=7,cols=1000,mask=1",          "rows=6,cols=65536,scale=30,mask=1",
                              "rows=4,cols=1,mask=1",             "rows=5,cols=4099,scale=30,mask=1",
@@ -504,6 +510,13 @@ const Texts kSoftmaxExtra = {"rows=31,cols=33,scale=30,mask=1", "rows=9,cols=409
 const Texts kSoftmaxLong = {"rows=2,cols=262144", "rows=3,cols=262145,scale=30", "rows=5,cols=128256",
                             "rows=4,cols=50257",  "rows=3,cols=32000",           "rows=2,cols=65537,mask=1",
                             "rows=3,cols=131071", "rows=1,cols=1025",            "rows=300,cols=70001"};
+// The norms' fused residual add (s = x + res normalized, s written): lane groups, whole-warp
+// blocks, the 8-vector block, unaligned rows (the looped kernel), tiny ones; benched at a
+// prefill's tokens × two hidden sizes.
+const Texts kResidualTest = {"rows=37,cols=128,residual=1", "rows=19,cols=5120,residual=1", "rows=3,cols=4099,residual=1",
+                             "rows=5,cols=7,residual=1",    "rows=2,cols=65536,residual=1", "rows=1000,cols=96,residual=1",
+                             "rows=2,cols=65521,residual=1"};
+const Texts kResidualBench = {"rows=16384,cols=4096,residual=1", "rows=16384,cols=5120,residual=1"};
 // Benched where rows are long: tokens × vocabulary (docs/model-shapes.md's softmax rows).
 const Texts kSoftmaxLongBench = {"rows=4096,cols=151936", "rows=4096,cols=32000",  "rows=4096,cols=50257",
                                  "rows=4096,cols=128256", "rows=4096,cols=262144", "rows=16384,cols=151936"};
@@ -553,6 +566,10 @@ void add_rows(std::vector<Variant>& all) {
                          kRowBench, kRowTest));
     }
     for (Variant& x : xs) {
+      if (f < 2) {
+        for (const char* t : kResidualTest) x.test_shapes.push_back(Shape::parse(t));
+        for (const char* t : kResidualBench) x.bench_shapes.push_back(Shape::parse(t));
+      }
       if (f == 2) {
         for (const char* t : kSoftmaxExtra) x.test_shapes.push_back(Shape::parse(t));
         for (const char* t : kSoftmaxLong) x.test_shapes.push_back(Shape::parse(t));

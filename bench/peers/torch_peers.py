@@ -298,6 +298,9 @@ class Timer:
 
 
 def rel_l2(torch, out, ref):
+    """‖out − ref‖ / ‖ref‖; of a tuple of outputs (an op that writes two tensors), the worst."""
+    if isinstance(out, tuple):
+        return max(rel_l2(torch, o, r) for o, r in zip(out, ref))
     out, ref = out.double(), ref.double()
     ref_norm = torch.linalg.vector_norm(ref).item()
     err = torch.linalg.vector_norm(out - ref).item()
@@ -333,7 +336,8 @@ def run_peer(torch, timer, family, variant, technique, dims, make_input, fn, ref
         out = fn(first)
         timer.sync()
         err = rel_l2(torch, out, reference(first))
-        per_set = first.numel() * first.element_size() + out.numel() * out.element_size()
+        outs = out if isinstance(out, tuple) else (out,)
+        per_set = first.numel() * first.element_size() + sum(o.numel() * o.element_size() for o in outs)
         inputs = [first] + [make_input() for _ in range(rotating_sets(per_set) - 1)]
         rec["rel_l2"], rec["verified"] = err, bool(err <= tol)
         del out
@@ -454,8 +458,47 @@ def naive_softmax(torch, x):
     return e / e.sum(-1, keepdim=True)
 
 
+def with_residual(torch, norm):
+    """The decoder's residual add before a norm, on x and h stacked in one tensor: (norm(x + h), x + h),
+    both written, as the fused rung writes both."""
+    def fn(xh):
+        s = xh[0] + xh[1]
+        return norm(s), s
+    return fn
+
+
+def residual_peers(family, rows, cols, torch, timer, device, dims, costs):
+    F = torch.nn.functional
+    dt = torch.bfloat16
+    g = random_positive(torch, cols, device).to(dt)
+    b = (random_positive(torch, cols, device) - 1.25).to(dt)
+    make = lambda: random_signed(torch, 2 * rows * cols, device).view(2, rows, cols).to(dt)
+    if family == "layernorm":
+        fused, naive = (lambda s: F.layer_norm(s, (cols,), g, b, 1e-5)), (lambda s: naive_layer_norm(torch, s, g, b))
+        ref_norm = lambda s: naive_layer_norm(torch, s, g.double(), b.double())
+        name = "layer_norm"
+    else:
+        fused, naive = (lambda s: F.rms_norm(s, (cols,), g, 1e-5)), (lambda s: naive_rms_norm(torch, s, g))
+        ref_norm = lambda s: naive_rms_norm(torch, s, g.double())
+        name = "rms_norm"
+    # The reference rounds the sum to bf16 as every implementation does, then normalizes in double.
+    ref = lambda xh: (lambda s: (ref_norm(s.double()), s))(xh[0] + xh[1])
+    cost = costs.floor("bf16")
+    yield run_peer(torch, timer, family, f"peer:torch.add_F.{name}_bf16", f"x + h, then F.{name} on bf16 (eager)",
+                   dims, make, with_residual(torch, fused), ref, cost, 1e-2, "the fused floor", dtype="bf16")
+    if OPTIONS["compile"]:
+        yield run_peer(torch, timer, family, f"peer:torch.compile_add_naive_{name}_bf16",
+                       f"torch.compile(x + h, then naive_{name}) on bf16, both written", dims, make,
+                       torch.compile(with_residual(torch, naive)), ref, cost, 1e-2,
+                       "the fused floor; compile time excluded", dtype="bf16")
+
+
 def row_peers(family):
     def peers(torch, timer, device, dims, costs):
+        if family != "softmax" and dict(dims).get("residual", 0):
+            rows, cols = dims_of([d for d in dims if d[0] != "residual"], family, "rows", "cols")
+            yield from residual_peers(family, rows, cols, torch, timer, device, dims, costs)
+            return
         rows, cols = dims_of(dims, family, "rows", "cols")
         F = torch.nn.functional
         dt = torch.bfloat16

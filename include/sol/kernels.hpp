@@ -132,6 +132,10 @@ void attention_backward(const AttentionBackwardArgs& args, void* workspace, size
 // x, y: rows × cols, row pitch ldx / ldy (0: cols). dtype ∈ {f32, bf16, f16}. Statistics are fp32.
 // The forwards save what their backward needs when the pointers are given (nullptr: not saved):
 // LayerNorm mean and rstd, RMSNorm rstd (rows each).
+// The norms fuse the decoder's residual add (x = x + h; y = norm(x)): where `residual` is given,
+// the row normalized is s = x + residual (an fp32 add rounded to dtype, as an add kernel rounds
+// it), s is written to `sum` (required then) and the saved statistics are s's; the backward takes
+// s as its x. sum may be x or residual itself (with that one's pitch); pitches ldr, lds (0: cols).
 struct LayerNormArgs {
   DType dtype = DType::bf16;
   int64_t rows = 0, cols = 0;
@@ -143,6 +147,9 @@ struct LayerNormArgs {
   float eps = 1e-5f;
   float* mean = nullptr;
   float* rstd = nullptr;
+  const void* residual = nullptr;  // rows × cols, or nullptr (no residual add)
+  void* sum = nullptr;             // rows × cols: x + residual
+  int64_t ldr = 0, lds = 0;
 };
 struct RMSNormArgs {
   DType dtype = DType::bf16;
@@ -153,6 +160,9 @@ struct RMSNormArgs {
   const void* gamma = nullptr;  // cols, or nullptr (1)
   float eps = 1e-6f;
   float* rstd = nullptr;
+  const void* residual = nullptr;  // rows × cols, or nullptr (no residual add)
+  void* sum = nullptr;             // rows × cols: x + residual
+  int64_t ldr = 0, lds = 0;
 };
 struct SoftmaxArgs {
   DType dtype = DType::bf16;

@@ -55,6 +55,9 @@ struct RowsForward {
   float eps;
   float* stat0;  // mean (LayerNorm), max (softmax: not exposed, nullptr)
   float* stat1;  // rstd (norms)
+  const void* res = nullptr;  // the norms' residual add: s = x + res written to sum
+  void* sum = nullptr;
+  int64_t ldr = 0, lds = 0;
 };
 struct RowsBackward {
   const char* op;
@@ -119,8 +122,26 @@ RowsForward forward(const char* op, Kind kind, DType dtype, int64_t rows, int64_
   f.ldy = check_pitch(op, ldy, "ldy", rows, cols);
   return f;
 }
+// The residual add's operands: both or neither; sum may be x or residual only with that one's pitch.
+template <class Args>
+void residual_args(RowsForward& f, const Args& a) {
+  if (!a.residual) {
+    if (a.sum) refuse(f.op, "sum is given without residual", "pass residual too, or sum = nullptr");
+    return;
+  }
+  check_pointer(f.op, a.sum, "sum (x + residual, required with residual)");
+  f.res = a.residual;
+  f.sum = a.sum;
+  f.ldr = check_pitch(f.op, a.ldr, "ldr", f.rows, f.cols);
+  f.lds = check_pitch(f.op, a.lds, "lds", f.rows, f.cols);
+  if ((f.sum == f.x && f.lds != f.ldx) || (f.sum == f.res && f.lds != f.ldr))
+    refuse(f.op, "sum is x or residual but with another pitch (lds = " + std::to_string(f.lds) + ")",
+           "give sum the pitch of the tensor it overwrites");
+  if (f.sum == f.y) refuse(f.op, "sum and y are one buffer", "give y and sum buffers of their own");
+}
 RowsForward forward(const LayerNormArgs& a) {
   RowsForward f = forward("layernorm_forward", Kind::LayerNorm, a.dtype, a.rows, a.cols, a.x, a.y, a.ldx, a.ldy);
+  residual_args(f, a);
   check_eps(f.op, a.eps);
   f.gamma = a.gamma;
   f.beta = a.beta;
@@ -131,6 +152,7 @@ RowsForward forward(const LayerNormArgs& a) {
 }
 RowsForward forward(const RMSNormArgs& a) {
   RowsForward f = forward("rmsnorm_forward", Kind::RMSNorm, a.dtype, a.rows, a.cols, a.x, a.y, a.ldx, a.ldy);
+  residual_args(f, a);
   check_eps(f.op, a.eps);
   f.gamma = a.gamma;
   f.eps = a.eps;
@@ -209,8 +231,9 @@ const char* family(Kind k, bool backward) {
 std::string type_token(DType d) { return d == DType::f32 ? "fp32" : d == DType::f16 ? "fp16" : "bf16"; }
 
 // The model's floor on an H200 for the rung's registry twin (fp16 moves the bytes of bf16).
-double predicted(Kind k, bool backward, DType dtype, int64_t rows, int64_t cols) {
-  const Shape s = Shape::parse("rows=" + std::to_string(rows) + ",cols=" + std::to_string(cols));
+double predicted(Kind k, bool backward, DType dtype, int64_t rows, int64_t cols, bool residual = false) {
+  const Shape s = Shape::parse("rows=" + std::to_string(rows) + ",cols=" + std::to_string(cols) +
+                               (residual ? ",residual=1" : ""));
   const bool fp32 = dtype == DType::f32;
   const int i = int(k);
   model::Cost c;
@@ -234,6 +257,10 @@ rk::RowArgs<T> forward_args(const RowsForward& f) {
   a.ldx = f.ldx;
   a.ldy = f.ldy;
   a.eps = f.eps;
+  a.res = static_cast<const T*>(f.res);
+  a.sum = static_cast<T*>(f.sum);
+  a.ldr = f.ldr;
+  a.lds = f.lds;
   return a;
 }
 
@@ -269,10 +296,11 @@ Choice forward_choice(const RowsForward& f, int cc) {
       if (f.cols > most) why = std::to_string(f.cols) + " columns exceed the registers' " + std::to_string(most);
       else if (f.cols * int64_t(sizeof(T)) % 16 != 0)
         why = "a row of " + std::to_string(f.cols * int64_t(sizeof(T))) + " bytes is not a multiple of 16";
-      else why = "x, y, γ, β or a pitch not 16-byte aligned";
+      else why = std::string("x, y, γ, β") + (f.res ? ", residual, sum" : "") + " or a pitch not 16-byte aligned";
       c.reason = "looped kernel, two reads per row: " + why;
     }
-    c.predicted_s = predicted(f.kind, false, f.dtype, f.rows, f.cols);
+    if (f.res) c.reason += "; the residual add fused (reads x and residual, writes sum and y)";
+    c.predicted_s = predicted(f.kind, false, f.dtype, f.rows, f.cols, f.res != nullptr);
     return c;
   });
 }

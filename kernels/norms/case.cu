@@ -1,7 +1,8 @@
 // Registry wrapper for layernorm, rmsnorm and softmax: one RowCase per element type. The
 // reference (sol/ref/rows.hpp) runs per row in double on the hashed inputs the device saw (after
 // the same scale-and-mask step, rounded to T the same way), and the saved statistics (mean /
-// max, rstd / 1/sum) are checked beside y.
+// max, rstd / 1/sum) are checked beside y. residual=1 (norms): a second hashed input res is
+// added first; the reference normalizes round_T(x + res), and the written sum is checked too.
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -49,12 +50,16 @@ class RowCase final : public Case {
  public:
   RowCase(Version v, const Shape& s, const CaseOptions& opts)
       : v_(v), in_(info(v)), rows_(s.at("rows")), cols_(s.at("cols")), scale_(s.get("scale", 1)),
-        mask_(s.get("mask", 0) != 0) {
+        mask_(s.get("mask", 0) != 0), residual_(s.get("residual", 0) != 0) {
     const int64_t n = rows_ * cols_;
-    sets_ = rotating_sets(2.0 * double(n) * sizeof(T), opts);
+    sets_ = rotating_sets((residual_ ? 4.0 : 2.0) * double(n) * sizeof(T), opts);
     for (int i = 0; i < sets_; ++i) {
       x_.emplace_back(n);
       y_.emplace_back(n);
+      if (residual_) {
+        res_.emplace_back(n);
+        sum_.emplace_back(n);
+      }
     }
     if (in_.kind != Kind::Softmax) gamma_ = DeviceBuffer<T>(cols_);
     if (in_.kind == Kind::LayerNorm) beta_ = DeviceBuffer<T>(cols_);
@@ -71,8 +76,10 @@ class RowCase final : public Case {
     for (int i = 0; i < sets_; ++i) {
       Elem<T>::fill(x_[size_t(i)].get(), n, set_seed(seed, i), Dist::Signed, nullptr);
       prepare_inputs(x_[size_t(i)].get(), rows_, cols_, scale_, mask_);
+      if (residual_) Elem<T>::fill(res_[size_t(i)].get(), n, hash64(set_seed(seed, i), 0x2E5), Dist::Signed, nullptr);
     }
     seed0_ = set_seed(seed, 0);
+    rseed_ = hash64(seed0_, 0x2E5);
     if (gamma_.get()) Elem<T>::fill(gamma_.get(), cols_, hash64(seed, 0x6A), Dist::Positive, nullptr);
     if (beta_.get()) Elem<T>::fill(beta_.get(), cols_, hash64(seed, 0xBE), Dist::Signed, nullptr);
     gseed_ = hash64(seed, 0x6A);
@@ -83,6 +90,7 @@ class RowCase final : public Case {
 
   void poison(int set) override {
     y_.at(size_t(set)).poison();
+    if (residual_) sum_.at(size_t(set)).poison();
     if (stat0_.get()) stat0_.poison();
     if (stat1_.get()) stat1_.poison();
   }
@@ -124,6 +132,16 @@ class RowCase final : public Case {
       const int64_t r = i / cols_, c = i % cols_;
       return Sample{Elem<T>::decode(got[size_t(i)]), expected(ref[size_t(r)], x(r, c), c), is_poison(got[size_t(i)])};
     });
+    if (residual_) {  // the sum, bit for bit: one fp32 add rounded to T
+      const std::vector<Bits> sum = sum_[0].template to_host<Bits>(0, rows_ * cols_);
+      const CheckResult s = compare(rows_ * cols_, 0.0, [&](int64_t i) {
+        return Sample{Elem<T>::decode(sum[size_t(i)]), x(i / cols_, i % cols_), is_poison(sum[size_t(i)])};
+      });
+      y.ok = y.ok && s.ok;
+      y.unwritten += s.unwritten;
+      y.nonfinite += s.nonfinite;
+      if (!s.ok) y.detail += (y.detail.empty() ? "" : "; ") + std::string("sum x + res: ") + s.detail;
+    }
     if (!stat1_.get()) return y;
     // Saved statistics, fp32: the same tolerance (they are at least as accurate as y).
     const std::vector<uint32_t> g0 = stat0_.get() ? stat0_.template to_host<uint32_t>(0, rows_) : std::vector<uint32_t>();
@@ -160,6 +178,11 @@ class RowCase final : public Case {
     a.cols = cols_;
     a.ldx = a.ldy = cols_;
     a.eps = float(kEps);
+    if (residual_) {
+      a.res = res_.at(size_t(set)).get();
+      a.sum = sum_.at(size_t(set)).get();
+      a.ldr = a.lds = cols_;
+    }
     return a;
   }
 
@@ -170,11 +193,12 @@ class RowCase final : public Case {
       case Kind::LayerNorm:
         return sol::layernorm_forward(LayerNormArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.x, .y = a.y,
                                                     .gamma = a.gamma, .beta = a.beta, .eps = a.eps, .mean = a.stat0,
-                                                    .rstd = a.stat1},
+                                                    .rstd = a.stat1, .residual = a.res, .sum = a.sum},
                                       nullptr, 0, st);
       case Kind::RMSNorm:
         return sol::rmsnorm_forward(RMSNormArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.x, .y = a.y,
-                                                .gamma = a.gamma, .eps = a.eps, .rstd = a.stat1},
+                                                .gamma = a.gamma, .eps = a.eps, .rstd = a.stat1, .residual = a.res,
+                                                .sum = a.sum},
                                     nullptr, 0, st);
       case Kind::Softmax:
         return sol::softmax_forward(SoftmaxArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.x, .y = a.y}, nullptr,
@@ -182,11 +206,14 @@ class RowCase final : public Case {
     }
   }
 
-  // Input element (r, c) as the device holds it.
+  // Element (r, c) of the row normalized, as the device holds it: x, or round_T(x + res).
   double x(int64_t r, int64_t c) const {
     if (mask_ && masked(r, c)) return kNegInf;
     const double v = Elem<T>::decode(Elem<T>::draw(seed0_, uint64_t(r * cols_ + c), Dist::Signed));
-    return scale_ == 1 ? v : round_host<T>(float(v) * float(scale_));
+    const double xv = scale_ == 1 ? v : round_host<T>(float(v) * float(scale_));
+    if (!residual_) return xv;
+    const double rv = Elem<T>::decode(Elem<T>::draw(rseed_, uint64_t(r * cols_ + c), Dist::Signed));
+    return round_host<T>(float(xv) + float(rv));
   }
   double gamma(int64_t c) const { return Elem<T>::decode(Elem<T>::draw(gseed_, uint64_t(c), Dist::Positive)); }
   double beta(int64_t c) const { return Elem<T>::decode(Elem<T>::draw(bseed_, uint64_t(c), Dist::Signed)); }
@@ -226,12 +253,12 @@ class RowCase final : public Case {
   Version v_;
   Info in_;
   int64_t rows_, cols_, scale_;
-  bool mask_;
+  bool mask_, residual_;
   int sets_ = 1;
-  std::vector<DeviceBuffer<T>> x_, y_;
+  std::vector<DeviceBuffer<T>> x_, y_, res_, sum_;  // res_, sum_: residual=1 only
   DeviceBuffer<T> gamma_, beta_, temp_;
   DeviceBuffer<float> stat0_, stat1_;
-  uint64_t seed0_ = 0, gseed_ = 0, bseed_ = 0;
+  uint64_t seed0_ = 0, rseed_ = 0, gseed_ = 0, bseed_ = 0;
   bool randomized_ = false;
 };
 

@@ -49,4 +49,27 @@ void fused_run(Impl impl, const RowArgs<T>& a, cudaStream_t stream) {
   launch_row(fused_plan<Op, T>(impl, a), stream, a);
 }
 
+// The norms: Op, or Residual<Op> where a.res is given (the eager rungs add in a pass of their own
+// first and normalize the sum: eager_input).
+template <class Op, class T>
+LaunchPlan norm_plan(Impl impl, const RowArgs<T>& a) {
+  return a.res ? fused_plan<Residual<Op>, T>(impl, a) : fused_plan<Op, T>(impl, a);
+}
+template <class Op, class T>
+void norm_run(Impl impl, const RowArgs<T>& a, cudaStream_t stream) {
+  launch_row(norm_plan<Op, T>(impl, a), stream, a);
+}
+// The eager rungs' input: x, or with the residual s = x + res written to sum by its own pass.
+template <class T>
+RowArgs<T> eager_input(const RowArgs<T>& a, cudaStream_t stream) {
+  if (!a.res) return a;
+  residual_add(a, stream);
+  RowArgs<T> p = a;
+  p.x = a.sum;
+  p.ldx = a.lds;
+  p.res = nullptr;
+  p.sum = nullptr;
+  return p;
+}
+
 }  // namespace sol::kernels::rows

@@ -2,9 +2,11 @@
 // v01: mean (read x) | center and variance (read x, write xc) | normalize (read xc, write y) |
 //      affine (read y, write y): 4 reads + 3 writes = 14 B/element in bf16 (lecture §8).
 // v02: one kernel; shifted sums Σ(x−x₀), Σ(x−x₀)² in one read, a second read to normalize.
-// v03: one read: the row in registers (warp per row to 1024 bf16 columns, blocks of 128 / 512 /
-//      1024 threads beyond), exact two-pass mean and variance over the registers: 4 B/element.
-// Saves mean and rstd (fp32) per row for backward.
+// v03: one read: the row in registers (lanes of a warp per row to 1024 bf16 columns, a block of
+//      whole warps beyond, four 16-byte vectors a thread: register_config), exact two-pass mean
+//      and variance over the registers: 4 B/element.
+// Saves mean and rstd (fp32) per row for backward. With a residual (RowArgs::res), every rung
+// normalizes s = x + res and writes s: v01 in a pass of its own first, v02 and v03 in their reads.
 #include "kernels/norms/forward.cuh"
 #include "kernels/norms/ops.cuh"
 
@@ -12,8 +14,9 @@ namespace sol::kernels::rows {
 
 template <class T>
 void layernorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream) {
-  if (impl != Impl::Eager) return fused_run<LayerNormOp>(impl, a, stream);
-  RowArgs<T> p = a;
+  if (impl != Impl::Eager) return norm_run<LayerNormOp>(impl, a, stream);
+  const RowArgs<T> in = eager_input(a, stream);
+  RowArgs<T> p = in;
   eager_pass<MeanPass>(p, stream);
   p.y = gTemp;  // packed scratch
   p.ldy = a.cols;
@@ -30,7 +33,7 @@ void layernorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t st
 
 template <class T>
 LaunchPlan layernorm_plan(Impl impl, const RowArgs<T>& a) {
-  return fused_plan<LayerNormOp>(impl, a);
+  return norm_plan<LayerNormOp>(impl, a);
 }
 
 template void layernorm_forward<float>(Impl, const RowArgs<float>&, float*, cudaStream_t);

@@ -3,6 +3,8 @@
 //      y·γ (read y, write y): 4 reads + 3 writes.
 // v02: one kernel; Σx² in one read, a second read to scale.
 // v03: one read: the row in registers, as layernorm v03. Saves rstd (fp32) per row.
+// With a residual (RowArgs::res), every rung normalizes s = x + res and writes s: v01 in a pass
+// of its own first (read x and res, write s), v02 and v03 in their reads of x.
 #include "kernels/norms/forward.cuh"
 #include "kernels/norms/ops.cuh"
 
@@ -10,16 +12,17 @@ namespace sol::kernels::rows {
 
 template <class T>
 void rmsnorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream) {
-  if (impl != Impl::Eager) return fused_run<RMSNormOp>(impl, a, stream);
-  RowArgs<T> p = a;
+  if (impl != Impl::Eager) return norm_run<RMSNormOp>(impl, a, stream);
+  const RowArgs<T> in = eager_input(a, stream);
+  RowArgs<T> p = in;
   p.y = gTemp;  // packed scratch
   p.ldy = a.cols;
   eager_pass<SquarePass>(p, stream);
   p.x = gTemp;
   p.ldx = a.cols;
   eager_pass<RmsPass>(p, stream);
-  p.x = a.x;
-  p.ldx = a.ldx;
+  p.x = in.x;
+  p.ldx = in.ldx;
   p.y = a.y;
   p.ldy = a.ldy;
   eager_pass<ScalePass>(p, stream);
@@ -30,7 +33,7 @@ void rmsnorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stre
 
 template <class T>
 LaunchPlan rmsnorm_plan(Impl impl, const RowArgs<T>& a) {
-  return fused_plan<RMSNormOp>(impl, a);
+  return norm_plan<RMSNormOp>(impl, a);
 }
 
 template void rmsnorm_forward<float>(Impl, const RowArgs<float>&, float*, cudaStream_t);

@@ -11,13 +11,18 @@
 //     accumulators (shifted sums, or the online softmax's running max and sum), the second pass
 //     re-reads the row (mostly from L1/L2) and writes. Two reads of x from the SM's view.
 //   eager pass: one op of the lecture's naive formulas per kernel (the v01 rungs).
+// The norms fuse the decoder's residual add (Residual<Op>): the row normalized is s = x + res,
+// rounded to T as an add kernel would round it, and s is written beside y — one read of x and
+// res, one write of s and y, where an add kernel and a norm read s once more.
 // Statistics are fp32 whatever T is; sizes are 64-bit; rows of any count. Rows lie ldx (x) and
 // ldy (y) elements apart; 16-byte loads need the pitches, not only cols, to keep every row aligned.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/common/launch.cuh"
 #include "kernels/norms/launch.hpp"
@@ -42,12 +47,15 @@ __device__ inline float identity() {
 }
 
 // Reduction over a row group of kThreads threads (a divisor of 32, or blockDim.x == kThreads).
-// Every thread of the group gets the result. sRed: ≥ 32 floats of shared memory.
+// Every thread of the group gets the result. sRed: ≥ 32 floats of shared memory. The shuffles
+// name only the group's lanes, so a group whose row is past the end may leave without the others.
 template <Reduce R, int kThreads>
 __device__ inline float group_reduce(float v, float* sRed) {
   constexpr int kWidth = kThreads < 32 ? kThreads : 32;
+  const unsigned lanes = kWidth == 32 ? 0xffffffffu
+                                      : ((1u << kWidth) - 1) << ((threadIdx.x % 32) & ~unsigned(kWidth - 1));
 #pragma unroll
-  for (int o = kWidth / 2; o > 0; o /= 2) v = combine<R>(v, __shfl_xor_sync(0xffffffffu, v, o));
+  for (int o = kWidth / 2; o > 0; o /= 2) v = combine<R>(v, __shfl_xor_sync(lanes, v, o));
   if constexpr (kThreads > 32) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (lane == 0) sRed[warp] = v;
@@ -72,7 +80,56 @@ struct RowArgs {
   int64_t rows = 0, cols = 0;
   int64_t ldx = 0, ldy = 0;  // row pitches in elements (≥ cols; the caller sets them)
   float eps = 1e-5f;         // the norms' variance epsilon
+  // Residual<Op> only: res (rows × cols, pitch ldr) is added to x, and the sum, the row that is
+  // normalized, is written to sum (pitch lds). sum may be x or res (with its pitch).
+  const T* res = nullptr;
+  T* sum = nullptr;
+  int64_t ldr = 0, lds = 0;
 };
+
+// An Op with the residual add before it (norms): Op's statistics and outputs of s = x + res.
+template <class Op>
+struct Residual : Op {
+  static constexpr bool kResidual = true;
+};
+template <class Op>
+constexpr bool has_residual() {
+  if constexpr (requires { Op::kResidual; }) return Op::kResidual;
+  else return false;
+}
+
+// s = x + r in fp32, rounded to T: one element, and a 16-byte vector of them.
+template <class T>
+__device__ inline T add_rounded(T x, T r) {
+  return from_f32<T>(to_f32(x) + to_f32(r));
+}
+template <class T>
+__device__ inline uint4 add_vectors(const uint4& x, const uint4& r) {
+  constexpr int kPerVec = 16 / int(sizeof(T));
+  T ex[kPerVec], er[kPerVec];
+  memcpy(ex, &x, 16);
+  memcpy(er, &r, 16);
+#pragma unroll
+  for (int j = 0; j < kPerVec; ++j) ex[j] = add_rounded(ex[j], er[j]);
+  uint4 o;
+  memcpy(&o, ex, 16);
+  return o;
+}
+
+// Reduction over the whole block, of any whole number of warps (blockDim.x a multiple of 32).
+template <Reduce R>
+__device__ inline float block_reduce(float v, float* sRed) {
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) v = combine<R>(v, __shfl_xor_sync(0xffffffffu, v, o));
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) sRed[warp] = v;
+  __syncthreads();
+  v = lane < int(blockDim.x / 32) ? sRed[lane] : identity<R>();
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) v = combine<R>(v, __shfl_xor_sync(0xffffffffu, v, o));
+  __syncthreads();  // sRed is free for the next reduction
+  return v;
+}
 
 struct Stats {
   float a = 0, b = 0;  // LayerNorm: mean, rstd; RMSNorm: 0, rstd; softmax: max, 1/sum
@@ -134,27 +191,53 @@ __device__ inline void write_vector(const RowArgs<T>& a, int64_t row, int v, con
   reinterpret_cast<uint4*>(a.y + row * a.ldy)[v] = o;
 }
 
-// Thread t of a row group holds vectors t, t + kThreads, … (kVecs of them) of its row.
-template <class Op, class T, int kThreads, int kVecs>
-__global__ void __launch_bounds__(kBlockThreads<kThreads>)
+// Thread t of a row group of n threads holds vectors t, t + n, … (kVecs of them) of its row. The
+// group is kGroup lanes of a warp (1 … 32; 32 / kGroup rows to a warp, kRowMinBlockThreads to a
+// block) or, with kGroup = kWholeBlock, the block (blockDim.x threads, whole warps, one row).
+template <class Op, class T, int kGroup, int kVecs>
+__global__ void __launch_bounds__(kGroup == kWholeBlock ? 1024 : kBlockThreads<kGroup>)
     row_registers_kernel(RowArgs<T> a) {
   constexpr int kPerVec = 16 / int(sizeof(T));
+  constexpr bool kBlock = kGroup == kWholeBlock;
   __shared__ float sRed[32];
-  const int t = threadIdx.x % kThreads;
-  const int64_t row = group_row<kThreads>();
-  if (row >= a.rows) return;  // only when kThreads ≤ 32: whole warps leave together
+  int n = 0, t = 0;
+  int64_t row = 0;
+  if constexpr (kBlock) {
+    n = int(blockDim.x), t = int(threadIdx.x), row = blockIdx.x;
+  } else {
+    n = kGroup, t = int(threadIdx.x) % kGroup, row = group_row<kGroup>();
+  }
+  if (row >= a.rows) return;  // a whole group: its reductions' shuffles name only its lanes
   const int nvec = int(a.cols / kPerVec);  // in-row indices fit 32 bits (cols ≤ 65536)
   const uint4* gX16 = reinterpret_cast<const uint4*>(a.x + row * a.ldx);
   uint4 rX[kVecs];
 #pragma unroll
   for (int k = 0; k < kVecs; ++k) {
-    const int v = k * kThreads + t;
+    const int v = k * n + t;
     if (v < nvec) rX[k] = gX16[v];
+  }
+  if constexpr (has_residual<Op>()) {  // rX becomes s = x + res, written at once
+    const uint4* gR16 = reinterpret_cast<const uint4*>(a.res + row * a.ldr);
+    uint4* gS16 = reinterpret_cast<uint4*>(a.sum + row * a.lds);
+    uint4 rR[kVecs];
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      const int v = k * n + t;
+      if (v < nvec) rR[k] = gR16[v];
+    }
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      const int v = k * n + t;
+      if (v < nvec) {
+        rX[k] = add_vectors<T>(rX[k], rR[k]);
+        gS16[v] = rX[k];
+      }
+    }
   }
   auto each = [&](auto&& fn) {  // fn(value) over this thread's elements
 #pragma unroll
     for (int k = 0; k < kVecs; ++k) {
-      if (k * kThreads + t < nvec) {
+      if (k * n + t < nvec) {
         T e[kPerVec];
         const uint4 rV = opaque(rX[k]);
         memcpy(e, &rV, 16);
@@ -163,20 +246,24 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>)
       }
     }
   };
+  auto reduce = [&](auto r, float v) {
+    if constexpr (kBlock) return block_reduce<decltype(r)::value>(v, sRed);
+    else return group_reduce<decltype(r)::value, kGroup>(v, sRed);
+  };
   float r1 = identity<Op::kFirst>();
   each([&](float x) { r1 = combine<Op::kFirst>(r1, Op::first(x)); });
-  r1 = group_reduce<Op::kFirst, kThreads>(r1, sRed);
+  r1 = reduce(std::integral_constant<Reduce, Op::kFirst>{}, r1);
   const float c1 = Op::center(r1, a.cols);
   float r2 = 0.f;
   if constexpr (Op::kSecond) {
     each([&](float x) { r2 += Op::second(x, c1); });
-    r2 = group_reduce<Reduce::Sum, kThreads>(r2, sRed);
+    r2 = reduce(std::integral_constant<Reduce, Reduce::Sum>{}, r2);
   }
   const Stats s = Op::stats(r1, r2, a.cols, a.eps);
   if (t == 0) save_stats<Op>(a, row, s);
 #pragma unroll
   for (int k = 0; k < kVecs; ++k) {
-    const int v = k * kThreads + t;
+    const int v = k * n + t;
     if (v < nvec) write_vector<Op>(a, row, v, rX[k], s);
   }
 }
@@ -197,25 +284,43 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>) row_looped_kernel(Row
   const int t = threadIdx.x % kThreads;
   const int64_t row = group_row<kThreads>();
   if (row >= a.rows) return;  // only when kThreads ≤ 32: whole warps leave together
+  constexpr bool kRes = has_residual<Op>();
   const T* gX = a.x + row * a.ldx;
-  const float shift = Op::kShift ? to_f32(gX[0]) : 0.f;  // a value of the row: shifted sums stay small
+  const T* gR = kRes ? a.res + row * a.ldr : nullptr;
+  // Element c of the normalized row: x, or s = x + res.
+  auto elem = [&](int64_t c) { return kRes ? add_rounded(gX[c], gR[c]) : gX[c]; };
+  const float shift = Op::kShift ? to_f32(elem(0)) : 0.f;  // a value of the row: shifted sums stay small
   float acc0 = identity<Op::kFirst>(), acc1 = 0.f;
-  const uintptr_t bases = reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y) |
-                          reinterpret_cast<uintptr_t>(a.gamma) | reinterpret_cast<uintptr_t>(a.beta);
-  const bool vectors = (a.cols | a.ldx | a.ldy) % kPerVec == 0 && bases % 16 == 0 &&
+  uintptr_t bases = reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y) |
+                    reinterpret_cast<uintptr_t>(a.gamma) | reinterpret_cast<uintptr_t>(a.beta);
+  int64_t pitches = a.cols | a.ldx | a.ldy;
+  if constexpr (kRes) {
+    bases |= reinterpret_cast<uintptr_t>(a.res) | reinterpret_cast<uintptr_t>(a.sum);
+    pitches |= a.ldr | a.lds;
+  }
+  const bool vectors = pitches % kPerVec == 0 && bases % 16 == 0 &&
                        a.cols / kPerVec <= INT32_MAX / 2;  // v0 + 3·kThreads stays in int
   const int nvec = vectors ? int(a.cols / kPerVec) : 0;
   const uint4* gX16 = reinterpret_cast<const uint4*>(gX);
-  // fn(v, rX) over this thread's vectors, kLoopUnroll loads in flight
+  const uint4* gR16 = reinterpret_cast<const uint4*>(gR);
+  // fn(v, rX) over this thread's vectors (of s with the residual), kLoopUnroll loads in flight
+  // (half as many vectors of x and as many of res with the residual)
+  constexpr int kUnroll = kRes ? kLoopUnroll / 2 : kLoopUnroll;
   auto each_vector = [&](auto&& fn) {
-    for (int v0 = t; v0 < nvec; v0 += kLoopUnroll * kThreads) {
-      uint4 rX[kLoopUnroll];
+    for (int v0 = t; v0 < nvec; v0 += kUnroll * kThreads) {
+      uint4 rX[kUnroll], rR[kRes ? kUnroll : 1];
 #pragma unroll
-      for (int k = 0; k < kLoopUnroll; ++k)
-        if (v0 + k * kThreads < nvec) rX[k] = gX16[v0 + k * kThreads];
+      for (int k = 0; k < kUnroll; ++k)
+        if (v0 + k * kThreads < nvec) {
+          rX[k] = gX16[v0 + k * kThreads];
+          if constexpr (kRes) rR[k] = gR16[v0 + k * kThreads];
+        }
 #pragma unroll
-      for (int k = 0; k < kLoopUnroll; ++k)
-        if (v0 + k * kThreads < nvec) fn(v0 + k * kThreads, rX[k]);
+      for (int k = 0; k < kUnroll; ++k)
+        if (v0 + k * kThreads < nvec) {
+          if constexpr (kRes) rX[k] = add_vectors<T>(rX[k], rR[k]);
+          fn(v0 + k * kThreads, rX[k]);
+        }
     }
   };
   each_vector([&](int, const uint4& rX) {
@@ -227,17 +332,36 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>) row_looped_kernel(Row
     Op::push(acc0, acc1, d);
   });
   for (int64_t c = int64_t(nvec) * kPerVec + t; c < a.cols; c += kThreads) {
-    const float d[1] = {to_f32(gX[c]) - shift};
+    const float d[1] = {to_f32(elem(c)) - shift};
     Op::push(acc0, acc1, d);
   }
   const float row0 = group_reduce<Op::kFirst, kThreads>(acc0, sRed);
   const float row1 = group_reduce<Reduce::Sum, kThreads>(Op::rescale(acc1, acc0, row0), sRed);
   const Stats s = Op::stats_shifted(row0, row1, a.cols, shift, a.eps);
   if (t == 0) save_stats<Op>(a, row, s);
-  each_vector([&](int v, const uint4& rX) { write_vector<Op>(a, row, v, rX, s); });
+  // The second read; with the residual, s is written here (sum may be x or res: each element is
+  // read and written by the one thread, after the whole row's first read).
+  T* gS = kRes ? a.sum + row * a.lds : nullptr;
+  each_vector([&](int v, const uint4& rX) {
+    if constexpr (kRes) reinterpret_cast<uint4*>(gS)[v] = rX;
+    write_vector<Op>(a, row, v, rX, s);
+  });
   T* gY = a.y + row * a.ldy;
-  for (int64_t c = int64_t(nvec) * kPerVec + t; c < a.cols; c += kThreads)
-    gY[c] = from_f32<T>(Op::out(to_f32(gX[c]), s, param(a.gamma, c, 1.f), param(a.beta, c, 0.f)));
+  for (int64_t c = int64_t(nvec) * kPerVec + t; c < a.cols; c += kThreads) {
+    const T e = elem(c);
+    if constexpr (kRes) gS[c] = e;
+    gY[c] = from_f32<T>(Op::out(to_f32(e), s, param(a.gamma, c, 1.f), param(a.beta, c, 0.f)));
+  }
+}
+
+// The eager rungs' residual pass: s = x + res, rounded to T (rows of any pitch).
+template <class T>
+__global__ void __launch_bounds__(256) residual_add_kernel(RowArgs<T> a) {
+  const int64_t n = a.rows * a.cols, stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const int64_t r = i / a.cols, c = i % a.cols;
+    a.sum[r * a.lds + c] = add_rounded(a.x[r * a.ldx + c], a.res[r * a.ldr + c]);
+  }
 }
 
 // ---- one eager pass --------------------------------------------------------------------------
@@ -281,19 +405,33 @@ template <class T>
 bool fits_registers(const RowArgs<T>& a) {
   constexpr int64_t kPerVec = 16 / int64_t(sizeof(T));
   const uintptr_t bases = reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y) |
-                          reinterpret_cast<uintptr_t>(a.gamma) | reinterpret_cast<uintptr_t>(a.beta);
-  return bases % 16 == 0 && a.cols % kPerVec == 0 && a.ldx % kPerVec == 0 && a.ldy % kPerVec == 0 &&
-         a.cols <= register_max_cols(sizeof(T));
+                          reinterpret_cast<uintptr_t>(a.gamma) | reinterpret_cast<uintptr_t>(a.beta) |
+                          reinterpret_cast<uintptr_t>(a.res) | reinterpret_cast<uintptr_t>(a.sum);
+  const int64_t pitches = a.ldx | a.ldy | (a.res ? a.ldr | a.lds : 0);
+  const int64_t most = a.res ? residual_register_max_cols(sizeof(T)) : register_max_cols(sizeof(T));
+  return bases % 16 == 0 && a.cols % kPerVec == 0 && pitches % kPerVec == 0 && a.cols <= most;
 }
 
-// Register configurations: a warp for ≤ 128 vectors, then blocks of 128 / 512 / 1024 threads.
+// The register configuration of a row (register_config, launch.hpp): a group of lanes, or a block
+// of whole warps, each thread holding kRegisterVecs vectors (twice that past 1024 threads).
 template <class Op, class T>
 LaunchPlan plan_registers(const RowArgs<T>& a) {
-  const int64_t nvec = a.cols / (16 / int64_t(sizeof(T)));
-  if (nvec <= 32 * 4) return row_plan<32>(row_registers_kernel<Op, T, 32, 4>, a.rows);
-  if (nvec <= 128 * 4) return row_plan<128>(row_registers_kernel<Op, T, 128, 4>, a.rows);
-  if (nvec <= 512 * 4) return row_plan<512>(row_registers_kernel<Op, T, 512, 4>, a.rows);
-  return row_plan<1024>(row_registers_kernel<Op, T, 1024, 8>, a.rows);
+  const RegisterConfig c = register_config(a.cols / (16 / int64_t(sizeof(T))));
+  switch (c.group) {
+    case 1: return row_plan<1>(row_registers_kernel<Op, T, 1, kRegisterVecs>, a.rows);
+    case 2: return row_plan<2>(row_registers_kernel<Op, T, 2, kRegisterVecs>, a.rows);
+    case 4: return row_plan<4>(row_registers_kernel<Op, T, 4, kRegisterVecs>, a.rows);
+    case 8: return row_plan<8>(row_registers_kernel<Op, T, 8, kRegisterVecs>, a.rows);
+    case 16: return row_plan<16>(row_registers_kernel<Op, T, 16, kRegisterVecs>, a.rows);
+    case 32: return row_plan<32>(row_registers_kernel<Op, T, 32, kRegisterVecs>, a.rows);
+    default: break;
+  }
+  if (c.vecs == kRegisterVecs)
+    return plan_1d(row_registers_kernel<Op, T, kWholeBlock, kRegisterVecs>, a.rows, 1, c.threads);
+  if constexpr (has_residual<Op>())
+    failure("row kernel: a residual row of more than residual_register_max_cols columns reached the register kernel",
+            "plan_fused sends such rows to the looped kernel (fits_registers)");
+  else return plan_1d(row_registers_kernel<Op, T, kWholeBlock, 2 * kRegisterVecs>, a.rows, 1, c.threads);
 }
 
 template <class Op, class T>
@@ -309,6 +447,20 @@ void require_pitches(const RowArgs<T>& a) {
     failure("row kernel: pitch ldx = " + std::to_string(a.ldx) + " or ldy = " + std::to_string(a.ldy) + " below cols = " +
                 std::to_string(a.cols),
             "set RowArgs::ldx and ldy (≥ cols; cols for packed rows)");
+  if (a.res && (!a.sum || a.ldr < a.cols || a.lds < a.cols))
+    failure("row kernel: the residual add needs sum and pitches ldr = " + std::to_string(a.ldr) + ", lds = " +
+                std::to_string(a.lds) + " ≥ cols = " + std::to_string(a.cols),
+            "set RowArgs::sum, ldr and lds");
+}
+
+// The eager rungs' residual pass into a.sum.
+template <class T>
+void residual_add(const RowArgs<T>& a, cudaStream_t stream) {
+  require_pitches(a);
+  const int64_t blocks = std::min<int64_t>(blocks_for(a.rows * a.cols, 256), 132 * 16);
+  if (blocks == 0) return;
+  residual_add_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(a);
+  SOL_LAUNCH_CHECK();
 }
 
 template <class T>

@@ -22,6 +22,7 @@ constexpr int64_t kMaxCols = int64_t(1) << 24;
 std::string unsupported(Version v, const Shape& s) {
   std::vector<DimRule> rules = {{"rows", 1, int64_t(1) << 31}, {"cols", 1, kMaxCols}, {"scale", 1, 1000, false}};
   if (info(v).kind == Kind::Softmax) rules.push_back({"mask", 0, 1, false});
+  else rules.push_back({"residual", 0, 1, false});  // the norms' fused residual add (RowArgs::res)
   if (std::string why = check_dims(s, rules); !why.empty()) return why;
   if (product_or_minus1({s.at("rows"), s.at("cols"), 4}, int64_t(1) << 40) < 0)
     return "rows × cols is too large (over 2^38 elements)";
@@ -75,6 +76,7 @@ model::Cost cost(Version v, const Shape& s) {
   op.cols = s.at("cols");
   op.fused = i.impl != Impl::Eager;
   op.dtype = i.fp32 ? DType::f32 : DType::bf16;
+  op.residual = i.kind != Kind::Softmax && s.get("residual", 0) != 0;
   model::Cost c = model::row_op(op);
   const int b = i.fp32 ? 4 : 2;
   if (i.impl == Impl::Cluster)
@@ -103,6 +105,18 @@ model::Cost cost(Version v, const Shape& s) {
     const std::span<const EagerPass> passes = i.kind == Kind::LayerNorm ? std::span<const EagerPass>(kLayerNormPasses)
                                               : i.kind == Kind::RMSNorm ? std::span<const EagerPass>(kRmsNormPasses)
                                                                         : std::span<const EagerPass>(kSoftmaxPasses);
+    if (op.residual) {  // residual_add_kernel: 256-thread blocks, a grid-stride loop, one load of each input
+      model::LoadStream st;
+      const double bytes = double(op.rows) * double(op.cols) * b;
+      st.read_bytes = 2 * bytes;
+      st.write_bytes = bytes;
+      st.blocks = std::min<int64_t>((op.rows * op.cols + 255) / 256, 132 * 16);
+      st.block = {.block_threads = 256, .registers_per_thread = 24};
+      st.loads_in_flight = 2;
+      st.load_bytes = b;
+      st.what = "s = x + res: reads x and res, writes s";
+      c.exec.streams.push_back(st);
+    }
     for (const EagerPass& pass : passes)
       c.exec.streams.push_back(eager_pass_stream(op.rows, op.cols, b, pass.writes, pass.what));
     c.exec.kernels = int(c.exec.streams.size());

@@ -205,10 +205,17 @@ Cost row_op(const RowOp& op) {
   Cost c;
   c.dtype = op.dtype;
   c.unit = hw::Unit::Vector;
-  c.flops = r.flops_per_element * double(n);
-  c.op = std::string(r.name) + " over " + dims({op.rows, op.cols}) + " " + dtype_name(op.dtype) + (op.fused ? ", fused" : ", naive");
+  const double flops_per_element = r.flops_per_element + (op.residual ? 1 : 0);  // the add
+  c.flops = flops_per_element * double(n);
+  c.op = std::string(op.residual ? "residual add + " : "") + r.name + " over " + dims({op.rows, op.cols}) + " " +
+         dtype_name(op.dtype) + (op.fused ? ", fused" : ", naive");
   ByteCount q(what);
   if (r.param_vectors > 0) q.add(checked_product({op.cols, b}, what), r.param_vectors);
+  if (op.residual) {
+    q.add(tensor, op.fused ? 2 : 3);
+    c.notes.push_back(op.fused ? "residual: res read and s = x + res written in the same kernel: 2·n·b more bytes"
+                               : "residual: an add pass reads x and res and writes s (3·n·b), the passes then read s");
+  }
   if (op.fused) {
     q.add(tensor, 2);
     c.notes.push_back("fused: one kernel reads x once and writes y once (statistics stay on chip): 2·n·b bytes");
@@ -222,7 +229,7 @@ Cost row_op(const RowOp& op) {
                       " bytes per element, plus the per-row statistics");
   }
   std::ostringstream f;
-  f << "FLOPs ≈ " << r.flops_per_element << " per element";
+  f << "FLOPs ≈ " << flops_per_element << " per element";
   c.notes.push_back(f.str());
   c.bytes = q.value();
   c.levels.push_back({"L2", c.bytes});  // streaming: each HBM byte crosses L2 once

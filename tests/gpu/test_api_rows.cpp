@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -405,6 +406,85 @@ TEST(ApiRows, SoftmaxForwardOnTheClusterRung) {
   }
 }
 
+// The residual add fused into the norms: s = round(x + h) (one fp32 add, as an add kernel), y =
+// norm(s) with s's statistics, s written to sum — a buffer of its own, or h or x in place (the
+// decoder's residual stream updated where it lies). Shapes: lane groups, whole-warp blocks, an
+// unaligned row and a row past the residual's register limit (the looped kernel), padded pitches.
+enum class SumAt { Own, Residual, X };
+void check_residual(Op op, DType d, int64_t rows, int64_t cols, int64_t pad, SumAt at) {
+  SCOPED_TRACE(std::string(op_name(op)) + " " + dtype_name(d) + " " + std::to_string(rows) + "×" + std::to_string(cols) +
+               " pad " + std::to_string(pad) + " sum at " + std::to_string(int(at)));
+  const int64_t ld = cols + pad;
+  Matrix x(d, rows, cols, ld), h(d, rows, cols, ld), y(d, rows, cols, cols), own(d, rows, cols, ld);
+  Matrix g(d, 1, cols, cols), b(d, 1, cols, cols);
+  x.fill(0xA11 + uint64_t(cols));
+  h.fill(0xB22 + uint64_t(rows));
+  g.fill(0x77);
+  b.fill(0x99);
+  std::vector<double> want_s(size_t(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      want_s[size_t(r * cols + c)] = round_to(d, double(float(x.at(r, c)) + float(h.at(r, c))));
+  for (Matrix* m : {&x, &h, &y, &own, &g, &b}) m->upload();
+  Floats s0(rows), s1(rows);
+  Matrix& sum = at == SumAt::Own ? own : at == SumAt::Residual ? h : x;
+  if (op == Op::LayerNorm) {
+    const LayerNormArgs a{.dtype = d, .rows = rows, .cols = cols, .x = x.dev(), .y = y.dev(), .ldx = ld, .ldy = 0,
+                          .gamma = g.dev(), .beta = b.dev(), .mean = s0.dev(), .rstd = s1.dev(), .residual = h.dev(),
+                          .sum = sum.dev(), .ldr = ld, .lds = ld};
+    EXPECT_NE(explain_layernorm_forward(a).reason.find("residual"), std::string::npos);
+    layernorm_forward(a, nullptr, 0, nullptr);
+  } else {
+    const RMSNormArgs a{.dtype = d, .rows = rows, .cols = cols, .x = x.dev(), .y = y.dev(), .ldx = ld, .ldy = 0,
+                        .gamma = g.dev(), .rstd = s1.dev(), .residual = h.dev(), .sum = sum.dev(), .ldr = ld, .lds = ld};
+    EXPECT_NE(explain_rmsnorm_forward(a).reason.find("residual"), std::string::npos);
+    rmsnorm_forward(a, nullptr, 0, nullptr);
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  y.download();
+  sum.download();
+  s1.download();
+  s0.download();
+  EXPECT_TRUE(sum.padding_intact()) << "sum's padding was written";
+  int64_t sum_wrong = 0;
+  RelL2 ey, es;
+  for (int64_t r = 0; r < rows; ++r) {
+    double mean = 0, m2 = 0, sq = 0;
+    for (int64_t c = 0; c < cols; ++c) mean += want_s[size_t(r * cols + c)] / double(cols);
+    for (int64_t c = 0; c < cols; ++c) {
+      const double v = want_s[size_t(r * cols + c)];
+      m2 += (v - mean) * (v - mean);
+      sq += v * v;
+      sum_wrong += sum.at(r, c) != v;
+    }
+    const double eps = op == Op::LayerNorm ? 1e-5 : 1e-6;
+    const double rstd = 1 / std::sqrt((op == Op::LayerNorm ? m2 : sq) / double(cols) + eps);
+    for (int64_t c = 0; c < cols; ++c) {
+      const double v = want_s[size_t(r * cols + c)];
+      const double want = op == Op::LayerNorm ? (v - mean) * rstd * g.at(0, c) + b.at(0, c) : v * rstd * g.at(0, c);
+      ey.add(y.at(r, c), round_to(d, want));
+    }
+    es.add(s1.host_[size_t(r)], rstd);
+    if (op == Op::LayerNorm) es.add(s0.host_[size_t(r)], mean, 2.0);
+  }
+  EXPECT_EQ(sum_wrong, 0) << "elements of sum not round(x + h)";
+  EXPECT_TRUE(ey.finite);
+  EXPECT_LE(ey.value(), tol(d));
+  EXPECT_LE(es.value(), 2e-5) << "saved statistics (of the sum)";
+}
+
+TEST(ApiRows, ResidualAddFusedIntoTheNorms) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  for (Op op : {Op::LayerNorm, Op::RMSNorm})
+    for (DType d : kTypes) {
+      for (const auto& s : {std::array<int64_t, 2>{37, 128}, {19, 5120}, {3, 4099}, {5, 7}, {2, 40960}, {1000, 96}})
+        check_residual(op, d, s[0], s[1], 0, SumAt::Own);
+      check_residual(op, d, 9, 1024, 8, SumAt::Residual);  // in place, aligned pitches: the register kernel
+      check_residual(op, d, 9, 1024, 3, SumAt::X);         // in place, unaligned pitches: the looped kernel
+      check_residual(op, d, 4, 5120, 0, SumAt::Residual);
+    }
+}
+
 TEST(ApiRows, BackwardEveryOpAndTypeAgainstTheReference) {
   SOL_REQUIRE_GPU_OR_SKIP();
   for (Op o : kOps)
@@ -544,6 +624,14 @@ TEST(ApiRowsChecks, ForwardRefusesBadArgumentsBeforeAnyCudaCall) {
   expect_refused(ln([](LayerNormArgs& a) { a.cols = int64_t(1) << 40, a.rows = int64_t(1) << 30; }), "overflow");
   expect_refused([] { LayerNormArgs a = ln_ok(); a.rows = 0; (void)explain_layernorm_forward(a); }, "rows = 0");
   expect_refused([] { LayerNormArgs a = ln_ok(); a.x = nullptr; (void)layernorm_forward_workspace_size(a); }, "x is nullptr");
+  // The residual add: both pointers or neither, sum apart from y, in place only with the same pitch.
+  void* other = reinterpret_cast<void*>(uintptr_t(1) << 21);
+  expect_refused(ln([other](LayerNormArgs& a) { a.sum = other; }), "sum is given without residual");
+  expect_refused(ln([other](LayerNormArgs& a) { a.residual = other; }), "sum (x + residual, required");
+  expect_refused(ln([other](LayerNormArgs& a) { a.residual = other, a.sum = a.y; }), "sum and y are one buffer");
+  expect_refused(ln([other](LayerNormArgs& a) { a.residual = other, a.sum = const_cast<void*>(a.x), a.lds = 128; }),
+                 "another pitch");
+  expect_refused(ln([other](LayerNormArgs& a) { a.residual = a.sum = other, a.ldr = 63; }), "ldr = 63");
 
   RMSNormArgs r;
   r.rows = 2;

@@ -150,6 +150,13 @@ TEST(CostRows, NaivePassesAndFusedPass) {
   Cost smf = row_op({.kind = RowKind::Softmax, .rows = rows, .cols = cols, .fused = true, .dtype = DType::f32});
   EXPECT_DOUBLE_EQ(smf.bytes, 4.0 * 2 * n);
   for (const Cost& c : {ln, rms, sm}) EXPECT_EQ(c.unit, hw::Unit::Vector);
+  // The residual add: fused, res read and s written beside x and y; naive, an add pass (2 reads, a write).
+  Cost rmsr = row_op({.kind = RowKind::RMSNorm, .rows = rows, .cols = cols, .fused = true, .dtype = DType::bf16,
+                      .residual = true});
+  EXPECT_DOUBLE_EQ(rmsr.bytes, 2.0 * (4 * n + cols));
+  Cost rmsn = row_op({.kind = RowKind::RMSNorm, .rows = rows, .cols = cols, .dtype = DType::f32, .residual = true});
+  EXPECT_DOUBLE_EQ(rmsn.bytes, rms.bytes + 4.0 * 3 * n);
+  EXPECT_DOUBLE_EQ(rmsn.flops, rms.flops + n);
 }
 
 TEST(CostRows, BadInput) {

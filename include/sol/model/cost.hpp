@@ -118,6 +118,10 @@ struct RowOp {
   int64_t rows = 0, cols = 0;
   bool fused = false;  // naive = the lecture's eager passes; fused = one read of x, one write of y
   DType dtype = DType::bf16;
+  // The decoder's residual add first (norms): s = x + res is normalized and written. Fused: res
+  // read and s written beside x and y; naive: an add pass (reads x and res, writes s) before the
+  // passes over s.
+  bool residual = false;
 };
 Cost row_op(const RowOp& op);
 
