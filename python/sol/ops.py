@@ -391,31 +391,41 @@ def _as_rows(x: torch.Tensor, cols: int) -> tuple[torch.Tensor, int]:
     return x2, x2.stride(0)
 
 
-def _norm_run(kind: str, x, weight, bias, eps: float, save: bool, dev: int = -1):
-    """(y, mean, rstd); the statistics only where save (the backward reads them), else None."""
+def _residual(residual: Optional[torch.Tensor], x: torch.Tensor) -> None:
+    if residual is not None and (residual.shape != x.shape or residual.dtype != x.dtype):
+        _fail(f"residual must be {tuple(x.shape)} {x.dtype} as x, got {tuple(residual.shape)} {residual.dtype}")
+
+
+def _norm_run(kind: str, x, weight, bias, eps: float, save: bool, dev: int = -1, residual=None):
+    """(y, mean, rstd, s); the statistics only where save (the backward reads them), else None; with
+    a residual, s = x + residual (the row normalized, written by the same kernel), else None."""
     rows, cols, d = _rows("x", x)
     _param("weight", weight, x, cols)
     _param("bias", bias, x, cols)
-    dev = _cuda(x, weight, bias) if dev < 0 else dev
+    _residual(residual, x)
+    dev = _cuda(x, weight, bias, residual) if dev < 0 else dev
     x2, ldx = _as_rows(x, cols)
     y = _like(x, dev)
     mean = _empty((rows,), torch.float32, dev) if save and kind == "layernorm" else None
     rstd = _empty((rows,), torch.float32, dev) if save else None
     w = None if weight is None else weight.contiguous()
+    r2, ldr = _as_rows(residual, cols) if residual is not None else (None, 0)
+    s = _like(x, dev) if residual is not None else None
+    res = (_ptr(r2), ldr, _ptr(s), cols if s is not None else 0)
     if kind == "layernorm":
         b = None if bias is None else bias.contiguous()
         _launch(_kernels.layernorm_forward_direct, dev, d, rows, cols, x2.data_ptr(), ldx, y.data_ptr(),
-                cols, _ptr(w), _ptr(b), eps, _ptr(mean), _ptr(rstd))
+                cols, _ptr(w), _ptr(b), eps, _ptr(mean), _ptr(rstd), *res)
     else:
         _launch(_kernels.rmsnorm_forward_direct, dev, d, rows, cols, x2.data_ptr(), ldx, y.data_ptr(),
-                cols, _ptr(w), eps, _ptr(rstd))
-    return y, mean, rstd
+                cols, _ptr(w), eps, _ptr(rstd), *res)
+    return y, mean, rstd, s
 
 
 @torch.library.custom_op("sol::layernorm", mutates_args=())
 def _layernorm(x: torch.Tensor, weight: Optional[torch.Tensor], bias: Optional[torch.Tensor],
                eps: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    return _norm_run("layernorm", x, weight, bias, eps, True)
+    return _norm_run("layernorm", x, weight, bias, eps, True)[:3]
 
 
 @_layernorm.register_fake
@@ -428,7 +438,7 @@ def _(x, weight, bias, eps):
 
 @torch.library.custom_op("sol::rmsnorm", mutates_args=())
 def _rmsnorm(x: torch.Tensor, weight: Optional[torch.Tensor], eps: float) -> tuple[torch.Tensor, torch.Tensor]:
-    y, _, rstd = _norm_run("rmsnorm", x, weight, None, eps, True)
+    y, _, rstd, _ = _norm_run("rmsnorm", x, weight, None, eps, True)
     return y, rstd
 
 
@@ -520,6 +530,73 @@ def _rmsnorm_grad(ctx, dy, drstd):
 
 _layernorm.register_autograd(_layernorm_grad, setup_context=_layernorm_setup)
 _rmsnorm.register_autograd(_rmsnorm_grad, setup_context=_rmsnorm_setup)
+
+
+# The residual add fused into the norm: (y, s) with s = x + residual; the backward is the norm's on
+# s, and s's gradient (the norm's dx plus whatever reached s itself) is both x's and residual's.
+@torch.library.custom_op("sol::layernorm_residual", mutates_args=())
+def _layernorm_residual(x: torch.Tensor, residual: torch.Tensor, weight: Optional[torch.Tensor],
+                        bias: Optional[torch.Tensor], eps: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor,
+                                                                           torch.Tensor]:
+    y, mean, rstd, s = _norm_run("layernorm", x, weight, bias, eps, True, -1, residual)
+    return y, s, mean, rstd
+
+
+@_layernorm_residual.register_fake
+def _(x, residual, weight, bias, eps):
+    rows, cols, _ = _rows("x", x)
+    _param("weight", weight, x, cols)
+    _param("bias", bias, x, cols)
+    _residual(residual, x)
+    stat = lambda: x.new_empty(rows, dtype=torch.float32)  # noqa: E731
+    return x.new_empty(x.shape), x.new_empty(x.shape), stat(), stat()
+
+
+@torch.library.custom_op("sol::rmsnorm_residual", mutates_args=())
+def _rmsnorm_residual(x: torch.Tensor, residual: torch.Tensor, weight: Optional[torch.Tensor],
+                      eps: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    y, _, rstd, s = _norm_run("rmsnorm", x, weight, None, eps, True, -1, residual)
+    return y, s, rstd
+
+
+@_rmsnorm_residual.register_fake
+def _(x, residual, weight, eps):
+    rows, cols, _ = _rows("x", x)
+    _param("weight", weight, x, cols)
+    _residual(residual, x)
+    return x.new_empty(x.shape), x.new_empty(x.shape), x.new_empty(rows, dtype=torch.float32)
+
+
+def _layernorm_residual_setup(ctx, inputs, output):
+    _, _, weight, bias, _ = inputs
+    _, s, mean, rstd = output
+    ctx.save_for_backward(s, weight, mean, rstd)
+    ctx.has_bias = bias is not None
+
+
+def _layernorm_residual_grad(ctx, dy, ds, dmean, drstd):
+    s, weight, mean, rstd = ctx.saved_tensors
+    dx, dw, db, _ = _layernorm_grad(ctx, dy, dmean, drstd)
+    if ds is not None:
+        dx = dx + ds
+    return dx, dx, dw, db, None
+
+
+def _rmsnorm_residual_setup(ctx, inputs, output):
+    _, _, weight, _ = inputs
+    _, s, rstd = output
+    ctx.save_for_backward(s, weight, rstd)
+
+
+def _rmsnorm_residual_grad(ctx, dy, ds, drstd):
+    dx, dw, _ = _rmsnorm_grad(ctx, dy, drstd)
+    if ds is not None:
+        dx = dx + ds
+    return dx, dx, dw, None
+
+
+_layernorm_residual.register_autograd(_layernorm_residual_grad, setup_context=_layernorm_residual_setup)
+_rmsnorm_residual.register_autograd(_rmsnorm_residual_grad, setup_context=_rmsnorm_residual_setup)
 
 
 def _softmax_run(x: torch.Tensor, dev: int = -1) -> torch.Tensor:
@@ -727,9 +804,20 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: Optional[floa
     return _back(kind, o)
 
 
-def layernorm(x: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Any:
+def layernorm(x: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5, residual: Any = None) -> Any:
     """LayerNorm over the last dimension (``torch.nn.functional.layer_norm`` with
-    ``normalized_shape = x.shape[-1:]``); fp32 statistics."""
+    ``normalized_shape = x.shape[-1:]``); fp32 statistics. With ``residual`` (x's shape and type):
+    the decoder's residual add in the same kernel, ``s = x + residual`` (rounded to x's type) is
+    normalized and returned beside it: ``(layernorm(s), s)``."""
+    if residual is not None:
+        dev = _direct(x, residual, weight, bias)
+        if dev >= 0:
+            y, _, _, s = _norm_run("layernorm", x, weight, bias, float(eps), False, dev, residual)
+            return y, s
+        kind = _kind(x)
+        y, s, _, _ = _layernorm_residual(_to_torch(x), _to_torch(residual), _to_torch(weight), _to_torch(bias),
+                                         float(eps))
+        return _back(kind, y), _back(kind, s)
     dev = _direct(x, weight, bias)
     if dev >= 0:
         return _norm_run("layernorm", x, weight, bias, float(eps), False, dev)[0]
@@ -738,8 +826,19 @@ def layernorm(x: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5) -
     return _back(kind, y)
 
 
-def rmsnorm(x: Any, weight: Any = None, eps: float = 1e-6) -> Any:
-    """RMSNorm over the last dimension: ``x / sqrt(mean(x²) + eps) · weight``; fp32 statistics."""
+def rmsnorm(x: Any, weight: Any = None, eps: float = 1e-6, residual: Any = None) -> Any:
+    """RMSNorm over the last dimension: ``x / sqrt(mean(x²) + eps) · weight``; fp32 statistics.
+    With ``residual`` (x's shape and type): the decoder's residual add in the same kernel,
+    ``s = x + residual`` (rounded to x's type) is normalized and returned beside it:
+    ``(rmsnorm(s), s)``."""
+    if residual is not None:
+        dev = _direct(x, residual, weight)
+        if dev >= 0:
+            y, _, _, s = _norm_run("rmsnorm", x, weight, None, float(eps), False, dev, residual)
+            return y, s
+        kind = _kind(x)
+        y, s, _ = _rmsnorm_residual(_to_torch(x), _to_torch(residual), _to_torch(weight), float(eps))
+        return _back(kind, y), _back(kind, s)
     dev = _direct(x, weight)
     if dev >= 0:
         return _norm_run("rmsnorm", x, weight, None, float(eps), False, dev)[0]
@@ -829,9 +928,11 @@ def explain(op: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
         if op == "softmax":
             r = _kernels.explain_softmax_forward_direct(*common)
         elif op == "rmsnorm":
-            r = _kernels.explain_rmsnorm_forward_direct(*common, _ptr(ts[1] if len(ts) > 1 else None), 1e-6, 0)
+            r = _kernels.explain_rmsnorm_forward_direct(*common, _ptr(ts[1] if len(ts) > 1 else None), 1e-6, 0,
+                                                        0, 0, 0, 0)
         else:
-            r = _kernels.explain_layernorm_forward_direct(*common, _ptr(ts[1] if len(ts) > 1 else None), 0, 1e-5, 0, 0)
+            r = _kernels.explain_layernorm_forward_direct(*common, _ptr(ts[1] if len(ts) > 1 else None), 0, 1e-5, 0, 0,
+                                                          0, 0, 0, 0)
         r["shape"] = _shape_text(rows=rows, cols=cols)
         return r
     _fail(f"explain knows matmul, attention, layernorm, rmsnorm and softmax, not '{op}'")

@@ -178,19 +178,23 @@ sol::AttentionBackwardArgs attention_backward_args(
 
 sol::LayerNormArgs layernorm_args(const std::string& dtype, int64_t rows, int64_t cols, uintptr_t x, int64_t ldx,
                                   uintptr_t y, int64_t ldy, uintptr_t gamma, uintptr_t beta, float eps,
-                                  uintptr_t mean, uintptr_t rstd) {
+                                  uintptr_t mean, uintptr_t rstd, uintptr_t residual, int64_t ldr, uintptr_t sum,
+                                  int64_t lds) {
   sol::LayerNormArgs a;
   a.dtype = sol::parse_dtype(dtype), a.rows = rows, a.cols = cols, a.x = as<const void>(x), a.ldx = ldx;
   a.y = as<void>(y), a.ldy = ldy, a.gamma = as<const void>(gamma), a.beta = as<const void>(beta), a.eps = eps;
   a.mean = as<float>(mean), a.rstd = as<float>(rstd);
+  a.residual = as<const void>(residual), a.ldr = ldr, a.sum = as<void>(sum), a.lds = lds;
   return a;
 }
 
 sol::RMSNormArgs rmsnorm_args(const std::string& dtype, int64_t rows, int64_t cols, uintptr_t x, int64_t ldx,
-                              uintptr_t y, int64_t ldy, uintptr_t gamma, float eps, uintptr_t rstd) {
+                              uintptr_t y, int64_t ldy, uintptr_t gamma, float eps, uintptr_t rstd,
+                              uintptr_t residual, int64_t ldr, uintptr_t sum, int64_t lds) {
   sol::RMSNormArgs a;
   a.dtype = sol::parse_dtype(dtype), a.rows = rows, a.cols = cols, a.x = as<const void>(x), a.ldx = ldx;
   a.y = as<void>(y), a.ldy = ldy, a.gamma = as<const void>(gamma), a.eps = eps, a.rstd = as<float>(rstd);
+  a.residual = as<const void>(residual), a.ldr = ldr, a.sum = as<void>(sum), a.lds = lds;
   return a;
 }
 
@@ -388,6 +392,9 @@ NB_MODULE(_kernels, m) {
   pointer(ln, "beta", &sol::LayerNormArgs::beta);
   pointer(ln, "mean", &sol::LayerNormArgs::mean);
   pointer(ln, "rstd", &sol::LayerNormArgs::rstd);
+  pointer(ln, "residual", &sol::LayerNormArgs::residual);
+  pointer(ln, "sum", &sol::LayerNormArgs::sum);
+  ln.def_rw("ldr", &sol::LayerNormArgs::ldr).def_rw("lds", &sol::LayerNormArgs::lds);
   SOL_OP(m, sol::LayerNormArgs, layernorm_forward_workspace_size, explain_layernorm_forward, layernorm_forward);
 
   nb::class_<sol::RMSNormArgs> rn(m, "RMSNormArgs");
@@ -402,6 +409,9 @@ NB_MODULE(_kernels, m) {
   pointer(rn, "y", &sol::RMSNormArgs::y);
   pointer(rn, "gamma", &sol::RMSNormArgs::gamma);
   pointer(rn, "rstd", &sol::RMSNormArgs::rstd);
+  pointer(rn, "residual", &sol::RMSNormArgs::residual);
+  pointer(rn, "sum", &sol::RMSNormArgs::sum);
+  rn.def_rw("ldr", &sol::RMSNormArgs::ldr).def_rw("lds", &sol::RMSNormArgs::lds);
   SOL_OP(m, sol::RMSNormArgs, rmsnorm_forward_workspace_size, explain_rmsnorm_forward, rmsnorm_forward);
 
   nb::class_<sol::SoftmaxArgs> sm(m, "SoftmaxArgs");

@@ -144,6 +144,8 @@ def test_opcheck_on_meta_tensors():
                      (torch.ops.sol.attention.default, (q, k, k, True, 0.0)),
                      (torch.ops.sol.layernorm.default, (x, w, w, 1e-5)),
                      (torch.ops.sol.rmsnorm.default, (x, w, 1e-6)),
+                     (torch.ops.sol.layernorm_residual.default, (x, meta(5, 96), w, None, 1e-5)),
+                     (torch.ops.sol.rmsnorm_residual.default, (x, meta(5, 96), w, 1e-6)),
                      (torch.ops.sol.softmax.default, (x,)),
                      (torch.ops.sol.mx_quantize.default, (fake(33, 64, device="meta"), "fp8_e4m3", "ceil", False)),
                      (torch.ops.sol.copy.default, (fake(5, 96, device="meta"),))]:
@@ -221,6 +223,27 @@ def test_a_call_that_records_a_gradient_goes_through_the_op(cpu):
     y.sum().backward()  # the backward's own launch is eager: nothing records its gradient
     assert cpu.names() == ["rmsnorm_forward_direct", "rmsnorm_backward_direct"]
     assert x.grad.shape == x.shape and w.grad.shape == w.shape
+
+
+def test_the_residual_add_goes_to_the_same_launch(cpu):
+    """rmsnorm(x, w, residual=h): one launch with h and the sum it writes; under autograd the
+    backward runs on the sum, and x and h get one gradient."""
+    x, h, w = torch.randn(8, 64, dtype=BF16), torch.randn(8, 64, dtype=BF16), torch.ones(64, dtype=BF16)
+    y, s = ops.rmsnorm(x, w, residual=h)
+    ((name, args),) = cpu.calls
+    assert name == "rmsnorm_forward_direct" and args[10:14] == (h.data_ptr(), 64, s.data_ptr(), 64)
+    assert y.shape == s.shape == x.shape
+    x, h = x.float().requires_grad_(), h.float().requires_grad_()
+    y, s = ops.rmsnorm(x, w.float(), residual=h)
+    assert rstd_of(cpu.calls[1]) != 0
+    y.sum().backward()
+    assert cpu.names()[1:] == ["rmsnorm_forward_direct", "rmsnorm_backward_direct"]
+    assert cpu.calls[2][1][3] == s.data_ptr()  # the backward's x is the sum
+    assert x.grad.shape == h.grad.shape == x.shape
+    ops.layernorm(x.detach(), residual=h.detach())
+    assert cpu.names()[-1] == "layernorm_forward_direct"
+    with pytest.raises(sol.Error, match="residual must be"):
+        ops.rmsnorm(x.detach(), residual=h.detach().to(BF16))
 
 
 def test_modes_transforms_and_compile_go_through_the_op(cpu):

@@ -176,6 +176,40 @@ def test_norms_and_softmax(dtype, shape):
     close(ops.softmax(x), torch.softmax(x.float(), -1).to(dtype), dtype)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("shape", [(37, 128), (19, 5120), (3, 4099), (2, 3, 96)])
+def test_norms_with_the_residual_add(dtype, shape):
+    """(norm(x + h), x + h) from one kernel: the sum rounded as torch's add rounds it, then normalized;
+    the gradients (the norm's on s, plus what reaches s itself) against torch's autograd."""
+    c = shape[-1]
+    x, h = rand(*shape, dtype=dtype), rand(*shape, dtype=dtype, seed=5)
+    w, bias = rand(c, dtype=dtype, seed=3), rand(c, dtype=dtype, seed=4)
+    y, s = ops.rmsnorm(x, w, residual=h)
+    assert torch.equal(s, x + h)
+    close(y, F.rms_norm((x + h).float(), (c,), w.float(), 1e-6).to(dtype), dtype)
+    y, s = ops.layernorm(x, w, bias, residual=h)
+    assert torch.equal(s, x + h)
+    close(y, F.layer_norm((x + h).float(), (c,), w.float(), bias.float(), 1e-5).to(dtype), dtype)
+    if dtype != torch.float32:
+        return
+    for mine, ref in [
+        (lambda x, h, w: ops.rmsnorm(x, w, residual=h), lambda x, h, w: (F.rms_norm(x + h, (c,), w, 1e-6), x + h)),
+        (lambda x, h, w: ops.layernorm(x, w, None, residual=h),
+         lambda x, h, w: (F.layer_norm(x + h, (c,), w, None, 1e-5), x + h)),
+    ]:
+        got, want = [], []
+        for fn, into in ((mine, got), (ref, want)):
+            ins = [t.detach().clone().requires_grad_(True) for t in (x, h, w)]
+            out_y, out_s = fn(*ins)
+            # s is used downstream as well (the residual stream): both outputs carry a gradient.
+            (out_y * rand(*shape, dtype=dtype, seed=8)).sum().add_((out_s * rand(*shape, dtype=dtype, seed=9)).sum()).backward()
+            into.extend([out_y, out_s] + [t.grad for t in ins])
+        for a, b in zip(got, want):
+            close(a, b, dtype, factor=50)
+    with pytest.raises(sol.Error, match="residual must be"):
+        ops.rmsnorm(x, w, residual=h[..., :-1])
+
+
 def test_softmax_vocabulary_row():
     x = rand(2, 151937, dtype=torch.float32)
     close(ops.softmax(x), torch.softmax(x, -1), torch.float32)
