@@ -19,8 +19,8 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -356,7 +356,7 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>) row_looped_kernel(Row
 
 // The eager rungs' residual pass: s = x + res, rounded to T (rows of any pitch).
 template <class T>
-__global__ void __launch_bounds__(256) residual_add_kernel(RowArgs<T> a) {
+__global__ void __launch_bounds__(kEagerMapThreads) residual_add_kernel(RowArgs<T> a) {
   const int64_t n = a.rows * a.cols, stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     const int64_t r = i / a.cols, c = i % a.cols;
@@ -457,9 +457,9 @@ void require_pitches(const RowArgs<T>& a) {
 template <class T>
 void residual_add(const RowArgs<T>& a, cudaStream_t stream) {
   require_pitches(a);
-  const int64_t blocks = std::min<int64_t>(blocks_for(a.rows * a.cols, 256), 132 * 16);
+  const int64_t blocks = std::min<int64_t>(blocks_for(a.rows * a.cols, kEagerMapThreads), kEagerMapMaxBlocks);
   if (blocks == 0) return;
-  residual_add_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(a);
+  residual_add_kernel<T><<<unsigned(blocks), kEagerMapThreads, 0, stream>>>(a);
   SOL_LAUNCH_CHECK();
 }
 

@@ -105,13 +105,14 @@ model::Cost cost(Version v, const Shape& s) {
     const std::span<const EagerPass> passes = i.kind == Kind::LayerNorm ? std::span<const EagerPass>(kLayerNormPasses)
                                               : i.kind == Kind::RMSNorm ? std::span<const EagerPass>(kRmsNormPasses)
                                                                         : std::span<const EagerPass>(kSoftmaxPasses);
-    if (op.residual) {  // residual_add_kernel: 256-thread blocks, a grid-stride loop, one load of each input
+    if (op.residual) {  // residual_add_kernel (rows.cuh): a grid-stride loop, one load of each input a step
       model::LoadStream st;
       const double bytes = double(op.rows) * double(op.cols) * b;
       st.read_bytes = 2 * bytes;
       st.write_bytes = bytes;
-      st.blocks = std::min<int64_t>((op.rows * op.cols + 255) / 256, 132 * 16);
-      st.block = {.block_threads = 256, .registers_per_thread = 24};
+      st.blocks = std::min<int64_t>((op.rows * op.cols + kEagerMapThreads - 1) / kEagerMapThreads, kEagerMapMaxBlocks);
+      // ptxas -v (CUDA 13.0, sm_90a): 20 registers (bf16, fp16), 24 (fp32).
+      st.block = {.block_threads = kEagerMapThreads, .registers_per_thread = 24};
       st.loads_in_flight = 2;
       st.load_bytes = b;
       st.what = "s = x + res: reads x and res, writes s";
