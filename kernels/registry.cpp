@@ -539,7 +539,8 @@ void add_rows(std::vector<Variant>& all) {
        {{V::ln_v01_eager, "v01_eager_bf16", 1, "the lecture's passes: mean | center+var | normalize | affine (14 B/element)"},
         {V::ln_v02_looped, "v02_two_read_bf16", 2, "one kernel: shifted sums in one read, a second read (L2) to write"},
         {V::ln_v03_registers, "v03_one_read_bf16", 3,
-         "one read: row in registers (warp/row ≤ 1024 cols, block/row with two-level reduction beyond)"},
+         "one read: row in registers, four 16-byte vectors a thread (lanes of a warp per row to 1024 cols, a block "
+         "of whole warps with a two-level reduction beyond)"},
         {V::ln_v04_registers_fp32, "v04_one_read_fp32", 4, "v03 on fp32 input and output"}}},
       {"rmsnorm",
        {{V::rms_v01_eager, "v01_eager_bf16", 1, "the lecture's passes: x² | mean → rstd | scale | ·γ"},
