@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 
 #include "kernels/common/launch.cuh"
 #include "kernels/norms/launch.hpp"
@@ -46,21 +45,23 @@ __device__ inline float identity() {
   else return -INFINITY;
 }
 
-// Reduction over a row group of kThreads threads (a divisor of 32, or blockDim.x == kThreads).
-// Every thread of the group gets the result. sRed: ≥ 32 floats of shared memory. The shuffles
-// name only the group's lanes, so a group whose row is past the end may leave without the others.
+// Reduction over a row group of kThreads threads (a divisor of 32, or blockDim.x == kThreads; with
+// kThreads = kWholeBlock, the block of any whole number of warps). Every thread of the group gets
+// the result. sRed: ≥ 32 floats of shared memory. The shuffles name only the group's lanes, so a
+// group whose row is past the end may leave without the others.
 template <Reduce R, int kThreads>
 __device__ inline float group_reduce(float v, float* sRed) {
-  constexpr int kWidth = kThreads < 32 ? kThreads : 32;
+  constexpr bool kBlock = kThreads == kWholeBlock;
+  constexpr int kWidth = kBlock || kThreads >= 32 ? 32 : kThreads;
   const unsigned lanes = kWidth == 32 ? 0xffffffffu
                                       : ((1u << kWidth) - 1) << ((threadIdx.x % 32) & ~unsigned(kWidth - 1));
 #pragma unroll
   for (int o = kWidth / 2; o > 0; o /= 2) v = combine<R>(v, __shfl_xor_sync(lanes, v, o));
-  if constexpr (kThreads > 32) {
+  if constexpr (kBlock || kThreads > 32) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (lane == 0) sRed[warp] = v;
     __syncthreads();
-    v = lane < kThreads / 32 ? sRed[lane] : identity<R>();
+    v = lane < (kBlock ? int(blockDim.x / 32) : kThreads / 32) ? sRed[lane] : identity<R>();
 #pragma unroll
     for (int o = 16; o > 0; o /= 2) v = combine<R>(v, __shfl_xor_sync(0xffffffffu, v, o));
     __syncthreads();  // sRed is free for the next reduction
@@ -114,21 +115,6 @@ __device__ inline uint4 add_vectors(const uint4& x, const uint4& r) {
   uint4 o;
   memcpy(&o, ex, 16);
   return o;
-}
-
-// Reduction over the whole block, of any whole number of warps (blockDim.x a multiple of 32).
-template <Reduce R>
-__device__ inline float block_reduce(float v, float* sRed) {
-#pragma unroll
-  for (int o = 16; o > 0; o /= 2) v = combine<R>(v, __shfl_xor_sync(0xffffffffu, v, o));
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (lane == 0) sRed[warp] = v;
-  __syncthreads();
-  v = lane < int(blockDim.x / 32) ? sRed[lane] : identity<R>();
-#pragma unroll
-  for (int o = 16; o > 0; o /= 2) v = combine<R>(v, __shfl_xor_sync(0xffffffffu, v, o));
-  __syncthreads();  // sRed is free for the next reduction
-  return v;
 }
 
 struct Stats {
@@ -246,18 +232,14 @@ __global__ void __launch_bounds__(kGroup == kWholeBlock ? 1024 : kBlockThreads<k
       }
     }
   };
-  auto reduce = [&](auto r, float v) {
-    if constexpr (kBlock) return block_reduce<decltype(r)::value>(v, sRed);
-    else return group_reduce<decltype(r)::value, kGroup>(v, sRed);
-  };
   float r1 = identity<Op::kFirst>();
   each([&](float x) { r1 = combine<Op::kFirst>(r1, Op::first(x)); });
-  r1 = reduce(std::integral_constant<Reduce, Op::kFirst>{}, r1);
+  r1 = group_reduce<Op::kFirst, kGroup>(r1, sRed);
   const float c1 = Op::center(r1, a.cols);
   float r2 = 0.f;
   if constexpr (Op::kSecond) {
     each([&](float x) { r2 += Op::second(x, c1); });
-    r2 = reduce(std::integral_constant<Reduce, Reduce::Sum>{}, r2);
+    r2 = group_reduce<Reduce::Sum, kGroup>(r2, sRed);
   }
   const Stats s = Op::stats(r1, r2, a.cols, a.eps);
   if (t == 0) save_stats<Op>(a, row, s);
