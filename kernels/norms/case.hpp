@@ -51,6 +51,11 @@ inline Info info(Version v) {
 // issues the four loads first), 1 in a pass that writes (its store may alias the next load, which
 // therefore waits for it).
 model::LoadStream eager_pass_stream(int64_t rows, int64_t cols, int elem_bytes, bool writes, std::string what);
+// One elementwise map of `reads` tensors into one written tensor over rows × cols (backward.cuh's
+// eager_map_kernel, rows.cuh's residual_add_kernel): a grid-stride loop of kEagerMapThreads-thread
+// blocks (launch.hpp) keeping one load per input in flight (its store may alias the next
+// iteration's loads).
+model::LoadStream eager_map_stream(int64_t rows, int64_t cols, int elem_bytes, int reads, std::string what);
 
 std::string unsupported(Version v, const Shape& s);
 model::Cost cost(Version v, const Shape& s);

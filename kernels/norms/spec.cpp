@@ -45,6 +45,20 @@ model::LoadStream eager_pass_stream(int64_t rows, int64_t cols, int elem_bytes, 
   return st;
 }
 
+model::LoadStream eager_map_stream(int64_t rows, int64_t cols, int elem_bytes, int reads, std::string what) {
+  const double bytes = double(rows) * double(cols) * elem_bytes;
+  model::LoadStream st;
+  st.read_bytes = reads * bytes;
+  st.write_bytes = bytes;
+  st.blocks = std::min<int64_t>((rows * cols + kEagerMapThreads - 1) / kEagerMapThreads, kEagerMapMaxBlocks);
+  // ptxas -v (CUDA 13.0, sm_90a): 16 to 24 registers.
+  st.block = {.block_threads = kEagerMapThreads, .registers_per_thread = 24};
+  st.loads_in_flight = reads;
+  st.load_bytes = elem_bytes;
+  st.what = std::move(what);
+  return st;
+}
+
 namespace {
 // The lecture's passes of each op, in launch order (layernorm.cu, rmsnorm.cu, softmax.cu): what
 // each reads and writes, and whether it writes a tensor.
@@ -105,19 +119,8 @@ model::Cost cost(Version v, const Shape& s) {
     const std::span<const EagerPass> passes = i.kind == Kind::LayerNorm ? std::span<const EagerPass>(kLayerNormPasses)
                                               : i.kind == Kind::RMSNorm ? std::span<const EagerPass>(kRmsNormPasses)
                                                                         : std::span<const EagerPass>(kSoftmaxPasses);
-    if (op.residual) {  // residual_add_kernel (rows.cuh): a grid-stride loop, one load of each input a step
-      model::LoadStream st;
-      const double bytes = double(op.rows) * double(op.cols) * b;
-      st.read_bytes = 2 * bytes;
-      st.write_bytes = bytes;
-      st.blocks = std::min<int64_t>((op.rows * op.cols + kEagerMapThreads - 1) / kEagerMapThreads, kEagerMapMaxBlocks);
-      // ptxas -v (CUDA 13.0, sm_90a): 20 registers (bf16, fp16), 24 (fp32).
-      st.block = {.block_threads = kEagerMapThreads, .registers_per_thread = 24};
-      st.loads_in_flight = 2;
-      st.load_bytes = b;
-      st.what = "s = x + res: reads x and res, writes s";
-      c.exec.streams.push_back(st);
-    }
+    if (op.residual)  // residual_add_kernel (rows.cuh)
+      c.exec.streams.push_back(eager_map_stream(op.rows, op.cols, b, 2, "s = x + res: reads x and res, writes s"));
     for (const EagerPass& pass : passes)
       c.exec.streams.push_back(eager_pass_stream(op.rows, op.cols, b, pass.writes, pass.what));
     c.exec.kernels = int(c.exec.streams.size());

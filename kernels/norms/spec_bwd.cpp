@@ -44,28 +44,19 @@ constexpr EagerStep kSoftmaxSteps[] = {{Step::Map2, "t = dy·y"}, {Step::RowRedu
 int step_reads(Step s) { return s == Step::Map2 ? 2 : 1; }
 bool step_writes(Step s) { return s == Step::Map1 || s == Step::Map2; }
 
-// One launch as the model's Little's law sees it (model::LoadStream), over rows × cols of b bytes.
-// The map's grid-stride loop keeps one load per input in flight (its store may alias the next
-// iteration's loads); the column sum unrolls by 4 (#pragma unroll 4). ptxas -v (CUDA 13.0, sm_90a):
-// 16–19 registers for the maps, 24 and 4,224 B of shared memory for the column sum.
+// One launch as the model's Little's law sees it (model::LoadStream), over rows × cols of b bytes:
+// the maps as rows::eager_map_stream; the column sum unrolls by 4 (#pragma unroll 4), ptxas -v
+// (CUDA 13.0, sm_90a): 24 registers and 4,224 B of shared memory.
 model::LoadStream step_stream(const EagerStep& e, int64_t rows, int64_t cols, int b) {
   if (e.step == Step::RowReduce) return rows::eager_pass_stream(rows, cols, b, false, e.what);
-  const double n = double(rows) * double(cols), tensor = n * b;
+  if (e.step != Step::ColumnSum) return rows::eager_map_stream(rows, cols, b, step_reads(e.step), e.what);
   model::LoadStream st;
-  st.read_bytes = step_reads(e.step) * tensor;
-  st.write_bytes = step_writes(e.step) ? tensor : 0;
+  st.read_bytes = double(rows) * double(cols) * b;
   st.load_bytes = b;
   st.what = e.what;
-  if (e.step == Step::ColumnSum) {
-    st.blocks = (cols + 31) / 32;
-    st.block = {.block_threads = rows::kSumWarps * 32, .registers_per_thread = 24, .static_shared_bytes = 4224};
-    st.loads_in_flight = 4;
-  } else {
-    st.blocks = std::min<int64_t>((rows * cols + rows::kEagerMapThreads - 1) / rows::kEagerMapThreads,
-                                  rows::kEagerMapMaxBlocks);
-    st.block = {.block_threads = rows::kEagerMapThreads, .registers_per_thread = 24};
-    st.loads_in_flight = step_reads(e.step);
-  }
+  st.blocks = (cols + 31) / 32;
+  st.block = {.block_threads = rows::kSumWarps * 32, .registers_per_thread = 24, .static_shared_bytes = 4224};
+  st.loads_in_flight = 4;
   return st;
 }
 }  // namespace
