@@ -575,7 +575,6 @@ def _layernorm_residual_setup(ctx, inputs, output):
 
 
 def _layernorm_residual_grad(ctx, dy, ds, dmean, drstd):
-    s, weight, mean, rstd = ctx.saved_tensors
     dx, dw, db, _ = _layernorm_grad(ctx, dy, dmean, drstd)
     if ds is not None:
         dx = dx + ds
