@@ -11,7 +11,10 @@
 // optional cold-L2 flush before each sample, or a CUDA graph that removes launch gaps; clocks and
 // throttle reasons read during the run; the model's floor on both the datasheet and the ceilings
 // measured in the same run.
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -213,6 +216,25 @@ struct PeerBatch {
   double seconds = 0;             // the whole subprocess, wall time
 };
 PeerBatch torch_peers(const std::vector<PeerRequest>& families, const PeerOptions& opts);
+// The script started ahead of its request (`--request -`): python3 starts and imports torch while
+// the caller measures its own kernels, then run() sends the request down its stdin and waits.
+// torch_peers is a PeerProcess run at once. Destroyed without run(), the script reads end-of-file
+// and exits having measured nothing.
+class PeerProcess {
+ public:
+  explicit PeerProcess(const PeerOptions& opts);
+  PeerProcess(const PeerProcess&) = delete;
+  PeerProcess& operator=(const PeerProcess&) = delete;
+  ~PeerProcess();
+  PeerBatch run(const std::vector<PeerRequest>& families);  // once; batch.seconds from the start
+
+ private:
+  PeerOptions opts_;
+  std::FILE* pipe_ = nullptr;
+  std::string why_not_;  // why the script did not start
+  std::filesystem::path out_, err_;
+  std::chrono::steady_clock::time_point started_;
+};
 // One family: the batch of one.
 PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes, double budget_s = 0.5,
                     const std::string& script = "");

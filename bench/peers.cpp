@@ -1,9 +1,11 @@
 // PyTorch peers run as one subprocess for all families (bench/peers/torch_peers.py); each family's
 // records are read through the results-file parser, so a peer record is validated like any other.
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -38,15 +40,6 @@ std::string last_line(const std::string& text) {
     if (!line.empty()) last = line;
   return last;
 }
-
-// Removes the temporary files however the function returns.
-struct TempFiles {
-  std::filesystem::path out, err, req, part;
-  ~TempFiles() {
-    std::error_code ec;
-    for (const auto& p : {out, err, req, part}) std::filesystem::remove(p, ec);
-  }
-};
 
 // The peer's place on the roofline, as the script states it: its own FLOPs and bytes, the data's
 // type ("dtype"), the unit that does the arithmetic ("unit": "matrix" or "vector") and, where it is
@@ -156,7 +149,42 @@ void read_family(const nlohmann::json& j, PeerRun& run) {
 
 }  // namespace
 
-PeerBatch torch_peers(const std::vector<PeerRequest>& families, const PeerOptions& opts) {
+PeerProcess::PeerProcess(const PeerOptions& opts) : opts_(opts) {
+  // The source tree the binary was built from, unless SOL_SOURCE_DIR says where it is now
+  // (a build carried to another machine).
+  const char* src_env = std::getenv("SOL_SOURCE_DIR");
+  const std::string src = src_env && *src_env ? src_env : SOL_SOURCE_DIR;
+  const std::string script = opts.script.empty() ? src + "/bench/peers/torch_peers.py" : opts.script;
+  if (!std::filesystem::exists(script)) {
+    why_not_ = "no peer script at " + script;
+    return;
+  }
+  if (std::system("command -v python3 >/dev/null 2>&1") != 0) {
+    why_not_ = "python3 is not installed";
+    return;
+  }
+  static int calls = 0;
+  const auto tmp = std::filesystem::temp_directory_path() /
+                   ("sol-peers-" + std::to_string(::getpid()) + "-" + std::to_string(calls++));
+  out_ = tmp.string() + ".json";
+  err_ = tmp.string() + ".err";
+  const std::string timeout = std::system("command -v timeout >/dev/null 2>&1") == 0 ? "timeout 1800 " : "";
+  // The request comes down stdin (--request -): the script imports torch first, then reads it.
+  const std::string cmd = timeout + "python3 " + quote(script) + " --request - --out " + quote(out_.string()) +
+                          (opts.cpu ? " --cpu" : "") + (opts.dry_run ? " --dry-run" : "") + " 2> " + quote(err_.string()) + " >/dev/null";
+  started_ = std::chrono::steady_clock::now();
+  pipe_ = popen(cmd.c_str(), "we");  // close-on-exec: no later child holds the pipe open
+  if (!pipe_) why_not_ = "cannot start python3 for the peer script";
+}
+
+PeerProcess::~PeerProcess() {
+  if (pipe_) (void)pclose(pipe_);  // no request: the script reads end-of-file and exits
+  std::error_code ec;
+  for (const auto& p : {out_, err_, std::filesystem::path(out_.string() + ".part")})
+    if (!p.empty()) std::filesystem::remove(p, ec);
+}
+
+PeerBatch PeerProcess::run(const std::vector<PeerRequest>& families) {
   PeerBatch batch;
   for (const PeerRequest& f : families) {
     if (f.family.empty() || f.family.find_first_of("\"\\'") != std::string::npos)
@@ -169,36 +197,29 @@ PeerBatch torch_peers(const std::vector<PeerRequest>& families, const PeerOption
     return batch;
   };
   if (families.empty()) return batch;
-  // The source tree the binary was built from, unless SOL_SOURCE_DIR says where it is now
-  // (a build carried to another machine).
-  const char* src_env = std::getenv("SOL_SOURCE_DIR");
-  const std::string src = src_env && *src_env ? src_env : SOL_SOURCE_DIR;
-  const std::string script = opts.script.empty() ? src + "/bench/peers/torch_peers.py" : opts.script;
-  if (!std::filesystem::exists(script)) return all_missing("no peer script at " + script);
-  if (std::system("command -v python3 >/dev/null 2>&1") != 0) return all_missing("python3 is not installed");
-  static int calls = 0;
-  const auto tmp = std::filesystem::temp_directory_path() /
-                   ("sol-peers-" + std::to_string(::getpid()) + "-" + std::to_string(calls++));
-  TempFiles files{tmp.string() + ".json", tmp.string() + ".err", tmp.string() + ".req", tmp.string() + ".json.part"};
+  if (!pipe_) return all_missing(why_not_.empty() ? "the peer script has already run" : why_not_);
+  const std::string request = peer_request_json(families, opts_);
+  int code = 0;
   {
-    std::ofstream req(files.req);
-    req << peer_request_json(families, opts);
-    if (!req) failure("cannot write the peer request " + files.req.string());
+    // A script that has already exited (torch missing) closes the pipe: the write then fails with
+    // EPIPE instead of raising SIGPIPE, and its exit status says why.
+    struct sigaction ignore = {}, before = {};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ignore, &before);
+    (void)std::fwrite(request.data(), 1, request.size(), pipe_);
+    (void)std::fflush(pipe_);
+    const int status = pclose(pipe_);
+    pipe_ = nullptr;
+    sigaction(SIGPIPE, &before, nullptr);
+    batch.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    code = status == -1 ? -1 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
   }
-  const std::string timeout = std::system("command -v timeout >/dev/null 2>&1") == 0 ? "timeout 1800 " : "";
-  const std::string cmd = timeout + "python3 " + quote(script) + " --request " + quote(files.req.string()) + " --out " +
-                          quote(files.out.string()) + (opts.cpu ? " --cpu" : "") + " 2> " + quote(files.err.string()) +
-                          " >/dev/null";
-  const auto t0 = std::chrono::steady_clock::now();
-  const int status = std::system(cmd.c_str());
-  batch.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const int code = status == -1 ? -1 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-  const std::string err = last_line(read_text(files.err));
+  const std::string err = last_line(read_text(err_));
   if (code == 3) return all_missing(err.empty() ? "torch or CUDA is missing (exit 3)" : err);
   const std::string failed =
       "torch_peers.py failed (exit " + std::to_string(code) + ")" + (err.empty() ? "" : ": " + err);
   // The script rewrites its answer after each family: a crash or a timeout keeps the families done.
-  const std::string text = read_text(files.out);
+  const std::string text = read_text(out_);
   if (code != 0 && text.empty()) return all_missing(failed);
   nlohmann::json answer;
   try {
@@ -218,6 +239,11 @@ PeerBatch torch_peers(const std::vector<PeerRequest>& families, const PeerOption
       run.missing = code != 0 ? failed : "torch_peers.py did not answer for family '" + run.family + "'";
   }
   return batch;
+}
+
+PeerBatch torch_peers(const std::vector<PeerRequest>& families, const PeerOptions& opts) {
+  if (families.empty()) return {};
+  return PeerProcess(opts).run(families);
 }
 
 PeerRun torch_peers(const std::string& family, const std::vector<Shape>& shapes, double budget_s,

@@ -2,6 +2,7 @@
 """PyTorch peers of sol's families, timed the way the registry's Cases are.
 
     python3 bench/peers/torch_peers.py --request REQUEST.json --out ANSWER.json [--cpu] [--dry-run]
+    python3 bench/peers/torch_peers.py --request - --out ANSWER.json     (the request on stdin)
 
 The harness (bench/peers.cpp) writes the request: the sampling budget, whether to run the
 torch.compile peers, and per family the shapes sol measured with, at each shape, the registry's
@@ -13,7 +14,10 @@ why}}}. A record: family, variant, technique, dtype, unit, math, shape, median_s
 spread, samples, timing, eager_median_s, sm_clock_hz, flops, bytes, verified, rel_l2, tolerance,
 note; dtype, unit ("matrix" or "vector") and math (the type the arithmetic runs in, where it is not
 dtype) place the peer on its own roofline. --dry-run (or "dry_run" in the request) checks the
-request and answers without importing torch, measuring nothing.
+request and answers without importing torch, measuring nothing. With `--request -` the script
+imports torch first and then reads the request from stdin, so that the harness can start it ahead
+of time (python3's start and torch's import overlap sol's own measurements); an empty stdin means
+no request: it exits 0 having written nothing.
 
 Timing, two ways. Device time (median_s, min_s, max_s, spread, the comparison with sol's kernels):
 for calls shorter than the request's graph_below_s (the harness's own threshold, which times sol's
@@ -753,12 +757,14 @@ def row_bwd_peers(family):
 FAMILIES.update({f: row_bwd_peers(f) for f in ("layernorm_bwd", "rmsnorm_bwd", "softmax_bwd")})
 
 
-def read_request(path):
+def read_request(path, text=None):
     """The request's budget, graph threshold, compile switch, dry-run switch and families:
-    [(family, [(dims, Costs)])]."""
+    [(family, [(dims, Costs)])]. From the file at path, or from text (path names it: "stdin")."""
     try:
-        with open(path) as f:
-            req = json.load(f)
+        if text is None:
+            with open(path) as f:
+                text = f.read()
+        req = json.loads(text)
     except (OSError, ValueError) as e:
         fail(2, f"cannot read the request {path}: {e}")
     if not isinstance(req, dict) or not isinstance(req.get("families"), list):
@@ -837,15 +843,36 @@ def write_answer(path, answer):
     os.replace(path + ".part", path)
 
 
+def import_torch():
+    """torch and the seconds its import took."""
+    t0 = time.perf_counter()
+    try:
+        import torch
+    except ImportError as e:
+        fail(3, f"PyTorch is not installed ({e})")
+    return torch, time.perf_counter() - t0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--request", required=True, help="the harness's request (JSON)")
+    ap.add_argument("--request", required=True,
+                    help="the harness's request (JSON), or - to read it from stdin after importing torch")
     ap.add_argument("--out", required=True, help="where the answer goes (JSON)")
     ap.add_argument("--cpu", action="store_true", help="check this script on a machine without a GPU (wall-clock timing)")
     ap.add_argument("--dry-run", action="store_true", help="check the request; import nothing, measure nothing")
     args = ap.parse_args()
     try:
-        budget, graph_below, compile_peers, dry, families = read_request(args.request)
+        torch, import_s = None, 0.0
+        if args.request == "-":  # started ahead: import first, then wait for the request
+            if not args.dry_run:
+                torch, import_s = import_torch()
+            text = sys.stdin.read()
+            if not text.strip():
+                return 0
+            request = read_request("stdin", text)
+        else:
+            request = read_request(args.request)
+        budget, graph_below, compile_peers, dry, families = request
         SECONDS.update(device=budget, eager=budget)
         OPTIONS.update(compile=compile_peers, graph_below_s=graph_below)
         answer = {"torch": "", "import_s": 0.0}
@@ -853,14 +880,11 @@ def main():
             answer["families"] = dry_run(families)
             print(f"torch_peers: dry run: {len(families)} families checked; torch not imported", file=sys.stderr)
         else:
-            t0 = time.perf_counter()
-            try:
-                import torch
-            except ImportError as e:
-                fail(3, f"PyTorch is not installed ({e})")
+            if torch is None:
+                torch, import_s = import_torch()
             if not args.cpu and not torch.cuda.is_available():
                 fail(3, "PyTorch sees no CUDA device")
-            answer["import_s"] = time.perf_counter() - t0
+            answer["import_s"] = import_s
             answer["torch"] = f"{torch.__version__} (CUDA {torch.version.cuda})"
             answer["families"] = {}
             for family, shapes in families:

@@ -6,10 +6,12 @@
 #ifdef SOL_WITH_CUDA
 #include <algorithm>
 #include <cmath>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -323,15 +325,18 @@ TEST(Peers, MissingScriptPythonOrTorchIsAReason) {
   EXPECT_FALSE(none.missing.empty());
 }
 
-// A stand-in for torch_peers.py that answers every family of the request with `records` (Python
-// source of a list of record dicts, given `fam` and `shape`); the request is copied to `keep`.
+// A stand-in for torch_peers.py that answers every family of the request (read from stdin, as the
+// harness sends it: --request -) with `records` (Python source of a list of record dicts, given
+// `fam` and `shape`); the request is copied to `keep`.
 std::filesystem::path answering_script(const std::string& name, const std::string& records, const std::string& keep = "") {
-  return write_script(name, R"(import argparse, json, shutil
+  return write_script(name, R"(import argparse, json, sys
 ap = argparse.ArgumentParser()
 ap.add_argument('--request'); ap.add_argument('--out')
 a = ap.parse_args()
-req = json.load(open(a.request))
-)" + (keep.empty() ? "" : "shutil.copy(a.request, '" + keep + "')\n") +
+assert a.request == '-'
+text = sys.stdin.read()
+req = json.loads(text)
+)" + (keep.empty() ? "" : "open('" + keep + "', 'w').write(text)\n") +
                                 R"(fams = {}
 for f in req['families']:
     fam = f['family']
@@ -346,7 +351,7 @@ json.dump({'torch': '9.9 (CUDA 99.9)', 'import_s': 2.5, 'families': fams}, open(
 
 TEST(Peers, RecordsFollowTheContract) {
   if (!have_python()) GTEST_SKIP() << "python3 is not installed here";
-  // The contract: --request REQ --out ANSWER; the answer holds each family's records.
+  // The contract: --request - (the request on stdin) --out ANSWER; the answer holds each family's records.
   const auto ok = answering_script("sol-test-peer-ok.py", R"([{'family': fam, 'variant': 'torch.clone', 'shape': shape,
         'median_s': 1e-3, 'flops': 0, 'bytes': 8.0 * int(shape.split('=')[1]), 'verified': True, 'samples': 20,
         'dtype': 'fp32', 'unit': 'vector', 'timing': 'graph', 'eager_median_s': 2e-3, 'spread': 0.02,
@@ -399,6 +404,53 @@ open(ap.parse_args().out, 'w').write('[{"family": ')
 )");
   EXPECT_NE(torch_peers("copy", {Shape::parse("n=4")}, 0.5, not_json.string()).missing.find("unreadable JSON"),
             std::string::npos);
+}
+
+// The script starts when the PeerProcess is made, before any request exists (python3's start and
+// torch's import overlap the caller's work); the request arrives on stdin when run() is called. One
+// destroyed without run() closes stdin: the script reads end-of-file and exits.
+TEST(Peers, TheScriptStartsAheadOfItsRequest) {
+  if (!have_python()) GTEST_SKIP() << "python3 is not installed here";
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto started = dir / ("sol-test-peer-started-" + std::to_string(::getpid()));
+  const auto eof = dir / ("sol-test-peer-eof-" + std::to_string(::getpid()));
+  std::filesystem::remove(started);
+  std::filesystem::remove(eof);
+  const auto script = write_script("sol-test-peer-ahead.py", R"(import argparse, json, sys
+open(')" + started.string() + R"(', 'w').write('up')
+ap = argparse.ArgumentParser()
+ap.add_argument('--request'); ap.add_argument('--out')
+a = ap.parse_args()
+text = sys.stdin.read()
+if not text:
+    open(')" + eof.string() + R"(', 'w').write('eof')
+    sys.exit(0)
+req = json.loads(text)
+fams = {f['family']: {'records': [{'family': f['family'], 'variant': 'torch.x', 'shape': s['shape'], 'median_s': 1e-3,
+        'flops': 0, 'bytes': 64, 'verified': True, 'samples': 20, 'dtype': 'fp32', 'unit': 'vector'}
+        for s in f['shapes']], 'seconds': 0.5} for f in req['families']}
+json.dump({'torch': 'x', 'import_s': 0.1, 'families': fams}, open(a.out, 'w'))
+)");
+  PeerOptions o;
+  o.script = script.string();
+  {
+    PeerProcess p(o);
+    // It runs before it is asked anything.
+    for (int i = 0; i < 200 && !std::filesystem::exists(started); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_TRUE(std::filesystem::exists(started)) << "the script had not started 10 s after the PeerProcess";
+    const PeerBatch b = p.run({{"copy", {Shape::parse("n=4")}}});
+    ASSERT_EQ(b.families.size(), 1u);
+    EXPECT_EQ(b.families[0].records.size(), 1u) << b.families[0].missing;
+    EXPECT_GT(b.seconds, 0);
+    // Once only: a second run has no script to ask.
+    EXPECT_NE(p.run({{"copy", {Shape::parse("n=4")}}}).families[0].missing.find("already run"), std::string::npos);
+  }
+  EXPECT_FALSE(std::filesystem::exists(eof));
+  { PeerProcess unused(o); }  // the destructor waits for the script, which saw end-of-file
+  EXPECT_TRUE(std::filesystem::exists(eof)) << "a PeerProcess destroyed unasked left its script waiting";
+  std::filesystem::remove(started);
+  std::filesystem::remove(eof);
 }
 
 TEST(Peers, OneProcessAnswersEveryFamily) {
