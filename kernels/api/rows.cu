@@ -276,13 +276,15 @@ Choice forward_choice(const RowsForward& f, int cc) {
     const bool registers = rk::fits_registers(a);
     const bool cluster_route = softmax && !registers && rk::softmax_route(a, cc) == rk::SoftmaxRoute::Cluster;
     if (cluster_route) {
-      constexpr int kVec = 16 / int(sizeof(T));
-      const bool packs = rk::cluster_rows_aligned<T>(a.x, a.y, a.cols, a.ldx, a.ldy) && a.cols % kVec == 0;
-      const rk::ClusterSplit s = rk::cluster_split(a.cols, sizeof(T), packs ? kVec : 1, cc);
+      const rk::ClusterLayout layout = rk::cluster_layout<T>(a.x, a.y, a.cols, a.ldx, a.ldy, cc);
+      const rk::ClusterSplit& s = layout.split;
       c.implementation = fam + "/" + (f.dtype == DType::f32 ? "v06_cluster_" : "v05_cluster_") + tok;
       c.reason = "cluster kernel, one read: " + std::to_string(f.cols) + " columns over " + std::to_string(s.slices) +
                  (s.slices == 1 ? " CTA" : " CTAs") + " of " + std::to_string(s.slice_bytes) + " bytes of shared memory (" +
-                 (packs ? "16-byte packs" : "single elements: rows not 16-byte aligned") + ")";
+                 (!layout.packs ? "single elements: x and y rows at different offsets from 16 bytes"
+                   : !layout.partial ? "16-byte packs"
+                           : "16-byte packs over each row's aligned window, its partial end packs element by element") +
+                 ")";
     } else if (registers) {
       const std::string rung = f.dtype == DType::f32 ? (softmax ? "v04_one_pass_" : "v04_one_read_")
                                                      : (softmax ? "v03_one_pass_" : "v03_one_read_");

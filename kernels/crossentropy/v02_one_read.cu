@@ -11,8 +11,9 @@ namespace sol::kernels::crossentropy {
 
 template <class T>
 rows::ClusterPlan one_read_plan(const CeArgs<T>& a, int cc) {
-  const bool aligned = rows::cluster_rows_aligned<T>(a.x, a.y ? a.y : a.x, a.cols, a.ldx, a.y ? a.ldy : a.ldx);
-  return rows::plan_cluster_rows<CrossEntropyClusterOp, T>(a, aligned, cc);
+  const rows::ClusterLayout layout =
+      rows::cluster_layout<T>(a.x, a.y ? a.y : a.x, a.cols, a.ldx, a.y ? a.ldy : a.ldx, cc);
+  return rows::plan_cluster_rows<CrossEntropyClusterOp, T>(a, layout);
 }
 
 template <class T>

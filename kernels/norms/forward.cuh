@@ -23,13 +23,14 @@ template <class T>
 LaunchPlan softmax_plan(Impl impl, const RowArgs<T>& a);
 
 // Where softmax v05 (Impl::Cluster) sends a row on a GPU of compute capability cc: the register
-// kernel where the row fits it and one slice (kSliceTargetBytes: the register kernel's 1024-thread
-// block holds a row alone per SM, the cluster three slices); a cluster split
+// kernel where the row fits it and kRegisterRouteMaxBytes (64 KiB: the register kernel's 1024-thread
+// block holds such a row alone per SM); a cluster split
 // (kernels/softmax/cluster.cuh) for longer or unaligned rows of more than kClusterMinCols columns
 // that fit the cluster's shared memory; the looped kernel otherwise (short unaligned rows: a warp
 // per row, the second read from L1).
 enum class SoftmaxRoute { Registers, Cluster, Looped };
 inline constexpr int64_t kClusterMinCols = 1024;
+inline constexpr int64_t kRegisterRouteMaxBytes = int64_t(64) << 10;
 template <class T>
 SoftmaxRoute softmax_route(const RowArgs<T>& a, int cc);
 

@@ -12,8 +12,12 @@
 // An Op says what a row produces (softmax: y; cross-entropy: loss and dlogits, kernels/crossentropy)
 // and whether a row is read at all (an ignored cross-entropy row is not). Rows lie ldx (x) and ldy
 // (y) elements apart; y may be x itself (ldy = ldx): each CTA has its slice on chip before any of
-// the cluster writes. 16-byte packs when every row is 16-byte aligned; single elements otherwise
-// (odd lengths such as GPT-2's 50257), copied by plain loads (cp.async has no 2-byte form).
+// the cluster writes. A row is read in 16-byte packs over the 16-byte-aligned window that holds it:
+// where it does not start or end on a boundary (odd lengths such as GPT-2's 50257, whose rows
+// start at every offset in turn), the window's first and last packs are partial, read and written
+// element by element, and the columns outside the row are masked out of the sums. That needs x and
+// y at the same offset from a boundary in every row (in place, or equal pitches); otherwise single
+// elements, copied by plain loads (cp.async has no 2-byte form).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -27,11 +31,26 @@
 
 namespace sol::kernels::rows {
 
-// 16-byte packs need every row of x and y on a 16-byte boundary: the bases, cols and both pitches.
+// How rows are read and split: 16-byte packs over each row's aligned window when x and y lie at
+// the same offset from a 16-byte boundary in every row (bases 16 bytes apart modulo 16, pitches
+// equal modulo 16 bytes), single elements otherwise or when the window's extra pack does not fit.
+// A window spans cols elements where every row starts on a boundary and cols is a multiple of a
+// pack, at most cols + (pack − 1) otherwise; the split is made for the longest.
+struct ClusterLayout {
+  ClusterSplit split;  // slices = 0: the row does not fit the cluster
+  bool packs = false;  // 16-byte packs over the window (else single elements)
+  bool partial = false;  // with packs: some row's window has a partial first or last pack
+};
 template <class T>
-bool cluster_rows_aligned(const void* x, const void* y, int64_t cols, int64_t ldx, int64_t ldy) {
-  const uintptr_t bases = reinterpret_cast<uintptr_t>(x) | reinterpret_cast<uintptr_t>(y);
-  return bases % 16 == 0 && ((cols | ldx | ldy) * int64_t(sizeof(T))) % 16 == 0;
+ClusterLayout cluster_layout(const void* x, const void* y, int64_t cols, int64_t ldx, int64_t ldy, int cc) {
+  constexpr int64_t kVec = 16 / int64_t(sizeof(T)), kBytes = int64_t(sizeof(T));
+  const uintptr_t bx = reinterpret_cast<uintptr_t>(x), by = reinterpret_cast<uintptr_t>(y);
+  if ((bx - by) % 16 == 0 && (ldx - ldy) * kBytes % 16 == 0) {
+    const bool whole = bx % 16 == 0 && ldx * kBytes % 16 == 0 && cols % kVec == 0;
+    const ClusterSplit s = cluster_split(whole ? cols : cols + kVec - 1, kBytes, kVec, cc);
+    if (s.slices > 0) return {s, true, !whole};
+  }
+  return {cluster_split(cols, kBytes, 1, cc), false};
 }
 
 // The per-thread partial of a row: online max and sum of exp(x − max), and Σx where the Op needs it
@@ -42,7 +61,7 @@ struct RowAcc {
 
 // ---- the kernel ---------------------------------------------------------------------------------
 // Cluster c (CTAs c·slices … c·slices + slices − 1) walks rows c, c + parts, …; CTA rank s holds
-// packs [s·per, min(npack, (s+1)·per)) of each in sSlice. Op (device, static):
+// packs [s·per, min(npack, (s+1)·per)) of each row's window in sSlice. Op (device, static):
 //   kSumX                         whether Σx is accumulated
 //   read(a, row) → bool           whether the row's x is read (false: out gets x = 0)
 //   pick(a, row) → float          one more value of the row the leader (rank 0, thread 0) reads
@@ -53,56 +72,103 @@ struct RowAcc {
 // Single elements of 16-bit types are copied kLoadBatch at a time per thread (cp.async needs ≥ 4 bytes).
 inline constexpr int kLoadBatch = 8;
 
-// Three CTAs per SM (three 64 KiB slices in flight, kSliceTargetBytes): at most 40 registers.
-template <class Op, class T, int kPerVec, class Args>
-__global__ void __launch_bounds__(kClusterThreads, 3) cluster_row_kernel(Args a, int64_t per) {
+// A row's window of packs: the row starts `off` elements into pack 0 (0 for single elements).
+// Column of lane j of pack v: v·kPerVec + j − off; a pack is partial when it holds a column
+// outside [0, cols).
+template <int kPerVec>
+struct RowWindow {
+  int off = 0, npack = 0;
+  __device__ RowWindow(const void* row, int64_t elem_bytes, int64_t cols)
+      : off(kPerVec > 1 ? int(reinterpret_cast<uintptr_t>(row) % 16 / uintptr_t(elem_bytes)) : 0),
+        npack(int((off + cols + kPerVec - 1) / kPerVec)) {}
+  __device__ int column(int v, int j) const { return v * kPerVec + j - off; }
+  __device__ bool partial(int v, int64_t cols) const {
+    return kPerVec > 1 && (column(v, 0) < 0 || column(v, kPerVec - 1) >= cols);
+  }
+  template <class T>
+  __device__ static T* aligned(T* p) {  // the pack holding p's first element
+    return reinterpret_cast<T*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(kPerVec > 1 ? 15 : 0));
+  }
+};
+
+// A thread's share of one row's window: packs start + t, start + t + kThreads, … below end.
+// Whole packs are copied with cp.async (uncommitted: the caller commits); partial ones element by
+// element, the columns outside the row left zero.
+template <class T, int kPerVec, int kThreads>
+__device__ void copy_slice(Pack<T, kPerVec>* sDst, const T* gRow, int64_t cols, int per) {
+  using P = Pack<T, kPerVec>;
+  const RowWindow<kPerVec> w(gRow, sizeof(T), cols);
+  const int start = cluster_rank() * per, end = min(w.npack, start + per);
+  const P* gX = reinterpret_cast<const P*>(RowWindow<kPerVec>::aligned(gRow));
+  for (int v = start + int(threadIdx.x); v < end; v += kThreads) {
+    if (!w.partial(v, cols)) {
+      cp_async_16(&sDst[v - start], &gX[v]);
+      continue;
+    }
+    P p{};
+#pragma unroll
+    for (int j = 0; j < kPerVec; ++j)
+      if (const int c = w.column(v, j); c >= 0 && c < cols) p.e[j] = gRow[c];
+    sDst[v - start] = p;
+  }
+}
+
+// kThreads threads a CTA (cluster_split's choice); registers for 1536 threads an SM (six CTAs of
+// 256, three of 512): at most 40.
+template <class Op, class T, int kPerVec, class Args, int kThreads>
+__global__ void __launch_bounds__(kThreads, 1536 / kThreads) cluster_row_kernel(Args a, int64_t per) {
   extern __shared__ uint4 sSlice[];  // (per) packs of this CTA's slice
   __shared__ float sRed[32];
   __shared__ float sXch[2][3];  // this CTA's (max, sum, Σx), by row parity
   using P = Pack<T, kPerVec>;
-  P* sX = reinterpret_cast<P*>(sSlice);
   const int t = threadIdx.x;
   const int slices = cluster_size(), rank = cluster_rank();
   const int64_t part = blockIdx.x / slices, parts = gridDim.x / slices;
   // In-row indices fit 32 bits: a row that fits a cluster has under 2^20 elements.
-  const int npack = int(a.cols / kPerVec);
-  const int start = rank * int(per), end = min(npack, start + int(per));
+  const int cols = int(a.cols);
   int parity = 0;
   for (int64_t row = part; row < a.rows; row += parts) {  // uniform over the cluster
     const bool read = Op::read(a, row);
+    const T* gRow = a.x + row * a.ldx;
+    const RowWindow<kPerVec> w(gRow, sizeof(T), cols);  // y's rows lie at the same offset (cluster_layout)
+    const int start = rank * int(per), end = min(w.npack, start + int(per));
+    P* sX = reinterpret_cast<P*>(sSlice);
     RowAcc acc;
     if (read) {
-      const P* gX = reinterpret_cast<const P*>(a.x + row * a.ldx);
       // Each thread copies and later reads only its own packs: committing its copies as one group
       // and waiting for it is the only sync (cp.async.wait_group does not wait for uncommitted copies).
       if constexpr (sizeof(P) == 16) {
-        for (int v = start + t; v < end; v += kClusterThreads) cp_async_16(&sX[v - start], &gX[v]);
+        copy_slice<T, kPerVec, kThreads>(sX, gRow, cols, int(per));
         cp_async_commit();
         cp_async_wait_all();
       } else if constexpr (sizeof(P) == 4) {
-        for (int v = start + t; v < end; v += kClusterThreads) cp_async_4(&sX[v - start], &gX[v]);
+        const P* gX = reinterpret_cast<const P*>(gRow);
+        for (int v = start + t; v < end; v += kThreads) cp_async_4(&sX[v - start], &gX[v]);
         cp_async_commit();
         cp_async_wait_all();
       } else {
         // kLoadBatch loads issued before any store: a store to shared memory between them would
         // hold each next (generic) load behind it, one load in flight per thread.
-        for (int v0 = start + t; v0 < end; v0 += kLoadBatch * kClusterThreads) {
+        const P* gX = reinterpret_cast<const P*>(gRow);
+        for (int v0 = start + t; v0 < end; v0 += kLoadBatch * kThreads) {
           P rX[kLoadBatch];
 #pragma unroll
           for (int k = 0; k < kLoadBatch; ++k)
-            if (v0 + k * kClusterThreads < end) rX[k] = gX[v0 + k * kClusterThreads];
+            if (v0 + k * kThreads < end) rX[k] = gX[v0 + k * kThreads];
 #pragma unroll
           for (int k = 0; k < kLoadBatch; ++k)
-            if (v0 + k * kClusterThreads < end) sX[v0 + k * kClusterThreads - start] = rX[k];
+            if (v0 + k * kThreads < end) sX[v0 + k * kThreads - start] = rX[k];
         }
       }
-      for (int v = start + t; v < end; v += kClusterThreads) {
+      for (int v = start + t; v < end; v += kThreads) {
         const P p = sX[v - start];
+        const bool partial = w.partial(v, cols);
         float d[kPerVec];
 #pragma unroll
         for (int j = 0; j < kPerVec; ++j) {
-          d[j] = to_f32(p.e[j]);
-          if constexpr (Op::kSumX) acc.sumx += d[j];
+          const bool in_row = !partial || (w.column(v, j) >= 0 && w.column(v, j) < cols);
+          d[j] = in_row ? to_f32(p.e[j]) : -INFINITY;  // a masked column adds exp(−inf) = 0
+          if constexpr (Op::kSumX) acc.sumx += in_row ? d[j] : 0.f;
         }
         SoftmaxOp::push(acc.max, acc.sum, d);
       }
@@ -112,9 +178,9 @@ __global__ void __launch_bounds__(kClusterThreads, 3) cluster_row_kernel(Args a,
     const bool leader = rank == 0 && t == 0;
     const float picked = read && leader ? Op::pick(a, row) : 0.f;
     // The block's pair: the max first, then every thread's sum rescaled to it.
-    const float bmax = group_reduce<Reduce::Max, kClusterThreads>(acc.max, sRed);
-    float bsum = group_reduce<Reduce::Sum, kClusterThreads>(SoftmaxOp::rescale(acc.sum, acc.max, bmax), sRed);
-    float bsumx = Op::kSumX ? group_reduce<Reduce::Sum, kClusterThreads>(acc.sumx, sRed) : 0.f;
+    const float bmax = group_reduce<Reduce::Max, kThreads>(acc.max, sRed);
+    float bsum = group_reduce<Reduce::Sum, kThreads>(SoftmaxOp::rescale(acc.sum, acc.max, bmax), sRed);
+    float bsumx = Op::kSumX ? group_reduce<Reduce::Sum, kThreads>(acc.sumx, sRed) : 0.f;
     float rmax = bmax;
     if (slices > 1) {
       if (t == 0) {
@@ -137,13 +203,20 @@ __global__ void __launch_bounds__(kClusterThreads, 3) cluster_row_kernel(Args a,
     }
     const typename Op::Row rv = Op::finish(a, row, rmax, bsum, bsumx, picked, read, leader);
     if (a.y) {
-      P* gY = reinterpret_cast<P*>(a.y + row * a.ldy);
-      for (int v = start + t; v < end; v += kClusterThreads) {
+      T* gYRow = a.y + row * a.ldy;
+      P* gY = reinterpret_cast<P*>(RowWindow<kPerVec>::aligned(gYRow));
+      for (int v = start + t; v < end; v += kThreads) {
         P pIn{}, pOut;
         if (read) pIn = sX[v - start];
 #pragma unroll
-        for (int j = 0; j < kPerVec; ++j) pOut.e[j] = from_f32<T>(Op::out(to_f32(pIn.e[j]), int64_t(v) * kPerVec + j, rv));
-        gY[v] = pOut;
+        for (int j = 0; j < kPerVec; ++j) pOut.e[j] = from_f32<T>(Op::out(to_f32(pIn.e[j]), w.column(v, j), rv));
+        if (!w.partial(v, cols)) {
+          gY[v] = pOut;
+          continue;
+        }
+#pragma unroll
+        for (int j = 0; j < kPerVec; ++j)
+          if (const int c = w.column(v, j); c >= 0 && c < cols) gYRow[c] = pOut.e[j];
       }
     }
     __syncthreads();  // this row's shared-memory reads are done before the next row's copies land
@@ -161,18 +234,22 @@ struct ClusterPlan {
 };
 
 template <class Op, class T, class Args>
-ClusterPlan plan_cluster_rows(const Args& a, bool aligned, int cc) {
+ClusterPlan plan_cluster_rows(const Args& a, const ClusterLayout& layout) {
   constexpr int kVec = 16 / int(sizeof(T));
-  const bool packs = aligned && a.cols % kVec == 0;
-  const ClusterSplit s = cluster_split(a.cols, sizeof(T), packs ? kVec : 1, cc);
+  const ClusterSplit& s = layout.split;
   ClusterPlan p;
   if (s.slices == 0) return p;
+  const bool small = s.threads == kClusterThreadsSmall;
   const void* kernel = nullptr;
-  if (packs) kernel = reinterpret_cast<const void*>(cluster_row_kernel<Op, T, kVec, Args>);
-  else kernel = reinterpret_cast<const void*>(cluster_row_kernel<Op, T, 1, Args>);
+  if (layout.packs)
+    kernel = small ? reinterpret_cast<const void*>(cluster_row_kernel<Op, T, kVec, Args, kClusterThreadsSmall>)
+                   : reinterpret_cast<const void*>(cluster_row_kernel<Op, T, kVec, Args, kClusterThreadsLarge>);
+  else
+    kernel = small ? reinterpret_cast<const void*>(cluster_row_kernel<Op, T, 1, Args, kClusterThreadsSmall>)
+                   : reinterpret_cast<const void*>(cluster_row_kernel<Op, T, 1, Args, kClusterThreadsLarge>);
   p.slices = s.slices;
   p.per = s.per;
-  p.main.block = kClusterThreads;
+  p.main.block = s.threads;
   p.main.smem = s.slice_bytes;
   p.main.grid = std::min<int64_t>(a.rows, std::numeric_limits<int32_t>::max() / s.slices) * s.slices;
   p.main.func = p.main.grid ? kernel : nullptr;

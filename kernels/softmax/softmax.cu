@@ -3,11 +3,11 @@
 //      write y): 4 reads + 2 writes.
 // v02: online softmax: running max and rescaled sum in one read; a second read writes y.
 // v03: single pass for rows that fit on chip: the row in registers, max then Σexp over them.
-// v05: v03 for rows of up to one slice (64 KiB) that fit the registers; longer rows (vocabulary
+// v05: v03 for rows of up to 64 KiB that fit the registers; longer rows (vocabulary
 //      logits) and unaligned rows split over a thread-block cluster, each CTA's slice held in
 //      shared memory while the (max, Σ) pairs go round the cluster through DSMEM: one read and
-//      one write at any length the cluster holds (kernels/softmax/cluster.cuh), the looped
-//      kernel beyond.
+//      one write at any length the cluster holds, in 16-byte packs at any row offset
+//      (kernels/softmax/cluster.cuh), the looped kernel beyond.
 // −inf inputs give 0; a fully masked row gives zeros (max −inf, 1/sum 0 saved), never NaN.
 #include "kernels/api/entry_util.hpp"
 #include "kernels/norms/forward.cuh"
@@ -19,11 +19,9 @@ namespace sol::kernels::rows {
 template <class T>
 SoftmaxRoute softmax_route(const RowArgs<T>& a, int cc) {
   const bool registers = fits_registers(a);
-  if (registers && a.cols * int64_t(sizeof(T)) <= kSliceTargetBytes) return SoftmaxRoute::Registers;
+  if (registers && a.cols * int64_t(sizeof(T)) <= kRegisterRouteMaxBytes) return SoftmaxRoute::Registers;
   if (a.cols <= kClusterMinCols) return SoftmaxRoute::Looped;
-  constexpr int kVec = 16 / int(sizeof(T));
-  const bool packs = cluster_rows_aligned<T>(a.x, a.y, a.cols, a.ldx, a.ldy) && a.cols % kVec == 0;
-  if (cluster_split(a.cols, sizeof(T), packs ? kVec : 1, cc).slices > 0) return SoftmaxRoute::Cluster;
+  if (cluster_layout<T>(a.x, a.y, a.cols, a.ldx, a.ldy, cc).split.slices > 0) return SoftmaxRoute::Cluster;
   return registers ? SoftmaxRoute::Registers : SoftmaxRoute::Looped;
 }
 
@@ -32,7 +30,7 @@ template <class T>
 ClusterPlan cluster_plan(const RowArgs<T>& a) {
   const int cc = api::current_device().cc;
   if (softmax_route(a, cc) != SoftmaxRoute::Cluster) return {};
-  return plan_cluster_rows<SoftmaxClusterOp, T>(a, cluster_rows_aligned<T>(a.x, a.y, a.cols, a.ldx, a.ldy), cc);
+  return plan_cluster_rows<SoftmaxClusterOp, T>(a, cluster_layout<T>(a.x, a.y, a.cols, a.ldx, a.ldy, cc));
 }
 }  // namespace
 

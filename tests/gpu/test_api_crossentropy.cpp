@@ -50,12 +50,13 @@ struct Problem {
   int64_t pad = 0;           // extra elements per row of logits and dlogits
   double scale = 4.0;        // logit magnitude
   bool in_place = false;     // dlogits written over the logits
+  bool shift = false;        // dlogits one element into their buffer: rows at another 16-byte offset than x's
   bool dlogits = true;       // false: the losses alone
   int64_t bad_row = -1;      // this row's label is vocab (out of range)
   std::string str() const {
     return dtype_name(dtype) + " " + std::to_string(rows) + "×" + std::to_string(vocab) + " ignore/" +
            std::to_string(ignore_every) + " ε " + std::to_string(smoothing) + (reduction == Reduction::Sum ? " sum" : " mean") +
-           (labels == IndexType::i32 ? " i32" : " i64") + " pad " + std::to_string(pad) + (in_place ? " in place" : "") +
+           (labels == IndexType::i32 ? " i32" : " i64") + " pad " + std::to_string(pad) + (in_place ? " in place" : "") + (shift ? " shifted" : "") +
            (dlogits ? "" : " loss only");
   }
 };
@@ -77,15 +78,16 @@ void check(const Problem& p) {
     label[size_t(r)] = ignored ? kIgnore : r == p.bad_row ? V : int64_t((uint64_t(r) * 2654435761u + 7) % uint64_t(V));
   }
   DevBuf dx(hx.size()), dlab(size_t(R) * 8), dloss(size_t(R) * 4), dred(4);
-  DevBuf dy(p.in_place || !p.dlogits ? 0 : hx.size());
+  const size_t at = p.shift ? size_t(eb) : 0;  // where dlogits start in dy
+  DevBuf dy(p.in_place || !p.dlogits ? 0 : hx.size() + at);
   dx.upload(hx);
-  if (dy.bytes()) dy.upload(hx);  // padding kPad, the rest overwritten
+  if (dy.bytes()) dy.upload(hx, at);  // padding kPad, the rest overwritten
   if (p.labels == IndexType::i64) {
     dlab.upload(label);
   } else {
     dlab.upload(std::vector<int32_t>(label.begin(), label.end()));
   }
-  void* out = !p.dlogits ? nullptr : p.in_place ? dx.get() : dy.get();
+  void* out = !p.dlogits ? nullptr : p.in_place ? dx.get() : dy.get<char>() + at;
   const CrossEntropyArgs a{.dtype = p.dtype, .rows = R, .vocab = V, .logits = dx.get(), .ldlogits = p.pad ? ld : 0,
                            .labels = dlab.get(), .label_type = p.labels, .ignore_index = kIgnore,
                            .label_smoothing = p.smoothing, .reduction = p.reduction, .grad_scale = 1.5f,
@@ -100,7 +102,7 @@ void check(const Problem& p) {
   const std::vector<float> loss = dloss.download<float>(size_t(R));
   const float reduced = dred.download<float>(1)[0];
   std::vector<unsigned char> hy;
-  if (p.dlogits) hy = (p.in_place ? dx : dy).download<unsigned char>(hx.size());
+  if (p.dlogits) hy = p.in_place ? dx.download<unsigned char>(hx.size()) : dy.download<unsigned char>(hx.size(), at);
   // The reference, row by row.
   int64_t counted = 0;
   for (int64_t r = 0; r < R; ++r) counted += label[size_t(r)] != kIgnore;
@@ -144,6 +146,9 @@ void check(const Problem& p) {
     }
   }
   EXPECT_TRUE(padding_intact) << "dlogits' padding was written";
+  if (at) {  // the element before the first row stays as cudaMemset left it
+    for (unsigned char byte : dy.download<unsigned char>(at)) EXPECT_EQ(byte, 0) << "the element before dlogits was written";
+  }
   EXPECT_LE(rel_l2(got_loss, want_loss, lse2), kLossTol) << choice.implementation << ": " << choice.reason;
   if (p.dlogits) {
     EXPECT_LE(rel_l2(got_dl, want_dl, terms2), dl_tol(p.dtype)) << choice.implementation << ": " << choice.reason;
@@ -159,7 +164,8 @@ void check(const Problem& p) {
 }
 
 const DType kTypes[] = {DType::f32, DType::bf16, DType::f16};
-// Tiny, prime, odd (not a multiple of 8: single elements), the model set's vocabularies, 2^18 ± 1.
+// Tiny, prime, odd (not a multiple of 8: rows at every 16-byte offset, read in packs over their
+// aligned windows), the model set's vocabularies, 2^18 ± 1.
 const int64_t kShapes[][2] = {{1, 1},     {3, 3},     {2, 2},     {7, 17},     {37, 1000},  {5, 4099},
                               {3, 32000}, {3, 50257}, {2, 65537}, {2, 128256}, {1, 151936}, {2, 152064},
                               {1, 262144}, {2, 262145}, {1, 400000}, {2, 786433}};
@@ -188,7 +194,9 @@ TEST(ApiCrossEntropy, PitchesInPlaceLossOnlyAndBadLabels) {
   SOL_REQUIRE_GPU_OR_SKIP();
   for (DType d : kTypes) {
     check({.dtype = d, .rows = 3, .vocab = 1000, .pad = 24});    // aligned pitch: 16-byte packs
-    check({.dtype = d, .rows = 3, .vocab = 32000, .pad = 3});    // unaligned pitch: single elements
+    check({.dtype = d, .rows = 3, .vocab = 32000, .pad = 3});    // unaligned pitch: packs over each row's window
+    check({.dtype = d, .rows = 5, .vocab = 50257, .shift = true});  // x and dlogits at other offsets: single elements
+    check({.dtype = d, .rows = 3, .vocab = 32000, .pad = 3, .shift = true});
     check({.dtype = d, .rows = 4, .vocab = 128256, .in_place = true});
     check({.dtype = d, .rows = 4, .vocab = 50257, .pad = 5, .in_place = true});
     check({.dtype = d, .rows = 6, .vocab = 4099, .ignore_every = 3, .dlogits = false});
@@ -290,7 +298,7 @@ TEST(ApiCrossEntropyChecks, TheChoiceFollowsTheVocabulary) {
   a.dlogits = nullptr;  // the fake pointers lie 4 KiB apart: these rows would overlap them
   Choice c = api::explain_cross_entropy_on(a, 90);
   EXPECT_EQ(c.implementation, "crossentropy/v02_one_read_bf16");
-  EXPECT_NE(c.reason.find("151936 logits over 5 CTAs of a cluster"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("151936 logits over 8 CTAs of a cluster"), std::string::npos) << c.reason;
   EXPECT_GT(c.predicted_s, 0);
   a.vocab = 786433;  // past 8 × 192 KiB of bf16
   EXPECT_EQ(api::explain_cross_entropy_on(a, 90).implementation, "crossentropy/v01_passes_bf16");

@@ -388,7 +388,8 @@ TEST(ApiRows, SoftmaxForwardAtVocabularySizes) {
 }
 
 // The cluster rung (softmax v05/v06, the dispatcher's choice past the registers): every way it splits a row — one
-// to eight slices, 16-byte packs or single elements (odd lengths, unaligned pitches) — the model
+// to eight slices, 16-byte packs over aligned rows or over each row's aligned window (odd lengths, odd
+// pitches: partial first and last packs), single elements (x and y at other offsets) — the model
 // set's vocabularies, 2^18 and one past it, a prime, masked-size extremes, a row past what a
 // cluster holds (the looped kernel again), and rows walked by many clusters. Same tolerance as
 // every softmax: the output's one rounding (the sums are fp32 over ≤ 2^18 terms, ~1e-7).
@@ -398,10 +399,11 @@ TEST(ApiRows, SoftmaxForwardOnTheClusterRung) {
     for (int64_t cols : {int64_t(1025), int64_t(2048), int64_t(4099), int64_t(32000), int64_t(50257), int64_t(65537),
                          int64_t(100003), int64_t(128256), int64_t(151936), int64_t(262144), int64_t(262145)}) {
       check_forward({Op::Softmax, d, 3, cols, 0, 0, 0, true, 1e-5f, 8.0});
-      check_forward({Op::Softmax, d, 2, cols, 8, 3});  // pitches: one aligned, one not
+      check_forward({Op::Softmax, d, 2, cols, 8, 3});  // x and y rows at other offsets: single elements
+      check_forward({Op::Softmax, d, 3, cols, 5, 5});  // equal odd pitches: packs over each row's window
     }
     check_forward({Op::Softmax, d, 1, 262144, 0, 0, 0, true, 1e-5f, 30.0});  // peaked: one term dominates Σ
-    check_forward({Op::Softmax, d, 200, 70001});                              // many clusters, single elements
+    check_forward({Op::Softmax, d, 200, 70001});  // many clusters, rows at every 16-byte offset
     check_forward({Op::Softmax, d, 2, 1000003});                              // past a cluster: looped
   }
 }
@@ -742,12 +744,17 @@ TEST(ApiRowsChecks, ForwardDispatchTakesTheRegisterKernelOnlyWhereItCanRun) {
     SoftmaxArgs odd = s;
     odd.cols = 65536;  // fits the registers: the register kernel (measured ahead of the looped one)
     EXPECT_EQ(api::explain_softmax_forward_on(odd, 90).implementation, "softmax/v03_one_pass_bf16");
-    odd.cols = 65544;  // past them: three slices of under 64 KiB
-    EXPECT_NE(api::explain_softmax_forward_on(odd, 90).reason.find("over 3 CTAs"), std::string::npos);
-    odd.cols = 50257;  // not a multiple of 8: single elements, two slices
-    const Choice single = api::explain_softmax_forward_on(odd, 90);
+    odd.cols = 65544;  // past them: four slices of under 40 KiB
+    EXPECT_NE(api::explain_softmax_forward_on(odd, 90).reason.find("over 4 CTAs"), std::string::npos);
+    odd.cols = 50257;  // not a multiple of 8: packs over each row's window, three slices
+    const Choice window = api::explain_softmax_forward_on(odd, 90);
+    EXPECT_NE(window.reason.find("aligned window"), std::string::npos) << window.reason;
+    EXPECT_NE(window.reason.find("over 3 CTAs"), std::string::npos) << window.reason;
+    SoftmaxArgs apart = odd;  // y one element past x's offset: single elements
+    apart.y = static_cast<char*>(apart.y) + 2;
+    const Choice single = api::explain_softmax_forward_on(apart, 90);
     EXPECT_NE(single.reason.find("single elements"), std::string::npos) << single.reason;
-    EXPECT_NE(single.reason.find("over 2 CTAs"), std::string::npos) << single.reason;
+    EXPECT_NE(single.reason.find("over 3 CTAs"), std::string::npos) << single.reason;
     odd.cols = 999;  // short unaligned rows: a warp per row, looped
     EXPECT_EQ(api::explain_softmax_forward_on(odd, 90).implementation, "softmax/v02_online_bf16");
     odd.cols = 786433;  // past 8 × 192 KiB
