@@ -91,28 +91,6 @@ struct RowWindow {
   }
 };
 
-// A thread's share of one row's window: packs start + t, start + t + kThreads, … below end.
-// Whole packs are copied with cp.async (uncommitted: the caller commits); partial ones element by
-// element, the columns outside the row left zero.
-template <class T, int kPerVec, int kThreads>
-__device__ void copy_slice(Pack<T, kPerVec>* sDst, const T* gRow, int64_t cols, int per) {
-  using P = Pack<T, kPerVec>;
-  const RowWindow<kPerVec> w(gRow, sizeof(T), cols);
-  const int start = cluster_rank() * per, end = min(w.npack, start + per);
-  const P* gX = reinterpret_cast<const P*>(RowWindow<kPerVec>::aligned(gRow));
-  for (int v = start + int(threadIdx.x); v < end; v += kThreads) {
-    if (!w.partial(v, cols)) {
-      cp_async_16(&sDst[v - start], &gX[v]);
-      continue;
-    }
-    P p{};
-#pragma unroll
-    for (int j = 0; j < kPerVec; ++j)
-      if (const int c = w.column(v, j); c >= 0 && c < cols) p.e[j] = gRow[c];
-    sDst[v - start] = p;
-  }
-}
-
 // kThreads threads a CTA (cluster_split's choice); registers for 1536 threads an SM (six CTAs of
 // 256, three of 512): at most 40.
 template <class Op, class T, int kPerVec, class Args, int kThreads>
@@ -126,19 +104,32 @@ __global__ void __launch_bounds__(kThreads, 1536 / kThreads) cluster_row_kernel(
   const int64_t part = blockIdx.x / slices, parts = gridDim.x / slices;
   // In-row indices fit 32 bits: a row that fits a cluster has under 2^20 elements.
   const int cols = int(a.cols);
+  P* sX = reinterpret_cast<P*>(sSlice);
   int parity = 0;
   for (int64_t row = part; row < a.rows; row += parts) {  // uniform over the cluster
     const bool read = Op::read(a, row);
     const T* gRow = a.x + row * a.ldx;
     const RowWindow<kPerVec> w(gRow, sizeof(T), cols);  // y's rows lie at the same offset (cluster_layout)
     const int start = rank * int(per), end = min(w.npack, start + int(per));
-    P* sX = reinterpret_cast<P*>(sSlice);
     RowAcc acc;
     if (read) {
       // Each thread copies and later reads only its own packs: committing its copies as one group
       // and waiting for it is the only sync (cp.async.wait_group does not wait for uncommitted copies).
       if constexpr (sizeof(P) == 16) {
-        copy_slice<T, kPerVec, kThreads>(sX, gRow, cols, int(per));
+        // Whole packs with cp.async; a partial one element by element, the columns outside the
+        // row left zero.
+        const P* gX = reinterpret_cast<const P*>(RowWindow<kPerVec>::aligned(gRow));
+        for (int v = start + t; v < end; v += kThreads) {
+          if (!w.partial(v, cols)) {
+            cp_async_16(&sX[v - start], &gX[v]);
+            continue;
+          }
+          P p{};
+#pragma unroll
+          for (int j = 0; j < kPerVec; ++j)
+            if (const int c = w.column(v, j); c >= 0 && c < cols) p.e[j] = gRow[c];
+          sX[v - start] = p;
+        }
         cp_async_commit();
         cp_async_wait_all();
       } else if constexpr (sizeof(P) == 4) {
