@@ -2,7 +2,7 @@
 // vocabulary rows under every CTA size and slice target the split could take, timed with events
 // (median of 15 after 3 warm-ups; inputs of ≥ 400 MB, beyond L2) against this GPU's D2D copy. The
 // table it prints is where cluster_split's constants (kernels/softmax/cluster_split.hpp) come
-// from (its H200 run is not committed yet). Each configuration's output is
+// from (its H200 run: bench/results/h200/tuning/cluster-rows.txt). Each configuration's output is
 // checked: a softmax row sums to 1.
 //     cmake --build build --target tune_cluster_rows && build/tune_cluster_rows
 #include <cuda_bf16.h>

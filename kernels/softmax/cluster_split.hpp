@@ -10,10 +10,11 @@ namespace sol::kernels::rows {
 // as many rows' slices in flight); slices past kSliceSmallMaxBytes (rows long enough to reach the
 // 8-slice cap: 262144 bf16 columns take 64 KiB slices, of which three fit an SM) take
 // kClusterThreadsLarge. A slice's packs are strided over the threads (thread t holds t, t + threads,
-// …). Measured on an H200 (bench/tuning/cluster_rows.cu's sweep; no committed run yet) at 4096
-// rows of 50257 to 262144 columns, bf16 and fp32: 256 threads beat 512 by 4–14 % on slices of
-// 33–44 KiB and lose by 2–5 % on 64–76 KiB ones; 16-CTA clusters (non-portable) and two slice
-// buffers a CTA (the next row's copies in flight) were slower.
+// …). Measured on an H200 (bench/results/h200/tuning/cluster-rows.txt, bench/tuning/cluster_rows.cu)
+// at 4096 rows of 50257 to 262144 columns, bf16 and fp32: 256 threads beat 512 by 22–30 % on
+// slices of 32–44 KiB (151936 bf16: 821 against 1070 µs) and lose by 3–4 % on 64–76 KiB ones;
+// 16-CTA clusters (non-portable) were slower (1142 µs there), and so were two slice buffers a CTA
+// (the next row's copies in flight) in an earlier experiment that is not committed.
 inline constexpr int kClusterThreadsSmall = 256, kClusterThreadsLarge = 512;
 inline constexpr int kClusterMaxSlices = 8;  // the portable cluster size
 inline constexpr int64_t kSliceTargetBytes = int64_t(40) << 10;
