@@ -424,7 +424,9 @@ const Texts kGemvTest = {
     "m=7,n=300,k=200,beta=1", "m=9,n=77,k=555,c16=1", "m=2,n=300,k=4100,c32=1,beta=1", "m=33,n=200,k=100,c32=1",
     "m=1,n=5,k=3,tb=0",     "m=3,n=37,k=41,tb=0",    "m=9,n=257,k=1000,tb=0",  "m=64,n=129,k=511,tb=0",
     "m=1,n=4096,k=14336,tb=0", "m=8,n=14336,k=4096,tb=0,det=1", "m=5,n=1001,k=67,lda=69,ldb=1003,ldc=1005,tb=0",
-    "m=17,n=300,k=200,tb=0,beta=1,c16=1", "m=2,n=255,k=4100,tb=0,c32=1,beta=1", "m=64,n=8,k=9000,tb=0"};
+    "m=17,n=300,k=200,tb=0,beta=1,c16=1", "m=2,n=255,k=4100,tb=0,c32=1,beta=1", "m=64,n=8,k=9000,tb=0",
+    "m=33,n=4097,k=4099",   "m=16,n=1000,k=12289,lda=12291,ldb=12293,ldc=1003", "m=24,n=385,k=2049,det=1,beta=1",
+    "m=64,n=257,k=100000,c32=1"};
 
 void add_gemv(std::vector<Variant>& all, const char* family, bool fp16) {
   using kernels::gemv::Rung;
@@ -441,9 +443,13 @@ void add_gemv(std::vector<Variant>& all, const char* family, bool fp16) {
        "global in a k order both operands share"},
       {Rung::v11_n_contiguous, 11,
        "decode m ≤ 64, W k×n: a lane per 8 consecutive columns walks k, 4 warps split k and sum in order"},
+      {Rung::v12_cluster_split_k, 12,
+       "decode m ≤ 64, W n×k: v10's swapped mma.sync with the tokens staged once a CTA in shared memory; "
+       "k split over a thread-block cluster, partials summed through distributed shared memory in rank order"},
   };
   for (const auto& r : rungs) {
-    Variant x = entry(family, kernels::gemv::Version{fp16, r.rung}, kernels::gemv::rung_name(r.rung), r.version, 80,
+    Variant x = entry(family, kernels::gemv::Version{fp16, r.rung}, kernels::gemv::rung_name(r.rung), r.version,
+                      kernels::gemv::min_cc(r.rung),
                       r.technique, kGemvBench, kGemvTest);
     // Each rung benches and tests the layout and m it serves (v11: the tb=0 form of the bench shapes).
     if (r.rung == Rung::v11_n_contiguous)

@@ -175,18 +175,17 @@ DecodePrediction decode_prediction(const MatmulCall& c, int cc, const std::strin
   else if (c.m > gemv::kMaxM) d.refusal = "the decode rungs take m ≤ 64";
   else if (cc != 90) d.refusal = "the decode rungs are measured for sm_90 (this GPU: sm_" + std::to_string(cc) + ")";
   if (!d.refusal.empty()) return d;
-  // The layout's rung: one token's dot products on v09 (from two tokens on, v10's tensor cores
-  // read W once for all of them: measured faster from m = 2).
-  const gemv::Rung r = !rung.empty()  ? gemv_rung_of(rung)
-                       : !c.trans_b   ? gemv::Rung::v11_n_contiguous
-                       : c.m == 1     ? gemv::Rung::v09_warp_dot
-                                      : gemv::Rung::v10_mma_swapped;
+  // The layout's rung where the table names none: v11 for W k×n; for W n×k v12, which reads W
+  // once for every token with no second launch (the table's measurements pick among v09–v12).
+  const gemv::Rung r = !rung.empty() ? gemv_rung_of(rung)
+                       : !c.trans_b  ? gemv::Rung::v11_n_contiguous
+                                     : gemv::Rung::v12_cluster_split_k;
   d.rung = gemv::rung_name(r);
   d.refusal = gemv::refusal(r, c.m, c.n, c.k, c.trans_b);
   if (!d.refusal.empty()) return d;
   const double ob = double(dtype_bytes(c.c_type)), mn = double(c.m) * double(c.n);
   d.bytes = 2.0 * (double(c.m) * double(c.k) + double(c.n) * double(c.k)) + ob * mn * (c.beta != 0.f ? 2.0 : 1.0);
-  d.launches = gemv::geometry(r, c.m, c.n, c.k).splits > 1 ? 2 : 1;
+  d.launches = gemv::launches(r, c.m, c.n, c.k);
   static const double hbm = hw::find("h200").hbm_bytes_per_s;
   d.predicted_s = d.launches * kLaunchS + d.bytes / (kDecodeFraction * hbm);
   return d;

@@ -20,10 +20,10 @@
 // second mostly L2 hits), the parameter gradients accumulated straight into the workspace (see
 // row_bwd_looped_kernel).
 // Rows lie lda, lddy, lddx elements apart; the eager passes (v01) take packed rows only.
-#include <cooperative_groups.h>
 
 #include <algorithm>
 
+#include "kernels/common/cluster.cuh"
 #include "kernels/norms/ops.cuh"
 
 namespace sol::kernels::rows {
@@ -105,35 +105,6 @@ __device__ inline Pack<T, kPerVec> fresh(const Pack<T, kPerVec>& p) {
   } else {
     return p;
   }
-}
-
-// Cluster helpers: a 1-CTA "cluster" below sm_90 (the planner never asks for more there).
-__device__ inline int cluster_size() {
-#if __CUDA_ARCH__ >= 900
-  return int(cooperative_groups::this_cluster().num_blocks());
-#else
-  return 1;
-#endif
-}
-__device__ inline int cluster_rank() {
-#if __CUDA_ARCH__ >= 900
-  return int(cooperative_groups::this_cluster().block_rank());
-#else
-  return 0;
-#endif
-}
-__device__ inline void cluster_sync() {
-#if __CUDA_ARCH__ >= 900
-  cooperative_groups::this_cluster().sync();  // arrive.release + wait.acquire: smem writes become visible
-#endif
-}
-// p (this CTA's shared memory) as seen in CTA `rank` of the cluster.
-__device__ inline const float* cluster_peer(float* p, int rank) {
-#if __CUDA_ARCH__ >= 900
-  return cooperative_groups::this_cluster().map_shared_rank(p, rank);
-#else
-  return p;
-#endif
 }
 
 // ---- one-read kernel ------------------------------------------------------------------------------

@@ -135,10 +135,11 @@ TEST(Gemv, DecodeCallsRunTheDecodeRungsAndMatchTheReference) {
     const Result r = run(c);
     EXPECT_LE(r.rel_l2, tolerance(c.out)) << name(c) << " on " << r.implementation;
     if (!on_h200_class()) continue;
-    // A decode rung that reads B's layout (which of v09 and v10 follows the table's measurements).
+    // A decode rung that reads B's layout (which of v09, v10 and v12 follows the table's measurements).
     const bool served = c.tb == Transpose::N ? r.implementation.find("/v11_n_contiguous") != std::string::npos
                                              : r.implementation.find("/v09_warp_dot") != std::string::npos ||
-                                                   r.implementation.find("/v10_mma_swapped") != std::string::npos;
+                                                   r.implementation.find("/v10_mma_swapped") != std::string::npos ||
+                                                   r.implementation.find("/v12_cluster_split_k") != std::string::npos;
     EXPECT_TRUE(served) << name(c) << " ran " << r.implementation;
   }
 }
@@ -158,11 +159,14 @@ TEST(Gemv, AShortWorkspaceIsRefusedBeforeAnyLaunch) {
   SOL_REQUIRE_GPU_OR_SKIP();
   if (!on_h200_class()) GTEST_SKIP() << "the decode rule runs on sm_90";
   const sol::test::UnmeasuredOptIn opt_in;
+  // W stored k×n (v11): m=1 against 4096² splits k through fp32 partials in the workspace.
   DevBuf dA(4096 * 2), dW(size_t(4096) * 4096 * 2), dC(4096 * 2);
   MatmulArgs a;
   a.m = 1, a.n = 4096, a.k = 4096;
+  a.trans_b = Transpose::N, a.ldb = 4096;
   a.a = dA.get(), a.b = dW.get(), a.c = dC.get();
-  ASSERT_NE(sol::explain_matmul(a).implementation.find("v09_warp_dot"), std::string::npos);
+  ASSERT_NE(sol::explain_matmul(a).implementation.find("v11_n_contiguous"), std::string::npos)
+      << sol::explain_matmul(a).implementation;
   const size_t need = sol::matmul_workspace_size(a);
   ASSERT_GT(need, 0u) << "m=1 against 4096² splits k";
   try {

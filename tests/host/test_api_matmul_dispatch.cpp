@@ -419,7 +419,8 @@ TEST(ApiMatmulDecode, LaunchBoundShapesGoToADecodeRungOfTheirLayout) {
     const MatmulPlan p = plan(validate(c), 90, true, DecodeRungs::any);
     SCOPED_TRACE(std::to_string(t.m) + (t.trans_b ? " T" : " N"));
     EXPECT_EQ(p.impl, Impl::gemv) << p.reason;
-    if (t.trans_b) EXPECT_TRUE(p.rung == "v09_warp_dot" || p.rung == "v10_mma_swapped") << p.rung;
+    if (t.trans_b)
+      EXPECT_TRUE(p.rung == "v09_warp_dot" || p.rung == "v10_mma_swapped" || p.rung == "v12_cluster_split_k") << p.rung;
     else EXPECT_EQ(p.rung, "v11_n_contiguous");
     EXPECT_EQ(p.family, "gemm_bf16");
     EXPECT_NE(p.reason.find("decode (m ≤ 64, W streamed once): predicted"), std::string::npos) << p.reason;
@@ -436,15 +437,25 @@ TEST(ApiMatmulDecode, LaunchBoundShapesGoToADecodeRungOfTheirLayout) {
   }
 }
 
-TEST(ApiMatmulDecode, SplitKReservesItsPartialsInTheWorkspace) {
-  // m=1 against 4096×4096: 256 two-column CTAs of 8 warps are too few for the H200, so k splits.
+TEST(ApiMatmulDecode, SplitKReservesWhatItsRungNeeds) {
+  // m=1 against 4096×4096: the N tiles alone are too few CTAs for the H200, so every W n×k rung
+  // splits k — v09 and v10 through fp32 partials in the workspace and a second launch, v12 within
+  // a cluster (no workspace, one launch). The plan reserves exactly what its rung needs.
+  for (gemv::Rung r : {gemv::Rung::v09_warp_dot, gemv::Rung::v10_mma_swapped, gemv::Rung::v12_cluster_split_k}) {
+    const gemv::Geometry g = gemv::geometry(r, 1, 4096, 4096);
+    SCOPED_TRACE(gemv::rung_name(r));
+    EXPECT_GT(g.splits, 1);
+    const bool on_chip = r == gemv::Rung::v12_cluster_split_k;
+    EXPECT_EQ(gemv::workspace_bytes(r, 1, 4096, 4096), on_chip ? 0 : size_t(g.splits) * 4096 * sizeof(float));
+    EXPECT_EQ(gemv::launches(r, 1, 4096, 4096), on_chip ? 1 : 2);
+  }
   const MatmulPlan p = plan(validate(tn(1, 4096, 4096)), 90, true, DecodeRungs::any);
   ASSERT_EQ(p.impl, Impl::gemv) << p.reason;
-  const gemv::Geometry g = gemv::geometry(gemv::Rung::v09_warp_dot, 1, 4096, 4096);
-  EXPECT_GT(g.splits, 1);
-  EXPECT_EQ(p.partial_bytes, size_t(g.splits) * 4096 * sizeof(float));
+  const gemv::Rung r = gemv::Rung(std::find(gemv_rungs().begin(), gemv_rungs().end(), p.rung) - gemv_rungs().begin());
+  EXPECT_EQ(p.partial_bytes, gemv::workspace_bytes(r, 1, 4096, 4096));
   EXPECT_EQ(p.workspace_bytes(), p.partial_bytes);
-  EXPECT_NE(p.reason.find("2 launches"), std::string::npos) << p.reason;
+  EXPECT_NE(p.reason.find(gemv::launches(r, 1, 4096, 4096) == 2 ? "2 launches" : "1 launch"), std::string::npos)
+      << p.reason;
 }
 
 TEST(ApiMatmulDecode, ServesWhatTheTensorCoreRungsDoNot) {
@@ -459,7 +470,7 @@ TEST(ApiMatmulDecode, ServesWhatTheTensorCoreRungsDoNot) {
   for (const MatmulCall& c : calls) {
     const DecodePrediction d = decode_prediction(validate(c), 90);
     EXPECT_EQ(d.refusal, "");
-    EXPECT_EQ(d.rung, c.trans_b ? "v10_mma_swapped" : "v11_n_contiguous");
+    EXPECT_EQ(d.rung, c.trans_b ? "v12_cluster_split_k" : "v11_n_contiguous");
     const MatmulPlan p = plan(validate(c), 90, true, DecodeRungs::any);
     if (p.impl == Impl::gemv) {
       EXPECT_EQ(p.family, c.a_type == DType::f16 ? "gemm_fp16" : "gemm_bf16");
@@ -511,19 +522,25 @@ TEST(ApiMatmulDecode, WhatTheDecodeRungsDoNotServeFollowsTheOtherRules) {
 
 TEST(ApiMatmulDecode, ThePredictionIsBytesOverBandwidthPlusLaunches) {
   MatmulCall c = validate(tn(8, 6144, 4096));
-  const DecodePrediction a = decode_prediction(c, 90);
+  const DecodePrediction a = decode_prediction(c, 90, "v10_mma_swapped");
   ASSERT_TRUE(a.refusal.empty()) << a.refusal;
   EXPECT_DOUBLE_EQ(a.bytes, 2.0 * (8 * 4096 + 6144.0 * 4096 + 8 * 6144));
   c.c_type = DType::f32, c.beta = 1.f;  // C read and written at 4 bytes
-  const DecodePrediction b = decode_prediction(c, 90);
+  const DecodePrediction b = decode_prediction(c, 90, "v10_mma_swapped");
   EXPECT_DOUBLE_EQ(b.bytes - a.bytes, 8.0 * 6144 * (4 + 4 - 2));
   EXPECT_GT(b.predicted_s, a.predicted_s);
   // 80 % of the database's HBM rate and 2 µs per launch (two here: k is split).
   EXPECT_EQ(a.launches, 2);
   EXPECT_NEAR(a.predicted_s, 2 * 2e-6 + a.bytes / (0.8 * sol::hw::find("h200").hbm_bytes_per_s), 1e-12);
-  const DecodePrediction big = decode_prediction(validate(tn(8, 61440, 4096)), 90);
+  const DecodePrediction big = decode_prediction(validate(tn(8, 61440, 4096)), 90, "v10_mma_swapped");
   EXPECT_EQ(big.launches, 1);  // 3840 CTAs fill the GPU: no split
   EXPECT_GT(big.predicted_s, 9 * (a.predicted_s - 2 * 2e-6));
+  // v12 splits k within a cluster: the same bytes in one launch (the rule's rung for W n×k).
+  const DecodePrediction v12 = decode_prediction(validate(tn(8, 6144, 4096)), 90);
+  EXPECT_EQ(v12.rung, "v12_cluster_split_k");
+  EXPECT_EQ(v12.launches, 1);
+  EXPECT_DOUBLE_EQ(v12.bytes, a.bytes);
+  EXPECT_NEAR(v12.predicted_s, a.predicted_s - 2e-6, 1e-12);
 }
 
 TEST(GemvGeometry, SplitsCoverKExactlyWithAlignedSlicesAndBoundedPartials) {
@@ -534,18 +551,21 @@ TEST(GemvGeometry, SplitsCoverKExactlyWithAlignedSlicesAndBoundedPartials) {
           const gemv::Geometry g = gemv::geometry(r, m, n, k);
           SCOPED_TRACE(std::string(gemv::rung_name(r)) + " m=" + std::to_string(m) + " n=" + std::to_string(n) +
                        " k=" + std::to_string(k));
+          const bool on_chip = r == gemv::Rung::v12_cluster_split_k;  // a cluster's CTAs, summed in shared memory
           ASSERT_GE(g.splits, 1);
-          ASSERT_LE(g.splits, gemv::kMaxSplits);
+          ASSERT_LE(g.splits, on_chip ? gemv::kMaxClusterSplits : gemv::kMaxSplits);
           EXPECT_GE(int64_t(g.splits) * g.k_slice, k);
           EXPECT_LT(int64_t(g.splits - 1) * g.k_slice, k) << "an empty split";
           if (g.splits > 1) {
             EXPECT_EQ(g.k_slice % gemv::kSliceAlign, 0);
             EXPECT_GE(g.k_slice, g.k_per_step) << "a split shorter than one step";
-            EXPECT_LE(8.0 * g.splits * m * n, 0.25 * 2.0 * n * k) << "partials over a quarter of W's bytes";
+            if (on_chip) EXPECT_EQ(g.k_slice % g.k_per_step, 0) << "v12's slices are whole chunks";
+            else EXPECT_LE(8.0 * g.splits * m * n, 0.25 * 2.0 * n * k) << "partials over a quarter of W's bytes";
           }
           EXPECT_EQ(g.blocks_n * g.cols_per_cta >= n, true);
           EXPECT_LT((g.blocks_n - 1) * g.cols_per_cta, n);
-          EXPECT_EQ(gemv::workspace_bytes(r, m, n, k), g.splits > 1 ? size_t(g.splits * m * n) * 4 : 0u);
+          EXPECT_EQ(gemv::workspace_bytes(r, m, n, k), g.splits > 1 && !on_chip ? size_t(g.splits * m * n) * 4 : 0u);
+          EXPECT_EQ(gemv::launches(r, m, n, k), g.splits > 1 && !on_chip ? 2 : 1);
         }
 }
 

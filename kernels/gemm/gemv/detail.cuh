@@ -30,10 +30,67 @@ __device__ __forceinline__ uint4 load8(const uint16_t* p, int64_t len, bool vec)
   return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
+// D += A·B on mma.sync m16n8k16 (fp32 accumulators, T = __nv_bfloat16 or __half): a 16×16 tile of
+// the first operand in four registers, a 16×8 one of the second in two.
+template <class T>
+__device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+// The two MMAs of one 32-k block of the swapped product (v10, v12): a 16-row W tile (w0: this
+// lane's row g, w1: row g + 8, each 16 bytes at the lane's 8 consecutive k) against an 8-token
+// tile (a: token g, the same k). The MMA's k positions 2t, 2t+1, 2t+8, 2t+9 take elements 0–3 in
+// one k16 step and 4–7 in the next: the same permutation of k on both operands.
+template <class T>
+__device__ __forceinline__ void mma_k32(float* d, const uint4& w0, const uint4& w1, const uint4& a) {
+  const uint32_t lo[4] = {w0.x, w1.x, w0.y, w1.y};  // elements 0–3
+  const uint32_t hi[4] = {w0.z, w1.z, w0.w, w1.w};  // elements 4–7
+  float(&c)[4] = *reinterpret_cast<float(*)[4]>(d);
+  mma_16816<T>(c, lo, a.x, a.y);
+  mma_16816<T>(c, hi, a.z, a.w);
+}
+
 // A 16-byte chunk's base may be used only when base pointer and pitch keep every chunk aligned.
 __host__ __device__ inline bool vec_ok(const void* base, int64_t pitch) {
   return reinterpret_cast<uintptr_t>(base) % 16 == 0 && pitch % 8 == 0;
 }
+
+// One lane's rows of kTN 16-row W tiles (W n×k) from row0: tile i, half h is row
+// row0 + 16i + g + 8h (g = lane / 4); a row past n points at row 0 and loads nothing.
+template <int kTN>
+struct WTileRows {
+  const uint16_t* row[kTN][2];
+  bool live[kTN][2];
+  __device__ WTileRows(const Problem& p, int64_t row0, int g) {
+#pragma unroll
+    for (int i = 0; i < kTN; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int64_t r = row0 + 16 * i + g + 8 * h;
+        live[i][h] = r < p.n;
+        row[i][h] = static_cast<const uint16_t*>(p.W) + (live[i][h] ? r : 0) * p.ldw;
+      }
+  }
+  // The 16 bytes at k = kk … kk + 7 of every row (streamed past L1; zeros past ke).
+  __device__ __forceinline__ void load(uint4 (&w)[kTN][2], int64_t kk, int64_t ke, bool vec) const {
+#pragma unroll
+    for (int i = 0; i < kTN; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) w[i][h] = load8<true>(row[i][h] + kk, live[i][h] ? ke - kk : 0, vec);
+  }
+};
 
 // Two packed 16-bit values of type T (__nv_bfloat16 or __half) as floats.
 template <class T>
@@ -109,5 +166,6 @@ __device__ __forceinline__ void reduce_warps4(float (&acc)[kRegs], float* sRed, 
 void launch_v09_warp_dot(const Problem& p, const Geometry& g, float* partial, cudaStream_t stream);
 void launch_v10_mma_swapped(const Problem& p, const Geometry& g, float* partial, cudaStream_t stream);
 void launch_v11_n_contiguous(const Problem& p, const Geometry& g, float* partial, cudaStream_t stream);
+void launch_v12_cluster_split_k(const Problem& p, const Geometry& g, cudaStream_t stream);  // sums its splits on chip
 
 }  // namespace sol::kernels::gemv

@@ -1,6 +1,7 @@
 // The decode GEMM's one entry (problem.cuh): check the call against the rung's refusal and the
-// workspace, run the rung over its grid (plan.hpp), and with split k sum the fp32 partials
-// partial[split][row][col] in split order — a fixed order, so the same inputs give the same bits.
+// workspace, run the rung over its grid (plan.hpp), and with split k through the workspace sum the
+// fp32 partials partial[split][row][col] in split order — a fixed order, so the same inputs give
+// the same bits (v12 sums its splits on chip, in rank order, and needs neither).
 #include <algorithm>
 #include <string>
 
@@ -35,13 +36,14 @@ void launch(Rung r, const Problem& p, void* workspace, size_t workspace_bytes_gi
     failure("gemv: the workspace holds " + std::to_string(workspace_bytes_given) + " bytes; this launch needs " +
                 std::to_string(need),
             "size it with gemv::workspace_bytes for the same rung and shape");
-  float* partial = g.splits > 1 ? static_cast<float*>(workspace) : nullptr;
+  float* partial = need > 0 ? static_cast<float*>(workspace) : nullptr;
   switch (r) {
     case Rung::v09_warp_dot: launch_v09_warp_dot(p, g, partial, stream); break;
     case Rung::v10_mma_swapped: launch_v10_mma_swapped(p, g, partial, stream); break;
     case Rung::v11_n_contiguous: launch_v11_n_contiguous(p, g, partial, stream); break;
+    case Rung::v12_cluster_split_k: launch_v12_cluster_split_k(p, g, stream); break;
   }
-  if (g.splits > 1) {
+  if (need > 0) {
     const int64_t blocks = std::min<int64_t>((p.m * p.n + 255) / 256, 4096);
     reduce_splits_kernel<<<unsigned(blocks), 256, 0, stream>>>(p, g.splits, partial);
     SOL_LAUNCH_CHECK();

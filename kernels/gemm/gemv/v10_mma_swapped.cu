@@ -18,23 +18,6 @@ namespace {
 
 constexpr int kWarps = 4;
 
-template <class T>
-__device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-}
-
 // kNT token tiles of 8, kTN W tiles of 16 rows per CTA, kUnroll k-blocks of 32 per warp step.
 template <class T, int kNT, int kTN, int kUnroll>
 __global__ void __launch_bounds__(kWarps * 32) mma_swapped_kernel(Problem p, int splits, int64_t k_slice,
@@ -45,32 +28,14 @@ __global__ void __launch_bounds__(kWarps * 32) mma_swapped_kernel(Problem p, int
   const int64_t n0 = int64_t(blockIdx.x) * (16 * kTN);
   const int64_t kb = int64_t(blockIdx.y) * k_slice, ke = min(p.k, kb + k_slice);
   const auto* gA = static_cast<const uint16_t*>(p.A);
-  const auto* gW = static_cast<const uint16_t*>(p.W);
   const bool vecA = vec_ok(p.A, p.lda), vecW = vec_ok(p.W, p.ldw);
-  // This lane's W rows (tile i, half h: row n0 + 16i + g + 8h) and token rows (tile j: 8j + g).
-  const uint16_t* rW[kTN][2];
-  bool liveW[kTN][2];
-#pragma unroll
-  for (int i = 0; i < kTN; ++i)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int64_t row = n0 + 16 * i + g + 8 * h;
-      liveW[i][h] = row < p.n;
-      rW[i][h] = gW + (liveW[i][h] ? row : 0) * p.ldw;
-    }
+  const WTileRows<kTN> rowsW(p, n0, g);  // this lane's W rows; its token rows are 8j + g
   float acc[kRegs] = {};  // [tile i][tile j][4]
   constexpr int64_t kStep = int64_t(kWarps) * kUnroll * 32;
   for (int64_t kblk = kb + int64_t(warp) * kUnroll * 32; kblk < ke; kblk += kStep) {
     uint4 w[kUnroll][kTN][2];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-#pragma unroll
-      for (int i = 0; i < kTN; ++i)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int64_t kk = kblk + u * 32 + 8 * t;
-          w[u][i][h] = load8<true>(rW[i][h] + kk, liveW[i][h] ? ke - kk : 0, vecW);
-        }
+    for (int u = 0; u < kUnroll; ++u) rowsW.load(w[u], kblk + u * 32 + 8 * t, ke, vecW);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int64_t kk = kblk + u * 32 + 8 * t;
@@ -81,16 +46,9 @@ __global__ void __launch_bounds__(kWarps * 32) mma_swapped_kernel(Problem p, int
         a[j] = load8<false>(gA + (tok < p.m ? tok : 0) * p.lda + kk, tok < p.m ? ke - kk : 0, vecA);
       }
 #pragma unroll
-      for (int i = 0; i < kTN; ++i) {
-        const uint32_t lo[4] = {w[u][i][0].x, w[u][i][1].x, w[u][i][0].y, w[u][i][1].y};  // elements 0–3
-        const uint32_t hi[4] = {w[u][i][0].z, w[u][i][1].z, w[u][i][0].w, w[u][i][1].w};  // elements 4–7
+      for (int i = 0; i < kTN; ++i)
 #pragma unroll
-        for (int j = 0; j < kNT; ++j) {
-          float(&c)[4] = *reinterpret_cast<float(*)[4]>(&acc[(i * kNT + j) * 4]);
-          mma_16816<T>(c, lo, a[j].x, a[j].y);
-          mma_16816<T>(c, hi, a[j].z, a[j].w);
-        }
-      }
+        for (int j = 0; j < kNT; ++j) mma_k32<T>(&acc[(i * kNT + j) * 4], w[u][i][0], w[u][i][1], a[j]);
     }
   }
   reduce_warps4<kRegs>(acc, sRed, warp, lane);

@@ -1,0 +1,178 @@
+// v12_cluster_split_k — decode GEMM on the tensor cores, W stored n×k, 1 ≤ m ≤ 64. The product
+// is v10's swapped one, Cᵀ = W·Aᵀ on mma.sync m16n8k16 (N on the MMA's 16-row side, the tokens
+// on its 8-wide side), W's fragments straight from global in the k order both operands share
+// (v10's header explains it). Two costs that held v10 back at decode shapes are gone:
+// * The tokens are read once a CTA, not once a warp. Each k-chunk of A is staged in shared
+//   memory (cp.async, two buffers) and the 8 warps, which own different W rows (128 a CTA, 256
+//   from 17 tokens on), all take their fragments from there: A's bytes from L2 are m/128 (m/256)
+//   of W's rather than v10's m/16 (m/32).
+// * The k-split is summed on chip. The CTAs that split one tile's k form a thread-block cluster
+//   (sm_90, at most 8); each leaves its fp32 partial in its shared memory, and CTA r sums its
+//   share of the tile's outputs over every CTA's partial through distributed shared memory, in
+//   rank order: deterministic, no workspace, no second launch, no partial traffic to L2.
+// A warp holds a whole chunk of W in registers (64 a lane) before its first MMA: 8 KB a warp in
+// flight. Any k, pitch or alignment: W chunks past the end or off 16 bytes load element-wise
+// with zeros past k, and A's are zero-filled by cp.async (or element loads when A's pitch or
+// base is not 16-byte aligned).
+#include "kernels/common/check.cuh"
+#include "kernels/common/cluster.cuh"
+#include "kernels/common/ptx.cuh"
+#include "kernels/gemm/gemv/detail.cuh"
+
+namespace sol::kernels::gemv {
+namespace {
+
+constexpr int kThreads = kClusterWarps * 32;
+
+// The shared-memory layout of one ClusterTiling (plan.hpp), in elements of the operands or floats.
+template <int kNT, int kTN, int kChunk>
+struct Layout {
+  static constexpr int kRows = kClusterWarps * 16 * kTN;  // W rows (C columns) of the CTA
+  static constexpr int kTokens = 8 * kNT;                 // token rows staged (m padded to 8·kNT)
+  // A row of a chunk is 2·kChunk bytes + 64: ≡ 64 (mod 128), so the 8 lanes of a 16-byte load
+  // phase (tokens g, g + 1 at k offsets 0–48) hit distinct banks.
+  static constexpr int kPitch = kChunk + 32;
+  static constexpr int kStage = kTokens * kPitch;
+  // The partial is [token][row] (C's order: a reduction reads consecutive columns); a row of
+  // kRows + 4 floats puts the stores of lanes (g, t) — rows g, tokens 2t — on distinct banks.
+  static constexpr int kPartPitch = kRows + 4;
+  static constexpr size_t kStageBytes = 2 * size_t(kStage) * sizeof(uint16_t);
+  static constexpr size_t kPartBytes = size_t(kTokens) * kPartPitch * sizeof(float);
+  static constexpr size_t kSmem = kStageBytes > kPartBytes ? kStageBytes : kPartBytes;
+};
+
+// Stages tokens 0 … L::kTokens − 1, k = k0 … k0 + kChunk − 1 of A into sA (zeros past m and ke).
+template <class L, int kChunk>
+__device__ __forceinline__ void stage_tokens(uint16_t* sA, const Problem& p, const uint16_t* gA, int64_t k0,
+                                             int64_t ke, bool vecA) {
+  constexpr int kPieces = kChunk / 8, kPitch = L::kPitch;
+  for (int i = threadIdx.x; i < L::kTokens * kPieces; i += kThreads) {
+    const int tok = i / kPieces, q = i % kPieces;
+    const int64_t kk = k0 + 8 * q;
+    const int64_t rest = ke - kk, len = tok < p.m ? (rest < 0 ? 0 : rest < 8 ? rest : 8) : 0;
+    uint16_t* dst = sA + tok * kPitch + 8 * q;
+    const uint16_t* src = gA + (len > 0 ? tok * p.lda + kk : 0);
+    if (vecA) cp_async_16(dst, src, int(len) * 2);
+    else *reinterpret_cast<uint4*>(dst) = load8<false>(src, len, false);
+  }
+}
+
+template <class T, int kNT, int kTN, int kChunk>
+__global__ void __launch_bounds__(kThreads, kTN == 1 ? 2 : 1) cluster_split_k_kernel(Problem p, int64_t k_slice) {
+  using L = Layout<kNT, kTN, kChunk>;
+  constexpr int kBlocks = kChunk / 32;  // k-blocks of 32 per chunk (a lane: 8 consecutive k per block)
+  constexpr int kRegs = kTN * kNT * 4;
+  extern __shared__ __align__(16) unsigned char smem[];
+  auto* sA = reinterpret_cast<uint16_t*>(smem);  // [2][kTokens][kPitch]
+  auto* sPart = reinterpret_cast<float*>(smem);  // [kTokens][kPartPitch], after the k loop
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const int64_t n0 = int64_t(blockIdx.x) * L::kRows;
+  const int64_t kb = int64_t(blockIdx.y) * k_slice, ke = min(p.k, kb + k_slice);
+  const int chunks = int((ke - kb + kChunk - 1) / kChunk);
+  const auto* gA = static_cast<const uint16_t*>(p.A);
+  const bool vecA = vec_ok(p.A, p.lda), vecW = vec_ok(p.W, p.ldw);
+  const WTileRows<kTN> rowsW(p, n0 + 16 * kTN * warp, g);  // the warp's tiles: CTA rows 16·(warp·kTN + i) …
+  float acc[kRegs] = {};  // [tile i][token tile j][4]
+
+  stage_tokens<L, kChunk>(sA, p, gA, kb, ke, vecA);
+  cp_async_commit();
+  for (int c = 0; c < chunks; ++c) {
+    const int64_t k0 = kb + int64_t(c) * kChunk;
+    uint4 w[kBlocks][kTN][2];
+#pragma unroll
+    for (int u = 0; u < kBlocks; ++u) rowsW.load(w[u], k0 + u * 32 + 8 * t, ke, vecW);
+    if (c + 1 < chunks) stage_tokens<L, kChunk>(sA + ((c + 1) & 1) * L::kStage, p, gA, k0 + kChunk, ke, vecA);
+    cp_async_commit();  // every iteration commits a group (perhaps empty): the wait below counts on it
+    cp_async_wait<1>();
+    __syncthreads();  // chunk c's tokens are in sA[c & 1] for every warp
+    const uint16_t* sTok = sA + (c & 1) * L::kStage;
+#pragma unroll
+    for (int u = 0; u < kBlocks; ++u) {
+      uint4 a[kNT];
+#pragma unroll
+      for (int j = 0; j < kNT; ++j)
+        a[j] = *reinterpret_cast<const uint4*>(sTok + (8 * j + g) * L::kPitch + u * 32 + 8 * t);
+#pragma unroll
+      for (int i = 0; i < kTN; ++i)
+#pragma unroll
+        for (int j = 0; j < kNT; ++j) mma_k32<T>(&acc[(i * kNT + j) * 4], w[u][i][0], w[u][i][1], a[j]);
+    }
+    __syncthreads();  // every warp is done with sA[c & 1] before chunk c + 2 is staged into it
+  }
+
+  // Accumulator e of tiles (i, j) is CTA row 16·(warp·kTN + i) + g + 8·(e / 2), token 8j + 2t + e % 2.
+  const auto each_output = [&](auto&& f) {
+#pragma unroll
+    for (int i = 0; i < kTN; ++i)
+#pragma unroll
+      for (int j = 0; j < kNT; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          f(16 * (warp * kTN + i) + g + 8 * (e / 2), 8 * j + 2 * t + e % 2, acc[(i * kNT + j) * 4 + e]);
+  };
+  const int splits = cluster_size();
+  if (splits == 1) {
+    each_output([&](int row, int tok, float v) {
+      if (n0 + row < p.n && tok < p.m) write_c(p, tok, n0 + row, v);
+    });
+    return;
+  }
+  each_output([&](int row, int tok, float v) { sPart[tok * L::kPartPitch + row] = v; });
+  cluster_sync();  // every CTA's partial is in its shared memory, visible to the cluster
+  // CTA `rank` sums rows rank·per … of the tile, each over the cluster's partials in rank order.
+  const int rank = cluster_rank(), per = (L::kRows + splits - 1) / splits;
+  const int row0 = rank * per, rows = min(L::kRows, row0 + per) - row0;
+  for (int idx = threadIdx.x; idx < rows * int(p.m); idx += kThreads) {
+    const int tok = idx / rows, row = row0 + idx % rows;
+    if (n0 + row >= p.n) continue;
+    float s = 0.f;
+    for (int r = 0; r < splits; ++r) s += cluster_peer(sPart, r)[tok * L::kPartPitch + row];
+    write_c(p, tok, n0 + row, s);
+  }
+  cluster_sync();  // no CTA leaves while a peer may still read its partial
+}
+
+template <class T, int kNT, int kTN, int kChunk>
+void launch_tiling(const Problem& p, const Geometry& g, cudaStream_t stream) {
+  using L = Layout<kNT, kTN, kChunk>;
+  static_assert(L::kRows == ClusterTiling{kNT, kTN, kChunk}.rows(), "plan.hpp's tiling");
+  auto* kernel = cluster_split_k_kernel<T, kNT, kTN, kChunk>;
+  static const bool attributes_set = [&] {  // once per instantiation, before its first launch
+    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(L::kSmem)));
+    return true;
+  }();
+  (void)attributes_set;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = 1;
+  cluster.val.clusterDim.y = unsigned(g.splits);  // the CTAs of one tile's k-split: the whole of grid.y
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(unsigned(g.blocks_n), unsigned(g.splits));
+  cfg.blockDim = dim3(unsigned(g.threads));
+  cfg.dynamicSmemBytes = L::kSmem;
+  cfg.stream = stream;
+  cfg.attrs = &cluster;
+  cfg.numAttrs = 1;
+  SOL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, p, g.k_slice));
+}
+
+template <class T>
+void launch_typed(const Problem& p, const Geometry& g, cudaStream_t stream) {
+  constexpr ClusterTiling t1 = cluster_tiling(8), t2 = cluster_tiling(16), t4 = cluster_tiling(32), t8 = cluster_tiling(64);
+  switch (cluster_tiling(p.m).token_tiles) {
+    case 1: launch_tiling<T, t1.token_tiles, t1.w_tiles, t1.chunk>(p, g, stream); break;
+    case 2: launch_tiling<T, t2.token_tiles, t2.w_tiles, t2.chunk>(p, g, stream); break;
+    case 4: launch_tiling<T, t4.token_tiles, t4.w_tiles, t4.chunk>(p, g, stream); break;
+    default: launch_tiling<T, t8.token_tiles, t8.w_tiles, t8.chunk>(p, g, stream); break;
+  }
+}
+
+}  // namespace
+
+void launch_v12_cluster_split_k(const Problem& p, const Geometry& g, cudaStream_t stream) {
+  if (p.in == DType::f16) launch_typed<__half>(p, g, stream);
+  else launch_typed<__nv_bfloat16>(p, g, stream);
+}
+
+}  // namespace sol::kernels::gemv
