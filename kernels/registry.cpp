@@ -446,6 +446,9 @@ void add_gemv(std::vector<Variant>& all, const char* family, bool fp16) {
       {Rung::v12_cluster_split_k, 12,
        "decode m ≤ 64, W n×k: v10's swapped mma.sync with the tokens staged once a CTA in shared memory; "
        "k split over a thread-block cluster, partials summed through distributed shared memory in rank order"},
+      {Rung::v13_cluster_prefetch, 13,
+       "decode m ≤ 64, W n×k: v12 with two half-size chunks of W in registers, the next one's loads in flight "
+       "while this one's MMAs run"},
   };
   for (const auto& r : rungs) {
     Variant x = entry(family, kernels::gemv::Version{fp16, r.rung}, kernels::gemv::rung_name(r.rung), r.version,

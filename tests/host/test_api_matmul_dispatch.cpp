@@ -420,7 +420,9 @@ TEST(ApiMatmulDecode, LaunchBoundShapesGoToADecodeRungOfTheirLayout) {
     SCOPED_TRACE(std::to_string(t.m) + (t.trans_b ? " T" : " N"));
     EXPECT_EQ(p.impl, Impl::gemv) << p.reason;
     if (t.trans_b)
-      EXPECT_TRUE(p.rung == "v09_warp_dot" || p.rung == "v10_mma_swapped" || p.rung == "v12_cluster_split_k") << p.rung;
+      EXPECT_TRUE(p.rung == "v09_warp_dot" || p.rung == "v10_mma_swapped" || p.rung == "v12_cluster_split_k" ||
+                  p.rung == "v13_cluster_prefetch")
+          << p.rung;
     else EXPECT_EQ(p.rung, "v11_n_contiguous");
     EXPECT_EQ(p.family, "gemm_bf16");
     EXPECT_NE(p.reason.find("decode (m ≤ 64, W streamed once): predicted"), std::string::npos) << p.reason;
@@ -439,13 +441,14 @@ TEST(ApiMatmulDecode, LaunchBoundShapesGoToADecodeRungOfTheirLayout) {
 
 TEST(ApiMatmulDecode, SplitKReservesWhatItsRungNeeds) {
   // m=1 against 4096×4096: the N tiles alone are too few CTAs for the H200, so every W n×k rung
-  // splits k — v09 and v10 through fp32 partials in the workspace and a second launch, v12 within
+  // splits k — v09 and v10 through fp32 partials in the workspace and a second launch, v12 and v13 within
   // a cluster (no workspace, one launch). The plan reserves exactly what its rung needs.
-  for (gemv::Rung r : {gemv::Rung::v09_warp_dot, gemv::Rung::v10_mma_swapped, gemv::Rung::v12_cluster_split_k}) {
+  for (gemv::Rung r : {gemv::Rung::v09_warp_dot, gemv::Rung::v10_mma_swapped, gemv::Rung::v12_cluster_split_k,
+                       gemv::Rung::v13_cluster_prefetch}) {
     const gemv::Geometry g = gemv::geometry(r, 1, 4096, 4096);
     SCOPED_TRACE(gemv::rung_name(r));
     EXPECT_GT(g.splits, 1);
-    const bool on_chip = r == gemv::Rung::v12_cluster_split_k;
+    const bool on_chip = gemv::splits_on_chip(r);
     EXPECT_EQ(gemv::workspace_bytes(r, 1, 4096, 4096), on_chip ? 0 : size_t(g.splits) * 4096 * sizeof(float));
     EXPECT_EQ(gemv::launches(r, 1, 4096, 4096), on_chip ? 1 : 2);
   }
@@ -551,7 +554,7 @@ TEST(GemvGeometry, SplitsCoverKExactlyWithAlignedSlicesAndBoundedPartials) {
           const gemv::Geometry g = gemv::geometry(r, m, n, k);
           SCOPED_TRACE(std::string(gemv::rung_name(r)) + " m=" + std::to_string(m) + " n=" + std::to_string(n) +
                        " k=" + std::to_string(k));
-          const bool on_chip = r == gemv::Rung::v12_cluster_split_k;  // a cluster's CTAs, summed in shared memory
+          const bool on_chip = gemv::splits_on_chip(r);  // a cluster's CTAs, summed in shared memory
           ASSERT_GE(g.splits, 1);
           ASSERT_LE(g.splits, on_chip ? gemv::kMaxClusterSplits : gemv::kMaxSplits);
           EXPECT_GE(int64_t(g.splits) * g.k_slice, k);
@@ -559,7 +562,7 @@ TEST(GemvGeometry, SplitsCoverKExactlyWithAlignedSlicesAndBoundedPartials) {
           if (g.splits > 1) {
             EXPECT_EQ(g.k_slice % gemv::kSliceAlign, 0);
             EXPECT_GE(g.k_slice, g.k_per_step) << "a split shorter than one step";
-            if (on_chip) EXPECT_EQ(g.k_slice % g.k_per_step, 0) << "v12's slices are whole chunks";
+            if (on_chip) EXPECT_EQ(g.k_slice % g.k_per_step, 0) << "a cluster split's slices are whole chunks";
             else EXPECT_LE(8.0 * g.splits * m * n, 0.25 * 2.0 * n * k) << "partials over a quarter of W's bytes";
           }
           EXPECT_EQ(g.blocks_n * g.cols_per_cta >= n, true);

@@ -49,7 +49,7 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4],
   }
 }
 
-// The two MMAs of one 32-k block of the swapped product (v10, v12): a 16-row W tile (w0: this
+// The two MMAs of one 32-k block of the swapped product (v10, v12, v13): a 16-row W tile (w0: this
 // lane's row g, w1: row g + 8, each 16 bytes at the lane's 8 consecutive k) against an 8-token
 // tile (a: token g, the same k). The MMA's k positions 2t, 2t+1, 2t+8, 2t+9 take elements 0–3 in
 // one k16 step and 4–7 in the next: the same permutation of k on both operands.
@@ -166,6 +166,7 @@ __device__ __forceinline__ void reduce_warps4(float (&acc)[kRegs], float* sRed, 
 void launch_v09_warp_dot(const Problem& p, const Geometry& g, float* partial, cudaStream_t stream);
 void launch_v10_mma_swapped(const Problem& p, const Geometry& g, float* partial, cudaStream_t stream);
 void launch_v11_n_contiguous(const Problem& p, const Geometry& g, float* partial, cudaStream_t stream);
-void launch_v12_cluster_split_k(const Problem& p, const Geometry& g, cudaStream_t stream);  // sums its splits on chip
+// v12 (prefetch false) and v13 (true): one file, the splits summed on chip.
+void launch_cluster_split_k(const Problem& p, const Geometry& g, bool prefetch, cudaStream_t stream);
 
 }  // namespace sol::kernels::gemv

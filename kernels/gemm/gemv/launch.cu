@@ -1,7 +1,7 @@
 // The decode GEMM's one entry (problem.cuh): check the call against the rung's refusal and the
 // workspace, run the rung over its grid (plan.hpp), and with split k through the workspace sum the
 // fp32 partials partial[split][row][col] in split order — a fixed order, so the same inputs give
-// the same bits (v12 sums its splits on chip, in rank order, and needs neither).
+// the same bits (v12 and v13 sum their splits on chip, in rank order, and need neither).
 #include <algorithm>
 #include <string>
 
@@ -41,7 +41,8 @@ void launch(Rung r, const Problem& p, void* workspace, size_t workspace_bytes_gi
     case Rung::v09_warp_dot: launch_v09_warp_dot(p, g, partial, stream); break;
     case Rung::v10_mma_swapped: launch_v10_mma_swapped(p, g, partial, stream); break;
     case Rung::v11_n_contiguous: launch_v11_n_contiguous(p, g, partial, stream); break;
-    case Rung::v12_cluster_split_k: launch_v12_cluster_split_k(p, g, stream); break;
+    case Rung::v12_cluster_split_k: launch_cluster_split_k(p, g, /*prefetch=*/false, stream); break;
+    case Rung::v13_cluster_prefetch: launch_cluster_split_k(p, g, /*prefetch=*/true, stream); break;
   }
   if (need > 0) {
     const int64_t blocks = std::min<int64_t>((p.m * p.n + 255) / 256, 4096);

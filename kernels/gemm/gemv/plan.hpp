@@ -8,7 +8,7 @@
 // roof only with enough warps in flight (~132 SMs × 32 warps on an H200). When the N tiles alone
 // give fewer CTAs than that, k is split across CTAs; each split writes fp32 partials
 // (splits × M × N, mostly in L2) that a second kernel sums in split order: deterministic.
-// v12 splits k across the CTAs of a thread-block cluster instead and sums the partials on chip
+// v12 and v13 split k across the CTAs of a thread-block cluster instead and sum the partials on chip
 // (distributed shared memory, rank order): deterministic too, with no workspace and one launch.
 #include <algorithm>
 #include <cstddef>
@@ -22,10 +22,11 @@ enum class Rung {
   v10_mma_swapped,   // tensor cores, W n×k: Cᵀ = W·Aᵀ on mma.sync m16n8k16, fragments straight from global
   v11_n_contiguous,  // SIMT, W k×n: a lane per 8 consecutive columns, warps split k
   v12_cluster_split_k,  // tensor cores, W n×k: tokens staged once a CTA, k split over a cluster, summed on chip
+  v13_cluster_prefetch,  // v12 with the next chunk of W loaded before the MMAs of this one
 };
 
 constexpr Rung kRungs[] = {Rung::v09_warp_dot, Rung::v10_mma_swapped, Rung::v11_n_contiguous,
-                           Rung::v12_cluster_split_k};
+                           Rung::v12_cluster_split_k, Rung::v13_cluster_prefetch};
 
 // The registry's name of a rung (family gemm_bf16 or gemm_fp16).
 constexpr const char* rung_name(Rung r) {
@@ -34,12 +35,15 @@ constexpr const char* rung_name(Rung r) {
     case Rung::v10_mma_swapped: return "v10_mma_swapped";
     case Rung::v11_n_contiguous: return "v11_n_contiguous";
     case Rung::v12_cluster_split_k: return "v12_cluster_split_k";
+    case Rung::v13_cluster_prefetch: return "v13_cluster_prefetch";
   }
   return "";
 }
 
-// The oldest compute capability a rung runs on: v12's split needs clusters (sm_90).
-constexpr int min_cc(Rung r) { return r == Rung::v12_cluster_split_k ? 90 : 80; }
+// The rungs that split k over a thread-block cluster and sum the partials in shared memory.
+constexpr bool splits_on_chip(Rung r) { return r == Rung::v12_cluster_split_k || r == Rung::v13_cluster_prefetch; }
+// The oldest compute capability a rung runs on: a split over a cluster needs sm_90.
+constexpr int min_cc(Rung r) { return splits_on_chip(r) ? 90 : 80; }
 
 constexpr int64_t kMaxM = 64;                  // the decode regime: FLOP/B ≈ M stays under the ridge
 constexpr int64_t kMaxDim = int64_t(1) << 31;  // n, k and pitches index in int64; the grid's x counts N tiles
@@ -64,17 +68,19 @@ constexpr int tokens_per_pass(int64_t m) { return m <= 1 ? 1 : m <= 4 ? 4 : 8; }
 // v10's 8-token MMA tiles: 1, 4 or 8 (m padded to 8, 32, 64; a tile past m loads nothing).
 constexpr int token_tiles(int64_t m) { return m <= 8 ? 1 : m <= 32 ? 4 : 8; }
 
-// v12's tiling at m tokens, the one statement of it (the kernel instantiates exactly these):
-// 8-token MMA tiles 1, 2, 4 or 8; each of 8 warps owns w_tiles 16-row tiles of W (2 from 17
-// tokens on, halving the shared-memory reads of A per byte of W); k moves in chunks of `chunk`
-// (a chunk of W is one warp's loads in flight: 64 registers a lane either way).
+// The tiling of v12 and v13 at m tokens, the one statement of it (the kernels instantiate exactly
+// these): 8-token MMA tiles 1, 2, 4 or 8; each of 8 warps owns w_tiles 16-row tiles of W (2 from
+// 17 tokens on, halving the shared-memory reads of A per byte of W); k moves in chunks of `chunk`.
+// W's registers are 64 a lane either way: v12 holds one chunk, v13 two chunks of half the size
+// (the one it multiplies and the next, in flight).
 struct ClusterTiling {
   int token_tiles, w_tiles, chunk;
+  bool prefetch;
   constexpr int rows() const { return 8 * 16 * w_tiles; }  // W rows (columns of C) a CTA owns
 };
-constexpr ClusterTiling cluster_tiling(int64_t m) {
-  const int tt = m <= 8 ? 1 : m <= 16 ? 2 : m <= 32 ? 4 : 8;
-  return tt <= 2 ? ClusterTiling{tt, 1, 256} : ClusterTiling{tt, 2, 128};
+constexpr ClusterTiling cluster_tiling(int64_t m, bool prefetch) {
+  const int tt = m <= 8 ? 1 : m <= 16 ? 2 : m <= 32 ? 4 : 8, wt = tt <= 2 ? 1 : 2;
+  return ClusterTiling{tt, wt, (wt == 1 ? 256 : 128) / (prefetch ? 2 : 1), prefetch};
 }
 constexpr int kClusterWarps = 8;
 constexpr int kMaxClusterSplits = 8;    // a portable cluster
@@ -94,14 +100,15 @@ inline Geometry geometry(Rung r, int64_t m, int64_t n, int64_t k) {
       g.threads = 128, g.cols_per_cta = 256, g.k_per_step = 16;
       g.blocks_m = (m + tokens_per_pass(m) - 1) / tokens_per_pass(m);
       break;
-    case Rung::v12_cluster_split_k: {
-      const ClusterTiling t = cluster_tiling(m);
+    case Rung::v12_cluster_split_k:
+    case Rung::v13_cluster_prefetch: {
+      const ClusterTiling t = cluster_tiling(m, r == Rung::v13_cluster_prefetch);
       g.threads = kClusterWarps * 32, g.cols_per_cta = t.rows(), g.k_per_step = t.chunk;
       break;
     }
   }
   g.blocks_n = (n + g.cols_per_cta - 1) / g.cols_per_cta;
-  if (r == Rung::v12_cluster_split_k) {
+  if (splits_on_chip(r)) {
     // The fewest splits that give every SM a CTA, at most a cluster's 8, each at least one chunk;
     // slices in whole chunks. The partials never leave the chip, so their count is not bounded by
     // their traffic as below.
@@ -130,7 +137,7 @@ inline Geometry geometry(Rung r, int64_t m, int64_t n, int64_t k) {
 
 // Bytes of workspace a launch of r needs (the split-k partials; 0 with one split).
 inline size_t workspace_bytes(Rung r, int64_t m, int64_t n, int64_t k) {
-  if (r == Rung::v12_cluster_split_k) return 0;  // its partials stay in shared memory
+  if (splits_on_chip(r)) return 0;  // the partials stay in shared memory
   const Geometry g = geometry(r, m, n, k);
   return g.splits > 1 ? size_t(g.splits) * size_t(m) * size_t(n) * sizeof(float) : 0;
 }
@@ -145,7 +152,7 @@ inline std::string refusal(Rung r, int64_t m, int64_t n, int64_t k, bool w_k_con
   if (n > kMaxDim || k > kMaxDim) return "the decode GEMM takes n, k ≤ 2^31";
   if (r == Rung::v09_warp_dot && m > 8) return "v09 keeps m ≤ 8 token rows in registers (m=" + std::to_string(m) + ")";
   if (r == Rung::v11_n_contiguous && w_k_contiguous) return "v11 reads W stored k×n (tb=0, trans_b=N)";
-  if (r != Rung::v11_n_contiguous && !w_k_contiguous) return "v09, v10 and v12 read W stored n×k (tb=1, trans_b=T)";
+  if (r != Rung::v11_n_contiguous && !w_k_contiguous) return "v09, v10, v12 and v13 read W stored n×k (tb=1, trans_b=T)";
   return {};
 }
 

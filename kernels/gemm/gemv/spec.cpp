@@ -53,12 +53,12 @@ model::Cost cost(Version v, const Shape& s) {
     c.bytes += ob * mn;
     c.notes.push_back("beta ≠ 0: C is also read");
   }
-  c.notes.push_back(v.rung == Rung::v12_cluster_split_k
+  c.notes.push_back(splits_on_chip(v.rung)
                         ? "W (n·k) dominates the bytes: FLOP/B ≈ m, memory-bound below the ridge; the split-k "
                           "partials stay on chip"
                         : "W (n·k) dominates the bytes: FLOP/B ≈ m, memory-bound below the ridge; split-k partials "
                           "(fp32, at most a quarter of W's bytes, mostly in L2) not counted");
-  c.unit = v.rung == Rung::v10_mma_swapped || v.rung == Rung::v12_cluster_split_k ? hw::Unit::Matrix : hw::Unit::Vector;
+  c.unit = v.rung == Rung::v10_mma_swapped || splits_on_chip(v.rung) ? hw::Unit::Matrix : hw::Unit::Vector;
   return c;
 }
 

@@ -1,7 +1,8 @@
-// v12_cluster_split_k — decode GEMM on the tensor cores, W stored n×k, 1 ≤ m ≤ 64. The product
-// is v10's swapped one, Cᵀ = W·Aᵀ on mma.sync m16n8k16 (N on the MMA's 16-row side, the tokens
-// on its 8-wide side), W's fragments straight from global in the k order both operands share
-// (v10's header explains it). Two costs that held v10 back at decode shapes are gone:
+// v12_cluster_split_k (and v13_cluster_prefetch, below) — decode GEMM on the tensor cores, W
+// stored n×k, 1 ≤ m ≤ 64. The product is v10's swapped one, Cᵀ = W·Aᵀ on mma.sync m16n8k16 (N on
+// the MMA's 16-row side, the tokens on its 8-wide side), W's fragments straight from global in
+// the k order both operands share (v10's header explains it). Two costs that held v10 back at
+// decode shapes are gone:
 // * The tokens are read once a CTA, not once a warp. Each k-chunk of A is staged in shared
 //   memory (cp.async, two buffers) and the 8 warps, which own different W rows (128 a CTA, 256
 //   from 17 tokens on), all take their fragments from there: A's bytes from L2 are m/128 (m/256)
@@ -11,9 +12,12 @@
 //   share of the tile's outputs over every CTA's partial through distributed shared memory, in
 //   rank order: deterministic, no workspace, no second launch, no partial traffic to L2.
 // A warp holds a whole chunk of W in registers (64 a lane) before its first MMA: 8 KB a warp in
-// flight. Any k, pitch or alignment: W chunks past the end or off 16 bytes load element-wise
-// with zeros past k, and A's are zero-filled by cp.async (or element loads when A's pitch or
-// base is not 16-byte aligned).
+// flight, none while it multiplies and waits at the chunk's barriers.
+// v13_cluster_prefetch is the same kernel with the next chunk's loads issued before this chunk's
+// MMAs: two chunks of half the size in the same 64 registers, so 4 KB a warp is always in flight.
+// Any k, pitch or alignment: W chunks past the end or off 16 bytes load element-wise with zeros
+// past k, and A's are zero-filled by cp.async (or element loads when A's pitch or base is not
+// 16-byte aligned).
 #include "kernels/common/check.cuh"
 #include "kernels/common/cluster.cuh"
 #include "kernels/common/ptx.cuh"
@@ -57,11 +61,12 @@ __device__ __forceinline__ void stage_tokens(uint16_t* sA, const Problem& p, con
   }
 }
 
-template <class T, int kNT, int kTN, int kChunk>
+template <class T, int kNT, int kTN, int kChunk, bool kPrefetch>
 __global__ void __launch_bounds__(kThreads, kTN == 1 ? 2 : 1) cluster_split_k_kernel(Problem p, int64_t k_slice) {
   using L = Layout<kNT, kTN, kChunk>;
   constexpr int kBlocks = kChunk / 32;  // k-blocks of 32 per chunk (a lane: 8 consecutive k per block)
   constexpr int kRegs = kTN * kNT * 4;
+  using WChunk = uint4[kBlocks][kTN][2];  // a lane's W for one chunk
   extern __shared__ __align__(16) unsigned char smem[];
   auto* sA = reinterpret_cast<uint16_t*>(smem);  // [2][kTokens][kPitch]
   auto* sPart = reinterpret_cast<float*>(smem);  // [kTokens][kPartPitch], after the k loop
@@ -74,15 +79,20 @@ __global__ void __launch_bounds__(kThreads, kTN == 1 ? 2 : 1) cluster_split_k_ke
   const WTileRows<kTN> rowsW(p, n0 + 16 * kTN * warp, g);  // the warp's tiles: CTA rows 16·(warp·kTN + i) …
   float acc[kRegs] = {};  // [tile i][token tile j][4]
 
-  stage_tokens<L, kChunk>(sA, p, gA, kb, ke, vecA);
-  cp_async_commit();
-  for (int c = 0; c < chunks; ++c) {
-    const int64_t k0 = kb + int64_t(c) * kChunk;
-    uint4 w[kBlocks][kTN][2];
+  const auto load_w = [&](WChunk& w, int c) {
 #pragma unroll
-    for (int u = 0; u < kBlocks; ++u) rowsW.load(w[u], k0 + u * 32 + 8 * t, ke, vecW);
-    if (c + 1 < chunks) stage_tokens<L, kChunk>(sA + ((c + 1) & 1) * L::kStage, p, gA, k0 + kChunk, ke, vecA);
-    cp_async_commit();  // every iteration commits a group (perhaps empty): the wait below counts on it
+    for (int u = 0; u < kBlocks; ++u) rowsW.load(w[u], kb + int64_t(c) * kChunk + u * 32 + 8 * t, ke, vecW);
+  };
+  // Chunk c: its W in wc (v12 loads it here; v13 loaded it one chunk earlier and now starts chunk
+  // c + 1's into wn), the next chunk's tokens staged, this chunk's MMAs.
+  const auto step = [&](WChunk& wc, WChunk& wn, int c) {
+    if constexpr (kPrefetch) {
+      if (c + 1 < chunks) load_w(wn, c + 1);
+    } else {
+      load_w(wc, c);
+    }
+    if (c + 1 < chunks) stage_tokens<L, kChunk>(sA + ((c + 1) & 1) * L::kStage, p, gA, kb + int64_t(c + 1) * kChunk, ke, vecA);
+    cp_async_commit();  // every chunk commits a group (perhaps empty): the wait below counts on it
     cp_async_wait<1>();
     __syncthreads();  // chunk c's tokens are in sA[c & 1] for every warp
     const uint16_t* sTok = sA + (c & 1) * L::kStage;
@@ -95,9 +105,22 @@ __global__ void __launch_bounds__(kThreads, kTN == 1 ? 2 : 1) cluster_split_k_ke
 #pragma unroll
       for (int i = 0; i < kTN; ++i)
 #pragma unroll
-        for (int j = 0; j < kNT; ++j) mma_k32<T>(&acc[(i * kNT + j) * 4], w[u][i][0], w[u][i][1], a[j]);
+        for (int j = 0; j < kNT; ++j) mma_k32<T>(&acc[(i * kNT + j) * 4], wc[u][i][0], wc[u][i][1], a[j]);
     }
     __syncthreads();  // every warp is done with sA[c & 1] before chunk c + 2 is staged into it
+  };
+
+  stage_tokens<L, kChunk>(sA, p, gA, kb, ke, vecA);
+  cp_async_commit();
+  WChunk w0, w1;  // v13's two register buffers, alternating; v12 uses w0 alone
+  if constexpr (kPrefetch) {
+    load_w(w0, 0);
+    for (int c = 0; c < chunks; c += 2) {  // unrolled by two: each buffer is named, never indexed
+      step(w0, w1, c);
+      if (c + 1 < chunks) step(w1, w0, c + 1);
+    }
+  } else {
+    for (int c = 0; c < chunks; ++c) step(w0, w0, c);
   }
 
   // Accumulator e of tiles (i, j) is CTA row 16·(warp·kTN + i) + g + 8·(e / 2), token 8j + 2t + e % 2.
@@ -132,11 +155,11 @@ __global__ void __launch_bounds__(kThreads, kTN == 1 ? 2 : 1) cluster_split_k_ke
   cluster_sync();  // no CTA leaves while a peer may still read its partial
 }
 
-template <class T, int kNT, int kTN, int kChunk>
+template <class T, ClusterTiling kT>
 void launch_tiling(const Problem& p, const Geometry& g, cudaStream_t stream) {
-  using L = Layout<kNT, kTN, kChunk>;
-  static_assert(L::kRows == ClusterTiling{kNT, kTN, kChunk}.rows(), "plan.hpp's tiling");
-  auto* kernel = cluster_split_k_kernel<T, kNT, kTN, kChunk>;
+  using L = Layout<kT.token_tiles, kT.w_tiles, kT.chunk>;
+  static_assert(L::kRows == kT.rows(), "plan.hpp's tiling");
+  auto* kernel = cluster_split_k_kernel<T, kT.token_tiles, kT.w_tiles, kT.chunk, kT.prefetch>;
   static const bool attributes_set = [&] {  // once per instantiation, before its first launch
     SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(L::kSmem)));
     return true;
@@ -157,22 +180,21 @@ void launch_tiling(const Problem& p, const Geometry& g, cudaStream_t stream) {
   SOL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, p, g.k_slice));
 }
 
-template <class T>
+template <class T, bool kPrefetch>
 void launch_typed(const Problem& p, const Geometry& g, cudaStream_t stream) {
-  constexpr ClusterTiling t1 = cluster_tiling(8), t2 = cluster_tiling(16), t4 = cluster_tiling(32), t8 = cluster_tiling(64);
-  switch (cluster_tiling(p.m).token_tiles) {
-    case 1: launch_tiling<T, t1.token_tiles, t1.w_tiles, t1.chunk>(p, g, stream); break;
-    case 2: launch_tiling<T, t2.token_tiles, t2.w_tiles, t2.chunk>(p, g, stream); break;
-    case 4: launch_tiling<T, t4.token_tiles, t4.w_tiles, t4.chunk>(p, g, stream); break;
-    default: launch_tiling<T, t8.token_tiles, t8.w_tiles, t8.chunk>(p, g, stream); break;
+  switch (cluster_tiling(p.m, kPrefetch).token_tiles) {
+    case 1: launch_tiling<T, cluster_tiling(8, kPrefetch)>(p, g, stream); break;
+    case 2: launch_tiling<T, cluster_tiling(16, kPrefetch)>(p, g, stream); break;
+    case 4: launch_tiling<T, cluster_tiling(32, kPrefetch)>(p, g, stream); break;
+    default: launch_tiling<T, cluster_tiling(64, kPrefetch)>(p, g, stream); break;
   }
 }
 
 }  // namespace
 
-void launch_v12_cluster_split_k(const Problem& p, const Geometry& g, cudaStream_t stream) {
-  if (p.in == DType::f16) launch_typed<__half>(p, g, stream);
-  else launch_typed<__nv_bfloat16>(p, g, stream);
+void launch_cluster_split_k(const Problem& p, const Geometry& g, bool prefetch, cudaStream_t stream) {
+  if (p.in == DType::f16) prefetch ? launch_typed<__half, true>(p, g, stream) : launch_typed<__half, false>(p, g, stream);
+  else prefetch ? launch_typed<__nv_bfloat16, true>(p, g, stream) : launch_typed<__nv_bfloat16, false>(p, g, stream);
 }
 
 }  // namespace sol::kernels::gemv
