@@ -143,14 +143,24 @@ __global__ void __launch_bounds__(kThreads, kTN == 1 ? 2 : 1) cluster_split_k_ke
   each_output([&](int row, int tok, float v) { sPart[tok * L::kPartPitch + row] = v; });
   cluster_sync();  // every CTA's partial is in its shared memory, visible to the cluster
   // CTA `rank` sums rows rank·per … of the tile, each over the cluster's partials in rank order.
+  // A remote shared-memory load takes hundreds of cycles: every peer's value is loaded before the
+  // first add (the split count unrolled to its bound), two outputs a thread at a time.
   const int rank = cluster_rank(), per = (L::kRows + splits - 1) / splits;
   const int row0 = rank * per, rows = min(L::kRows, row0 + per) - row0;
+  const float* sPeer[kMaxClusterSplits];
+#pragma unroll
+  for (int r = 0; r < kMaxClusterSplits; ++r) sPeer[r] = cluster_peer(sPart, r < splits ? r : 0);
+#pragma unroll 2
   for (int idx = threadIdx.x; idx < rows * int(p.m); idx += kThreads) {
     const int tok = idx / rows, row = row0 + idx % rows;
-    if (n0 + row >= p.n) continue;
-    float s = 0.f;
-    for (int r = 0; r < splits; ++r) s += cluster_peer(sPart, r)[tok * L::kPartPitch + row];
-    write_c(p, tok, n0 + row, s);
+    float v[kMaxClusterSplits];
+#pragma unroll
+    for (int r = 0; r < kMaxClusterSplits; ++r) v[r] = r < splits ? sPeer[r][tok * L::kPartPitch + row] : 0.f;
+    float sum = 0.f;
+#pragma unroll
+    for (int r = 0; r < kMaxClusterSplits; ++r)
+      if (r < splits) sum += v[r];
+    if (n0 + row < p.n) write_c(p, tok, n0 + row, sum);
   }
   cluster_sync();  // no CTA leaves while a peer may still read its partial
 }
