@@ -84,7 +84,9 @@ constexpr ClusterTiling cluster_tiling(int64_t m, bool prefetch) {
 }
 constexpr int kClusterWarps = 8;
 constexpr int kMaxClusterSplits = 8;    // a portable cluster
-constexpr int64_t kClusterTargetCtas = 132;  // one CTA an H200 SM: each keeps ≥ 64 KB of W in flight
+// One CTA an H200 SM, each with up to 64 KB of W in flight. Measured too few at m ≤ 16 (ncu: 42 %
+// of DRAM throughput at 1×4096×4096, bench/results/h200/ncu/gemm_bf16-v12-decode.txt).
+constexpr int64_t kClusterTargetCtas = 132;
 
 inline Geometry geometry(Rung r, int64_t m, int64_t n, int64_t k) {
   Geometry g;
