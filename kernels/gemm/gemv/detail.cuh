@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/common/ptx.cuh"
 #include "kernels/gemm/gemv/problem.cuh"
 
 namespace sol::kernels::gemv {
@@ -30,25 +31,6 @@ __device__ __forceinline__ uint4 load8(const uint16_t* p, int64_t len, bool vec)
   return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-// D += A·B on mma.sync m16n8k16 (fp32 accumulators, T = __nv_bfloat16 or __half): a 16×16 tile of
-// the first operand in four registers, a 16×8 one of the second in two.
-template <class T>
-__device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-}
-
 // The two MMAs of one 32-k block of the swapped product (v10, v12, v13): a 16-row W tile (w0: this
 // lane's row g, w1: row g + 8, each 16 bytes at the lane's 8 consecutive k) against an 8-token
 // tile (a: token g, the same k). The MMA's k positions 2t, 2t+1, 2t+8, 2t+9 take elements 0–3 in
@@ -58,8 +40,8 @@ __device__ __forceinline__ void mma_k32(float* d, const uint4& w0, const uint4& 
   const uint32_t lo[4] = {w0.x, w1.x, w0.y, w1.y};  // elements 0–3
   const uint32_t hi[4] = {w0.z, w1.z, w0.w, w1.w};  // elements 4–7
   float(&c)[4] = *reinterpret_cast<float(*)[4]>(d);
-  mma_16816<T>(c, lo, a.x, a.y);
-  mma_16816<T>(c, hi, a.z, a.w);
+  mma_k32bytes<T>(c, lo, a.x, a.y);
+  mma_k32bytes<T>(c, hi, a.z, a.w);
 }
 
 // A 16-byte chunk's base may be used only when base pointer and pitch keep every chunk aligned.
