@@ -169,30 +169,19 @@ CUtensorMap make_map(const T* base, int64_t b, int64_t rows, int64_t cols, int b
   return map;
 }
 
-// make_map through a small per-thread cache (encoding is a driver call of several µs; the
-// harness's rotating input sets come back call after call).
+// make_map through hopper::cached_tensor_map, keyed by every argument (one cache per .cu and T).
 template <class T>
 CUtensorMap cached_map(const T* base, int64_t b, int64_t rows, int64_t cols, int box_rows, int64_t row_stride = 0,
                        int64_t batch_stride = 0) {
-  struct Entry {
-    const void* base = nullptr;
-    int64_t b = 0, rows = 0, cols = 0;
-    int box_rows = 0;
-    int64_t row_stride = 0, batch_stride = 0;
-    CUtensorMap map{};
+  struct Key {
+    const void* base;
+    int64_t b, rows, cols;
+    int box_rows;
+    int64_t row_stride, batch_stride;
+    bool operator==(const Key&) const = default;
   };
-  constexpr int kEntries = 64;  // 3 tensors × the harness's 16 rotating sets, with room
-  thread_local Entry entries[kEntries];
-  thread_local int next = 0;
-  for (const Entry& e : entries)
-    if (e.base == base && e.b == b && e.rows == rows && e.cols == cols && e.box_rows == box_rows &&
-        e.row_stride == row_stride && e.batch_stride == batch_stride)
-      return e.map;
-  Entry& e = entries[next];
-  next = (next + 1) % kEntries;
-  e = Entry{base, b, rows, cols, box_rows, row_stride, batch_stride,
-            make_map(base, b, rows, cols, box_rows, row_stride, batch_stride)};
-  return e.map;
+  return hw::cached_tensor_map(Key{base, b, rows, cols, box_rows, row_stride, batch_stride},
+                               [&] { return make_map(base, b, rows, cols, box_rows, row_stride, batch_stride); });
 }
 
 }  // namespace

@@ -61,4 +61,37 @@ __device__ __forceinline__ void tma_reduce_add_3d(const CUtensorMap* map, const 
 // The driver's cuTensorMapEncodeTiled, looked up once (kernels/common/hopper/tma.cu).
 PFN_cuTensorMapEncodeTiled_v12000 encode_fn();
 
+// A 2-D tensor map over a row-major [rows × cols] matrix of `type` (elem_bytes each) with a row
+// pitch of `pitch` elements, read in boxes of box_rows × 128 bytes with the 128B swizzle (the span
+// wgmma's descriptors and a swizzled ldmatrix expect). Rows and columns past the matrix are
+// out of bounds: zero-filled on loads. Base and pitch·elem_bytes must be multiples of 16 bytes.
+CUtensorMap make_map_2d(const void* base, CUtensorMapDataType type, int elem_bytes, int64_t rows, int64_t cols,
+                        int64_t pitch, int box_rows);
+
+// The map encode() gives for `key` (a struct with ==, holding everything encode reads), through a
+// small per-thread cache of the latest keys: encoding a map is a driver call of several µs on the
+// host, as long as a 1024³ GEMM runs on the GPU, and the same operands come back call after call
+// (a training step, the harness's rotating input sets). One cache per Key type.
+template <class Key, class Encode>
+CUtensorMap cached_tensor_map(const Key& key, Encode&& encode) {
+  struct Entry {
+    Key key{};
+    CUtensorMap map{};
+    bool used = false;
+  };
+  constexpr int kEntries = 64;  // ≥ 3 operands × the harness's 16 rotating sets, with room
+  thread_local Entry entries[kEntries];
+  thread_local int next = 0;
+  for (const Entry& e : entries)
+    if (e.used && e.key == key) return e.map;
+  Entry& e = entries[next];
+  next = (next + 1) % kEntries;
+  e = Entry{key, encode(), true};
+  return e.map;
+}
+
+// make_map_2d through cached_tensor_map, keyed by every argument.
+CUtensorMap cached_map_2d(const void* base, CUtensorMapDataType type, int elem_bytes, int64_t rows, int64_t cols,
+                          int64_t pitch, int box_rows);
+
 }  // namespace sol::kernels::hopper

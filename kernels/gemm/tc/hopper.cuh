@@ -278,13 +278,8 @@ __global__ void __launch_bounds__(kProducer ? 384 : 256, 1)
 }
 
 // ---- host side ----------------------------------------------------------------------------------
-// A 2-D tensor map over a row-major [rows × cols] matrix with a row pitch of `pitch` elements,
-// read in boxes of box_rows × 128 bytes with the 128B swizzle wgmma's descriptors expect.
-CUtensorMap make_map(const void* base, InType in, int64_t rows, int64_t cols, int64_t pitch, int box_rows);
-
-// make_map through a small per-thread cache keyed by every argument: encoding a map is a driver
-// call of several µs on the host, as long as a 1024³ GEMM runs on the GPU, and the same
-// operands come back call after call (a training step, the harness's rotating input sets).
+// An operand's 2-D tensor map (kernels/common/hopper/tma.cuh: 128B swizzle, boxes of box_rows ×
+// 128 bytes), through the per-thread cache there.
 CUtensorMap cached_map(const void* base, InType in, int64_t rows, int64_t cols, int64_t pitch, int box_rows);
 
 // Sets up maps (packing first where needed) and launches gemm_kernel<...>.
