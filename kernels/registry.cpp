@@ -426,7 +426,11 @@ const Texts kGemvTest = {
     "m=1,n=4096,k=14336,tb=0", "m=8,n=14336,k=4096,tb=0,det=1", "m=5,n=1001,k=67,lda=69,ldb=1003,ldc=1005,tb=0",
     "m=17,n=300,k=200,tb=0,beta=1,c16=1", "m=2,n=255,k=4100,tb=0,c32=1,beta=1", "m=64,n=8,k=9000,tb=0",
     "m=33,n=4097,k=4099",   "m=16,n=1000,k=12289,lda=12291,ldb=12293,ldc=1003", "m=24,n=385,k=2049,det=1,beta=1",
-    "m=64,n=257,k=20011,c32=1"};
+    "m=64,n=257,k=20011,c32=1",
+    // TMA-aligned pitches (v14's own path): ragged n and k chunks, k below one chunk, wide pitches.
+    "m=5,n=300,k=1000,beta=1", "m=17,n=1000,k=1032,c32=1", "m=33,n=4097,k=4104", "m=64,n=257,k=2056,ldb=2064",
+    "m=12,n=129,k=8",       "m=1,n=1,k=8",           "m=1,n=77,k=104",         "m=3,n=200,k=72,lda=80,ldb=88,ldc=201",
+    "m=16,n=4096,k=4096,det=1", "m=1,n=14336,k=4096"};
 
 void add_gemv(std::vector<Variant>& all, const char* family, bool fp16) {
   using kernels::gemv::Rung;
@@ -449,6 +453,10 @@ void add_gemv(std::vector<Variant>& all, const char* family, bool fp16) {
       {Rung::v13_cluster_prefetch, 13,
        "decode m ≤ 64, W n×k: v12 with two half-size chunks of W in registers, the next one's loads in flight "
        "while this one's MMAs run"},
+      {Rung::v14_tma_ring, 14,
+       "decode m ≤ 64, W n×k: a producer warp streams W and the tokens by TMA through a ring of shared-memory "
+       "stages, 8 consumer warps on ldmatrix + mma.sync, k split over a cluster and summed on chip; two CTAs "
+       "an SM at m ≤ 16"},
   };
   for (const auto& r : rungs) {
     Variant x = entry(family, kernels::gemv::Version{fp16, r.rung}, kernels::gemv::rung_name(r.rung), r.version,

@@ -135,12 +135,13 @@ TEST(Gemv, DecodeCallsRunTheDecodeRungsAndMatchTheReference) {
     const Result r = run(c);
     EXPECT_LE(r.rel_l2, tolerance(c.out)) << name(c) << " on " << r.implementation;
     if (!on_h200_class()) continue;
-    // A decode rung that reads B's layout (which of v09, v10, v12 and v13 follows the table's measurements).
+    // A decode rung that reads B's layout (which of v09, v10, v12, v13 and v14 follows the table's measurements).
     const bool served = c.tb == Transpose::N ? r.implementation.find("/v11_n_contiguous") != std::string::npos
                                              : r.implementation.find("/v09_warp_dot") != std::string::npos ||
                                                    r.implementation.find("/v10_mma_swapped") != std::string::npos ||
                                                    r.implementation.find("/v12_cluster_split_k") != std::string::npos ||
-                                                   r.implementation.find("/v13_cluster_prefetch") != std::string::npos;
+                                                   r.implementation.find("/v13_cluster_prefetch") != std::string::npos ||
+                                                   r.implementation.find("/v14_tma_ring") != std::string::npos;
     EXPECT_TRUE(served) << name(c) << " ran " << r.implementation;
   }
 }

@@ -421,7 +421,7 @@ TEST(ApiMatmulDecode, LaunchBoundShapesGoToADecodeRungOfTheirLayout) {
     EXPECT_EQ(p.impl, Impl::gemv) << p.reason;
     if (t.trans_b)
       EXPECT_TRUE(p.rung == "v09_warp_dot" || p.rung == "v10_mma_swapped" || p.rung == "v12_cluster_split_k" ||
-                  p.rung == "v13_cluster_prefetch")
+                  p.rung == "v13_cluster_prefetch" || p.rung == "v14_tma_ring")
           << p.rung;
     else EXPECT_EQ(p.rung, "v11_n_contiguous");
     EXPECT_EQ(p.family, "gemm_bf16");
@@ -441,10 +441,10 @@ TEST(ApiMatmulDecode, LaunchBoundShapesGoToADecodeRungOfTheirLayout) {
 
 TEST(ApiMatmulDecode, SplitKReservesWhatItsRungNeeds) {
   // m=1 against 4096×4096: the N tiles alone are too few CTAs for the H200, so every W n×k rung
-  // splits k — v09 and v10 through fp32 partials in the workspace and a second launch, v12 and v13 within
-  // a cluster (no workspace, one launch). The plan reserves exactly what its rung needs.
+  // splits k — v09 and v10 through fp32 partials in the workspace and a second launch, v12, v13 and
+  // v14 within a cluster (no workspace, one launch). The plan reserves exactly what its rung needs.
   for (gemv::Rung r : {gemv::Rung::v09_warp_dot, gemv::Rung::v10_mma_swapped, gemv::Rung::v12_cluster_split_k,
-                       gemv::Rung::v13_cluster_prefetch}) {
+                       gemv::Rung::v13_cluster_prefetch, gemv::Rung::v14_tma_ring}) {
     const gemv::Geometry g = gemv::geometry(r, 1, 4096, 4096);
     SCOPED_TRACE(gemv::rung_name(r));
     EXPECT_GT(g.splits, 1);

@@ -150,5 +150,7 @@ void launch_v10_mma_swapped(const Problem& p, const Geometry& g, float* partial,
 void launch_v11_n_contiguous(const Problem& p, const Geometry& g, float* partial, cudaStream_t stream);
 // v12 (prefetch false) and v13 (true): one file, the splits summed on chip.
 void launch_cluster_split_k(const Problem& p, const Geometry& g, bool prefetch, cudaStream_t stream);
+// v14: TMA through a ring of stages, the splits summed on chip (v12 where A or W defeats TMA's alignment).
+void launch_v14_tma_ring(const Problem& p, const Geometry& g, cudaStream_t stream);
 
 }  // namespace sol::kernels::gemv

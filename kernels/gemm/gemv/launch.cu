@@ -1,7 +1,7 @@
 // The decode GEMM's one entry (problem.cuh): check the call against the rung's refusal and the
 // workspace, run the rung over its grid (plan.hpp), and with split k through the workspace sum the
 // fp32 partials partial[split][row][col] in split order — a fixed order, so the same inputs give
-// the same bits (v12 and v13 sum their splits on chip, in rank order, and need neither).
+// the same bits (v12, v13 and v14 sum their splits on chip, in rank order, and need neither).
 #include <algorithm>
 #include <string>
 
@@ -43,6 +43,7 @@ void launch(Rung r, const Problem& p, void* workspace, size_t workspace_bytes_gi
     case Rung::v11_n_contiguous: launch_v11_n_contiguous(p, g, partial, stream); break;
     case Rung::v12_cluster_split_k: launch_cluster_split_k(p, g, /*prefetch=*/false, stream); break;
     case Rung::v13_cluster_prefetch: launch_cluster_split_k(p, g, /*prefetch=*/true, stream); break;
+    case Rung::v14_tma_ring: launch_v14_tma_ring(p, g, stream); break;
   }
   if (need > 0) {
     const int64_t blocks = std::min<int64_t>((p.m * p.n + 255) / 256, 4096);

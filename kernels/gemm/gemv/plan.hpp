@@ -23,10 +23,12 @@ enum class Rung {
   v11_n_contiguous,  // SIMT, W k×n: a lane per 8 consecutive columns, warps split k
   v12_cluster_split_k,  // tensor cores, W n×k: tokens staged once a CTA, k split over a cluster, summed on chip
   v13_cluster_prefetch,  // v12 with the next chunk of W loaded before the MMAs of this one
+  v14_tma_ring,      // tensor cores, W n×k: W and the tokens streamed by TMA through a ring of shared-memory
+                     // stages, ldmatrix + mma.sync, k split over a cluster and summed on chip
 };
 
 constexpr Rung kRungs[] = {Rung::v09_warp_dot, Rung::v10_mma_swapped, Rung::v11_n_contiguous,
-                           Rung::v12_cluster_split_k, Rung::v13_cluster_prefetch};
+                           Rung::v12_cluster_split_k, Rung::v13_cluster_prefetch, Rung::v14_tma_ring};
 
 // The registry's name of a rung (family gemm_bf16 or gemm_fp16).
 constexpr const char* rung_name(Rung r) {
@@ -36,13 +38,16 @@ constexpr const char* rung_name(Rung r) {
     case Rung::v11_n_contiguous: return "v11_n_contiguous";
     case Rung::v12_cluster_split_k: return "v12_cluster_split_k";
     case Rung::v13_cluster_prefetch: return "v13_cluster_prefetch";
+    case Rung::v14_tma_ring: return "v14_tma_ring";
   }
   return "";
 }
 
 // The rungs that split k over a thread-block cluster and sum the partials in shared memory.
-constexpr bool splits_on_chip(Rung r) { return r == Rung::v12_cluster_split_k || r == Rung::v13_cluster_prefetch; }
-// The oldest compute capability a rung runs on: a split over a cluster needs sm_90.
+constexpr bool splits_on_chip(Rung r) {
+  return r == Rung::v12_cluster_split_k || r == Rung::v13_cluster_prefetch || r == Rung::v14_tma_ring;
+}
+// The oldest compute capability a rung runs on: a split over a cluster (and TMA) needs sm_90.
 constexpr int min_cc(Rung r) { return splits_on_chip(r) ? 90 : 80; }
 
 constexpr int64_t kMaxM = 64;                  // the decode regime: FLOP/B ≈ M stays under the ridge
@@ -88,6 +93,23 @@ constexpr int kMaxClusterSplits = 8;    // a portable cluster
 // of DRAM throughput at 1×4096×4096, bench/results/h200/ncu/gemm_bf16-v12-decode.txt).
 constexpr int64_t kClusterTargetCtas = 132;
 
+// The tiling of v14 at m tokens, the one statement of it: token tiles and W tiles as v12's; k moves
+// through `stages` shared-memory stages of kRingChunk (one 128-byte swizzle row of 16-bit elements),
+// each holding the CTA's W rows and its 8·token_tiles token rows. At m ≤ 16 (one W tile a warp)
+// five stages (92 KB) leave room for two CTAs an SM, 160 KB of W in flight; from 17 tokens on four
+// stages of 256 rows (160 KB), one CTA, 128 KB of W in flight.
+struct RingTiling {
+  int token_tiles, w_tiles, stages;
+  constexpr int rows() const { return 8 * 16 * w_tiles; }
+  constexpr int ctas_per_sm() const { return w_tiles == 1 ? 2 : 1; }
+};
+constexpr int kRingChunk = 64;
+constexpr int kRingWarps = kClusterWarps + 1;  // 8 consumer warps and one producer (TMA) warp
+constexpr RingTiling ring_tiling(int64_t m) {
+  const ClusterTiling c = cluster_tiling(m, false);
+  return RingTiling{c.token_tiles, c.w_tiles, c.w_tiles == 1 ? 5 : 4};
+}
+
 inline Geometry geometry(Rung r, int64_t m, int64_t n, int64_t k) {
   Geometry g;
   switch (r) {
@@ -108,14 +130,18 @@ inline Geometry geometry(Rung r, int64_t m, int64_t n, int64_t k) {
       g.threads = kClusterWarps * 32, g.cols_per_cta = t.rows(), g.k_per_step = t.chunk;
       break;
     }
+    case Rung::v14_tma_ring:
+      g.threads = kRingWarps * 32, g.cols_per_cta = ring_tiling(m).rows(), g.k_per_step = kRingChunk;
+      break;
   }
   g.blocks_n = (n + g.cols_per_cta - 1) / g.cols_per_cta;
   if (splits_on_chip(r)) {
-    // The fewest splits that give every SM a CTA, at most a cluster's 8, each at least one chunk;
-    // slices in whole chunks. The partials never leave the chip, so their count is not bounded by
-    // their traffic as below.
+    // The fewest splits that fill every SM (one CTA each; v14: as many as fit), at most a cluster's
+    // 8, each at least one chunk; slices in whole chunks. The partials never leave the chip, so
+    // their count is not bounded by their traffic as below.
     const int64_t chunks = (k + g.k_per_step - 1) / g.k_per_step;
-    const int64_t want = std::min<int64_t>({(kClusterTargetCtas + g.blocks_n - 1) / g.blocks_n, kMaxClusterSplits, chunks});
+    const int64_t target = r == Rung::v14_tma_ring ? kClusterTargetCtas * ring_tiling(m).ctas_per_sm() : kClusterTargetCtas;
+    const int64_t want = std::min<int64_t>({(target + g.blocks_n - 1) / g.blocks_n, kMaxClusterSplits, chunks});
     const int64_t per_chunks = (chunks + want - 1) / want;
     g.k_slice = per_chunks * g.k_per_step;
     g.splits = int((chunks + per_chunks - 1) / per_chunks);  // no empty split
@@ -154,7 +180,7 @@ inline std::string refusal(Rung r, int64_t m, int64_t n, int64_t k, bool w_k_con
   if (n > kMaxDim || k > kMaxDim) return "the decode GEMM takes n, k ≤ 2^31";
   if (r == Rung::v09_warp_dot && m > 8) return "v09 keeps m ≤ 8 token rows in registers (m=" + std::to_string(m) + ")";
   if (r == Rung::v11_n_contiguous && w_k_contiguous) return "v11 reads W stored k×n (tb=0, trans_b=N)";
-  if (r != Rung::v11_n_contiguous && !w_k_contiguous) return "v09, v10, v12 and v13 read W stored n×k (tb=1, trans_b=T)";
+  if (r != Rung::v11_n_contiguous && !w_k_contiguous) return "v09, v10, v12, v13 and v14 read W stored n×k (tb=1, trans_b=T)";
   return {};
 }
 

@@ -19,9 +19,8 @@
 // past k, and A's are zero-filled by cp.async (or element loads when A's pitch or base is not
 // 16-byte aligned).
 #include "kernels/common/check.cuh"
-#include "kernels/common/cluster.cuh"
 #include "kernels/common/ptx.cuh"
-#include "kernels/gemm/gemv/detail.cuh"
+#include "kernels/gemm/gemv/cluster_sum.cuh"
 
 namespace sol::kernels::gemv {
 namespace {
@@ -123,46 +122,7 @@ __global__ void __launch_bounds__(kThreads, kTN == 1 ? 2 : 1) cluster_split_k_ke
     for (int c = 0; c < chunks; ++c) step(w0, w0, c);
   }
 
-  // Accumulator e of tiles (i, j) is CTA row 16·(warp·kTN + i) + g + 8·(e / 2), token 8j + 2t + e % 2.
-  const auto each_output = [&](auto&& f) {
-#pragma unroll
-    for (int i = 0; i < kTN; ++i)
-#pragma unroll
-      for (int j = 0; j < kNT; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e)
-          f(16 * (warp * kTN + i) + g + 8 * (e / 2), 8 * j + 2 * t + e % 2, acc[(i * kNT + j) * 4 + e]);
-  };
-  const int splits = cluster_size();
-  if (splits == 1) {
-    each_output([&](int row, int tok, float v) {
-      if (n0 + row < p.n && tok < p.m) write_c(p, tok, n0 + row, v);
-    });
-    return;
-  }
-  each_output([&](int row, int tok, float v) { sPart[tok * L::kPartPitch + row] = v; });
-  cluster_sync();  // every CTA's partial is in its shared memory, visible to the cluster
-  // CTA `rank` sums rows rank·per … of the tile, each over the cluster's partials in rank order.
-  // A remote shared-memory load takes hundreds of cycles: every peer's value is loaded before the
-  // first add (the split count unrolled to its bound), two outputs a thread at a time.
-  const int rank = cluster_rank(), per = (L::kRows + splits - 1) / splits;
-  const int row0 = rank * per, rows = min(L::kRows, row0 + per) - row0;
-  const float* sPeer[kMaxClusterSplits];
-#pragma unroll
-  for (int r = 0; r < kMaxClusterSplits; ++r) sPeer[r] = cluster_peer(sPart, r < splits ? r : 0);
-#pragma unroll 2
-  for (int idx = threadIdx.x; idx < rows * int(p.m); idx += kThreads) {
-    const int tok = idx / rows, row = row0 + idx % rows;
-    float v[kMaxClusterSplits];
-#pragma unroll
-    for (int r = 0; r < kMaxClusterSplits; ++r) v[r] = r < splits ? sPeer[r][tok * L::kPartPitch + row] : 0.f;
-    float sum = 0.f;
-#pragma unroll
-    for (int r = 0; r < kMaxClusterSplits; ++r)
-      if (r < splits) sum += v[r];
-    if (n0 + row < p.n) write_c(p, tok, n0 + row, sum);
-  }
-  cluster_sync();  // no CTA leaves while a peer may still read its partial
+  finish_cluster_tile<kTN, kNT, L::kRows, L::kPartPitch, kThreads>(p, acc, true, warp, lane, n0, sPart);
 }
 
 template <class T, ClusterTiling kT>
@@ -175,19 +135,7 @@ void launch_tiling(const Problem& p, const Geometry& g, cudaStream_t stream) {
     return true;
   }();
   (void)attributes_set;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = 1;
-  cluster.val.clusterDim.y = unsigned(g.splits);  // the CTAs of one tile's k-split: the whole of grid.y
-  cluster.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(unsigned(g.blocks_n), unsigned(g.splits));
-  cfg.blockDim = dim3(unsigned(g.threads));
-  cfg.dynamicSmemBytes = L::kSmem;
-  cfg.stream = stream;
-  cfg.attrs = &cluster;
-  cfg.numAttrs = 1;
-  SOL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, p, g.k_slice));
+  launch_on_clusters(kernel, g, L::kSmem, stream, p, g.k_slice);
 }
 
 template <class T, bool kPrefetch>
