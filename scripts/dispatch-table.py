@@ -7,12 +7,15 @@ One command, from the repository root, after measuring on the H200:
 
 Without arguments it reads every committed bench/results/h200/gemm_*.json (the family files and
 the size sweep) and bench/results/h200/model-shapes/gemm_*.json (the model shape set). A shape
-where only one kind (cuBLASLt or sol's rungs) was measured decides nothing and is left out. Records are results files as include/sol/results.hpp
-describes them (an array of files is read too). Per family (gemm_bf16, gemm_fp16, gemm_fp8,
-gemm_fp32) and measured shape it keeps the implementations the dispatcher can run: cuBLASLt
+where only one kind (cuBLASLt or sol's rungs) was measured decides nothing and is left out.
+Records are results files as include/sol/results.hpp describes them (an array of files is read
+too). Per family (gemm_bf16, gemm_fp16, gemm_fp8, gemm_fp32) and measured shape it keeps the implementations the dispatcher can run: cuBLASLt
 (peer:cublasLt; for fp32 peer:cublasSgemm, the same true-fp32 cuBLAS path) and sol's rungs (vNN_…);
-PyTorch peers, TF32 and the dispatch variant itself are left out. Where one shape and
-implementation was measured in several files, the newest file's record wins. Each row holds the
+PyTorch peers, TF32 and the dispatch variant itself are left out. The table's calls are those of
+the family files: B stored n×k (tb=1, trans_b=T), bf16 C (f32 for gemm_fp32), beta 0; a record of
+another layout or epilogue (tb=0, c16, c32, beta, det) is left out. A row compares like with like:
+its times come from one run, the newest results file that measured both kinds at the shape (a
+file that measured one kind there, or an older run, adds nothing to that row). Each row holds the
 fastest implementation and the fastest of the other kind (a rung when cuBLASLt is fastest, and
 the reverse). --check compares the committed table with what the results give (exit 1 if stale).
 
@@ -42,8 +45,14 @@ def files_in(path):
     return data if isinstance(data, list) else [data]
 
 
+TABLE_KEYS = {"m", "n", "k", "lda", "ldb", "ldc", "tb"}
+
+
 def shape_of(text):
+    """(m, n, k, lda, ldb, ldc) of a shape in the table's configuration, else None."""
     d = dict(kv.split("=") for kv in text.split(","))
+    if set(d) - TABLE_KEYS or int(d.get("tb", 1)) != 1:
+        return None
     m, n, k = int(d["m"]), int(d["n"]), int(d["k"])
     return (m, n, k, int(d.get("lda", k)), int(d.get("ldb", k)), int(d.get("ldc", n)))
 
@@ -53,9 +62,10 @@ def gather(paths):
     for p in paths:
         for f in files_in(p):
             files.append((f.get("created", ""), p, f))
-    files.sort(key=lambda t: (t[0], t[1]))  # oldest first: a newer record overwrites
-    times = {}  # (family, shape) -> {impl: seconds}
+    files.sort(key=lambda t: (t[0], t[1]))  # oldest first: a newer run that measured both kinds replaces it
+    times = {}  # (family, shape) -> {impl: seconds}, from one file
     for _, _, f in files:
+        run = {}
         for r in f.get("records", []):
             fam, var = r.get("family", f.get("family")), r.get("variant", "")
             if fam not in FAMILIES or r.get("skipped") or not r.get("verified") or not r.get("median_s", 0) > 0:
@@ -66,7 +76,12 @@ def gather(paths):
                 impl = var
             else:
                 continue
-            times.setdefault((fam, shape_of(r["shape"])), {})[impl] = r["median_s"]
+            shape = shape_of(r["shape"])
+            if shape is not None:
+                run.setdefault((fam, shape), {})[impl] = r["median_s"]
+        for key, impls in run.items():
+            if "cublasLt" in impls and len(impls) > 1:
+                times[key] = impls
     return times
 
 
@@ -75,9 +90,7 @@ def rows(times):
     for (fam, shape), impls in sorted(times.items(), key=lambda t: (list(FAMILIES).index(t[0][0]), t[0][1])):
         ranked = sorted(impls.items(), key=lambda t: t[1])
         best, best_s = ranked[0]
-        other = next(((n, s) for n, s in ranked if (n == "cublasLt") != (best == "cublasLt")), None)
-        if other is None:
-            continue  # one kind measured: nothing to decide between (the rules cover what cannot run)
+        other = next((n, s) for n, s in ranked if (n == "cublasLt") != (best == "cublasLt"))  # gather keeps both kinds
         out.append((FAMILIES[fam], shape, best, best_s, other[0], other[1]))
     return out
 
