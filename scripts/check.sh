@@ -21,8 +21,9 @@ SOL_BUILD_DIR=$build SOL_CMAKE_ARGS="${SOL_CMAKE_ARGS:-} -DSOL_BUILD_TESTS=ON" "
 cd "$build"
 
 # ---- the test suites --------------------------------------------------------------------------
-# ctest prints a line per test (thousands); show the failures and the summary, and instead of
-# every skip how many skipped and why (the first one's reason). ctest.log keeps everything.
+# ctest prints a line per test (hundreds); show the failures and the summary, and instead of
+# every skip how many skipped and why (the first one's reason). ctest.log keeps everything. The
+# GPU suite is one entry (sol_gpu_tests): its own count of skipped tests is reported beside.
 log=$build/ctest.log
 phase "tests (ctest)"
 set +e
@@ -30,16 +31,19 @@ ctest --output-on-failure -j "$(nproc)" "$@" >"$log" 2>&1
 rc=$?
 set -e
 grep -vE '^ *Start +[0-9]+: |Test +#[0-9]+: .*(Passed|\*\*\*Skipped) |\(Skipped\)$|^The following tests did not run:' "$log" || true
-skipped=$(grep -c '(Skipped)$' "$log" || true)
-if [ "$skipped" -gt 0 ]; then
-  first=$(grep -m1 -oE ' - [A-Za-z0-9_./]+ \(Skipped\)$' "$log" | sed -E 's/^ - //; s/ \(Skipped\)$//')
-  why=""
-  for suite in ./sol_host_tests ./sol_gpu_tests; do
-    if [ -z "$why" ] && [ -x "$suite" ]; then
-      why=$("$suite" --gtest_filter="$first" 2>&1 | grep -m1 -A1 ': Skipped$' | tail -n 1 || true)
-    fi
-  done
-  echo "$skipped tests skipped (e.g. $first: ${why:-see ctest.log})"
+skips=$(grep -oE ' - [A-Za-z0-9_./]+ \(Skipped\)$' "$log" | sed -E 's/^ - //; s/ \(Skipped\)$//' || true)
+host_skips=$(printf '%s\n' "$skips" | grep -vx -e sol_gpu_tests -e '' || true)
+if [ -n "$host_skips" ]; then
+  first=$(printf '%s\n' "$host_skips" | head -n 1)
+  why=$(./sol_host_tests --gtest_filter="$first" 2>&1 | grep -m1 -A1 ': Skipped$' | tail -n 1 || true)
+  echo "$(printf '%s\n' "$host_skips" | wc -l) host tests skipped (e.g. $first: ${why:-see ctest.log})"
+fi
+if printf '%s\n' "$skips" | grep -qx sol_gpu_tests; then
+  gpu=$(./sol_gpu_tests --gtest_brief=1 2>&1 || true)
+  n=$(printf '%s\n' "$gpu" | sed -nE 's/^\[  SKIPPED \] ([0-9]+) tests?\.$/\1/p')
+  all=$(printf '%s\n' "$gpu" | sed -nE 's/^\[==========\] ([0-9]+) tests? from .*/\1/p')
+  why=$(printf '%s\n' "$gpu" | grep -m1 -A1 ': Skipped$' | tail -n 1 || true)
+  echo "sol_gpu_tests: ${n:-?} of ${all:-?} GPU tests skipped (e.g. ${why:-see ctest.log})"
 fi
 [ "$rc" -eq 0 ] || exit "$rc"
 # The Python package: pip install . into a virtual environment, then pytest (SOL_PYTHON=0 skips).
