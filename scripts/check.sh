@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # check.sh [CTEST ARGS...]: builds everything, tests included, in build/ (or $SOL_BUILD_DIR; the
 # launcher's build-host and build-cuda are left alone), runs the whole test suite, installs the
-# package and builds and runs examples/consumer against it. GPU tests are ctest tests of their own
-# and skip visibly without a GPU; SOL_REQUIRE_GPU=1 makes a skip a failure. Each phase prints its
-# wall time on stderr, and the run its total.
+# package and builds and runs examples/consumer against it. The GPU suite is one ctest entry,
+# run whole in its natural order; its tests skip visibly without a GPU and SOL_REQUIRE_GPU=1 makes
+# a skip a failure. Each phase prints its wall time on stderr, and the run its total.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SOL_BUILD_DIR:-$root/build}
