@@ -9,13 +9,14 @@ Without arguments it reads every committed bench/results/h200/gemm_*.json (the f
 the size sweep) and bench/results/h200/model-shapes/gemm_*.json (the model shape set). A shape
 where only one kind (cuBLASLt or sol's rungs) was measured decides nothing and is left out.
 Records are results files as include/sol/results.hpp describes them (an array of files is read
-too). Per family (gemm_bf16, gemm_fp16, gemm_fp8, gemm_fp32) and measured shape it keeps the implementations the dispatcher can run: cuBLASLt
-(peer:cublasLt; for fp32 peer:cublasSgemm, the same true-fp32 cuBLAS path) and sol's rungs (vNN_…);
-PyTorch peers, TF32 and the dispatch variant itself are left out. The table's calls are those of
-the family files: B stored n×k (tb=1, trans_b=T), bf16 C (f32 for gemm_fp32), beta 0; a record of
-another layout or epilogue (tb=0, c16, c32, beta, det) is left out. A row compares like with like:
-its times come from one run, the newest results file that measured both kinds at the shape (a
-file that measured one kind there, or an older run, adds nothing to that row). Each row holds the
+too). Per family (gemm_bf16, gemm_fp16, gemm_fp8, gemm_fp32) and measured shape it keeps the
+implementations the dispatcher can run: cuBLASLt (peer:cublasLt; for fp32 peer:cublasSgemm, the
+same true-fp32 cuBLAS path) and sol's rungs (vNN_…); PyTorch peers, TF32 and the dispatch variant
+itself are left out. The table's calls are those of the family files: B stored n×k (tb=1,
+trans_b=T), bf16 C (f32 for gemm_fp32), beta 0; a record of another layout or epilogue (tb=0,
+c16, c32, beta, det) is left out. A row compares like with like: its times come from one run, the
+newest results file that measured both kinds at the shape (a file that measured one kind there,
+or an older run, adds nothing to that row). Each row holds the
 fastest implementation and the fastest of the other kind (a rung when cuBLASLt is fastest, and
 the reverse). --check compares the committed table with what the results give (exit 1 if stale).
 

@@ -11,14 +11,20 @@
 
 namespace sol::kernels::gemv {
 
-// sPart: this CTA's partial, [token][row] with kPartPitch floats a token (C's order: a thread
-// reads consecutive columns); the tile's rows start at C column n0. Called by all kThreads
+// Floats a token of the partial of a tile of `rows` W rows: the partial is [token][row] (C's
+// order: the sum reads consecutive columns); rows + 4 floats puts the stores of lanes (g, t) —
+// rows g, tokens 2t — on distinct banks and keeps each token's row 16-byte aligned.
+constexpr int part_pitch(int rows) { return rows + 4; }
+
+// sPart: this CTA's partial, [token][row] with part_pitch(kRows) floats a token; the tile's rows
+// start at C column n0. Called by all kThreads
 // threads of every CTA of the cluster, with the partials written and not yet synchronised.
 // A remote shared-memory load takes hundreds of cycles: each thread sums 4 consecutive rows of a
 // token at a time (one 16-byte load a peer), and every peer's value is loaded before the first
 // add (the split count unrolled to its bound).
-template <int kRows, int kPartPitch, int kThreads>
+template <int kRows, int kThreads>
 __device__ __forceinline__ void sum_cluster_partials(const Problem& p, float* sPart, int64_t n0) {
+  constexpr int kPartPitch = part_pitch(kRows);
   static_assert(kRows % 4 == 0 && kPartPitch % 4 == 0, "rows in 16-byte groups");
   const int splits = cluster_size();
   cluster_sync();  // every CTA's partial is in its shared memory, visible to the cluster
@@ -52,7 +58,7 @@ __device__ __forceinline__ void sum_cluster_partials(const Problem& p, float* sP
 // holds warp `warp`'s mma C fragments, [W tile i][token tile j][4]: element e of tiles (i, j) is
 // tile row 16·(warp·kTN + i) + g + 8·(e / 2), token 8j + 2t + e % 2. A warp without
 // accumulators (v14's producer) passes has_acc = false and takes part in the sums only.
-template <int kTN, int kNT, int kRows, int kPartPitch, int kThreads>
+template <int kTN, int kNT, int kRows, int kThreads>
 __device__ __forceinline__ void finish_cluster_tile(const Problem& p, const float (&acc)[kTN * kNT * 4], bool has_acc,
                                                     int warp, int lane, int64_t n0, float* sPart) {
   const int g = lane / 4, t = lane % 4;
@@ -72,8 +78,8 @@ __device__ __forceinline__ void finish_cluster_tile(const Problem& p, const floa
     });
     return;
   }
-  each_output([&](int row, int tok, float v) { sPart[tok * kPartPitch + row] = v; });
-  sum_cluster_partials<kRows, kPartPitch, kThreads>(p, sPart, n0);
+  each_output([&](int row, int tok, float v) { sPart[tok * part_pitch(kRows) + row] = v; });
+  sum_cluster_partials<kRows, kThreads>(p, sPart, n0);
 }
 
 // Launches a cluster-split kernel over g (grid: N tiles × splits; the splits of one tile, the

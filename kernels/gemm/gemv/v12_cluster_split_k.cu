@@ -36,11 +36,8 @@ struct Layout {
   // phase (tokens g, g + 1 at k offsets 0–48) hit distinct banks.
   static constexpr int kPitch = kChunk + 32;
   static constexpr int kStage = kTokens * kPitch;
-  // The partial is [token][row] (C's order: a reduction reads consecutive columns); a row of
-  // kRows + 4 floats puts the stores of lanes (g, t) — rows g, tokens 2t — on distinct banks.
-  static constexpr int kPartPitch = kRows + 4;
   static constexpr size_t kStageBytes = 2 * size_t(kStage) * sizeof(uint16_t);
-  static constexpr size_t kPartBytes = size_t(kTokens) * kPartPitch * sizeof(float);
+  static constexpr size_t kPartBytes = size_t(kTokens) * part_pitch(kRows) * sizeof(float);  // cluster_sum.cuh
   static constexpr size_t kSmem = kStageBytes > kPartBytes ? kStageBytes : kPartBytes;
 };
 
@@ -68,7 +65,7 @@ __global__ void __launch_bounds__(kThreads, kTN == 1 ? 2 : 1) cluster_split_k_ke
   using WChunk = uint4[kBlocks][kTN][2];  // a lane's W for one chunk
   extern __shared__ __align__(16) unsigned char smem[];
   auto* sA = reinterpret_cast<uint16_t*>(smem);  // [2][kTokens][kPitch]
-  auto* sPart = reinterpret_cast<float*>(smem);  // [kTokens][kPartPitch], after the k loop
+  auto* sPart = reinterpret_cast<float*>(smem);  // the partial (cluster_sum.cuh), after the k loop
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const int64_t n0 = int64_t(blockIdx.x) * L::kRows;
   const int64_t kb = int64_t(blockIdx.y) * k_slice, ke = min(p.k, kb + k_slice);
@@ -122,7 +119,7 @@ __global__ void __launch_bounds__(kThreads, kTN == 1 ? 2 : 1) cluster_split_k_ke
     for (int c = 0; c < chunks; ++c) step(w0, w0, c);
   }
 
-  finish_cluster_tile<kTN, kNT, L::kRows, L::kPartPitch, kThreads>(p, acc, true, warp, lane, n0, sPart);
+  finish_cluster_tile<kTN, kNT, L::kRows, kThreads>(p, acc, true, warp, lane, n0, sPart);
 }
 
 template <class T, ClusterTiling kT>

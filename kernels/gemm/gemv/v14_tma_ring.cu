@@ -42,8 +42,7 @@ struct Layout {
   static constexpr int kStageW = kRows * kRowBytes;       // multiples of 1024: each stage stays
   static constexpr int kStageA = kTokens * kRowBytes;     // aligned to the swizzle's 8-row atom
   static constexpr int kRing = kStages * (kStageW + kStageA);
-  static constexpr int kPartPitch = kRows + 4;  // v12's [token][row] partial, after the k loop
-  static constexpr int kPartBytes = kTokens * kPartPitch * int(sizeof(float));
+  static constexpr int kPartBytes = kTokens * part_pitch(kRows) * int(sizeof(float));  // cluster_sum.cuh
   static_assert(kPartBytes <= kRing, "the partial reuses the ring");
   static constexpr size_t kSmem = 1024 /* alignment */ + kRing + 2 * kStages * sizeof(uint64_t);
 };
@@ -63,7 +62,7 @@ __global__ void __launch_bounds__(kThreads, kTN == 1 ? 2 : 1)
   uint8_t* sA = smem + kStages * L::kStageW;    // [kStages][kTokens][128 B], swizzled
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kRing);
   uint64_t* empty = full + kStages;
-  auto* sPart = reinterpret_cast<float*>(smem);  // [kTokens][kPartPitch], after the k loop
+  auto* sPart = reinterpret_cast<float*>(smem);  // the partial (cluster_sum.cuh), after the k loop
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t n0 = int64_t(blockIdx.x) * L::kRows;
   const int64_t kb = int64_t(blockIdx.y) * k_slice, ke = min(p.k, kb + k_slice);
@@ -123,7 +122,7 @@ __global__ void __launch_bounds__(kThreads, kTN == 1 ? 2 : 1)
   }
   __syncthreads();  // every stage consumed: the ring may hold the partial
 
-  finish_cluster_tile<kTN, kNT, L::kRows, L::kPartPitch, kThreads>(p, acc, warp < kClusterWarps, warp, lane, n0, sPart);
+  finish_cluster_tile<kTN, kNT, L::kRows, kThreads>(p, acc, warp < kClusterWarps, warp, lane, n0, sPart);
 }
 
 template <class T, RingTiling kT>
