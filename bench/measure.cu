@@ -3,6 +3,7 @@
 #include <nvtx3/nvToolsExt.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -272,17 +273,26 @@ results::File run_family(const std::string& family, const std::vector<const Vari
   // Started now, so that python3's start and torch's import overlap the measurements below.
   std::optional<PeerProcess> peers;
   if (opts.peers && !opts.timing.run_once) peers.emplace(po);
+  // Shape by shape: every variant at a shape is measured back to back, so that the ratios of one
+  // shape come from seconds apart, not minutes. A long compute-bound run heats the card into its
+  // power cap; measured variant by variant, the first variant would meet a cooler card than the
+  // last at every shape.
   std::vector<Shape> measured_shapes;
+  std::vector<std::vector<const Variant*>> at_shape;  // at_shape[i]: the variants measured at measured_shapes[i]
   for (const Variant* v : variants) {
     if (v->family != family) bad_input(v->family + "/" + v->name + " is not in family " + family);
     std::vector<Shape> shapes = opts.shapes;
     if (shapes.empty() && !v->bench_shapes.empty())
       shapes = opts.headline_only ? std::vector<Shape>{v->bench_shapes.front()} : v->bench_shapes;
     for (const Shape& s : shapes) {
-      emit(measure(*v, s, opts.timing, probed.ceilings, row));
       append_unique(measured_shapes, s);
+      const size_t i = size_t(std::find(measured_shapes.begin(), measured_shapes.end(), s) - measured_shapes.begin());
+      at_shape.resize(measured_shapes.size());
+      if (std::find(at_shape[i].begin(), at_shape[i].end(), v) == at_shape[i].end()) at_shape[i].push_back(v);
     }
   }
+  for (size_t i = 0; i < measured_shapes.size(); ++i)
+    for (const Variant* v : at_shape[i]) emit(measure(*v, measured_shapes[i], opts.timing, probed.ceilings, row));
   if (!peers || measured_shapes.empty()) return f;
   PeerBatch batch = peers->run(std::vector<PeerRequest>{{family, measured_shapes}});
   const size_t before = f.records.size();

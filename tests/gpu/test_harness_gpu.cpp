@@ -320,12 +320,17 @@ TEST(HarnessGpu, FamilyRunRecordsPeersOrWhyNot) {
   const bench::ProbeResult p = quick_probe();
   bench::RunOptions ro;
   ro.timing = quick_timing();
-  ro.shapes = {Shape::parse("n=4097")};
+  ro.shapes = {Shape::parse("n=4097"), Shape::parse("n=129")};
   std::vector<const Variant*> vs;
   for (const Variant& v : bench::selftest_variants()) vs.push_back(&v);
   const results::File f = bench::run_family("selftest", vs, ro, p, sheet());
-  ASSERT_GE(f.records.size(), vs.size());
+  ASSERT_GE(f.records.size(), 2 * vs.size());
   EXPECT_TRUE(results::valid(f.records[0]));
+  // Shape by shape: every variant at the first shape, then every variant at the second.
+  for (size_t i = 0; i < 2 * vs.size(); ++i) {
+    EXPECT_EQ(f.records[i].shape, ro.shapes[i / vs.size()].str()) << "record " << i;
+    EXPECT_EQ(f.records[i].variant, vs[i % vs.size()]->name) << "record " << i;
+  }
   EXPECT_GT(f.ceilings.copy_bytes_per_s, 0);
   // torch_peers.py has no selftest family: either it says so, or the file records why peers are missing.
   const std::string table = bench::records_table(f);
