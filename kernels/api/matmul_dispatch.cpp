@@ -9,6 +9,7 @@
 
 #include "kernels/api/unmeasured.hpp"
 #include "kernels/gemm/gemv/plan.hpp"
+#include "kernels/gemm/tc/lt_workspace.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
 #include "sol/gemm_rungs.hpp"
@@ -22,8 +23,7 @@ const std::vector<Measured> kTable = {
 #include "kernels/api/matmul_table.inc"
 };
 
-// cuBLASLt's workspace: 32 MiB, what NVIDIA recommends for Hopper (the peer uses the same).
-constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
+using gemm_tc::kLtWorkspaceBytes;
 constexpr size_t kAlign = 256;
 size_t round_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 

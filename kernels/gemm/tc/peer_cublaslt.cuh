@@ -8,13 +8,11 @@
 #include <memory>
 #include <string>
 
+#include "kernels/gemm/tc/lt_workspace.hpp"
 #include "kernels/gemm/tc/problem.cuh"
 #include "sol/core/dtype.hpp"
 
 namespace sol::kernels::gemm_tc {
-
-// cuBLASLt's workspace, 32 MiB: what NVIDIA recommends for Hopper.
-constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
 
 // Why cuBLASLt cannot run this problem by its documented rules (fp8: TN, 16-byte aligned pitches,
 // k % 16 == 0), or empty. The heuristic may still refuse; LtGemm's constructor then throws.
