@@ -36,6 +36,8 @@ nlohmann::ordered_json validation_json(const predict::Validation& v, const std::
   j["results"] = dir;
   j["ceilings"] = v.ceilings;
   j["overall"] = stats_json(v.overall);
+  j["sol_kernels"] = stats_json(v.sol_kernels);
+  j["peers"] = stats_json(v.peers);
   j["families"] = nlohmann::ordered_json::array();
   for (const auto& s : v.families) j["families"].push_back(stats_json(s));
   j["worst"] = nlohmann::ordered_json::array();

@@ -191,12 +191,18 @@ struct Stats {
 struct Validation {
   std::vector<Check> checks;         // every verified record with a time, worst first
   std::vector<Stats> families;       // by family name
+  // sol's own variants (whose structure the model reads from their declarations) and the peers
+  // (libraries whose kernels it knows only from the peer's stated op), apart.
+  Stats sol_kernels, peers;
   Stats overall;
   std::vector<std::string> unpredicted;  // "family/variant at shape: why" for records the model could not predict
   std::string ceilings;              // what the predictions stand on
 };
 // `profile`: the measured profile beside the results (nullptr: each file's datasheet row).
 // `declared`: what each record's variant declares (empty: nothing; peers still get peer_execution).
+// The family names of Validation::sol_kernels and Validation::peers.
+extern const char* const kSolKernels;
+extern const char* const kPeers;
 Validation validate(const std::vector<results::File>& files, const hw::HwSpec* profile, const Declared& declared = {});
 // p-th quantile (0..1) by linear interpolation; 0 for an empty list.
 double quantile(std::vector<double> v, double p);

@@ -36,10 +36,13 @@ Stats stats_of(const std::string& family, const std::vector<double>& errors) {
 std::string pct(double f) { return fixed(100 * f, 1) + " %"; }
 }  // namespace
 
+const char* const kSolKernels = "sol's kernels";
+const char* const kPeers = "peers";
+
 Validation validate(const std::vector<results::File>& files, const hw::HwSpec* profile, const Declared& declared) {
   Validation v;
   std::map<std::string, std::vector<double>> by_family;
-  std::vector<double> all;
+  std::vector<double> all, own, peers;
   std::string sheet_names;
   for (const results::File& f : files) {
     if (f.device.database_row.empty()) bad_input("results file of family " + f.family + " names no database row");
@@ -63,11 +66,14 @@ Validation validate(const std::vector<results::File>& files, const hw::HwSpec* p
       k.ratio = r.median_s / k.prediction.seconds;
       by_family[r.family].push_back(k.error);
       all.push_back(k.error);
+      (results::is_peer(r) ? peers : own).push_back(k.error);
       v.checks.push_back(std::move(k));
     }
   }
   std::stable_sort(v.checks.begin(), v.checks.end(), [](const Check& a, const Check& b) { return a.error > b.error; });
   for (const auto& [family, errors] : by_family) v.families.push_back(stats_of(family, errors));
+  v.sol_kernels = stats_of(kSolKernels, own);
+  v.peers = stats_of(kPeers, peers);
   v.overall = stats_of("", all);
   v.ceilings = profile ? "the measured profile (" + profile->full_name + ") with each run's copy bandwidth and launch overhead"
                        : "the datasheet (" + sheet_names + ") with each run's measured ceilings where it has them";
@@ -95,6 +101,8 @@ std::string validation_text(const Validation& v, size_t worst) {
   o << "predicted vs measured, " << v.overall.count << " verified records; predictions on " << v.ceilings << "\n";
   Table t({"family", "records", "MAPE", "median", "p90"});
   for (const Stats& s : v.families) t.add_row(family_row(s));
+  t.add_row(family_row(v.sol_kernels));
+  t.add_row(family_row(v.peers));
   t.add_row(family_row(v.overall));
   o << t.str();
   if (!v.checks.empty()) {
@@ -124,6 +132,8 @@ std::string validation_markdown(const Validation& v, const std::string& results_
     o << " |\n";
   };
   for (const Stats& s : v.families) row(s);
+  row(v.sol_kernels);
+  row(v.peers);
   row(v.overall);
   if (!v.checks.empty()) {
     o << "\nThe worst " << std::min(worst, v.checks.size()) << ":\n\n| record | measured | predicted | error | cause |\n"

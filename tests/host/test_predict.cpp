@@ -210,6 +210,25 @@ TEST(Predict, ValidationStatisticsPerFamilyAndOverall) {
   EXPECT_NEAR(v.overall.median, 0.25, 1e-12);
   EXPECT_NEAR(v.overall.p90, 0.45, 1e-12);
   EXPECT_NE(validation_markdown(v, "dir").find("| **overall** | 2 | 25.0 % | 25.0 % | 45.0 % |"), std::string::npos);
+  EXPECT_EQ(v.sol_kernels.count, 2);  // no peer among them
+  EXPECT_EQ(v.peers.count, 0);
+}
+
+TEST(Predict, ValidationKeepsSolsKernelsAndThePeersApart) {
+  results::File f = h200_file("copy");
+  const double bytes = 8e9, pred = bytes / kCopy + kLaunch;
+  f.records.push_back(record("copy", "v02_vec16", "n=1000000000", pred, 0, bytes, "fp32"));              // error 0
+  f.records.push_back(record("copy", "peer:torch.clone", "n=1000000000", 2 * pred, 0, bytes, "fp32"));  // error 50 %
+  const Validation v = validate({f}, nullptr);
+  ASSERT_EQ(v.checks.size(), 2u);
+  EXPECT_EQ(v.sol_kernels.count, 1);
+  EXPECT_NEAR(v.sol_kernels.mape, 0, 1e-12);
+  EXPECT_EQ(v.peers.count, 1);
+  EXPECT_NEAR(v.peers.mape, 0.5, 1e-12);
+  EXPECT_NEAR(v.overall.mape, 0.25, 1e-12);
+  const std::string md = validation_markdown(v, "dir");
+  EXPECT_NE(md.find("| sol's kernels | 1 | 0.0 % |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| peers | 1 | 50.0 % |"), std::string::npos) << md;
 }
 
 TEST(Predict, ResultsKeepThePredictionAndReadOlderSchemas) {
