@@ -285,9 +285,9 @@ results::File run_family(const std::string& family, const std::vector<const Vari
     if (shapes.empty() && !v->bench_shapes.empty())
       shapes = opts.headline_only ? std::vector<Shape>{v->bench_shapes.front()} : v->bench_shapes;
     for (const Shape& s : shapes) {
-      append_unique(measured_shapes, s);
-      const size_t i = size_t(std::find(measured_shapes.begin(), measured_shapes.end(), s) - measured_shapes.begin());
-      at_shape.resize(measured_shapes.size());
+      const auto at = std::find(measured_shapes.begin(), measured_shapes.end(), s);
+      const size_t i = size_t(at - measured_shapes.begin());
+      if (at == measured_shapes.end()) measured_shapes.push_back(s), at_shape.emplace_back();
       if (std::find(at_shape[i].begin(), at_shape[i].end(), v) == at_shape[i].end()) at_shape[i].push_back(v);
     }
   }

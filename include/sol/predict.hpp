@@ -200,9 +200,6 @@ struct Validation {
 };
 // `profile`: the measured profile beside the results (nullptr: each file's datasheet row).
 // `declared`: what each record's variant declares (empty: nothing; peers still get peer_execution).
-// The family names of Validation::sol_kernels and Validation::peers.
-extern const char* const kSolKernels;
-extern const char* const kPeers;
 Validation validate(const std::vector<results::File>& files, const hw::HwSpec* profile, const Declared& declared = {});
 // p-th quantile (0..1) by linear interpolation; 0 for an empty list.
 double quantile(std::vector<double> v, double p);

@@ -36,9 +36,6 @@ Stats stats_of(const std::string& family, const std::vector<double>& errors) {
 std::string pct(double f) { return fixed(100 * f, 1) + " %"; }
 }  // namespace
 
-const char* const kSolKernels = "sol's kernels";
-const char* const kPeers = "peers";
-
 Validation validate(const std::vector<results::File>& files, const hw::HwSpec* profile, const Declared& declared) {
   Validation v;
   std::map<std::string, std::vector<double>> by_family;
@@ -72,8 +69,8 @@ Validation validate(const std::vector<results::File>& files, const hw::HwSpec* p
   }
   std::stable_sort(v.checks.begin(), v.checks.end(), [](const Check& a, const Check& b) { return a.error > b.error; });
   for (const auto& [family, errors] : by_family) v.families.push_back(stats_of(family, errors));
-  v.sol_kernels = stats_of(kSolKernels, own);
-  v.peers = stats_of(kPeers, peers);
+  v.sol_kernels = stats_of("sol's kernels", own);
+  v.peers = stats_of("peers", peers);
   v.overall = stats_of("", all);
   v.ceilings = profile ? "the measured profile (" + profile->full_name + ") with each run's copy bandwidth and launch overhead"
                        : "the datasheet (" + sheet_names + ") with each run's measured ceilings where it has them";
