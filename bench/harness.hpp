@@ -69,6 +69,10 @@ struct Options {
   double settle = 0.005;     // stop once the median moves less than this between rounds
   double max_noise = 0;      // > 0: stop instead once the median's 95 % CI is within ± this (relative)
   double timeout_s = 0;      // > 0: wall time for one record (warm-up and samples), at most; stops early
+  // > 0: the GPU idles this long before a record's warm-up, so that every record starts on a card
+  // out of its power cap (a sustained compute-bound run drops the SM clock by up to 30 %, and the
+  // variant timed next would meet the lower clock).
+  double rest_s = 0;
   uint64_t seed = 0x5eed5eedull;
   bool memory = false;       // also measure the peak device memory of one call (one input set)
   // For profilers: one verified run per variant and shape inside an NVTX range named

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <thread>
 
 #include "bench/gpu.cuh"
 #include "kernels/common/buffer.cuh"
@@ -211,6 +212,11 @@ results::Record measure(const Variant& v, const Shape& s, const Options& opts, c
       return r;
     }
     const int sets = c->sets();
+    if (opts.rest_s > 0) {
+      SOL_CUDA_CHECK(cudaDeviceSynchronize());
+      std::this_thread::sleep_for(std::chrono::duration<double>(opts.rest_s));
+      add_note(r, "timed after " + num(opts.rest_s, 3) + " s with the GPU idle (--rest)");
+    }
     gpu::Timed t = gpu::time_runs([&](int set, cudaStream_t stream) { c->run(set, stream); }, sets, opts, st.get());
     stage(&StageTimes::time_s);
     r.timing = t.graph ? "graph" : "events";

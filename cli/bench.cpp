@@ -39,7 +39,7 @@ struct Opts {
   bool csv = false, md = false, run_once = false;
   double budget_s = 0.5;
   int min_samples = 0;  // 0: the harness's default
-  double max_noise = 0, timeout_s = 0;
+  double max_noise = 0, timeout_s = 0, rest_s = 0;
   int device = 0;
 };
 
@@ -110,6 +110,7 @@ void check_flags(const Opts& o) {
     bad_input("--max-noise " + num(o.max_noise) + " is out of range",
               "give the median's 95 % confidence half-width as a fraction, e.g. 0.01 for ±1 %");
   if (!(o.timeout_s >= 0)) bad_input("--timeout must be ≥ 0 seconds per record");
+  if (!(o.rest_s >= 0) || o.rest_s > 60) bad_input("--rest " + num(o.rest_s) + " is out of range", "give 0 to 60 seconds");
   if (o.cold_l2 && o.graph)
     bad_input("--cold-l2 and --graph cannot be combined",
               "cold L2 flushes before every sample; a graph replays runs back to back without a flush");
@@ -118,8 +119,8 @@ void check_flags(const Opts& o) {
   if (o.run_once && (o.graph || o.events || o.cold_l2 || o.memory || o.sweep))
     bad_input("--run-once runs each variant once, untimed by the sampling loop",
               "drop --graph, --events, --cold-l2, --memory and --sweep with it");
-  if (o.run_once && (o.min_samples > 0 || o.max_noise > 0 || o.timeout_s > 0))
-    bad_input("--run-once takes no samples", "drop --min-samples, --max-noise and --timeout with it");
+  if (o.run_once && (o.min_samples > 0 || o.max_noise > 0 || o.timeout_s > 0 || o.rest_s > 0))
+    bad_input("--run-once takes no samples", "drop --min-samples, --max-noise, --timeout and --rest with it");
 }
 
 #ifdef SOL_WITH_CUDA
@@ -157,6 +158,7 @@ bench::RunOptions run_options(const Opts& o, const bench::ProbeResult& probed) {
   if (o.min_samples > 0) ro.timing.min_samples = o.min_samples;
   ro.timing.max_noise = o.max_noise;
   ro.timing.timeout_s = o.timeout_s;
+  ro.timing.rest_s = o.rest_s;
   ro.timing.run_once = o.run_once;
   ro.peers = !o.no_peers && !o.run_once;
   ro.environment = bench::run_environment(probed.device, ro.peers);
@@ -281,6 +283,9 @@ Command add_bench(CLI::App& root, Global&) {
                   "stop sampling once the median's 95 % confidence interval is within ± this fraction "
                   "(e.g. 0.01), instead of when the median stops moving");
   app->add_option("--timeout", o->timeout_s, "seconds of warm-up and sampling per record, at most (default: none)");
+  app->add_option("--rest", o->rest_s,
+                  "seconds the GPU idles before each record's warm-up (default 0), so that every variant "
+                  "starts out of the power cap the one before it may have driven the card into");
   app->add_flag("--run-once", o->run_once,
                 "for profilers: one verified run per variant and shape, each inside an NVTX range "
                 "family/variant/shape; no timing loop, no peers");

@@ -248,6 +248,20 @@ TEST(HarnessGpu, NoiseTargetAndTimeoutStopSampling) {
   EXPECT_GT(cut.samples, 0);
 }
 
+TEST(HarnessGpu, RestIdlesTheGpuBeforeARecordAndSaysSo) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  bench::Options o = quick_timing();
+  o.rest_s = 0.3;
+  const auto t0 = std::chrono::steady_clock::now();
+  const results::Record r = time_selftest("v01_axpb", o);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  expect_sane_timing(r);
+  EXPECT_GE(wall, 0.3);
+  EXPECT_NE(r.note.find("after 0.3 s with the GPU idle"), std::string::npos) << r.note;
+  o.rest_s = 0;
+  EXPECT_EQ(time_selftest("v01_axpb", o).note.find("GPU idle"), std::string::npos);
+}
+
 TEST(HarnessGpu, RunOnceIsOneVerifiedRun) {
   SOL_REQUIRE_GPU_OR_SKIP();
   bench::Options o;
