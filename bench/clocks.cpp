@@ -206,6 +206,7 @@ void ClockWatch::add(const ClockSample& s) {
     if (!known_ && why_unknown_.empty()) why_unknown_ = s.why_unknown;
     return;
   }
+  if (samples_ > 0 && max_hz_ > 0) fall_ = std::max(fall_, 1 - s.sm_clock_hz / max_hz_);
   min_hz_ = samples_ == 0 ? s.sm_clock_hz : std::min(min_hz_, s.sm_clock_hz);
   max_hz_ = samples_ == 0 ? s.sm_clock_hz : std::max(max_hz_, s.sm_clock_hz);
   reasons_ |= s.reasons;
@@ -213,14 +214,17 @@ void ClockWatch::add(const ClockSample& s) {
   ++samples_;
 }
 
-bool ClockWatch::throttled() const { return known_ && is_throttle(reasons_); }
+bool ClockWatch::throttled() const { return known_ && (is_throttle(reasons_) || clock_fell()); }
 
 std::string ClockWatch::note() const {
   if (!known_) return "clocks unknown: " + (why_unknown_.empty() ? std::string("not read") : why_unknown_);
   auto mhz = [](double hz) { return std::to_string(long(std::lround(hz / 1e6))); };
   std::string range = min_hz_ == max_hz_ ? mhz(min_hz_) : mhz(max_hz_) + "–" + mhz(min_hz_);
   const uint64_t shown = reasons_ & ~uint64_t(0x1);  // "idle" between samples says nothing
-  return "SM clock " + range + " MHz" + (shown ? "; clock reasons: " + describe_clock_reasons(shown) : "");
+  const std::string fell = clock_fell() && !is_throttle(reasons_)
+                               ? "; fell " + std::to_string(long(std::lround(100 * fall_))) + " % while busy, no reason read"
+                               : "";
+  return "SM clock " + range + " MHz" + (shown ? "; clock reasons: " + describe_clock_reasons(shown) : "") + fell;
 }
 
 }  // namespace sol::bench

@@ -28,7 +28,14 @@ class ClockWatch {
  public:
   void add(const ClockSample& s);
   bool known() const { return known_; }
+  // Throttle reasons read, or the clock fell (below).
   bool throttled() const;
+  // The clock fell by more than kClockFall from a higher sample taken before it: the driver
+  // lowered it while the GPU was busy (NVML's reasons are read at instants and can miss a power
+  // cap the clock range shows). A rise, as from an idle clock at the start, is not a fall.
+  static constexpr double kClockFall = 0.1;
+  bool clock_fell() const { return known_ && fall_ > kClockFall; }
+  double fall() const { return fall_; }  // the largest fall, as a fraction of the clock before it
   uint64_t reasons() const { return reasons_; }
   // "SM clock 1980–1755 MHz; sw power cap" or "clocks unknown: <why>".
   std::string note() const;
@@ -37,7 +44,7 @@ class ClockWatch {
   bool known_ = false;
   int samples_ = 0;
   std::string why_unknown_;
-  double min_hz_ = 0, max_hz_ = 0;
+  double min_hz_ = 0, max_hz_ = 0, fall_ = 0;
   uint64_t reasons_ = 0;
 };
 

@@ -229,6 +229,8 @@ results::Record measure(const Variant& v, const Shape& s, const Options& opts, c
     r.eager_median_s = t.eager_median;
     r.throttled = t.clocks.throttled();
     r.throttle_reasons = t.clocks.known() ? describe_clock_reasons(t.clocks.reasons() & ~uint64_t(1)) : "unknown";
+    if (t.clocks.clock_fell() && !is_throttle(t.clocks.reasons()))
+      r.throttle_reasons = "SM clock fell " + num(100 * t.clocks.fall(), 2) + " % (no reason bit read)";
     set_achieved(r);
     add_note(r, std::to_string(sets) + (sets == 1 ? " input set" : " input sets rotated"));
     for (const auto& n : t.notes) add_note(r, n);

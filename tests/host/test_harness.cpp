@@ -132,6 +132,25 @@ TEST(Clocks, WatchSummarizesSamples) {
   EXPECT_EQ(w.note().find("idle"), std::string::npos);  // idle between samples is not news
 }
 
+TEST(Clocks, AFallingClockIsThrottlingEvenWithoutAReason) {
+  // From an idle clock up to boost: a rise, not throttling.
+  ClockWatch rise;
+  for (double mhz : {345.0, 1980.0, 1980.0}) rise.add({true, "", mhz * 1e6, 0});
+  EXPECT_FALSE(rise.clock_fell());
+  EXPECT_FALSE(rise.throttled());
+  // 1980 down to 1485 MHz with no reason bit read at any sample: a power cap NVML missed.
+  ClockWatch fell;
+  for (double mhz : {1980.0, 1965.0, 1485.0, 1500.0}) fell.add({true, "", mhz * 1e6, 0});
+  EXPECT_TRUE(fell.clock_fell());
+  EXPECT_TRUE(fell.throttled());
+  EXPECT_NEAR(fell.fall(), 0.25, 1e-9);
+  EXPECT_NE(fell.note().find("fell 25 % while busy"), std::string::npos) << fell.note();
+  // A small dip (under kClockFall) is not.
+  ClockWatch dip;
+  for (double mhz : {1980.0, 1890.0}) dip.add({true, "", mhz * 1e6, 0});
+  EXPECT_FALSE(dip.throttled());
+}
+
 TEST(Clocks, MissingLibraryIsNotAnError) {
   // Whatever this machine has, reading the clock never throws; unknown clocks say why.
   const ClockSample s = read_clock("0000:00:00.0", 0);
