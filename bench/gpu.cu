@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <limits>
 #include <optional>
 
 #include "bench/gpu.cuh"
@@ -146,6 +147,7 @@ Timed time_runs(const std::function<void(int, cudaStream_t)>& run, int sets, con
   }
   per_run = std::max(per_run, 1e-7);
 
+  if (opts.full_budget) t.notes.push_back("sampled for the whole budget (--full-budget)");
   if (flusher)
     t.notes.push_back("cold L2: " + std::to_string(flusher->bytes() >> 20) + " MiB flushed before every sample");
 
@@ -159,7 +161,10 @@ Timed time_runs(const std::function<void(int, cudaStream_t)>& run, int sets, con
   const auto sample = [&](const Graph* graph, int runs_per_sample, double budget_s) {
     Sampled out;
     const double per_sample = per_run * runs_per_sample;
-    const int min_samples = std::max(3, std::min(opts.min_samples, int(budget_s / per_sample)));
+    // Every record samples for its whole budget where asked (full_budget): records compared under
+    // a power cap then spend equal time in it, whichever settles first.
+    const int wanted = opts.full_budget ? std::numeric_limits<int>::max() : opts.min_samples;
+    const int min_samples = std::max(3, std::min(wanted, int(budget_s / per_sample)));
     const int round = int(std::clamp(std::ceil(0.025 / per_sample), 1.0, 256.0));
     EventPairs ev(round);
     std::vector<double> samples;

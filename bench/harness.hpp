@@ -73,6 +73,9 @@ struct Options {
   // out of its power cap (a sustained compute-bound run drops the SM clock by up to 30 %, and the
   // variant timed next would meet the lower clock).
   double rest_s = 0;
+  // Sample for the whole budget instead of stopping once the median settles: every record of a
+  // comparison spends the same time on the card, so a power cap reached late meets them alike.
+  bool full_budget = false;
   uint64_t seed = 0x5eed5eedull;
   bool memory = false;       // also measure the peak device memory of one call (one input set)
   // For profilers: one verified run per variant and shape inside an NVTX range named

@@ -36,7 +36,7 @@ struct Opts {
   std::string json, out_dir, gpu;
   bool cold_l2 = false, graph = false, events = false, no_peers = false, headline = false, full_probe = false, memory = false;
   bool sweep = false, plan = false, model_shapes = false;
-  bool csv = false, md = false, run_once = false;
+  bool csv = false, md = false, run_once = false, full_budget = false;
   double budget_s = 0.5;
   int min_samples = 0;  // 0: the harness's default
   double max_noise = 0, timeout_s = 0, rest_s = 0;
@@ -119,8 +119,11 @@ void check_flags(const Opts& o) {
   if (o.run_once && (o.graph || o.events || o.cold_l2 || o.memory || o.sweep))
     bad_input("--run-once runs each variant once, untimed by the sampling loop",
               "drop --graph, --events, --cold-l2, --memory and --sweep with it");
-  if (o.run_once && (o.min_samples > 0 || o.max_noise > 0 || o.timeout_s > 0 || o.rest_s > 0))
-    bad_input("--run-once takes no samples", "drop --min-samples, --max-noise, --timeout and --rest with it");
+  if (o.run_once && (o.min_samples > 0 || o.max_noise > 0 || o.timeout_s > 0 || o.rest_s > 0 || o.full_budget))
+    bad_input("--run-once takes no samples",
+              "drop --min-samples, --max-noise, --timeout, --rest and --full-budget with it");
+  if (o.full_budget && o.max_noise > 0)
+    bad_input("--full-budget and --max-noise cannot be combined", "one samples for the whole budget, the other stops early");
 }
 
 #ifdef SOL_WITH_CUDA
@@ -159,6 +162,7 @@ bench::RunOptions run_options(const Opts& o, const bench::ProbeResult& probed) {
   ro.timing.max_noise = o.max_noise;
   ro.timing.timeout_s = o.timeout_s;
   ro.timing.rest_s = o.rest_s;
+  ro.timing.full_budget = o.full_budget;
   ro.timing.run_once = o.run_once;
   ro.peers = !o.no_peers && !o.run_once;
   ro.environment = bench::run_environment(probed.device, ro.peers);
@@ -286,6 +290,9 @@ Command add_bench(CLI::App& root, Global&) {
   app->add_option("--rest", o->rest_s,
                   "seconds the GPU idles before each record's warm-up (default 0), so that every variant "
                   "starts out of the power cap the one before it may have driven the card into");
+  app->add_flag("--full-budget", o->full_budget,
+                "sample every record for its whole --budget instead of stopping once the median settles (with "
+                "--rest: records compared under a power cap spend equal time in it)");
   app->add_flag("--run-once", o->run_once,
                 "for profilers: one verified run per variant and shape, each inside an NVTX range "
                 "family/variant/shape; no timing loop, no peers");

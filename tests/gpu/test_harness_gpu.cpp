@@ -262,6 +262,18 @@ TEST(HarnessGpu, RestIdlesTheGpuBeforeARecordAndSaysSo) {
   EXPECT_EQ(time_selftest("v01_axpb", o).note.find("GPU idle"), std::string::npos);
 }
 
+TEST(HarnessGpu, FullBudgetSamplesPastASettledMedian) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  // A tiny kernel settles within the 5 samples quick_timing() asks for; sampled for its whole
+  // 0.1-s budget instead, a record of a few-µs kernel holds far more than that.
+  bench::Options o = quick_timing();
+  o.full_budget = true;
+  const results::Record full = time_selftest("v01_axpb", o);
+  expect_sane_timing(full);
+  EXPECT_NE(full.note.find("whole budget"), std::string::npos) << full.note;
+  EXPECT_GT(full.samples, 50) << full.note;
+}
+
 TEST(HarnessGpu, RunOnceIsOneVerifiedRun) {
   SOL_REQUIRE_GPU_OR_SKIP();
   bench::Options o;

@@ -91,7 +91,8 @@ TEST_F(Cli, BenchControlsRejectBadValuesBeforeAnyGpuWork) {
            "bench selftest --run-once --graph", "bench selftest --run-once --min-samples 20",
            "bench selftest --run-once --timeout 3", "bench selftest --min-samples many",
            "bench selftest --events --graph", "bench selftest --run-once --events", "bench selftest --rest -1",
-           "bench selftest --rest 61", "bench selftest --run-once --rest 1"}) {
+           "bench selftest --rest 61", "bench selftest --run-once --rest 1", "bench selftest --run-once --full-budget",
+           "bench selftest --full-budget --max-noise 0.01"}) {
     const SolRun r = run_sol(args, "stderr");
     EXPECT_EQ(r.code, 2) << args << ": " << r.out;
     EXPECT_EQ(lines(r.out), 1) << args << ": " << r.out;
