@@ -13,7 +13,10 @@
 //   SGEMM          the same on the fp32 ceiling an SGEMM reaches (kSgemmShareOfFma of the FMA chain).
 //   matrix kernels  max(tensor work ÷ the instruction's ceiling + exponentials + shared-memory operand
 //                   traffic + L2 atomics, DRAM bytes ÷ copy) + its launches: the pipes a tile waits
-//                   on one after another add up; DRAM streams under them.
+//                   on one after another add up; DRAM streams under them. Where the kernel declares
+//                   its CTAs (model::CtaSchedule), the tiles' time is when its CTAs finish on the
+//                   SMs' slots, each started on the first slot to free up: uneven causal CTAs, a
+//                   partial last wave and a lone CTA's loads before its first tile show there.
 //   everything else max(FLOPs ÷ the unit's ceiling, issue slots ÷ the issue rate, shared-memory
 //                   wavefronts ÷ the banks' rate, DRAM bytes ÷ copy) + its launches: independent CTAs
 //                   overlap whichever resource binds. Where the variant declares its launches' loads
@@ -87,6 +90,20 @@ Ceilings ceilings_for(const results::MeasuredCeilings& m, const hw::HwSpec& row)
 // (optional) gets the count in one line. Throws sol::Error (BadInput) on a block the SM cannot hold.
 double stream_seconds(const model::LoadStream& s, const Ceilings& c, std::string* why = nullptr);
 
+// The last finish time of `repeats` groups of CTAs whose durations (seconds on one slot) are
+// `cta_s`, launched in order onto `slots` resident slots, each CTA starting on the first slot to
+// free up (the hardware's block scheduler). Exact up to kExactCtas CTAs; beyond, the earlier ones
+// are taken as spread evenly over the slots and the last kExactCtas scheduled one by one.
+inline constexpr int64_t kExactCtas = int64_t(1) << 16;
+double greedy_makespan(const std::vector<double>& cta_s, int64_t repeats, int64_t slots);
+// A tiled kernel's compute time `core_s` (its tiles' work spread evenly over the GPU) as its CTAs
+// finish under model::CtaSchedule: slots = SMs × ctas_per_sm, each tile core_s × slots ÷ all tiles
+// on one slot, plus fill_bytes at 1/SMs of the copy bandwidth per CTA when it is alone on its SM
+// (with others resident, their tiles run while it fills). With several CTAs per SM, a grid that
+// leaves SMs half empty is also scheduled as lone CTAs at a whole SM's rate, fills paid, and the
+// lesser finish taken. At least core_s. `why` (optional) gets the count.
+double schedule_seconds(const model::CtaSchedule& s, double core_s, const Ceilings& c, std::string* why = nullptr);
+
 // The L1 pipeline's time for `wavefronts` passes (global loads: one per distinct 128-byte line a
 // warp request touches; shared memory: one per bank pass), one per clock per SM: the busiest SM's
 // share when the grid's `blocks` spread unevenly (⌈blocks ÷ SMs⌉ blocks' worth; 0: evenly).
@@ -158,6 +175,10 @@ struct AttentionTiling {
   bool skips_causal = true;
   int kernels = 1;
   double recompute = 1;  // FLOPs run ÷ FLOPs counted (det=1's dQ pass recomputes S and dP: 1.4)
+  // CTAs resident per SM of the main kernel (0: not declared, no CTA schedule). The forward's CTA
+  // owns block_q query rows of one head and streams the key tiles; the backward's owns block_k
+  // keys of one K/V head and streams the query tiles of its h ÷ h_kv query heads.
+  int ctas_per_sm = 0;
 };
 // At a registry shape (b, h[, hkv], n[, nk], d[, causal]); forward or backward (2.5× the FLOPs,
 // P recomputed: one exponential per pair either way).

@@ -22,6 +22,7 @@
 #include "kernels/attention/backward.cuh"
 #include "kernels/attention/forward.cuh"
 #include "kernels/attention/mma.cuh"
+#include "kernels/attention/residency.hpp"
 
 namespace sol::kernels::attention {
 namespace {
@@ -48,7 +49,7 @@ __device__ __forceinline__ float unpacked(const uint32_t (&a)[kBlock / 16][4], i
 // Fragments as kernels/attention/mma.cuh describes; in the Sᵀ accumulators rows are keys
 // (warp·16 + g, + 8) and columns query rows of the tile (8·nb + 2t, + 1).
 template <class T, int kD>
-__global__ void __launch_bounds__(kThreads, 2) flash_backward_kernel(AttnBwdArgs<T> a) {
+__global__ void __launch_bounds__(kThreads, kMmaSyncCtasPerSm) flash_backward_kernel(AttnBwdArgs<T> a) {
   constexpr int kQBlocks = kBlock / 8;  // 8-query column blocks of Sᵀ
   constexpr int kOBlocks = kD / 8;
   extern __shared__ __align__(128) unsigned char smem_raw[];

@@ -36,6 +36,7 @@
 #include "kernels/attention/backward.cuh"
 #include "kernels/attention/forward.cuh"
 #include "kernels/attention/mma.cuh"
+#include "kernels/attention/residency.hpp"
 
 namespace sol::kernels::attention {
 namespace {
@@ -123,7 +124,7 @@ __device__ __forceinline__ void product_kn(float (&acc)[kSlices][kD / 32][4], co
 
 // Fragments as kernels/attention/mma.cuh describes (lane = 4·g + t).
 template <class T, int kD>
-__global__ void __launch_bounds__(kThreads, 2) flash_backward_v02_kernel(AttnBwdArgs<T> a) {
+__global__ void __launch_bounds__(kThreads, kMmaSyncCtasPerSm) flash_backward_v02_kernel(AttnBwdArgs<T> a) {
   constexpr int kTile = kRows * kD;
   constexpr int kColBlocks = kD / 32;  // 8-column blocks in a warp's quarter of d
   extern __shared__ __align__(128) unsigned char smem_raw[];

@@ -65,6 +65,7 @@
 #include "kernels/attention/forward.cuh"
 #include "kernels/attention/hopper_attention.cuh"
 #include "kernels/attention/mma.cuh"
+#include "kernels/attention/residency.hpp"
 
 namespace sol::kernels::attention {
 namespace {
@@ -87,7 +88,7 @@ constexpr int kWgKeys = 64;  // keys per consumer warpgroup: the m of Sᵀ, dP�
 template <int kD, int kWG>
 struct Geometry {
   static constexpr int kKeys = kWgKeys * kWG;                  // keys per CTA
-  static constexpr int kRows = kWG == 2 && kD == 64 ? 128 : 64;  // query rows per streamed tile
+  static constexpr int kRows = wgmma_backward_rows(kWG, kD);   // query rows per streamed tile
   static constexpr int kQRowBlocks = kRows / 64;               // dQ split: 64-row blocks …
   static constexpr int kQColParts = kWG / kQRowBlocks;         // … then column parts
   static constexpr int kQCols = kD / kQColParts;               // dQ columns per warpgroup
@@ -112,9 +113,8 @@ struct Geometry {
   static constexpr int kBarriers = 1 + kStages;  // K/V full; Q/dO full per stage
   static constexpr int kBytes = 2 * kKV + 2 * kStages * kTile + kDsBuffers * kDs + kWG * kDqStage + kStats +
                                 kBarriers * 8 + 1024 /* alignment */;
-  // One warpgroup: two CTAs (and their 1 KiB reserves) per SM at d = 128, three at d = 64; two
-  // warpgroups: one CTA (the register file).
-  static constexpr int kCtasPerSm = kWG == 2 ? 1 : kD == 128 ? 2 : 3;
+  // CTAs per SM (residency.hpp); shared memory holds them with their 1 KiB reserves.
+  static constexpr int kCtasPerSm = wgmma_backward_ctas_per_sm(kWG, kD);
   static_assert(kCtasPerSm * (kBytes + 1024) <= 228 * 1024, "CTAs per SM as planned");
 
   // dQ's B operand for warpgroup w, k-step kk: keys 16kk… of the K tile, its column part.

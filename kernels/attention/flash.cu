@@ -24,6 +24,7 @@
 
 #include "kernels/attention/forward.cuh"
 #include "kernels/attention/mma.cuh"
+#include "kernels/attention/residency.hpp"
 
 namespace sol::kernels::attention {
 namespace {
@@ -43,7 +44,7 @@ constexpr int smem_bytes() {
 // Fragments as kernels/attention/mma.cuh describes: rS[s][nb][0..1] is row g of slice s's 16 rows
 // of this warp, rS[s][nb][2..3] row g + 8.
 template <class T, int kD, int kSlices>
-__global__ void __launch_bounds__(kThreads, 2) flash_forward_kernel(AttnArgs<T> a) {
+__global__ void __launch_bounds__(kThreads, kMmaSyncCtasPerSm) flash_forward_kernel(AttnArgs<T> a) {
   constexpr int kBlockM = kSlices * kSliceM;
   constexpr int kDSteps = kD / 16;       // k-steps of Q·Kᵀ
   constexpr int kNBlocks = kBlockN / 8;  // 8-key column blocks of S

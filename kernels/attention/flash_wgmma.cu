@@ -43,6 +43,7 @@
 #include "kernels/attention/forward.cuh"
 #include "kernels/attention/hopper_attention.cuh"
 #include "kernels/attention/mma.cuh"
+#include "kernels/attention/residency.hpp"
 
 namespace sol::kernels::attention {
 namespace {
@@ -117,7 +118,7 @@ static_assert(descriptors_address_the_tiles<64>() && descriptors_address_the_til
 // acc[4c + 2..3] = row g + 8 — per warp the layout of mma.sync's C, so chunks 2kk and 2kk+1 of S,
 // packed to 16 bits, are exactly the register A fragment of P·V's k-step kk.
 template <class T, int kD, bool kOverlap>
-__global__ void __launch_bounds__(threads(kOverlap), 1)
+__global__ void __launch_bounds__(threads(kOverlap), kWgmmaForwardCtasPerSm)
     flash_wgmma_kernel(const __grid_constant__ CUtensorMap mapQ, const __grid_constant__ CUtensorMap mapK,
                        const __grid_constant__ CUtensorMap mapV, AttnArgs<T> a) {
   using S = Smem<kD, kOverlap>;

@@ -3,6 +3,7 @@
 // Shape rules, tolerance and make are in case.cu (CUDA only).
 #include "kernels/attention/case.hpp"
 #include "kernels/attention/decode_plan.hpp"
+#include "kernels/attention/residency.hpp"
 
 #include "sol/model/cost.hpp"
 #include "sol/predict.hpp"
@@ -31,28 +32,35 @@ constexpr double kSmemPerFlopBwdV01 = kSmemPerFlopBwdV02 * 0.6 / 0.55;
 
 predict::AttentionTiling tiling(Version v) {
   predict::AttentionTiling t;
+  t.ctas_per_sm = kWgmmaForwardCtasPerSm;  // v04, v05: wgmma on 128 × 128 tiles fed by TMA
   if (v == Version::v02_flash_mma || v == Version::v03_flash_mma_128) {
     t.mma = MatrixInstruction::MmaSync;
     t.block_q = v == Version::v02_flash_mma ? 64 : 128;
     t.block_k = 64;
     t.smem_bytes_per_flop = v == Version::v02_flash_mma ? kSmemPerFlopFwdV02 : kSmemPerFlopFwdV03;
+    t.ctas_per_sm = kMmaSyncCtasPerSm;
   }
   if (v == Version::v06_split_kv_decode) {  // mma.sync on 16-row slices, 64-key tiles; split + combine
     t.mma = MatrixInstruction::MmaSync;
     t.block_q = decode_row_tile(1);
     t.block_k = 64;
     t.kernels = 2;
+    t.ctas_per_sm = 0;  // its splits are planned per shape (decode_plan.hpp): no schedule declared
   }
-  return t;  // v04, v05: wgmma on 128 × 128 tiles fed by TMA
+  return t;
 }
 
-predict::AttentionTiling tiling(BwdVersion v, bool det) {
-  // A CTA owns 64 keys (v04: two warpgroups, 128) and streams 64-row query tiles past them; three
-  // kernels: the D = rowsum(dO∘O) pre-pass, the main kernel, dQ's conversion (det=1: dQ's own pass).
+predict::AttentionTiling tiling(BwdVersion v, bool det, int d) {
+  // A CTA owns 64 keys (v04: two warpgroups, 128) and streams 64-row query tiles past them (v04
+  // at d = 64: 128 rows); three kernels: the D = rowsum(dO∘O) pre-pass, the main kernel, dQ's
+  // conversion (det=1: dQ's own pass).
   predict::AttentionTiling t;
-  t.block_q = 64;
-  t.block_k = v == BwdVersion::v04_flash_bwd_2wg ? 128 : 64;
+  const bool two_wg = v == BwdVersion::v04_flash_bwd_2wg;
+  t.block_q = v == BwdVersion::v03_flash_bwd_wgmma || two_wg ? wgmma_backward_rows(two_wg ? 2 : 1, d) : 64;
+  t.block_k = two_wg ? 128 : 64;
   t.kernels = 3;
+  t.ctas_per_sm = v == BwdVersion::v03_flash_bwd_wgmma || two_wg ? wgmma_backward_ctas_per_sm(two_wg ? 2 : 1, d)
+                                                                 : kMmaSyncCtasPerSm;
   if (v == BwdVersion::v01_flash_bwd || v == BwdVersion::v02_flash_bwd_8warp) {
     t.mma = MatrixInstruction::MmaSync;
     t.smem_bytes_per_flop = v == BwdVersion::v01_flash_bwd ? kSmemPerFlopBwdV01 : kSmemPerFlopBwdV02;
@@ -81,7 +89,7 @@ model::Cost cost(BwdVersion v, const Shape& s) {
   if (det)
     c.notes.push_back("det=1: a separate dQ kernel recomputes S and dP (≈ 1.4× the counted FLOPs run); FLOPs "
                       "counted by the convention, 2.5 × forward, so that rates compare");
-  if (v != BwdVersion::dispatch) c.exec = predict::attention_execution(s, true, tiling(v, det));
+  if (v != BwdVersion::dispatch) c.exec = predict::attention_execution(s, true, tiling(v, det, int(s.at("d"))));
   return c;
 }
 

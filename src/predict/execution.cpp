@@ -15,23 +15,61 @@ namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 struct AttentionDims {
-  int64_t b, h, n, nk, d;
+  int64_t b, h, hkv, n, nk, d;
   bool causal;
 };
 AttentionDims attention_dims(const Shape& s) {
-  return {s.at("b"), s.at("h"), s.at("n"), s.get("nk", s.at("n")), s.at("d"), s.get("causal", 0) != 0};
+  return {s.at("b"),  s.at("h"), s.get("hkv", s.at("h")), s.at("n"), s.get("nk", s.at("n")),
+          s.at("d"), s.get("causal", 0) != 0};
 }
 
-// Query × key tiles a causal (bottom-right aligned) kernel computes, over all n × nk tiles: tiles
-// wholly above the diagonal are skipped, the diagonal's are computed whole.
+// Key tiles query tile i computes under a causal (bottom-right aligned) mask: tiles wholly above
+// the diagonal are skipped, the diagonal's are computed whole.
+int64_t causal_key_tiles(const AttentionDims& a, int64_t i, int64_t bq, int64_t bk) {
+  const int64_t last_key = std::min(a.nk, (i + 1) * bq + a.nk - a.n);  // keys a row of this tile sees, at most
+  return std::clamp<int64_t>(ceil_div(std::max<int64_t>(last_key, 0), bk), 0, ceil_div(a.nk, bk));
+}
+// Query tiles that see key tile j under the same mask: those from the first whose last row
+// (i + 1)·bq − 1 sees key j·bk, i.e. reaches j·bk − (nk − n).
+int64_t causal_query_tiles(const AttentionDims& a, int64_t j, int64_t bq, int64_t bk) {
+  const int64_t tq = ceil_div(a.n, bq);
+  const int64_t row = j * bk - (a.nk - a.n);  // the first query row that sees key j·bk
+  const int64_t first = row <= 0 ? 0 : row / bq;
+  return std::max<int64_t>(tq - first, 0);
+}
+
+// Query × key tiles a causal kernel computes, over all n × nk tiles.
 double causal_tile_share(const AttentionDims& a, int64_t bq, int64_t bk) {
   const int64_t tq = ceil_div(a.n, bq), tk = ceil_div(a.nk, bk);
   double computed = 0;
-  for (int64_t i = 0; i < tq; ++i) {
-    const int64_t last_key = std::min(a.nk, (i + 1) * bq + a.nk - a.n);  // keys a row of this tile sees, at most
-    computed += double(std::clamp<int64_t>(ceil_div(std::max<int64_t>(last_key, 0), bk), 0, tk));
-  }
+  for (int64_t i = 0; i < tq; ++i) computed += double(causal_key_tiles(a, i, bq, bk));
   return computed / (double(tq) * double(tk));
+}
+
+// The main kernel's CTAs: the forward's, one per query tile of each (batch, head), each streaming
+// the key tiles it sees; the backward's, one per key tile of each (batch, K/V head), each streaming
+// the query tiles that see it for its h ÷ h_kv query heads. Bytes around its tiles: the forward
+// loads its Q tile and the first K and V tiles and stores its O tile; the backward loads its K and
+// V tiles and the first Q and dO tiles and stores dK and dV (16-bit elements).
+model::CtaSchedule attention_schedule(const AttentionDims& a, bool backward, const AttentionTiling& t) {
+  model::CtaSchedule s;
+  s.ctas_per_sm = t.ctas_per_sm;
+  const bool skips = a.causal && t.skips_causal;
+  const double row_bytes = double(a.d) * 2;
+  if (!backward) {
+    const int64_t tq = ceil_div(a.n, t.block_q), tk = ceil_div(a.nk, t.block_k);
+    for (int64_t i = 0; i < tq; ++i) s.tiles.push_back(skips ? causal_key_tiles(a, i, t.block_q, t.block_k) : tk);
+    s.groups = a.b * a.h;
+    s.fill_bytes = double(2 * t.block_q + 2 * t.block_k) * row_bytes;
+  } else {
+    const int64_t tq = ceil_div(a.n, t.block_q), tk = ceil_div(a.nk, t.block_k);
+    const int64_t heads_per_kv = a.hkv > 0 && a.h % a.hkv == 0 ? a.h / a.hkv : 1;
+    for (int64_t j = 0; j < tk; ++j)
+      s.tiles.push_back(heads_per_kv * (skips ? causal_query_tiles(a, j, t.block_q, t.block_k) : tq));
+    s.groups = a.b * (a.h / heads_per_kv);
+    s.fill_bytes = double(4 * t.block_k + 2 * t.block_q) * row_bytes;
+  }
+  return s;
 }
 }  // namespace
 
@@ -54,6 +92,7 @@ model::Execution attention_execution(const Shape& s, bool backward, const Attent
                         std::ceil(double(a.nk) * share / double(t.dq_keys_per_add));
     e.l2_atomic_bytes = 8 * adds;
   }
+  if (t.ctas_per_sm > 0) e.schedule = attention_schedule(a, backward, t);
   e.how = std::string(t.mma == model::MatrixInstruction::MmaSync ? "mma.sync" : "wgmma") + ", " +
           std::to_string(t.block_q) + "×" + std::to_string(t.block_k) + " tiles" +
           (a.causal ? (t.skips_causal ? ", causal tiles skipped (" + fixed(100 * share, 1) + " % computed)"

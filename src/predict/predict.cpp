@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <queue>
 #include <utility>
 
 #include "sol/core/error.hpp"
@@ -76,6 +78,70 @@ double stream_seconds(const model::LoadStream& s, const Ceilings& c, std::string
            std::to_string(s.load_bytes) + " B) ÷ " + si(kDramLatencyS, "s") + " = " + si(latency_rate, "B/s") +
            (latency_s > copy_s ? " binds" : ", under the copy bandwidth");
   return std::max(copy_s, latency_s);
+}
+
+double greedy_makespan(const std::vector<double>& cta_s, int64_t repeats, int64_t slots) {
+  if (slots < 1) bad_input("a CTA schedule needs at least one slot");
+  if (cta_s.empty() || repeats < 1) return 0;
+  const int64_t per_group = int64_t(cta_s.size());
+  double group_s = 0;
+  for (double t : cta_s) {
+    if (!(t >= 0)) bad_input("a CTA's time must be a non-negative number");
+    group_s += t;
+  }
+  // The groups past what is scheduled one by one: spread evenly over the slots.
+  const int64_t exact_groups = std::min(repeats, std::max<int64_t>(1, kExactCtas / per_group));
+  const double start = double(repeats - exact_groups) * group_s / double(slots);
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+  for (int64_t i = 0; i < std::min<int64_t>(slots, exact_groups * per_group); ++i) free_at.push(start);
+  double last = start;
+  for (int64_t g = 0; g < exact_groups; ++g)
+    for (double t : cta_s) {
+      const double end = free_at.top() + t;
+      free_at.pop();
+      free_at.push(end);
+      last = std::max(last, end);
+    }
+  return last;
+}
+
+double schedule_seconds(const model::CtaSchedule& s, double core_s, const Ceilings& c, std::string* why) {
+  const int sms = c.spec.compute_units;
+  if (s.tiles.empty() || s.groups < 1 || !(core_s > 0)) return core_s;
+  if (sms < 1 || s.ctas_per_sm < 1) bad_input("a CTA schedule needs the SM count and the CTAs per SM");
+  const int64_t slots = int64_t(sms) * s.ctas_per_sm;
+  double tiles = 0;
+  int64_t fewest = s.tiles.front(), most = s.tiles.front();
+  for (int64_t t : s.tiles) {
+    tiles += double(t);
+    fewest = std::min(fewest, t);
+    most = std::max(most, t);
+  }
+  tiles *= double(s.groups);
+  if (!(tiles > 0)) return core_s;
+  // On `slots` slots at 1/ctas_per_sm of an SM each, fills hidden where CTAs share an SM; and,
+  // where they do, as lone CTAs at a whole SM's rate, each paying its fill: a grid that leaves SMs
+  // half empty runs nearer the second. The lesser of the two.
+  const double fill_s = s.fill_bytes / (c.copy_bytes_per_s / sms);
+  const auto on = [&](int64_t slot_count, double fill) {
+    const double tile_s = core_s * double(slot_count) / tiles;  // one tile on one slot
+    std::vector<double> cta_s;
+    cta_s.reserve(s.tiles.size());
+    for (int64_t t : s.tiles) cta_s.push_back(double(t) * tile_s + fill);
+    return greedy_makespan(cta_s, s.groups, slot_count);
+  };
+  double makespan = on(slots, s.ctas_per_sm == 1 ? fill_s : 0);
+  if (s.ctas_per_sm > 1) makespan = std::min(makespan, on(sms, fill_s));
+  const double end = std::max(core_s, makespan);
+  if (why) {
+    const double ctas = double(s.groups) * double(s.tiles.size());
+    *why = si(ctas, "") + " CTAs of " + (fewest == most ? std::to_string(most) : std::to_string(fewest) + "–" + std::to_string(most)) +
+           " tiles over " + std::to_string(slots) + " slots (" + std::to_string(sms) + " SMs × " + std::to_string(s.ctas_per_sm) +
+           "), " + fixed(ctas / double(slots), 2) + " waves, each CTA on the first free slot; alone on its SM, a CTA moves " +
+           si(s.fill_bytes, "B") + " around its tiles at 1/" + std::to_string(sms) + " of the copy bandwidth (" + si(fill_s, "s") +
+           ")";
+  }
+  return end;
 }
 
 double l1_seconds(double wavefronts, int64_t blocks, const Ceilings& c) {
@@ -421,6 +487,10 @@ Prediction predict(const Work& w, const Ceilings& c) {
   } else if (core_s > memory_s) {
     p.bound = "compute";
     p.terms = core;
+    // Its tiles as its CTAs run them: uneven CTAs, a partial last wave, a lone CTA's fill.
+    std::string schedule_why;
+    const double end_s = schedule_seconds(x.schedule, core_s, c, &schedule_why);
+    if (end_s > core_s) p.terms.push_back({"CTA schedule", end_s - core_s, schedule_why});
   } else {
     p.bound = "memory";
     p.terms.push_back(t_memory);

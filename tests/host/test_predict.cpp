@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "sol/core/error.hpp"
@@ -322,4 +323,72 @@ TEST(PredictDoctor, RowsPerSmAndAttentionIntensity) {
   EXPECT_EQ(decode.cause, "intensity");
   EXPECT_EQ(decode.prediction.bound, "memory");
   EXPECT_NEAR(decode.prediction.seconds, 1073873920.0 / kCopy + kLaunch, 1e-12);  // ≈ 253 µs, not 4.3 µs
+}
+
+TEST(PredictSchedule, GreedySlotsGiveWavesAndUnevenCtasAndTheirTail) {
+  // Equal CTAs: a partial last wave costs a whole one.
+  EXPECT_DOUBLE_EQ(greedy_makespan({1.0}, 132, 132), 1.0);
+  EXPECT_DOUBLE_EQ(greedy_makespan({1.0}, 133, 132), 2.0);
+  EXPECT_DOUBLE_EQ(greedy_makespan({1.0}, 264, 132), 2.0);
+  // Uneven CTAs in launch order on two slots: 1 → A (ends 1), 2 → B (2), 3 → A (4), 4 → B (6):
+  // 6, against 5 for the work split evenly.
+  EXPECT_DOUBLE_EQ(greedy_makespan({1, 2, 3, 4}, 1, 2), 6.0);
+  // Longest first fills the tail: 4 → A, 3 → B, 2 → B (5), 1 → A (5).
+  EXPECT_DOUBLE_EQ(greedy_makespan({4, 3, 2, 1}, 1, 2), 5.0);
+  // Past kExactCtas the earlier groups are spread evenly: equal CTAs still come out in whole waves.
+  const int64_t groups = 2 * kExactCtas + 7;
+  EXPECT_NEAR(greedy_makespan({1.0}, groups, 132), std::ceil(double(groups) / 132), 1.0);
+  EXPECT_THROW(greedy_makespan({1.0}, 1, 0), Error);
+  EXPECT_THROW(greedy_makespan({-1.0}, 1, 2), Error);
+}
+
+TEST(PredictSchedule, ALoneCtaPaysItsFillAndCoResidentCtasHideIt) {
+  const Ceilings c = h200();
+  model::CtaSchedule s;
+  s.tiles = {4};
+  s.groups = 132;  // one wave of equal CTAs: no quantization
+  s.ctas_per_sm = 2;
+  s.fill_bytes = 65536;
+  // 264 slots, 132 CTAs: at a slot's rate each takes 2 ms; alone on its SM, 1 ms and its fill.
+  EXPECT_NEAR(schedule_seconds(s, 1e-3, c), 1e-3 + 65536 / (kCopy / 132), 1e-12);
+  s.groups = 264;
+  EXPECT_DOUBLE_EQ(schedule_seconds(s, 1e-3, c), 1e-3);  // every slot busy: the even split, fills hidden
+  s.ctas_per_sm = 1;
+  s.groups = 132;
+  EXPECT_NEAR(schedule_seconds(s, 1e-3, c), 1e-3 + 65536 / (kCopy / 132), 1e-12);
+  s.groups = 133;  // a second wave for one CTA: twice the tiles' time and two fills
+  EXPECT_NEAR(schedule_seconds(s, 1e-3, c), 2 * 1e-3 * 132 / 133 + 2 * 65536 / (kCopy / 132), 1e-12);
+  s.tiles.clear();  // nothing declared: the even split stands
+  EXPECT_DOUBLE_EQ(schedule_seconds(s, 1e-3, c), 1e-3);
+}
+
+TEST(PredictSchedule, CausalAttentionCtasCarryTheirTilesAndTheWavesShow) {
+  // Forward, n = nk = 512, 128-row query tiles, 128-key tiles: CTA i computes i + 1 key tiles causal.
+  AttentionTiling t;
+  t.ctas_per_sm = 1;
+  const model::Execution f = attention_execution(Shape::parse("b=1,h=2,n=512,d=64,causal=1"), false, t);
+  EXPECT_EQ(f.schedule.tiles, (std::vector<int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(f.schedule.groups, 2);
+  EXPECT_DOUBLE_EQ(f.schedule.fill_bytes, (2 * 128 + 2 * 128) * 64 * 2.0);
+  // Backward with GQA (h = 4 over h_kv = 2), 64-row query tiles, 128-key tiles, nk = 512, n = 256
+  // (bottom-right: query row r sees keys ≤ r + 256): key tile 0..2 are seen by all 4 query tiles,
+  // key tile 3 (keys 384…) from row 128 on: 2 tiles; each × 2 query heads.
+  AttentionTiling b;
+  b.block_q = 64;
+  b.ctas_per_sm = 1;
+  const model::Execution g = attention_execution(Shape::parse("b=1,h=4,hkv=2,n=256,nk=512,d=64,causal=1"), true, b);
+  EXPECT_EQ(g.schedule.tiles, (std::vector<int64_t>{8, 8, 8, 4}));
+  EXPECT_EQ(g.schedule.groups, 2);
+  // Undeclared residency: no schedule.
+  EXPECT_TRUE(attention_execution(Shape::parse("b=1,h=2,n=512,d=64"), false, AttentionTiling{}).schedule.tiles.empty());
+  // The prediction carries the schedule's tail as its own term: 133 equal CTAs on 132 slots.
+  Work w{"attention", "v04_flash_wgmma", "bf16", Shape::parse("b=1,h=133,n=128,d=128"), 4.0 * 133 * 128 * 128 * 128, 0, {}};
+  w.exec = attention_execution(w.shape, false, AttentionTiling{.ctas_per_sm = 1});
+  const Prediction p = predict::predict(w, h200());
+  const Term* tail = term(p, "CTA schedule");
+  ASSERT_NE(tail, nullptr);
+  double core = 0;
+  for (const Term& x : p.terms)
+    if (x.name != "CTA schedule" && x.name != "launch") core += x.seconds;
+  EXPECT_NEAR(core + tail->seconds, 2 * core * 132 / 133 + 2 * (4 * 128 * 128 * 2.0) / (kCopy / 132), 1e-12);
 }

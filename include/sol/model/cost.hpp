@@ -50,6 +50,18 @@ struct Reread {
   KernelResources block;   // threads, registers (ptxas -v), shared memory per block
   double block_bytes = 0;  // what one block reads and writes between its two reads of a byte
 };
+// How a grid's CTAs share the SMs (sol/predict.hpp, schedule_seconds): the hardware starts each
+// CTA, in launch order, on the first of the SMs' resident slots to free up. A CTA's time is its
+// tiles at the kernel's per-slot rate, plus, where it is alone on its SM, the bytes it moves before
+// its first tile and after its last at that SM's share of the bandwidth. Uneven CTAs (causal
+// masks) and a last partial wave then show as the slots' last finish time against the even split.
+struct CtaSchedule {
+  std::vector<int64_t> tiles;  // tiles each CTA of one group computes, in launch order (empty: none declared)
+  int64_t groups = 0;          // groups launched one after another (batch × heads), each with `tiles`
+  int ctas_per_sm = 0;         // CTAs resident on one SM
+  double fill_bytes = 0;       // per CTA: loaded before its first tile plus stored after its last
+};
+
 struct Execution {
   bool declared = false;        // false: the variant declares nothing beyond its FLOPs and bytes
   int kernels = 1;              // launches per call
@@ -66,6 +78,7 @@ struct Execution {
   // dram_bytes ÷ copy as the memory term.
   std::vector<LoadStream> streams;
   Reread reread;
+  CtaSchedule schedule;         // a tiled matrix kernel's CTAs over the SMs (tiles empty: not declared)
   std::string how;              // one line: where the counts come from
 };
 
