@@ -11,6 +11,10 @@
 #   bench     with no FAMILY: `sol report` (probe, every family with its peers, the report);
 #             else `sol bench FAMILY ARGS` per family with peers (ARGS comma-separated, e.g.
 #             gemm_fp16:--headline), $BENCH_TIMEOUT seconds each (default 300)
+#   dispatch  the dispatched call (sol's public API) beside sol's rungs of its element type and
+#             the C++ peer, at the model shape set: results/model-shapes/dispatch-NAME.json, one
+#             file per family (the GEMM's decode and prefill apart); $DISPATCH picks names, e.g.
+#             DISPATCH="gemm_bf16-decode softmax"
 #   extra     probe again, the doctor on each memory lesson's first rung, the harness self-test
 #             family, copy under cold L2 and under CUDA graphs
 # Everything lands in $OUT (default out/gpu): a log per step, results/ (measured JSON), report/,
@@ -46,6 +50,22 @@ if [ ! -x "$B/sol" ] || [ ! -x "$B/sol_gpu_tests" ]; then
   { cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOL_BUILD_TESTS=ON >/dev/null &&
     cmake --build "$B" -j "$(nproc)"; } || exit 1
 fi
+# gemm_shapes decode|prefill: the gemm_bf16 model shapes the decode rungs serve (m ≤ 64), or the
+# others, as --shape arguments.
+gemm_shapes() {
+  "$B/sol" bench gemm_bf16 --model-shapes --plan |
+    awk -v want="$1" 'NR > 1 { split($1, d, /[=,]/); if ((d[2] + 0 <= 64) == (want == "decode")) printf "--shape %s ", $1 }'
+}
+# dispatch_bench NAME PATTERN ARGS...: one dispatch file, unless $DISPATCH names others.
+dispatch_bench() {
+  local name=$1 pattern=$2
+  shift 2
+  case " ${DISPATCH:-$name} " in *" $name "*) ;; *) return 0 ;; esac
+  step "dispatch $name"
+  check "dispatch-$name" timeout "${BENCH_TIMEOUT:-300}" "$B/sol" bench "$pattern" "$@" --no-peers \
+    --json "$O/results/model-shapes/dispatch-$name.json"
+  grep -E "^(dispatch|v[0-9]|peer)" "$O/dispatch-$name.log" | tail -5
+}
 for s in $steps; do
   case $s in
     device)
@@ -84,6 +104,23 @@ for s in $steps; do
         check "bench-$fam" timeout "${BENCH_TIMEOUT:-300}" "$B/sol" bench "$fam" ${args//,/ } --out-dir "$O/results"
         grep -E "^(v[0-9]|peer)" "$O/bench-$fam.log" | head -40
       done ;;
+    dispatch)
+      mkdir -p "$O/results/model-shapes"
+      # shellcheck disable=SC2046  # gemm_shapes prints words
+      {
+        # The decode GEMMs are memory-bound: a short rest. The prefill GEMMs are compute-bound:
+        # each record rests half a second and samples its whole budget, so that the clock one
+        # drove into the power cap does not slow the next.
+        dispatch_bench gemm_bf16-decode gemm_bf16/dispatch,peer:cublasLt,v09,v10,v12,v13,v14 $(gemm_shapes decode) \
+          --budget 0.05 --rest 0.05 --full-budget
+        dispatch_bench gemm_bf16-prefill gemm_bf16/dispatch,peer:cublasLt,v07,v08 $(gemm_shapes prefill) \
+          --budget 0.15 --rest 0.5 --full-budget
+        for spec in layernorm/dispatch,v02,v03 rmsnorm/dispatch,v02,v03 softmax/dispatch,v02,v03,v05 \
+          layernorm_bwd/dispatch,v02 rmsnorm_bwd/dispatch,v02 softmax_bwd/dispatch,v02 crossentropy/dispatch,v01,v02 \
+          attention/dispatch,v02,v03,v04,v05,v06 attention_bwd/dispatch,v01,v02,v03,v04; do
+          dispatch_bench "${spec%%/*}" "$spec" --model-shapes --budget 0.1
+        done
+      } ;;
     extra)
       step extra
       {
@@ -98,7 +135,7 @@ for s in $steps; do
       } >"$O/extra.log" 2>&1
       echo "extra: exit $?"
       tail -25 "$O/extra.log" ;;
-    *) echo "unknown step '$s' (device, tests, sanitize, bench, extra)" >&2; exit 2 ;;
+    *) echo "unknown step '$s' (device, tests, sanitize, bench, dispatch, extra)" >&2; exit 2 ;;
   esac
 done
 step pack
