@@ -182,7 +182,9 @@ Record record_from(const json& j, const std::string& where) {
 
 }  // namespace
 
-bool is_peer(const Record& r) { return r.variant.rfind("peer:", 0) == 0; }
+bool is_peer(const std::string& variant) { return variant.rfind("peer:", 0) == 0; }
+bool is_peer(const Record& r) { return is_peer(r.variant); }
+bool is_in_process_peer(const std::string& variant) { return is_peer(variant) && variant.rfind("peer:torch", 0) != 0; }
 bool is_dispatch(const std::string& variant) { return variant == "dispatch"; }
 bool is_dispatch(const Record& r) { return is_dispatch(r.variant); }
 

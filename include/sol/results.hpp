@@ -84,11 +84,18 @@ struct File {
   std::vector<Record> records;
 };
 
+bool is_peer(const std::string& variant);
 bool is_peer(const Record& r);
+// A peer sol runs in its own process from C++ (cuBLASLt, cuBLAS, cudaMemcpy): what a C++ user
+// would call instead. The PyTorch peers (named "peer:torch…") run from Python.
+bool is_in_process_peer(const std::string& variant);
 // The "dispatch" variant: the public API's choice per shape (sol::matmul …). Neither a peer nor a
 // rung of the ladder: it is compared with the peers, never counted as a version.
 bool is_dispatch(const std::string& variant);
 bool is_dispatch(const Record& r);
+// The dispatcher is held to at least this share of the speed of the fastest of sol's rungs and the
+// in-process peers it chooses among, at every shape it is measured at (docs/model-shapes.md).
+inline constexpr double kDispatchShare = 0.95;
 // A result to compare against: it ran, it verified, it has a time.
 bool valid(const Record& r);
 // The element type a record is compared by: Record::dtype; in files of schema 1, which lack it,

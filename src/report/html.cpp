@@ -49,7 +49,7 @@ std::string slug(const std::string& s) {
   return o;
 }
 
-bool is_peer(const std::string& variant) { return variant.rfind("peer:", 0) == 0; }
+using results::is_peer;
 std::string short_name(const std::string& variant) { return is_peer(variant) ? variant.substr(5) : variant; }
 std::string version_of(const std::string& variant) {
   const auto u = variant.find('_');

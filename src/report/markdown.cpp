@@ -13,7 +13,7 @@ namespace sol::report {
 
 namespace {
 
-bool is_peer(const std::string& v) { return v.rfind("peer:", 0) == 0; }
+using results::is_peer;
 
 using detail::floor_of;
 using detail::kThrottleMark;
@@ -181,13 +181,29 @@ std::string model_shapes_markdown(const results::File& f, const std::string& sou
           if (!best || it->second->median_s < best->median_s) best = it->second;
     return best;
   };
+  // What the dispatcher chooses among, per shape: the fastest valid rung or in-process (C++) peer
+  // of the dispatched record's element type.
+  const bool in_process = std::any_of(variants.begin(), variants.end(), [](const auto& v) { return results::is_in_process_peer(v); });
+  const bool against_alternatives = dispatch && (rungs || in_process);
+  const auto alternative = [&](const results::Record& d) -> const results::Record* {
+    const std::string dtype = results::comparison_dtype(f, d);
+    const results::Record* best = nullptr;
+    for (const auto& v : variants)
+      if (kind(v) == 0 || results::is_in_process_peer(v))
+        if (auto it = at.find({d.shape, v}); it != at.end() && results::valid(*it->second) &&
+                                             results::comparison_dtype(f, *it->second) == dtype)
+          if (!best || it->second->median_s < best->median_s) best = it->second;
+    return best;
+  };
   std::vector<std::string> cols = {"shape"};
   for (const auto& v : variants) cols.push_back(v);
   if (rungs && peers) cols.push_back("sol's fastest ÷ fastest peer");
   if (dispatch && peers) cols.push_back("dispatch ÷ fastest peer");
+  if (against_alternatives) cols.push_back("dispatch ÷ fastest rung or C++ peer");
   std::ostringstream t;
   t << row(cols) << sep(cols.size());
   std::vector<double> rung_ratio, dispatch_ratio;
+  std::vector<std::pair<double, std::string>> choice_ratio;  // dispatch ÷ its fastest alternative, shape
   std::map<std::string, std::pair<int, std::string>> throttled;  // variant → (shapes, reasons)
   for (const auto& shape : shapes) {
     std::vector<std::string> cells = {"`" + shape + "`"};
@@ -215,6 +231,16 @@ std::string model_shapes_markdown(const results::File& f, const std::string& sou
         cells.push_back("—");
       }
     }
+    if (against_alternatives) {
+      const results::Record* ours = fastest(shape, 1);
+      const results::Record* alt = ours ? alternative(*ours) : nullptr;
+      if (alt) {
+        choice_ratio.emplace_back(ours->median_s / alt->median_s, shape);
+        cells.push_back(fixed(choice_ratio.back().first, 2) + "× (" + alt->variant + ")");
+      } else {
+        cells.push_back("—");
+      }
+    }
     t << row(cells);
   }
   const auto summary = [](std::vector<double> v, const std::string& who) {
@@ -232,6 +258,18 @@ std::string model_shapes_markdown(const results::File& f, const std::string& sou
     << "(— : the variant does not serve that shape; empty: it was not run there).\n\n";
   o << summary(rung_ratio, "sol's fastest rung is") << (rung_ratio.empty() || dispatch_ratio.empty() ? "" : "\n")
     << summary(dispatch_ratio, "The dispatcher (what the public API runs) is");
+  if (!choice_ratio.empty()) {
+    std::sort(choice_ratio.begin(), choice_ratio.end());
+    std::string over;
+    size_t under = 0;
+    for (const auto& [ratio, shape] : choice_ratio)
+      if (ratio * results::kDispatchShare > 1) over += std::string(under++ ? ", " : "") + "`" + shape + "` " + fixed(ratio, 2) + "×";
+    o << (rung_ratio.empty() && dispatch_ratio.empty() ? "" : "\n") << "The dispatcher's speed is at least "
+      << fixed(results::kDispatchShare, 2) << "× that of the fastest of sol's rungs and the C++ peers of its element type at "
+      << choice_ratio.size() - under << " of " << choice_ratio.size() << " shapes; its time ÷ theirs: median "
+      << fixed(choice_ratio[choice_ratio.size() / 2].first, 2) << "×, worst " << fixed(choice_ratio.back().first, 2) << "×"
+      << (under ? ". Under it: " + over + "." : std::string(".")) << "\n";
+  }
   o << "\n" << t.str();
   std::vector<std::string> who;  // one entry per variant: a table of many shapes keeps its footnote short
   for (const auto& [v, cr] : throttled)

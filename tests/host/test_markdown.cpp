@@ -117,4 +117,21 @@ TEST(Markdown, ModelShapesPivotsShapesAgainstVariantsAndCountsWins) {
       << md;
   EXPECT_NE(md.find("worst 1.07×"), std::string::npos) << md;  // 16 µs over 15 µs
   EXPECT_NE(md.find("peer:cublasLt at 1 of 2 shapes: sw power cap"), std::string::npos) << md;
+  // Against what it chooses among (sol's valid rungs and the C++ peer): 10 µs over v10's 5 µs at
+  // the first shape, 16 over cuBLASLt's 15 at the second; both under 0.95× the alternative's speed.
+  EXPECT_NE(md.find("| dispatch ÷ fastest rung or C++ peer |"), std::string::npos) << md;
+  EXPECT_NE(md.find("2.00× (v10_mma_swapped)"), std::string::npos) << md;
+  EXPECT_NE(md.find("1.07× (peer:cublasLt)"), std::string::npos) << md;
+  EXPECT_NE(md.find("at least 0.95× that of the fastest of sol's rungs and the C++ peers of its element type at 0 of 2 "
+                    "shapes; its time ÷ theirs: median 2.00×, worst 2.00×. Under it: `m=64,n=4096,k=4096` 1.07×, "
+                    "`m=1,n=768,k=768` 2.00×."),
+            std::string::npos)
+      << md;
+  // A PyTorch peer is no alternative the dispatcher has, and another element type is none either.
+  results::Record torch = at("peer:torch.matmul_bf16", "m=1,n=768,k=768", 1e-6), fp32 = at("v11_n_contiguous", "m=1,n=768,k=768", 1e-6);
+  fp32.dtype = "fp32";
+  f.records.push_back(torch);
+  f.records.push_back(fp32);
+  const std::string with_torch = report::model_shapes_markdown(f, "x.json");
+  EXPECT_NE(with_torch.find("2.00× (v10_mma_swapped)"), std::string::npos) << with_torch;
 }
