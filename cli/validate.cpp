@@ -48,6 +48,7 @@ nlohmann::ordered_json validation_json(const predict::Validation& v, const std::
                           {"cause", predict::cause(c)}});
   }
   j["unpredicted"] = v.unpredicted;
+  j["host_timed"] = v.host_timed;  // per family: verified records whose time holds host dispatch, not in the error
   return j;
 }
 

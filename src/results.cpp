@@ -191,6 +191,15 @@ bool is_dispatch(const Record& r) { return is_dispatch(r.variant); }
 bool valid(const Record& r) { return r.skipped.empty() && r.verified && r.median_s > 0; }
 
 namespace {
+constexpr const char* kEagerEvents = "events around one eager call";
+}
+std::string timing_of(const Record& r) {
+  if (!r.timing.empty()) return r.timing;
+  return r.graph ? "graph" : r.variant.rfind("peer:torch", 0) == 0 ? kEagerEvents : "events";
+}
+bool host_in_time(const Record& r) { return timing_of(r) == kEagerEvents; }
+
+namespace {
 // The element type a variant's name mentions, or "" ("v02_relu_bf16" → "bf16").
 std::string dtype_token(const std::string& name) {
   for (const char* t : {"fp8_e4m3", "fp8_e5m2", "fp32", "fp16", "bf16", "tf32", "fp64", "int8"})

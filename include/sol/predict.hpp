@@ -27,6 +27,7 @@
 // The terms beyond FLOPs and bytes come from the variant's declared model::Execution (its spec), or
 // for a PyTorch peer from peer_execution: what the peer's script runs.
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -217,6 +218,9 @@ struct Validation {
   Stats sol_kernels, peers;
   Stats overall;
   std::vector<std::string> unpredicted;  // "family/variant at shape: why" for records the model could not predict
+  // Verified records left out of the error because their time holds host dispatch
+  // (results::host_in_time): the model predicts device time. Count per family.
+  std::map<std::string, int> host_timed;
   std::string ceilings;              // what the predictions stand on
 };
 // `profile`: the measured profile beside the results (nullptr: each file's datasheet row).

@@ -98,6 +98,14 @@ bool is_dispatch(const Record& r);
 inline constexpr double kDispatchShare = 0.95;
 // A result to compare against: it ran, it verified, it has a time.
 bool valid(const Record& r);
+// How a record's median was taken: Record::timing, or for a record written before the field, what
+// the harness and the PyTorch peer script did then: "graph" where the record says so, "events
+// around one eager call" for a PyTorch peer, else "events".
+std::string timing_of(const Record& r);
+// True when the time holds the host's dispatch beside the device's work: a PyTorch peer timed
+// around one eager call, the GPU idle while Python dispatched it. Against a device time such a
+// ratio flatters the other side, and the model, which predicts device time, cannot answer for it.
+bool host_in_time(const Record& r);
 // The element type a record is compared by: Record::dtype; in files of schema 1, which lack it,
 // the type named in the variant's name ("relu_bf16"), else in the family's ("gemm_fp16"), else "".
 std::string comparison_dtype(const File& f, const Record& r);

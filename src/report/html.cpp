@@ -21,6 +21,7 @@ namespace {
 using detail::floor_of;
 using detail::fraction_of_floor;
 using detail::headline;
+using detail::kHostTimeMark;
 using detail::kThrottleMark;
 using detail::Ladder;
 using detail::usable;
@@ -514,11 +515,19 @@ std::string family_table(const Ladder& l, const FloorBases& fb) {
   for (auto* r : headline_rows(l))
     if (const auto* p = is_peer(r->variant) ? nullptr : results::best_peer(*l.file, *r)) peers.insert(p->variant);
   const bool one_peer = peers.size() == 1;
+  // The peers among them whose time holds host dispatch (results::host_in_time): marked, noted.
+  std::vector<std::string> host_timed;
+  for (auto* r : headline_rows(l))
+    if (const auto* p = is_peer(r->variant) ? nullptr : results::best_peer(*l.file, *r); p && results::host_in_time(*p))
+      if (const std::string who = l.family + ": " + short_name(p->variant);
+          std::find(host_timed.begin(), host_timed.end(), who) == host_timed.end())
+        host_timed.push_back(who);
   std::ostringstream o;
   o << "<table class='runs'><tr><th>variant · technique</th><th>shape</th><th>median (" << unit
     << ")</th><th>spread (%)</th><th>samples</th><th>GB/s</th><th>TFLOP/s</th><th>floor (" << unit << ")</th><th>"
     << svg::escape(fb.header) << "</th>" << (base_column ? "<th>floor base</th>" : "")
-    << "<th>vs fastest peer" << (one_peer ? ", " + svg::escape(short_name(*peers.begin())) + " (×)" : "")
+    << "<th>vs fastest peer"
+    << (one_peer ? ", " + svg::escape(short_name(*peers.begin())) + (host_timed.empty() ? "" : kHostTimeMark) + " (×)" : "")
     << "</th><th>check: rel. error ≤ tolerance</th></tr>\n";
   for (const auto& v : l.variants) {
     const auto* r = headline(l.by_variant.at(v));
@@ -549,6 +558,7 @@ std::string family_table(const Ladder& l, const FloorBases& fb) {
     o << "<p class='note'>Floor base: " << svg::escape(fb.bases.front())
       << ", the ceiling that binds every floor in this table.</p>\n";
   o << throttle_footnote(headline_rows(l));
+  if (!host_timed.empty()) o << "<p class='note'>" << svg::escape(detail::host_time_note(host_timed)) << "</p>\n";
   return o.str();
 }
 

@@ -41,8 +41,13 @@ bool datasheet_base(const std::string& base);
 inline constexpr const char* kThrottleMark = " †";
 std::string throttle_note(const std::vector<std::string>& who);
 
-// The fastest comparable peer (results::best_peer) against `r`: "1.11× torch.matmul_fp16"; ""
-// when there is none.
+// The mark a ratio carries when its peer's time holds host dispatch (results::host_in_time), and
+// the sentence that explains it, naming the peers (`who`: "layernorm: torch.F.layer_norm_bf16").
+inline constexpr const char* kHostTimeMark = " ‡";
+std::string host_time_note(const std::vector<std::string>& who);
+
+// The fastest comparable peer (results::best_peer) against `r`: "1.11× torch.matmul_fp16", with
+// kHostTimeMark when that peer's time holds host dispatch; "" when there is none.
 std::string vs_peer(const results::File& f, const results::Record& r);
 
 // % of the floor a measurement reached: floor / measured (≤ 1 unless the model is wrong); 0 if

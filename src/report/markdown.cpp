@@ -67,12 +67,10 @@ std::string vs_peer_cell(const results::File& f, const results::Record& r, const
 
 std::string median_cell(const results::Record& r) { return si(r.median_s, "s") + (r.throttled ? kThrottleMark : ""); }
 
-// How the median was taken; a peer's eager per-call wall time beside it (host dispatch included).
-// Records written before the field: the harness timed with events (or a graph), the PyTorch peers
-// with events around one eager call, the Python dispatch inside.
+// How the median was taken (results::timing_of); a peer's eager per-call wall time beside it
+// (host dispatch included).
 std::string timed_cell(const results::Record& r) {
-  std::string how = r.timing;
-  if (how.empty()) how = r.graph ? "graph" : r.variant.rfind("peer:torch", 0) == 0 ? "events around one eager call" : "events";
+  const std::string how = results::timing_of(r);
   if (r.eager_median_s <= 0) return how;
   return how + "; eager " + si(r.eager_median_s, "s");
 }
@@ -81,6 +79,21 @@ std::string throttle_footnote(const std::vector<std::string>& who) {
   if (who.empty()) return {};
   std::string s = "\n";  // appended, not "\n" + note: GCC 12 warns (-Wrestrict) on that once inlined
   s += detail::throttle_note(who);
+  return s += "\n";
+}
+
+// The peers whose host-dispatched time a table's "vs peer" ratios used, "family: peer" once each.
+void note_host_timed_peer(const results::File& f, const results::Record& r, std::vector<std::string>& who) {
+  const results::Record* p = results::best_peer(f, r);
+  if (!p || !results::host_in_time(*p)) return;
+  const std::string entry = f.family + ": " + p->variant.substr(5);
+  if (std::find(who.begin(), who.end(), entry) == who.end()) who.push_back(entry);
+}
+
+std::string host_time_footnote(const std::vector<std::string>& who) {
+  if (who.empty()) return {};
+  std::string s = "\n";
+  s += detail::host_time_note(who);
   return s += "\n";
 }
 
@@ -113,7 +126,7 @@ std::string family_markdown(const results::File& f, const hw::HwSpec& hw) {
                                    "vs peer", "check"};
   if (memory) cols.push_back("peak memory");
   o << row(cols) << sep(cols.size());
-  std::vector<std::string> throttled;
+  std::vector<std::string> throttled, host_timed;
   for (const auto& r : f.records) {
     std::vector<std::string> cells;
     if (!r.skipped.empty()) {
@@ -124,11 +137,12 @@ std::string family_markdown(const results::File& f, const hw::HwSpec& hw) {
                floor_cell(r), results::floor_base(f, r), vs_peer_cell(f, r, ""),
                r.verified ? "ok (" + sci(r.rel_l2) + ")" : "**failed**"};
       if (r.throttled) throttled.push_back(r.variant + " at `" + r.shape + "`: " + r.throttle_reasons);
+      note_host_timed_peer(f, r, host_timed);
     }
     if (memory) cells.push_back(r.peak_device_bytes > 0 ? bytes_iec(r.peak_device_bytes) : "");
     o << row(cells);
   }
-  o << throttle_footnote(throttled);
+  o << throttle_footnote(throttled) << host_time_footnote(host_timed);
   if (memory) o << "\n" << memory_ratios(f);
   return o.str();
 }
@@ -137,7 +151,7 @@ std::string headline_markdown(const std::vector<results::File>& files) {
   std::ostringstream o;
   std::vector<std::string> cols = {"family", "best version", "shape", "median", "of floor", "floor base", "vs peer"};
   o << row(cols) << sep(cols.size());
-  std::vector<std::string> throttled;
+  std::vector<std::string> throttled, host_timed;
   for (const auto& f : files) {
     if (is_sweep(f)) continue;  // many families at many shapes: docs/gemm-sweep.md
     // the best verified non-peer record at the family's headline shape (the first shape recorded)
@@ -152,8 +166,9 @@ std::string headline_markdown(const std::vector<results::File>& files) {
     o << row({f.family, best->variant, "`" + shape + "`", median_cell(*best), floor_cell(*best),
               results::floor_base(f, *best), vs_peer_cell(f, *best, "no comparable peer")});
     if (best->throttled) throttled.push_back(f.family + " " + best->variant + ": " + best->throttle_reasons);
+    note_host_timed_peer(f, *best, host_timed);
   }
-  o << throttle_footnote(throttled);
+  o << throttle_footnote(throttled) << host_time_footnote(host_timed);
   o << "\n\"of floor\": the model's floor ÷ the median, on the ceiling in \"floor base\" (measured on this card "
        "in the same run, or the datasheet's). \"vs peer\": the fastest peer of the same "
        "element type at the same shape ÷ the median.\n";

@@ -76,9 +76,18 @@ std::string throttle_note(const std::vector<std::string>& who) {
   return s + "): slower than the card runs unthrottled.";
 }
 
+std::string host_time_note(const std::vector<std::string>& who) {
+  if (who.empty()) return "";
+  std::string s = "‡: the peer was timed around one eager call, the GPU idle while Python dispatched it (";
+  for (size_t i = 0; i < who.size(); ++i) s += (i ? "; " : "") + who[i];
+  return s + "): a file written before the PyTorch peers were device-timed. Its time holds host dispatch, "
+             "so the ratio flatters sol until the family is measured again.";
+}
+
 std::string vs_peer(const results::File& f, const results::Record& r) {
   const results::Record* p = results::best_peer(f, r);
-  return p ? fixed(p->median_s / r.median_s, 2) + "× " + p->variant.substr(5) : "";
+  if (!p) return "";
+  return fixed(p->median_s / r.median_s, 2) + "× " + p->variant.substr(5) + (results::host_in_time(*p) ? kHostTimeMark : "");
 }
 
 double fraction_of_floor(const results::Record& r) {
@@ -175,6 +184,7 @@ std::string text(const Input& in) {
       m.add_row(cells);
     };
     std::vector<std::string> notes;  // skipped rows' reasons, below the table
+    std::vector<std::string> host_timed;  // peers whose time holds host dispatch (‡)
     const results::Record* prev = nullptr;
     for (const auto& v : l.variants) {
       const auto* r = headline(l.by_variant.at(v));
@@ -189,10 +199,15 @@ std::string text(const Input& in) {
       std::string vs_prev = (!is_peer && prev && prev->shape == r->shape) ? fixed(prev->median_s / r->median_s, 2) + "×" : "";
       add({v, r->shape, si(r->median_s, "s"), fixed(r->achieved_bytes_per_s / 1e9, 0),
                  r->flops > 0 ? si(r->achieved_flops_per_s, "") : "-", si(r->floor_measured_s > 0 ? r->floor_measured_s : r->floor_s, "s"),
-                 pct(fraction_of_floor(*r)), vs_prev, peer ? fixed(peer->median_s / r->median_s, 2) + "×" : "",
+                 pct(fraction_of_floor(*r)), vs_prev,
+                 peer ? fixed(peer->median_s / r->median_s, 2) + "×" + (results::host_in_time(*peer) ? detail::kHostTimeMark : "") : "",
                  r->verified ? "ok (" + sci(r->rel_l2) + ")" : "FAILED"});
       if (!is_peer) prev = r;
+      if (peer && results::host_in_time(*peer) &&
+          std::find(host_timed.begin(), host_timed.end(), l.family + ": " + peer->variant.substr(5)) == host_timed.end())
+        host_timed.push_back(l.family + ": " + peer->variant.substr(5));
     }
+    if (!host_timed.empty()) notes.push_back(detail::host_time_note(host_timed));
     o << "[" << l.family << "]" << (one_shape ? " at " + *shapes.begin() : "") << "\n" << m.str();
     for (size_t i = 0; i < notes.size(); ++i) {
       const auto lines = wrap("note " + std::to_string(i + 1) + ": " + notes[i], kTerminalColumns - 4);

@@ -46,6 +46,30 @@ TEST(Markdown, HeadlineNamesTheBaseAndTheFastestComparablePeer) {
   EXPECT_EQ(t.find("†"), std::string::npos) << t;                          // nothing throttled
 }
 
+TEST(Markdown, ARatioToAPeerTimedWithItsHostDispatchIsMarked) {
+  // gemm_file's records carry no timing field: its PyTorch peer was timed around one eager call.
+  results::File f = gemm_file();
+  const std::string t = report::headline_markdown({f});
+  EXPECT_NE(t.find("1.11× torch.matmul_fp16 ‡"), std::string::npos) << t;
+  EXPECT_NE(t.find("‡: the peer was timed around one eager call, the GPU idle while Python dispatched it "
+                   "(gemm_fp16: torch.matmul_fp16)"),
+            std::string::npos)
+      << t;
+  const std::string page = report::family_markdown(f, hw::find("h200"));
+  EXPECT_NE(page.find("1.11× torch.matmul_fp16 ‡"), std::string::npos) << page;
+  EXPECT_NE(page.find("‡: the peer was timed"), std::string::npos) << page;
+  // A device-timed peer's ratio carries no mark and no footnote.
+  f.records[2].timing = "graph";
+  const std::string now = report::headline_markdown({f});
+  EXPECT_NE(now.find("1.11× torch.matmul_fp16 |"), std::string::npos) << now;
+  EXPECT_EQ(now.find("‡"), std::string::npos) << now;
+  // The C++ peer, timed by the harness with events, never holds Python's dispatch.
+  EXPECT_FALSE(results::host_in_time(f.records[0]));
+  EXPECT_EQ(results::timing_of(f.records[0]), "events");
+  f.records[2].timing.clear();
+  EXPECT_TRUE(results::host_in_time(f.records[2]));
+}
+
 TEST(Markdown, ThrottledTimesAreMarkedWithAFootnote) {
   results::File f = gemm_file();
   f.records[1].throttled = true;

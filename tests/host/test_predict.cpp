@@ -220,6 +220,7 @@ TEST(Predict, ValidationKeepsSolsKernelsAndThePeersApart) {
   const double bytes = 8e9, pred = bytes / kCopy + kLaunch;
   f.records.push_back(record("copy", "v02_vec16", "n=1000000000", pred, 0, bytes, "fp32"));              // error 0
   f.records.push_back(record("copy", "peer:torch.clone", "n=1000000000", 2 * pred, 0, bytes, "fp32"));  // error 50 %
+  f.records.back().timing = "graph";  // device time
   const Validation v = validate({f}, nullptr);
   ASSERT_EQ(v.checks.size(), 2u);
   EXPECT_EQ(v.sol_kernels.count, 1);
@@ -230,6 +231,31 @@ TEST(Predict, ValidationKeepsSolsKernelsAndThePeersApart) {
   const std::string md = validation_markdown(v, "dir");
   EXPECT_NE(md.find("| sol's kernels | 1 | 0.0 % |"), std::string::npos) << md;
   EXPECT_NE(md.find("| peers | 1 | 50.0 % |"), std::string::npos) << md;
+}
+
+TEST(Predict, ValidationLeavesOutTimesThatHoldHostDispatchAndSaysSo) {
+  // A PyTorch peer of a file written before peers were device-timed (no timing field): its time
+  // holds Python's dispatch, the model's prediction is device time. Counted apart, not in the error.
+  results::File f = h200_file("copy");
+  const double bytes = 8e9, pred = bytes / kCopy + kLaunch;
+  f.records.push_back(record("copy", "v02_vec16", "n=1000000000", pred, 0, bytes, "fp32"));
+  f.records.push_back(record("copy", "peer:torch.clone", "n=1000000000", 3 * pred, 0, bytes, "fp32"));
+  f.records.push_back(record("copy", "peer:cudaMemcpy", "n=1000000000", 2 * pred, 0, bytes, "fp32"));  // C++: events
+  const Validation v = validate({f}, nullptr);
+  ASSERT_EQ(v.checks.size(), 2u);
+  EXPECT_EQ(v.host_timed.at("copy"), 1);
+  EXPECT_EQ(v.peers.count, 1);
+  EXPECT_NEAR(v.overall.mape, 0.25, 1e-12);
+  const std::string md = validation_markdown(v, "dir");
+  EXPECT_NE(md.find("Not in the error: 1 verified PyTorch peer records timed around one eager call"), std::string::npos) << md;
+  EXPECT_NE(md.find("(copy 1)"), std::string::npos) << md;
+  EXPECT_NE(validation_text(v).find("Not in the error: 1 verified"), std::string::npos);
+  // Measured again with device timing, it counts.
+  f.records[1].timing = "events_batched";
+  const Validation again = validate({f}, nullptr);
+  EXPECT_EQ(again.checks.size(), 3u);
+  EXPECT_TRUE(again.host_timed.empty());
+  EXPECT_EQ(validation_markdown(again, "dir").find("Not in the error"), std::string::npos);
 }
 
 TEST(Predict, ResultsKeepThePredictionAndReadOlderSchemas) {
