@@ -11,6 +11,11 @@
 #   bench     with no FAMILY: `sol report` (probe, every family with its peers, the report);
 #             else `sol bench FAMILY ARGS` per family with peers (ARGS comma-separated, e.g.
 #             gemm_fp16:--headline), $BENCH_TIMEOUT seconds each (default 300)
+#   table     the GEMM rungs and cuBLASLt at the decode shapes (m ≤ 64) into
+#             results/model-shapes/gemm_bf16-decode.json, which replaces the committed one in this
+#             tree; scripts/dispatch-table.py writes kernels/api/matmul_table.inc from the results
+#             (a copy lands in $OUT) and sol is rebuilt, so that a dispatch step after it measures
+#             the new table
 #   dispatch  the dispatched call (sol's public API) beside sol's rungs of its element type and
 #             the C++ peer, at the model shape set: results/model-shapes/dispatch-NAME.json, one
 #             file per family (the GEMM's decode and prefill apart); $DISPATCH picks names, e.g.
@@ -104,6 +109,20 @@ for s in $steps; do
         check "bench-$fam" timeout "${BENCH_TIMEOUT:-300}" "$B/sol" bench "$fam" ${args//,/ } --out-dir "$O/results"
         grep -E "^(v[0-9]|peer)" "$O/bench-$fam.log" | head -40
       done ;;
+    table)
+      step table
+      mkdir -p "$O/results/model-shapes"
+      # shellcheck disable=SC2046  # gemm_shapes prints words
+      check table-bench timeout "${BENCH_TIMEOUT:-300}" "$B/sol" bench \
+        gemm_bf16/peer:cublasLt,v07,v08,v09,v10,v12,v13,v14 $(gemm_shapes decode) --budget 0.05 --rest 0.05 \
+        --full-budget --no-peers --json "$O/results/model-shapes/gemm_bf16-decode.json"
+      if [ -s "$O/results/model-shapes/gemm_bf16-decode.json" ]; then
+        cp "$O/results/model-shapes/gemm_bf16-decode.json" bench/results/h200/model-shapes/
+        check table-write python3 scripts/dispatch-table.py
+        cp kernels/api/matmul_table.inc "$O/"
+        check table-build cmake --build "$B" --target sol
+      fi
+      tail -3 "$O/table-write.log" 2>/dev/null ;;
     dispatch)
       mkdir -p "$O/results/model-shapes"
       # shellcheck disable=SC2046  # gemm_shapes prints words
@@ -135,7 +154,7 @@ for s in $steps; do
       } >"$O/extra.log" 2>&1
       echo "extra: exit $?"
       tail -25 "$O/extra.log" ;;
-    *) echo "unknown step '$s' (device, tests, sanitize, bench, dispatch, extra)" >&2; exit 2 ;;
+    *) echo "unknown step '$s' (device, tests, sanitize, bench, table, dispatch, extra)" >&2; exit 2 ;;
   esac
 done
 step pack
