@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "sol/core/launch.hpp"
 #include "sol/core/shape.hpp"
 #include "sol/model/cost.hpp"
 
@@ -28,14 +29,6 @@ struct CheckResult {
   int64_t nonfinite = 0;
   std::string detail;        // first mismatch, when !ok
   uint64_t output_digest = 0;  // a hash of every output bit, where the Case computes one (0: none)
-};
-
-// How a Case's kernel is launched, for the doctor (occupancy, waves).
-struct LaunchInfo {
-  const void* func = nullptr;  // __global__ function pointer; nullptr for library peers
-  int block_threads = 0;
-  int64_t grid_blocks = 0;
-  int64_t dynamic_smem_bytes = 0;
 };
 
 // How the harness wants a Case built; the default is what a timed run needs.
@@ -59,6 +52,7 @@ class Case {
   virtual void run(int set, void* stream) = 0;
   // Copies set 0's output back and compares it with the reference (poison counts as unwritten).
   virtual CheckResult check() = 0;
+  // How its main kernel is launched, for the doctor (occupancy, waves); empty for library peers.
   virtual LaunchInfo launch() const { return {}; }
 };
 

@@ -116,8 +116,8 @@ Plan plan(const CrossEntropyArgs& a, int cc, void* workspace) {
       v = a.dtype == DType::f32 ? ce::Version::v03_one_read_fp32 : ce::Version::v02_one_read;
       p.choice.implementation = std::string("crossentropy/") + (a.dtype == DType::f32 ? "v03_one_read_" : "v02_one_read_") + tok;
       p.choice.reason = "one read: " + std::to_string(a.vocab) + " logits over " + std::to_string(p.cluster.slices) +
-                        (p.cluster.slices == 1 ? " CTA" : " CTAs of a cluster") + ", " + std::to_string(p.cluster.main.smem) +
-                        " bytes of shared memory each";
+                        (p.cluster.slices == 1 ? " CTA" : " CTAs of a cluster") + ", " +
+                        std::to_string(p.cluster.main.dynamic_smem_bytes) + " bytes of shared memory each";
     } else {
       p.choice.implementation = "crossentropy/v01_passes_" + tok;
       p.choice.reason = "passes (3 reads): " + std::to_string(a.vocab) + " logits exceed the " +

@@ -370,7 +370,7 @@ Choice backward_choice(const RowsBackward& b) {
     const bool packed16 = rk::rows_aligned(a);  // then plan_backward takes 16-byte packs
     const int64_t per = packed16 ? 16 / int64_t(sizeof(T)) : 1;
     const std::string packs = packed16 ? "16-byte packs" : "single elements (unaligned rows)";
-    if (p.main.block == 512 && p.slices > 1 && b.cols > rk::kClusterMaxCols)  // 16-bit softmax, vocabulary rows
+    if (p.main.block_threads == 512 && p.slices > 1 && b.cols > rk::kClusterMaxCols)  // 16-bit softmax, vocabulary rows
       c.reason = "one-read kernel, " + packs + ", a cluster of " + std::to_string(p.slices) +
                  " CTAs of 512 threads per row (y and dy in registers)";
     else if (b.cols > rk::kClusterMaxCols)
@@ -382,7 +382,7 @@ Choice backward_choice(const RowsBackward& b) {
     else if (b.cols / per <= 128)
       c.reason = "one-read kernel, " + packs + ", a warp per row";
     else
-      c.reason = "one-read kernel, " + packs + ", a block of " + std::to_string(p.main.block) + " threads per row";
+      c.reason = "one-read kernel, " + packs + ", a block of " + std::to_string(p.main.block_threads) + " threads per row";
     if (p.params > 0) c.reason += std::string("; dγ") + (p.params == 2 ? "/dβ" : "") + " over " + std::to_string(p.parts) + " parts";
     c.predicted_s = predicted(b.kind, true, b.dtype, b.rows, b.cols);
     return c;

@@ -186,21 +186,21 @@ __global__ void __launch_bounds__(kThreads, kMmaSyncCtasPerSm) flash_backward_ke
 }
 
 template <class T, int kD>
-LaunchPlan plan_for(const AttnBwdArgs<T>& a) {
-  LaunchPlan p;
+LaunchInfo plan_for(const AttnBwdArgs<T>& a) {
+  LaunchInfo p;
   p.func = reinterpret_cast<const void*>(&flash_backward_kernel<T, kD>);
-  p.grid = blocks_for(a.f.nk, kBlock) * a.f.hkv * a.f.b;
-  p.block = kThreads;
-  p.smem = smem_bytes<kD>();
-  opt_in_dynamic_smem(p.func, p.smem);
+  p.grid_blocks = blocks_for(a.f.nk, kBlock) * a.f.hkv * a.f.b;
+  p.block_threads = kThreads;
+  p.dynamic_smem_bytes = smem_bytes<kD>();
+  opt_in_dynamic_smem(p.func, p.dynamic_smem_bytes);
   return p;
 }
 
 template <class T, int kD>
 void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
-  const LaunchPlan plan = plan_for<T, kD>(a);
+  const LaunchInfo plan = plan_for<T, kD>(a);
   const dim3 grid(unsigned(blocks_for(a.f.nk, kBlock)), unsigned(a.f.hkv), unsigned(a.f.b));
-  flash_backward_kernel<T, kD><<<grid, unsigned(plan.block), size_t(plan.smem), stream>>>(a);
+  flash_backward_kernel<T, kD><<<grid, unsigned(plan.block_threads), size_t(plan.dynamic_smem_bytes), stream>>>(a);
   SOL_LAUNCH_CHECK();
   if (a.deterministic) bwd::launch_dq<T, kD>(a, stream);
 }
@@ -218,13 +218,13 @@ void flash_backward(const AttnBwdArgs<T>& a, cudaStream_t stream) {
 }
 
 template <class T>
-LaunchPlan flash_backward_plan(const AttnBwdArgs<T>& a) {
+LaunchInfo flash_backward_plan(const AttnBwdArgs<T>& a) {
   return a.f.d == 64 ? plan_for<T, 64>(a) : plan_for<T, 128>(a);
 }
 
 template void flash_backward<__nv_bfloat16>(const AttnBwdArgs<__nv_bfloat16>&, cudaStream_t);
 template void flash_backward<__half>(const AttnBwdArgs<__half>&, cudaStream_t);
-template LaunchPlan flash_backward_plan<__nv_bfloat16>(const AttnBwdArgs<__nv_bfloat16>&);
-template LaunchPlan flash_backward_plan<__half>(const AttnBwdArgs<__half>&);
+template LaunchInfo flash_backward_plan<__nv_bfloat16>(const AttnBwdArgs<__nv_bfloat16>&);
+template LaunchInfo flash_backward_plan<__half>(const AttnBwdArgs<__half>&);
 
 }  // namespace sol::kernels::attention

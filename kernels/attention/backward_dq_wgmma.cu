@@ -259,13 +259,13 @@ __global__ void __launch_bounds__(kCtaThreads, 1)
 // ---- host side ----------------------------------------------------------------------------------
 
 template <class T, int kD>
-LaunchPlan dq_plan(const AttnBwdArgs<T>& a) {
-  LaunchPlan p;
+LaunchInfo dq_plan(const AttnBwdArgs<T>& a) {
+  LaunchInfo p;
   p.func = reinterpret_cast<const void*>(&flash_dq_wgmma_kernel<T, kD>);
-  p.grid = blocks_for(a.f.n, kRowsPerCta) * a.f.h * a.f.b;
-  p.block = kCtaThreads;
-  p.smem = DqGeometry<kD>::kBytes;
-  opt_in_dynamic_smem(p.func, p.smem);
+  p.grid_blocks = blocks_for(a.f.n, kRowsPerCta) * a.f.h * a.f.b;
+  p.block_threads = kCtaThreads;
+  p.dynamic_smem_bytes = DqGeometry<kD>::kBytes;
+  opt_in_dynamic_smem(p.func, p.dynamic_smem_bytes);
   return p;
 }
 
@@ -281,9 +281,10 @@ void dq_launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   const CUtensorMap mapdO = cached_map(a.dout, f.b, f.n, f.h * kD, kRowsPerCta);
   const CUtensorMap mapK = cached_map(f.k, f.b, f.nk, f.hkv * kD, G::kKeys);
   const CUtensorMap mapV = cached_map(f.v, f.b, f.nk, f.hkv * kD, G::kKeys);
-  const LaunchPlan plan = dq_plan<T, kD>(a);
+  const LaunchInfo plan = dq_plan<T, kD>(a);
   const dim3 grid(unsigned(blocks_for(f.n, kRowsPerCta)), unsigned(f.h), unsigned(f.b));
-  flash_dq_wgmma_kernel<T, kD><<<grid, unsigned(plan.block), size_t(plan.smem), stream>>>(mapQ, mapK, mapV, mapdO, a);
+  flash_dq_wgmma_kernel<T, kD>
+      <<<grid, unsigned(plan.block_threads), size_t(plan.dynamic_smem_bytes), stream>>>(mapQ, mapK, mapV, mapdO, a);
   SOL_LAUNCH_CHECK();
 }
 
@@ -297,13 +298,13 @@ void flash_backward_dq_wgmma(const AttnBwdArgs<T>& a, cudaStream_t stream) {
 }
 
 template <class T>
-LaunchPlan flash_backward_dq_wgmma_plan(const AttnBwdArgs<T>& a) {
+LaunchInfo flash_backward_dq_wgmma_plan(const AttnBwdArgs<T>& a) {
   return a.f.d == 64 ? dq_plan<T, 64>(a) : dq_plan<T, 128>(a);
 }
 
 template void flash_backward_dq_wgmma<__nv_bfloat16>(const AttnBwdArgs<__nv_bfloat16>&, cudaStream_t);
 template void flash_backward_dq_wgmma<__half>(const AttnBwdArgs<__half>&, cudaStream_t);
-template LaunchPlan flash_backward_dq_wgmma_plan<__nv_bfloat16>(const AttnBwdArgs<__nv_bfloat16>&);
-template LaunchPlan flash_backward_dq_wgmma_plan<__half>(const AttnBwdArgs<__half>&);
+template LaunchInfo flash_backward_dq_wgmma_plan<__nv_bfloat16>(const AttnBwdArgs<__nv_bfloat16>&);
+template LaunchInfo flash_backward_dq_wgmma_plan<__half>(const AttnBwdArgs<__half>&);
 
 }  // namespace sol::kernels::attention

@@ -505,13 +505,13 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
 }
 
 template <class T, int kD, int kWG>
-LaunchPlan plan_for(const AttnBwdArgs<T>& a) {
-  LaunchPlan p;
+LaunchInfo plan_for(const AttnBwdArgs<T>& a) {
+  LaunchInfo p;
   p.func = reinterpret_cast<const void*>(&flash_bwd_wgmma_kernel<T, kD, kWG>);
-  p.grid = blocks_for(a.f.nk, kWgKeys * kWG) * a.f.hkv * a.f.b;
-  p.block = 128 * kWG;
-  p.smem = Geometry<kD, kWG>::kBytes;
-  opt_in_dynamic_smem(p.func, p.smem, true);
+  p.grid_blocks = blocks_for(a.f.nk, kWgKeys * kWG) * a.f.hkv * a.f.b;
+  p.block_threads = 128 * kWG;
+  p.dynamic_smem_bytes = Geometry<kD, kWG>::kBytes;
+  opt_in_dynamic_smem(p.func, p.dynamic_smem_bytes, true);
   return p;
 }
 
@@ -530,16 +530,16 @@ void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   const CUtensorMap mapV = cached_map(f.v, f.b, f.nk, f.hkv * kD, S::kKeys);
   // v04's dQ reduce-add target: the fp32 accumulator [b, n, h·d] in 32-column × 64-row boxes.
   const CUtensorMap mapdQ = S::kDqByTma ? cached_map(a.dq_accum, f.b, f.n, f.h * kD, 64) : CUtensorMap{};
-  const LaunchPlan plan = plan_for<T, kD, kWG>(a);
+  const LaunchInfo plan = plan_for<T, kD, kWG>(a);
   const dim3 grid(unsigned(blocks_for(f.nk, S::kKeys)), unsigned(f.hkv), unsigned(f.b));
   flash_bwd_wgmma_kernel<T, kD, kWG>
-      <<<grid, unsigned(plan.block), size_t(plan.smem), stream>>>(mapQ, mapK, mapV, mapdO, mapdQ, a);
+      <<<grid, unsigned(plan.block_threads), size_t(plan.dynamic_smem_bytes), stream>>>(mapQ, mapK, mapV, mapdO, mapdQ, a);
   SOL_LAUNCH_CHECK();
   if (a.deterministic) flash_backward_dq_wgmma<T>(a, stream);
 }
 
 template <class T, int kWG>
-LaunchPlan plan(const AttnBwdArgs<T>& a) {
+LaunchInfo plan(const AttnBwdArgs<T>& a) {
   return a.f.d == 64 ? plan_for<T, 64, kWG>(a) : plan_for<T, 128, kWG>(a);
 }
 
@@ -562,13 +562,13 @@ void flash_backward_wgmma(const AttnBwdArgs<T>& a, cudaStream_t stream, int warp
 }
 
 template <class T>
-LaunchPlan flash_backward_wgmma_plan(const AttnBwdArgs<T>& a, int warpgroups) {
+LaunchInfo flash_backward_wgmma_plan(const AttnBwdArgs<T>& a, int warpgroups) {
   return warpgroups == 2 ? plan<T, 2>(a) : plan<T, 1>(a);
 }
 
 template void flash_backward_wgmma<__nv_bfloat16>(const AttnBwdArgs<__nv_bfloat16>&, cudaStream_t, int);
 template void flash_backward_wgmma<__half>(const AttnBwdArgs<__half>&, cudaStream_t, int);
-template LaunchPlan flash_backward_wgmma_plan<__nv_bfloat16>(const AttnBwdArgs<__nv_bfloat16>&, int);
-template LaunchPlan flash_backward_wgmma_plan<__half>(const AttnBwdArgs<__half>&, int);
+template LaunchInfo flash_backward_wgmma_plan<__nv_bfloat16>(const AttnBwdArgs<__nv_bfloat16>&, int);
+template LaunchInfo flash_backward_wgmma_plan<__half>(const AttnBwdArgs<__half>&, int);
 
 }  // namespace sol::kernels::attention

@@ -257,9 +257,9 @@ class AttentionCase final : public Case {
                                                  {"v04_flash_wgmma", Version::v04_flash_wgmma},
                                                  {"v05_flash_wgmma_overlap", Version::v05_flash_wgmma_overlap},
                                                  {"v06_split_kv_decode", Version::v06_split_kv_decode}});
-    if (v == Version::v06_split_kv_decode) return launch_info(decode_plan(decode_args(a, nullptr, decode_device_sms(), nullptr)));
-    if (wgmma(v)) return launch_info(flash_wgmma_plan(a, v == Version::v05_flash_wgmma_overlap));
-    return launch_info(v == Version::v01_standard ? standard_plan(a) : flash_plan(a, slices(v)));
+    if (v == Version::v06_split_kv_decode) return decode_plan(decode_args(a, nullptr, decode_device_sms(), nullptr));
+    if (wgmma(v)) return flash_wgmma_plan(a, v == Version::v05_flash_wgmma_overlap);
+    return v == Version::v01_standard ? standard_plan(a) : flash_plan(a, slices(v));
   }
 
   CheckResult check() override {
@@ -396,8 +396,8 @@ class AttentionBwdCase final : public Case {
                                                        {"v02_flash_bwd_8warp", BwdVersion::v02_flash_bwd_8warp},
                                                        {"v03_flash_bwd_wgmma", BwdVersion::v03_flash_bwd_wgmma},
                                                        {"v04_flash_bwd_2wg", BwdVersion::v04_flash_bwd_2wg}});
-    if (warpgroups(v) > 0) return launch_info(flash_backward_wgmma_plan(args(0), warpgroups(v)));
-    return launch_info(v == BwdVersion::v02_flash_bwd_8warp ? flash_backward_v02_plan(args(0)) : flash_backward_plan(args(0)));
+    if (warpgroups(v) > 0) return flash_backward_wgmma_plan(args(0), warpgroups(v));
+    return v == BwdVersion::v02_flash_bwd_8warp ? flash_backward_v02_plan(args(0)) : flash_backward_plan(args(0));
   }
 
   CheckResult check() override {

@@ -314,22 +314,22 @@ __global__ void __launch_bounds__(kThreads) decode_combine_kernel(DecodeArgs<T> 
 }
 
 template <class T, int kD, int kSlices>
-LaunchPlan plan_for(const DecodeArgs<T>& p) {
-  LaunchPlan l;
+LaunchInfo plan_for(const DecodeArgs<T>& p) {
+  LaunchInfo l;
   l.func = reinterpret_cast<const void*>(&decode_kernel<T, kD, kSlices>);
-  l.grid = p.split.splits * p.split.row_blocks * p.a.hkv * p.a.b;
-  l.block = kThreads;
-  l.smem = decode_smem_bytes(kD, kSlices);
-  opt_in_dynamic_smem(l.func, l.smem);
+  l.grid_blocks = p.split.splits * p.split.row_blocks * p.a.hkv * p.a.b;
+  l.block_threads = kThreads;
+  l.dynamic_smem_bytes = decode_smem_bytes(kD, kSlices);
+  opt_in_dynamic_smem(l.func, l.dynamic_smem_bytes);
   return l;
 }
 
 template <class T, int kD, int kSlices>
 void launch(const DecodeArgs<T>& p, cudaStream_t stream) {
-  const LaunchPlan l = plan_for<T, kD, kSlices>(p);
+  const LaunchInfo l = plan_for<T, kD, kSlices>(p);
   const int64_t combine_blocks = blocks_for(p.a.b * p.a.h * p.a.n, kDecodeWarps);  // refused before any launch
   const dim3 grid(unsigned(blocks_for(p.split.splits * p.split.row_blocks, 1)), unsigned(p.a.hkv), unsigned(p.a.b));
-  decode_kernel<T, kD, kSlices><<<grid, unsigned(l.block), size_t(l.smem), stream>>>(p);
+  decode_kernel<T, kD, kSlices><<<grid, unsigned(l.block_threads), size_t(l.dynamic_smem_bytes), stream>>>(p);
   SOL_LAUNCH_CHECK();
   if (p.split.splits == 1) return;
   const int64_t blocks = combine_blocks;
@@ -369,7 +369,7 @@ void decode_forward(const DecodeArgs<T>& p, cudaStream_t stream) {
 }
 
 template <class T>
-LaunchPlan decode_plan(const DecodeArgs<T>& p) {
+LaunchInfo decode_plan(const DecodeArgs<T>& p) {
   check(p, false);
   if (p.split.slices == 2) return p.a.d == 64 ? plan_for<T, 64, 2>(p) : plan_for<T, 128, 2>(p);
   return p.a.d == 64 ? plan_for<T, 64, 1>(p) : plan_for<T, 128, 1>(p);
@@ -384,7 +384,7 @@ int decode_device_sms() {
 
 template void decode_forward<__nv_bfloat16>(const DecodeArgs<__nv_bfloat16>&, cudaStream_t);
 template void decode_forward<__half>(const DecodeArgs<__half>&, cudaStream_t);
-template LaunchPlan decode_plan<__nv_bfloat16>(const DecodeArgs<__nv_bfloat16>&);
-template LaunchPlan decode_plan<__half>(const DecodeArgs<__half>&);
+template LaunchInfo decode_plan<__nv_bfloat16>(const DecodeArgs<__nv_bfloat16>&);
+template LaunchInfo decode_plan<__half>(const DecodeArgs<__half>&);
 
 }  // namespace sol::kernels::attention

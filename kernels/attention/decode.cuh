@@ -48,6 +48,6 @@ template <class T>
 void decode_forward(const DecodeArgs<T>& a, cudaStream_t stream);
 // Phase 1's launch (the kernel that reads the cache), for the registry's occupancy view.
 template <class T>
-LaunchPlan decode_plan(const DecodeArgs<T>& a);
+LaunchInfo decode_plan(const DecodeArgs<T>& a);
 
 }  // namespace sol::kernels::attention

@@ -215,21 +215,21 @@ __global__ void __launch_bounds__(kThreads, kMmaSyncCtasPerSm) flash_forward_ker
 }
 
 template <class T, int kD, int kSlices>
-LaunchPlan plan_for(const AttnArgs<T>& a) {
-  LaunchPlan p;
+LaunchInfo plan_for(const AttnArgs<T>& a) {
+  LaunchInfo p;
   p.func = reinterpret_cast<const void*>(&flash_forward_kernel<T, kD, kSlices>);
-  p.grid = blocks_for(a.n, kSlices * kSliceM) * a.h * a.b;
-  p.block = kThreads;
-  p.smem = smem_bytes<kD, kSlices>();
-  opt_in_dynamic_smem(p.func, p.smem);
+  p.grid_blocks = blocks_for(a.n, kSlices * kSliceM) * a.h * a.b;
+  p.block_threads = kThreads;
+  p.dynamic_smem_bytes = smem_bytes<kD, kSlices>();
+  opt_in_dynamic_smem(p.func, p.dynamic_smem_bytes);
   return p;
 }
 
 template <class T, int kD, int kSlices>
 void launch(const AttnArgs<T>& a, cudaStream_t stream) {
-  const LaunchPlan plan = plan_for<T, kD, kSlices>(a);
+  const LaunchInfo plan = plan_for<T, kD, kSlices>(a);
   const dim3 grid(unsigned(blocks_for(a.n, kSlices * kSliceM)), unsigned(a.h), unsigned(a.b));
-  flash_forward_kernel<T, kD, kSlices><<<grid, unsigned(plan.block), size_t(plan.smem), stream>>>(a);
+  flash_forward_kernel<T, kD, kSlices><<<grid, unsigned(plan.block_threads), size_t(plan.dynamic_smem_bytes), stream>>>(a);
   SOL_LAUNCH_CHECK();
 }
 
@@ -244,14 +244,14 @@ void flash_forward(const AttnArgs<T>& a, cudaStream_t stream, int slices) {
 }
 
 template <class T>
-LaunchPlan flash_plan(const AttnArgs<T>& a, int slices) {
+LaunchInfo flash_plan(const AttnArgs<T>& a, int slices) {
   if (slices == 2) return a.d == 64 ? plan_for<T, 64, 2>(a) : plan_for<T, 128, 2>(a);
   return a.d == 64 ? plan_for<T, 64, 1>(a) : plan_for<T, 128, 1>(a);
 }
 
 template void flash_forward<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&, cudaStream_t, int);
 template void flash_forward<__half>(const AttnArgs<__half>&, cudaStream_t, int);
-template LaunchPlan flash_plan<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&, int);
-template LaunchPlan flash_plan<__half>(const AttnArgs<__half>&, int);
+template LaunchInfo flash_plan<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&, int);
+template LaunchInfo flash_plan<__half>(const AttnArgs<__half>&, int);
 
 }  // namespace sol::kernels::attention

@@ -362,13 +362,13 @@ __global__ void __launch_bounds__(threads(kOverlap), kWgmmaForwardCtasPerSm)
 // ---- host side ----------------------------------------------------------------------------------
 
 template <class T, int kD, bool kOverlap>
-LaunchPlan plan_for(const AttnArgs<T>& a) {
-  LaunchPlan p;
+LaunchInfo plan_for(const AttnArgs<T>& a) {
+  LaunchInfo p;
   p.func = reinterpret_cast<const void*>(&flash_wgmma_kernel<T, kD, kOverlap>);
-  p.grid = blocks_for(a.n, kBlockM) * a.h * a.b;
-  p.block = threads(kOverlap);
-  p.smem = Smem<kD, kOverlap>::kBytes;
-  opt_in_dynamic_smem(p.func, p.smem);
+  p.grid_blocks = blocks_for(a.n, kBlockM) * a.h * a.b;
+  p.block_threads = threads(kOverlap);
+  p.dynamic_smem_bytes = Smem<kD, kOverlap>::kBytes;
+  opt_in_dynamic_smem(p.func, p.dynamic_smem_bytes);
   return p;
 }
 
@@ -386,9 +386,10 @@ void launch(const AttnArgs<T>& a, cudaStream_t stream) {
   const CUtensorMap mapQ = cached_map(a.q, a.b, a.n, a.h * kD, kBlockM, qs.seq, qs.batch);
   const CUtensorMap mapK = cached_map(a.k, a.b, a.nk, a.hkv * kD, kBlockN, ks.seq, ks.batch);
   const CUtensorMap mapV = cached_map(a.v, a.b, a.nk, a.hkv * kD, kBlockN, vs.seq, vs.batch);
-  const LaunchPlan plan = plan_for<T, kD, kOverlap>(a);
+  const LaunchInfo plan = plan_for<T, kD, kOverlap>(a);
   const dim3 grid(unsigned(blocks_for(a.n, kBlockM)), unsigned(a.h), unsigned(a.b));
-  flash_wgmma_kernel<T, kD, kOverlap><<<grid, unsigned(plan.block), size_t(plan.smem), stream>>>(mapQ, mapK, mapV, a);
+  flash_wgmma_kernel<T, kD, kOverlap>
+      <<<grid, unsigned(plan.block_threads), size_t(plan.dynamic_smem_bytes), stream>>>(mapQ, mapK, mapV, a);
   SOL_LAUNCH_CHECK();
 }
 
@@ -403,14 +404,14 @@ void flash_wgmma_forward(const AttnArgs<T>& a, cudaStream_t stream, bool overlap
 }
 
 template <class T>
-LaunchPlan flash_wgmma_plan(const AttnArgs<T>& a, bool overlap) {
+LaunchInfo flash_wgmma_plan(const AttnArgs<T>& a, bool overlap) {
   if (overlap) return a.d == 64 ? plan_for<T, 64, true>(a) : plan_for<T, 128, true>(a);
   return a.d == 64 ? plan_for<T, 64, false>(a) : plan_for<T, 128, false>(a);
 }
 
 template void flash_wgmma_forward<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&, cudaStream_t, bool);
 template void flash_wgmma_forward<__half>(const AttnArgs<__half>&, cudaStream_t, bool);
-template LaunchPlan flash_wgmma_plan<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&, bool);
-template LaunchPlan flash_wgmma_plan<__half>(const AttnArgs<__half>&, bool);
+template LaunchInfo flash_wgmma_plan<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&, bool);
+template LaunchInfo flash_wgmma_plan<__half>(const AttnArgs<__half>&, bool);
 
 }  // namespace sol::kernels::attention

@@ -44,14 +44,14 @@ struct AttnArgs {
 template <class T>
 void standard_forward(const AttnArgs<T>& a, float* gS, T* gP, cudaStream_t stream);
 template <class T>
-LaunchPlan standard_plan(const AttnArgs<T>& a);  // the score kernel (the largest of the three)
+LaunchInfo standard_plan(const AttnArgs<T>& a);  // the score kernel (the largest of the three)
 
 // v02 (slices = 1) and v03 (slices = 2): FlashAttention-2 forward with mma.sync (d = 64 or 128);
 // a CTA owns slices × 64 query rows.
 template <class T>
 void flash_forward(const AttnArgs<T>& a, cudaStream_t stream, int slices = 1);
 template <class T>
-LaunchPlan flash_plan(const AttnArgs<T>& a, int slices = 1);
+LaunchInfo flash_plan(const AttnArgs<T>& a, int slices = 1);
 
 // v04 (overlap = false) and v05 (overlap = true): the same forward on Hopper (sm_90a): K/V tiles
 // by TMA, wgmma in two consumer warpgroups of 64 query rows each (kernels/attention/flash_wgmma.cu);
@@ -59,7 +59,7 @@ LaunchPlan flash_plan(const AttnArgs<T>& a, int slices = 1);
 template <class T>
 void flash_wgmma_forward(const AttnArgs<T>& a, cudaStream_t stream, bool overlap = false);
 template <class T>
-LaunchPlan flash_wgmma_plan(const AttnArgs<T>& a, bool overlap = false);
+LaunchInfo flash_wgmma_plan(const AttnArgs<T>& a, bool overlap = false);
 
 // Backward (FlashAttention-2): inputs Q, K, V, O, L of the forward and dO (same layout as O);
 // outputs dQ, dK, dV (layouts of Q, K, V). Workspaces: dq_accum [b, n, h, d] fp32 (zeroed by the
@@ -81,14 +81,14 @@ struct AttnBwdArgs {
 template <class T>
 void flash_backward(const AttnBwdArgs<T>& a, cudaStream_t stream);
 template <class T>
-LaunchPlan flash_backward_plan(const AttnBwdArgs<T>& a);  // the main kernel
+LaunchInfo flash_backward_plan(const AttnBwdArgs<T>& a);  // the main kernel
 
 // v02: the same contract; 8 warps per 64-key CTA with P and dS staged in shared memory so that
 // each warp holds dK and dV for 32 keys × a quarter of d (kernels/attention/backward_v02.cu).
 template <class T>
 void flash_backward_v02(const AttnBwdArgs<T>& a, cudaStream_t stream);
 template <class T>
-LaunchPlan flash_backward_v02_plan(const AttnBwdArgs<T>& a);  // the main kernel
+LaunchInfo flash_backward_v02_plan(const AttnBwdArgs<T>& a);  // the main kernel
 
 // v03, v04: the same contract on Hopper (sm_90a): a CTA is `warpgroups` (1 or 2) warpgroups owning
 // 64 keys each, Q/dO tiles by TMA, the five GEMMs on wgmma (kernels/attention/backward_wgmma.cu);
@@ -96,7 +96,7 @@ LaunchPlan flash_backward_v02_plan(const AttnBwdArgs<T>& a);  // the main kernel
 template <class T>
 void flash_backward_wgmma(const AttnBwdArgs<T>& a, cudaStream_t stream, int warpgroups);
 template <class T>
-LaunchPlan flash_backward_wgmma_plan(const AttnBwdArgs<T>& a, int warpgroups);  // the main kernel
+LaunchInfo flash_backward_wgmma_plan(const AttnBwdArgs<T>& a, int warpgroups);  // the main kernel
 
 // det=1's dQ for v03/v04 (kernels/attention/backward_dq_wgmma.cu): dQ = scale·Σ dS·K written directly
 // (no accumulator, no atomics), a CTA of two warpgroups per 128 query rows walking the key tiles in
@@ -104,6 +104,6 @@ LaunchPlan flash_backward_wgmma_plan(const AttnBwdArgs<T>& a, int warpgroups);  
 template <class T>
 void flash_backward_dq_wgmma(const AttnBwdArgs<T>& a, cudaStream_t stream);
 template <class T>
-LaunchPlan flash_backward_dq_wgmma_plan(const AttnBwdArgs<T>& a);
+LaunchInfo flash_backward_dq_wgmma_plan(const AttnBwdArgs<T>& a);
 
 }  // namespace sol::kernels::attention

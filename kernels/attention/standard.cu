@@ -108,17 +108,17 @@ void standard_forward(const AttnArgs<T>& a, float* gS, T* gP, cudaStream_t strea
 }
 
 template <class T>
-LaunchPlan standard_plan(const AttnArgs<T>& a) {
-  LaunchPlan p;
+LaunchInfo standard_plan(const AttnArgs<T>& a) {
+  LaunchInfo p;
   p.func = reinterpret_cast<const void*>(&scores_kernel<T>);
-  p.grid = blocks_for(a.nk, kTile) * blocks_for(a.n, kTile) * a.b * a.h;
-  p.block = kTile * kTile;
+  p.grid_blocks = blocks_for(a.nk, kTile) * blocks_for(a.n, kTile) * a.b * a.h;
+  p.block_threads = kTile * kTile;
   return p;
 }
 
 template void standard_forward<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&, float*, __nv_bfloat16*, cudaStream_t);
 template void standard_forward<__half>(const AttnArgs<__half>&, float*, __half*, cudaStream_t);
-template LaunchPlan standard_plan<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&);
-template LaunchPlan standard_plan<__half>(const AttnArgs<__half>&);
+template LaunchInfo standard_plan<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&);
+template LaunchInfo standard_plan<__half>(const AttnArgs<__half>&);
 
 }  // namespace sol::kernels::attention

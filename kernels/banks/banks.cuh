@@ -19,8 +19,8 @@ void v02_padded(const float* gIn, float* gOut, int64_t rows, int64_t cols, cudaS
 // v03: tile[32][32] with element (r, c) stored at column c ^ r (conflict-free, no padding).
 void v03_swizzled(const float* gIn, float* gOut, int64_t rows, int64_t cols, cudaStream_t stream);
 
-LaunchPlan v01_tile32_plan(int64_t rows, int64_t cols);
-LaunchPlan v02_padded_plan(int64_t rows, int64_t cols);
-LaunchPlan v03_swizzled_plan(int64_t rows, int64_t cols);
+LaunchInfo v01_tile32_plan(int64_t rows, int64_t cols);
+LaunchInfo v02_padded_plan(int64_t rows, int64_t cols);
+LaunchInfo v03_swizzled_plan(int64_t rows, int64_t cols);
 
 }  // namespace sol::kernels::banks

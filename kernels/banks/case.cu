@@ -13,7 +13,7 @@ std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   spec.tol = tolerance(v).rel_l2;
   spec.source = [rows, cols](int64_t j) { return (j % rows) * cols + j / rows; };
   using Run = void (*)(const float*, float*, int64_t, int64_t, cudaStream_t);
-  using Plan = LaunchPlan (*)(int64_t, int64_t);
+  using Plan = LaunchInfo (*)(int64_t, int64_t);
   Run run = v01_tile32;
   Plan plan = v01_tile32_plan;
   if (v == Version::v02_padded) run = v02_padded, plan = v02_padded_plan;

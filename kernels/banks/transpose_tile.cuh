@@ -38,23 +38,23 @@ __global__ void __launch_bounds__(kTile* kBlockRows) transpose_kernel(const floa
 }
 
 template <class Layout>
-LaunchPlan plan_transpose(int64_t rows, int64_t cols) {
+LaunchInfo plan_transpose(int64_t rows, int64_t cols) {
   require_count(rows, "rows");
   require_count(cols, "cols");
-  LaunchPlan p;
+  LaunchInfo p;
   if (rows == 0 || cols == 0) return p;
-  p.grid = blocks_for(((rows - 1) / kTile + 1) * ((cols - 1) / kTile + 1), 1);
-  p.block = kTile * kBlockRows;
+  p.grid_blocks = blocks_for(((rows - 1) / kTile + 1) * ((cols - 1) / kTile + 1), 1);
+  p.block_threads = kTile * kBlockRows;
   p.func = reinterpret_cast<const void*>(&transpose_kernel<Layout>);
   return p;
 }
 
 template <class Layout>
 void transpose(const float* gIn, float* gOut, int64_t rows, int64_t cols, cudaStream_t stream) {
-  const LaunchPlan p = plan_transpose<Layout>(rows, cols);
-  if (p.grid == 0) return;
+  const LaunchInfo p = plan_transpose<Layout>(rows, cols);
+  if (p.grid_blocks == 0) return;
   const int64_t tiles_across = (cols - 1) / kTile + 1;
-  transpose_kernel<Layout><<<unsigned(p.grid), dim3(kTile, kBlockRows), 0, stream>>>(gIn, gOut, rows, cols, tiles_across);
+  transpose_kernel<Layout><<<unsigned(p.grid_blocks), dim3(kTile, kBlockRows), 0, stream>>>(gIn, gOut, rows, cols, tiles_across);
   SOL_LAUNCH_CHECK();
 }
 

@@ -14,7 +14,7 @@ struct Plain {
 };
 }  // namespace
 
-LaunchPlan v01_tile32_plan(int64_t rows, int64_t cols) { return plan_transpose<Plain>(rows, cols); }
+LaunchInfo v01_tile32_plan(int64_t rows, int64_t cols) { return plan_transpose<Plain>(rows, cols); }
 void v01_tile32(const float* gIn, float* gOut, int64_t rows, int64_t cols, cudaStream_t stream) {
   transpose<Plain>(gIn, gOut, rows, cols, stream);
 }

@@ -14,7 +14,7 @@ struct Padded {
 };
 }  // namespace
 
-LaunchPlan v02_padded_plan(int64_t rows, int64_t cols) { return plan_transpose<Padded>(rows, cols); }
+LaunchInfo v02_padded_plan(int64_t rows, int64_t cols) { return plan_transpose<Padded>(rows, cols); }
 void v02_padded(const float* gIn, float* gOut, int64_t rows, int64_t cols, cudaStream_t stream) {
   transpose<Padded>(gIn, gOut, rows, cols, stream);
 }

@@ -15,7 +15,7 @@ struct Swizzled {
 };
 }  // namespace
 
-LaunchPlan v03_swizzled_plan(int64_t rows, int64_t cols) { return plan_transpose<Swizzled>(rows, cols); }
+LaunchInfo v03_swizzled_plan(int64_t rows, int64_t cols) { return plan_transpose<Swizzled>(rows, cols); }
 void v03_swizzled(const float* gIn, float* gOut, int64_t rows, int64_t cols, cudaStream_t stream) {
   transpose<Swizzled>(gIn, gOut, rows, cols, stream);
 }

@@ -64,8 +64,8 @@ class SumCase final : public Case {
   }
 
   LaunchInfo launch() const override {
-    return launch_info(v_ == Version::v01_row_per_thread ? v01_row_per_thread_plan(rows_, cols_)
-                                                         : v02_col_per_thread_plan(rows_, cols_));
+    return v_ == Version::v01_row_per_thread ? v01_row_per_thread_plan(rows_, cols_)
+                                             : v02_col_per_thread_plan(rows_, cols_);
   }
 
  private:

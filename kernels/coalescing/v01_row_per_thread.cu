@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(kThreads) row_sum_kernel(const float* __restri
 
 }  // namespace
 
-LaunchPlan v01_row_per_thread_plan(int64_t rows, int64_t cols) {
+LaunchInfo v01_row_per_thread_plan(int64_t rows, int64_t cols) {
   require_count(rows, "rows");
   require_count(cols, "cols");
   return plan_1d(row_sum_kernel, rows, kThreads, kThreads);

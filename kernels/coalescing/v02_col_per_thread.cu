@@ -25,7 +25,7 @@ __global__ void __launch_bounds__(kThreads) col_sum_kernel(const float* __restri
 
 }  // namespace
 
-LaunchPlan v02_col_per_thread_plan(int64_t rows, int64_t cols) {
+LaunchInfo v02_col_per_thread_plan(int64_t rows, int64_t cols) {
   require_count(rows, "rows");
   require_count(cols, "cols");
   return plan_1d(col_sum_kernel, cols, kThreads, kThreads);

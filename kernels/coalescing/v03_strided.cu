@@ -31,7 +31,7 @@ __global__ void __launch_bounds__(kThreads) strided_kernel(const float* __restri
 
 }  // namespace
 
-LaunchPlan v03_strided_plan(int64_t n, int64_t stride) {
+LaunchInfo v03_strided_plan(int64_t n, int64_t stride) {
   require_count(n, "n");
   if (stride < 1) bad_input("stride = " + std::to_string(stride) + " must be ≥ 1");
   return plan_1d(strided_kernel, n, int64_t(kThreads) * kPerThread, kThreads);

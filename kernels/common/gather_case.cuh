@@ -25,7 +25,7 @@ struct GatherSpec {
   std::function<int64_t(int64_t)> source;                // empty: source(j) = j
   std::function<double(double, int64_t)> f;              // (input value, j) → expected; empty: identity
   std::function<void(const T*, T*, cudaStream_t)> run;   // the operation under test
-  std::function<LaunchPlan(const T*, T*)> plan;          // empty for a library peer
+  std::function<LaunchInfo(const T*, T*)> plan;          // empty for a library peer
 };
 
 // An elementwise op over shape n [, offset_in, offset_out]: out[j] = f(in[j]).
@@ -76,7 +76,7 @@ class GatherCase final : public Case {
   }
 
   LaunchInfo launch() const override {
-    return spec_.plan ? launch_info(spec_.plan(in_[0].get() + spec_.offset_in, out_[0].get() + spec_.offset_out))
+    return spec_.plan ? spec_.plan(in_[0].get() + spec_.offset_in, out_[0].get() + spec_.offset_out)
                       : LaunchInfo{};
   }
 

@@ -1,7 +1,7 @@
 #pragma once
-// How a kernel is launched, described once: the launcher uses the plan it returns, so the doctor
-// (through Case::launch) sees exactly the grid that runs. Grids are computed in 64 bits and
-// checked against the hardware limit instead of wrapping.
+// Planning and launching a kernel from its LaunchInfo (include/sol/core/launch.hpp): the launcher
+// uses the plan it returns, so the doctor (through Case::launch) sees exactly the grid that runs.
+// Grids are computed in 64 bits and checked against the hardware limit instead of wrapping.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -11,15 +11,9 @@
 
 #include "kernels/common/check.cuh"
 #include "sol/core/error.hpp"
+#include "sol/core/launch.hpp"
 
 namespace sol::kernels {
-
-struct LaunchPlan {
-  const void* func = nullptr;  // __global__ function; nullptr when nothing is launched
-  int64_t grid = 0;            // blocks (1-D)
-  int block = 0;               // threads per block
-  int64_t smem = 0;            // dynamic shared memory, bytes
-};
 
 // ceil(work / per_block) blocks; throws sol::Error (BadInput) past gridDim.x's limit (2^31 − 1).
 inline int64_t blocks_for(int64_t work, int64_t per_block) {
@@ -38,11 +32,11 @@ inline void require_count(int64_t n, const char* what) {
 
 // A 1-D grid over `work` items, `per_block` of them per block of `threads` threads.
 template <class... Params>
-LaunchPlan plan_1d(void (*kernel)(Params...), int64_t work, int64_t per_block, int threads) {
-  LaunchPlan p;
-  p.grid = blocks_for(work, per_block);
-  p.block = threads;
-  p.func = p.grid ? reinterpret_cast<const void*>(kernel) : nullptr;
+LaunchInfo plan_1d(void (*kernel)(Params...), int64_t work, int64_t per_block, int threads) {
+  LaunchInfo p;
+  p.grid_blocks = blocks_for(work, per_block);
+  p.block_threads = threads;
+  p.func = p.grid_blocks ? reinterpret_cast<const void*>(kernel) : nullptr;
   return p;
 }
 
@@ -59,9 +53,10 @@ void opt_in_dynamic_smem(void (*kernel)(Params...), int64_t bytes, bool max_carv
 
 // Launches `kernel` as planned (nothing for an empty grid) and checks the launch.
 template <class... Params, class... Args>
-void launch_1d(const LaunchPlan& p, void (*kernel)(Params...), cudaStream_t stream, Args&&... args) {
-  if (p.grid == 0) return;
-  kernel<<<unsigned(p.grid), unsigned(p.block), size_t(p.smem), stream>>>(std::forward<Args>(args)...);
+void launch_1d(const LaunchInfo& p, void (*kernel)(Params...), cudaStream_t stream, Args&&... args) {
+  if (p.grid_blocks == 0) return;
+  kernel<<<unsigned(p.grid_blocks), unsigned(p.block_threads), size_t(p.dynamic_smem_bytes), stream>>>(
+      std::forward<Args>(args)...);
   SOL_LAUNCH_CHECK();
 }
 

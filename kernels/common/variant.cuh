@@ -1,5 +1,6 @@
 #pragma once
-// The registry-side helpers (kernels/common/spec.hpp) and the LaunchPlan → LaunchInfo conversion.
+// What a variant's Case includes: the spec helpers (kernels/common/spec.hpp), the registry's types
+// (Case, LaunchInfo) and the plans that fill a LaunchInfo (kernels/common/launch.cuh).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -7,9 +8,3 @@
 #include "kernels/common/launch.cuh"
 #include "kernels/common/spec.hpp"
 #include "sol/registry.hpp"
-
-namespace sol::kernels {
-
-inline LaunchInfo launch_info(const LaunchPlan& p) { return LaunchInfo{p.func, p.block, p.grid, p.smem}; }
-
-}  // namespace sol::kernels

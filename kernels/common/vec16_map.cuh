@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(kMapThreads) map_vec16_kernel(const T* __restr
 
 // Grid for the body, or for the element-by-element path (capped: that loop is grid-stride).
 template <class T, class Op, int kUnroll>
-LaunchPlan plan_map_vec16(const T* in, const T* out, int64_t n) {
+LaunchInfo plan_map_vec16(const T* in, const T* out, int64_t n) {
   require_count(n, "element count");
   const Vec16Split s = split_vec16<T>(in, out, n);
   constexpr int64_t kMaxEdgeBlocks = 65536;

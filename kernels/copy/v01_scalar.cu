@@ -20,7 +20,7 @@ __global__ void __launch_bounds__(kThreads) copy_scalar_kernel(const float* __re
 
 }  // namespace
 
-LaunchPlan v01_scalar_plan(const float*, const float*, int64_t n) {
+LaunchInfo v01_scalar_plan(const float*, const float*, int64_t n) {
   require_count(n, "copy size n");
   return plan_1d(copy_scalar_kernel, n, kThreads, kThreads);
 }

@@ -11,7 +11,7 @@ namespace sol::kernels::copy {
 
 constexpr int kVectorsPerThread = 1;
 
-LaunchPlan v02_vec16_plan(const float* gIn, const float* gOut, int64_t n) {
+LaunchInfo v02_vec16_plan(const float* gIn, const float* gOut, int64_t n) {
   return plan_map_vec16<float, Identity, kVectorsPerThread>(gIn, gOut, n);
 }
 

@@ -12,7 +12,7 @@ namespace sol::kernels::copy {
 
 constexpr int kVectorsPerThread = 4;
 
-LaunchPlan v03_vec16_unroll_plan(const float* gIn, const float* gOut, int64_t n) {
+LaunchInfo v03_vec16_unroll_plan(const float* gIn, const float* gOut, int64_t n) {
   return plan_map_vec16<float, Identity, kVectorsPerThread>(gIn, gOut, n);
 }
 

@@ -96,7 +96,7 @@ class CeCase final : public Case {
 
   LaunchInfo launch() const override {
     if (!in_.one_read) return {};
-    return launch_info(one_read_plan(args(0), api::current_cc("crossentropy")).main);
+    return one_read_plan(args(0), api::current_cc("crossentropy")).main;
   }
 
   CheckResult check() override {

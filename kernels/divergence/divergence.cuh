@@ -18,7 +18,7 @@ inline constexpr int kThreadsPerBlock = 256;  // a multiple of 32: lane = thread
 // v01: lane l of every warp takes path p = l % ways (1 ≤ ways ≤ 32) and runs kChainFmas FMAs
 // with c = 1 + p:  y[t] = x[t] + kChainFmas·(1 + (t % 32) % ways).
 void v01_warp_split(const float* gX, float* gY, int64_t threads, int ways, cudaStream_t stream);
-LaunchPlan v01_warp_split_plan(int64_t threads);
+LaunchInfo v01_warp_split_plan(int64_t threads);
 
 // v02: thread t runs base + (t % 32)·spread FMAs with c = 1: the lanes of a warp disagree, the warp
 // runs as long as its longest lane.  y[t] = x[t] + trips(t).
@@ -26,7 +26,7 @@ void v02_loop_varied(const float* gX, float* gY, int64_t threads, int64_t base, 
 // v03: thread t runs base + ((t / 32) % 32)·spread FMAs: the same trip counts (for threads a
 // multiple of 1024) dealt out so that a warp's lanes agree.
 void v03_loop_sorted(const float* gX, float* gY, int64_t threads, int64_t base, int64_t spread, cudaStream_t stream);
-LaunchPlan v02_loop_varied_plan(int64_t threads);
-LaunchPlan v03_loop_sorted_plan(int64_t threads);
+LaunchInfo v02_loop_varied_plan(int64_t threads);
+LaunchInfo v03_loop_sorted_plan(int64_t threads);
 
 }  // namespace sol::kernels::divergence

@@ -21,7 +21,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) trip_loop_kernel(const float
 }
 
 template <class Rank>
-LaunchPlan plan_trip_loop(int64_t threads) {
+LaunchInfo plan_trip_loop(int64_t threads) {
   require_count(threads, "threads");
   return plan_1d(trip_loop_kernel<Rank>, threads, kThreadsPerBlock, kThreadsPerBlock);
 }

@@ -31,7 +31,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) warp_split_kernel(const floa
 
 }  // namespace
 
-LaunchPlan v01_warp_split_plan(int64_t threads) {
+LaunchInfo v01_warp_split_plan(int64_t threads) {
   require_count(threads, "threads");
   return plan_1d(warp_split_kernel, threads, kThreadsPerBlock, kThreadsPerBlock);
 }

@@ -12,7 +12,7 @@ struct LaneRank {
 };
 }  // namespace
 
-LaunchPlan v02_loop_varied_plan(int64_t threads) { return plan_trip_loop<LaneRank>(threads); }
+LaunchInfo v02_loop_varied_plan(int64_t threads) { return plan_trip_loop<LaneRank>(threads); }
 
 void v02_loop_varied(const float* gX, float* gY, int64_t threads, int64_t base, int64_t spread, cudaStream_t stream) {
   trip_loop<LaneRank>(gX, gY, threads, base, spread, stream);

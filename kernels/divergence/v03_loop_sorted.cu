@@ -13,7 +13,7 @@ struct WarpRank {
 };
 }  // namespace
 
-LaunchPlan v03_loop_sorted_plan(int64_t threads) { return plan_trip_loop<WarpRank>(threads); }
+LaunchInfo v03_loop_sorted_plan(int64_t threads) { return plan_trip_loop<WarpRank>(threads); }
 
 void v03_loop_sorted(const float* gX, float* gY, int64_t threads, int64_t base, int64_t spread, cudaStream_t stream) {
   trip_loop<WarpRank>(gX, gY, threads, base, spread, stream);

@@ -104,7 +104,7 @@ Vec16Split chain_split(const ChainArgs<T, kIn>& a, int64_t n) {
 }
 
 template <class T, int kIn, int kUnroll, class F>
-LaunchPlan plan_chain(const ChainArgs<T, kIn>& a, int64_t n) {
+LaunchInfo plan_chain(const ChainArgs<T, kIn>& a, int64_t n) {
   require_count(n, "element count");
   const Vec16Split s = chain_split(a, n);
   const int64_t edge = blocks_for(s.head + (n - s.tail_begin), kChainThreads);
@@ -121,7 +121,7 @@ void run_chain(std::array<const T*, kIn> in, T* out, int64_t n, F f, cudaStream_
 }
 
 template <class T, int kIn, int kUnroll = 2, class F>
-LaunchPlan chain_plan(std::array<const T*, kIn> in, const T* out, int64_t n) {
+LaunchInfo chain_plan(std::array<const T*, kIn> in, const T* out, int64_t n) {
   return plan_chain<T, kIn, kUnroll, F>(ChainArgs<T, kIn>{in, const_cast<T*>(out), {}}, n);
 }
 

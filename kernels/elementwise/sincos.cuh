@@ -15,8 +15,8 @@ namespace sol::kernels::elementwise {
 void v01_eager5_fp32(const float* gX, float* gY, float* gA, float* gC, int64_t n, cudaStream_t stream);
 // One kernel through run_chain.
 void v02_fused_fp32(const float* gX, float* gY, int64_t n, cudaStream_t stream);
-LaunchPlan v02_fused_fp32_plan(const float* gX, const float* gY, int64_t n);
+LaunchInfo v02_fused_fp32_plan(const float* gX, const float* gY, int64_t n);
 void v03_fused_bf16(const __nv_bfloat16* gX, __nv_bfloat16* gY, int64_t n, cudaStream_t stream);
-LaunchPlan v03_fused_bf16_plan(const __nv_bfloat16* gX, const __nv_bfloat16* gY, int64_t n);
+LaunchInfo v03_fused_bf16_plan(const __nv_bfloat16* gX, const __nv_bfloat16* gY, int64_t n);
 
 }  // namespace sol::kernels::elementwise

@@ -219,12 +219,12 @@ class QuantCase final : public Case {
   LaunchInfo launch() const override {
     const __nv_bfloat16* x = reinterpret_cast<const __nv_bfloat16*>(x_[0].get());
     switch (v_) {
-      case Version::v01_rowwise_shared_code: return launch_info(v01_rowwise_shared_code_plan(rows_, cols_, spec_));
-      case Version::v02_rowwise: return launch_info(v02_rowwise_plan(x, rows_, cols_, spec_, row(0)));
-      case Version::v03_columnwise: return launch_info(v03_columnwise_plan(x, rows_, cols_, spec_, col(0)));
+      case Version::v01_rowwise_shared_code: return v01_rowwise_shared_code_plan(rows_, cols_, spec_);
+      case Version::v02_rowwise: return v02_rowwise_plan(x, rows_, cols_, spec_, row(0));
+      case Version::v03_columnwise: return v03_columnwise_plan(x, rows_, cols_, spec_, col(0));
       case Version::v04_both:
       case Version::dispatch:  // both orientations on sm_89+: v04 (kernels/api/mx.cu)
-        return launch_info(v04_both_plan(x, rows_, cols_, spec_, row(0), col(0)));
+        return v04_both_plan(x, rows_, cols_, spec_, row(0), col(0));
       default: return {};
     }
   }
@@ -299,8 +299,8 @@ class DequantCase final : public Case {
   }
 
   LaunchInfo launch() const override {
-    return launch_info(v05_dequantize_plan(codes_[0].get(), scales_[0].get(),
-                                           reinterpret_cast<const __nv_bfloat16*>(out_[0].get()), rows_, cols_, elem_, axis_));
+    return v05_dequantize_plan(codes_[0].get(), scales_[0].get(), reinterpret_cast<const __nv_bfloat16*>(out_[0].get()),
+                               rows_, cols_, elem_, axis_);
   }
 
  private:

@@ -35,23 +35,23 @@ struct Out {
 // (formats/mx_block.hpp): bit-exact by construction, integer work per element.
 void v01_rowwise_shared_code(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row,
                              cudaStream_t stream);
-LaunchPlan v01_rowwise_shared_code_plan(int64_t rows, int64_t cols, Spec spec);
+LaunchInfo v01_rowwise_shared_code_plan(int64_t rows, int64_t cols, Spec spec);
 
 // v02–v04: the 32-row tile kernel (quantize_tile.cuh): 16-byte loads, amax in bf16x2, the
 // scale through the shared code, elements by the hardware's saturating fp32 → fp8x2 convert.
 void v02_rowwise(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row, cudaStream_t stream);
-LaunchPlan v02_rowwise_plan(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row);
+LaunchInfo v02_rowwise_plan(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row);
 void v03_columnwise(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out col, cudaStream_t stream);
-LaunchPlan v03_columnwise_plan(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out col);
+LaunchInfo v03_columnwise_plan(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out col);
 // One read of X, both outputs written.
 void v04_both(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row, Out col, cudaStream_t stream);
-LaunchPlan v04_both_plan(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row, Out col);
+LaunchInfo v04_both_plan(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row, Out col);
 
 // v05: codes × 2^(scale − 127) → bf16 (round to nearest even; NaN blocks and NaN codes give
 // bf16 NaN 0x7FC0, as the host's encode of a quiet NaN).
 void v05_dequantize(const uint8_t* gCodes, const uint8_t* gScales, int64_t rows, int64_t cols, Elem elem,
                     formats::MxAxis axis, __nv_bfloat16* gOut, cudaStream_t stream);
-LaunchPlan v05_dequantize_plan(const uint8_t* gCodes, const uint8_t* gScales, const __nv_bfloat16* gOut, int64_t rows,
+LaunchInfo v05_dequantize_plan(const uint8_t* gCodes, const uint8_t* gScales, const __nv_bfloat16* gOut, int64_t rows,
                                int64_t cols, Elem elem, formats::MxAxis axis);
 
 // v06: an MXFP8-emulated GEMM, to measure the format's accuracy in a matmul. C (m × n fp32,

@@ -248,14 +248,14 @@ const void* tile_kernel_ptr() {
 }
 
 template <bool kRow, bool kCol>
-LaunchPlan plan_tile(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row, Out col) {
+LaunchInfo plan_tile(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row, Out col) {
   require_count(rows, "rows");
   require_count(cols, "cols");
-  LaunchPlan p;
+  LaunchInfo p;
   if (rows == 0 || cols == 0) return p;
   const int64_t tiles_across = (cols - 1) / kTileCols + 1;
-  p.grid = blocks_for(((rows - 1) / kTileRows + 1) * tiles_across, 1);
-  p.block = kTileThreads;
+  p.grid_blocks = blocks_for(((rows - 1) / kTileRows + 1) * tiles_across, 1);
+  p.block_threads = kTileThreads;
   const bool aligned = tile_aligned(gX, cols, row, col);
   if (spec.elem == Elem::e4m3)
     p.func = aligned ? tile_kernel_ptr<Elem::e4m3, kRow, kCol, true>() : tile_kernel_ptr<Elem::e4m3, kRow, kCol, false>();
@@ -268,12 +268,12 @@ template <bool kRow, bool kCol>
 void launch_tile(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row, Out col, cudaStream_t stream) {
   if ((kRow && (!row.codes || !row.scales)) || (kCol && (!col.codes || !col.scales)))
     bad_input("an MX output pointer is null", "pass codes and scales for every orientation written");
-  const LaunchPlan p = plan_tile<kRow, kCol>(gX, rows, cols, spec, row, col);
-  if (p.grid == 0) return;
+  const LaunchInfo p = plan_tile<kRow, kCol>(gX, rows, cols, spec, row, col);
+  if (p.grid_blocks == 0) return;
   const int64_t tiles_across = (cols - 1) / kTileCols + 1;
   const uint16_t* x = reinterpret_cast<const uint16_t*>(gX);
   const bool aligned = tile_aligned(gX, cols, row, col);
-  const dim3 grid(unsigned(p.grid)), block(p.block);
+  const dim3 grid(unsigned(p.grid_blocks)), block(p.block_threads);
   if (spec.elem == Elem::e4m3 && aligned)
     quantize_tile_kernel<Elem::e4m3, kRow, kCol, true><<<grid, block, 0, stream>>>(x, rows, cols, tiles_across, spec.rule, row, col);
   else if (spec.elem == Elem::e4m3)

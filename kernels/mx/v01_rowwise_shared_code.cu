@@ -31,13 +31,13 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-LaunchPlan v01_rowwise_shared_code_plan(int64_t rows, int64_t cols, Spec spec) {
+LaunchInfo v01_rowwise_shared_code_plan(int64_t rows, int64_t cols, Spec spec) {
   require_count(rows, "rows");
   require_count(cols, "cols");
-  LaunchPlan p;
+  LaunchInfo p;
   if (rows == 0 || cols == 0) return p;
-  p.grid = blocks_for(rows * ((cols + formats::kMxBlock - 1) / formats::kMxBlock), kThreads);
-  p.block = kThreads;
+  p.grid_blocks = blocks_for(rows * ((cols + formats::kMxBlock - 1) / formats::kMxBlock), kThreads);
+  p.block_threads = kThreads;
   p.func = spec.elem == Elem::e4m3 ? reinterpret_cast<const void*>(&rowwise_shared_kernel<Elem::e4m3>)
                                    : reinterpret_cast<const void*>(&rowwise_shared_kernel<Elem::e5m2>);
   return p;
@@ -46,13 +46,15 @@ LaunchPlan v01_rowwise_shared_code_plan(int64_t rows, int64_t cols, Spec spec) {
 void v01_rowwise_shared_code(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row,
                              cudaStream_t stream) {
   if (!row.codes || !row.scales) bad_input("an MX output pointer is null", "pass codes and scales");
-  const LaunchPlan p = v01_rowwise_shared_code_plan(rows, cols, spec);
-  if (p.grid == 0) return;
+  const LaunchInfo p = v01_rowwise_shared_code_plan(rows, cols, spec);
+  if (p.grid_blocks == 0) return;
   const uint16_t* x = reinterpret_cast<const uint16_t*>(gX);
   if (spec.elem == Elem::e4m3)
-    rowwise_shared_kernel<Elem::e4m3><<<unsigned(p.grid), p.block, 0, stream>>>(x, rows, cols, spec.rule, row.codes, row.scales);
+    rowwise_shared_kernel<Elem::e4m3>
+        <<<unsigned(p.grid_blocks), p.block_threads, 0, stream>>>(x, rows, cols, spec.rule, row.codes, row.scales);
   else
-    rowwise_shared_kernel<Elem::e5m2><<<unsigned(p.grid), p.block, 0, stream>>>(x, rows, cols, spec.rule, row.codes, row.scales);
+    rowwise_shared_kernel<Elem::e5m2>
+        <<<unsigned(p.grid_blocks), p.block_threads, 0, stream>>>(x, rows, cols, spec.rule, row.codes, row.scales);
   SOL_LAUNCH_CHECK();
 }
 

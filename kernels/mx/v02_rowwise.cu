@@ -11,7 +11,7 @@
 
 namespace sol::kernels::mx {
 
-LaunchPlan v02_rowwise_plan(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row) {
+LaunchInfo v02_rowwise_plan(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row) {
   return plan_tile<true, false>(gX, rows, cols, spec, row, Out{});
 }
 

@@ -8,7 +8,7 @@
 
 namespace sol::kernels::mx {
 
-LaunchPlan v03_columnwise_plan(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out col) {
+LaunchInfo v03_columnwise_plan(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out col) {
   return plan_tile<false, true>(gX, rows, cols, spec, Out{}, col);
 }
 

@@ -8,7 +8,7 @@
 
 namespace sol::kernels::mx {
 
-LaunchPlan v04_both_plan(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row, Out col) {
+LaunchInfo v04_both_plan(const __nv_bfloat16* gX, int64_t rows, int64_t cols, Spec spec, Out row, Out col) {
   return plan_tile<true, true>(gX, rows, cols, spec, row, col);
 }
 

@@ -134,18 +134,18 @@ const void* pick(Elem e, formats::MxAxis axis) {
   return col ? kernel_ptr<kVec, Elem::e5m2, true>() : kernel_ptr<kVec, Elem::e5m2, false>();
 }
 
-LaunchPlan plan(const uint8_t* gCodes, const uint8_t* gScales, const void* gOut, int64_t rows, int64_t cols, Elem elem,
+LaunchInfo plan(const uint8_t* gCodes, const uint8_t* gScales, const void* gOut, int64_t rows, int64_t cols, Elem elem,
                 formats::MxAxis axis) {
   require_count(rows, "rows");
   require_count(cols, "cols");
-  LaunchPlan p;
+  LaunchInfo p;
   if (rows == 0 || cols == 0) return p;
-  p.block = kThreads;
+  p.block_threads = kThreads;
   if (vec_aligned(gCodes, gScales, gOut, cols, axis)) {
-    p.grid = blocks_for(rows * cols / kCodesPerVec, kThreads);
+    p.grid_blocks = blocks_for(rows * cols / kCodesPerVec, kThreads);
     p.func = pick<true>(elem, axis);
   } else {
-    p.grid = std::min(blocks_for(rows * cols, kThreads), kMaxScalarBlocks);
+    p.grid_blocks = std::min(blocks_for(rows * cols, kThreads), kMaxScalarBlocks);
     p.func = pick<false>(elem, axis);
   }
   return p;
@@ -153,19 +153,19 @@ LaunchPlan plan(const uint8_t* gCodes, const uint8_t* gScales, const void* gOut,
 
 }  // namespace
 
-LaunchPlan v05_dequantize_plan(const uint8_t* gCodes, const uint8_t* gScales, const __nv_bfloat16* gOut, int64_t rows,
+LaunchInfo v05_dequantize_plan(const uint8_t* gCodes, const uint8_t* gScales, const __nv_bfloat16* gOut, int64_t rows,
                                int64_t cols, Elem elem, formats::MxAxis axis) {
   return plan(gCodes, gScales, gOut, rows, cols, elem, axis);
 }
 
 void v05_dequantize(const uint8_t* gCodes, const uint8_t* gScales, int64_t rows, int64_t cols, Elem elem,
                     formats::MxAxis axis, __nv_bfloat16* gOut, cudaStream_t stream) {
-  const LaunchPlan p = plan(gCodes, gScales, gOut, rows, cols, elem, axis);
-  if (p.grid == 0) return;
+  const LaunchInfo p = plan(gCodes, gScales, gOut, rows, cols, elem, axis);
+  if (p.grid_blocks == 0) return;
   // The plan picked the kernel; launch it through its pointer with the common argument list.
   uint16_t* out = reinterpret_cast<uint16_t*>(gOut);
   void* args[] = {&gCodes, &gScales, &rows, &cols, &out};
-  SOL_CUDA_CHECK(cudaLaunchKernel(p.func, dim3(unsigned(p.grid)), dim3(p.block), args, 0, stream));
+  SOL_CUDA_CHECK(cudaLaunchKernel(p.func, dim3(unsigned(p.grid_blocks)), dim3(p.block_threads), args, 0, stream));
 }
 
 }  // namespace sol::kernels::mx

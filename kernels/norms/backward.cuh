@@ -405,7 +405,7 @@ void column_sums(const In* gIn, int64_t parts, int params, int64_t cols, T* gOut
 // A planned backward: the one-read kernel's launch (grid = parts × slices CTAs, clusters of
 // `slices`), and the workspace it needs.
 struct BwdPlan {
-  LaunchPlan main;
+  LaunchInfo main;
   int slices = 1, per = 0;
   int64_t parts = 0;
   int params = 0;
@@ -413,15 +413,15 @@ struct BwdPlan {
 };
 
 // A launch of `grid` CTAs in clusters of `slices` (attr: storage the config points to).
-inline cudaLaunchConfig_t cluster_launch(int slices, int64_t grid, const LaunchPlan& p, cudaStream_t stream,
+inline cudaLaunchConfig_t cluster_launch(int slices, int64_t grid, const LaunchInfo& p, cudaStream_t stream,
                                          cudaLaunchAttribute* attr) {
   attr->id = cudaLaunchAttributeClusterDimension;
   attr->val.clusterDim.x = unsigned(slices);
   attr->val.clusterDim.y = attr->val.clusterDim.z = 1;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(unsigned(grid));
-  cfg.blockDim = dim3(unsigned(p.block));
-  cfg.dynamicSmemBytes = size_t(p.smem);
+  cfg.blockDim = dim3(unsigned(p.block_threads));
+  cfg.dynamicSmemBytes = size_t(p.dynamic_smem_bytes);
   cfg.stream = stream;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
@@ -430,13 +430,13 @@ inline cudaLaunchConfig_t cluster_launch(int slices, int64_t grid, const LaunchP
 
 // Launches a planned kernel: in clusters of `slices` through cudaLaunchKernelEx, or plainly.
 template <class... Params, class... Args>
-void launch_sliced(void (*kernel)(Params...), const LaunchPlan& p, int slices, cudaStream_t stream, Args... args) {
+void launch_sliced(void (*kernel)(Params...), const LaunchInfo& p, int slices, cudaStream_t stream, Args... args) {
   if (slices > 1) {
     cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = cluster_launch(slices, p.grid, p, stream, &attr);
+    const cudaLaunchConfig_t cfg = cluster_launch(slices, p.grid_blocks, p, stream, &attr);
     SOL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, args...));
   } else {
-    kernel<<<unsigned(p.grid), unsigned(p.block), size_t(p.smem), stream>>>(args...);
+    kernel<<<unsigned(p.grid_blocks), unsigned(p.block_threads), size_t(p.dynamic_smem_bytes), stream>>>(args...);
     SOL_LAUNCH_CHECK();
   }
 }
@@ -458,9 +458,9 @@ BwdPlan plan_config(const BwdArgs<T>& a, int slices) {
   p.slices = slices;
   p.per = int((npack + slices - 1) / slices);
   p.params = Op::kParams;
-  p.main.block = kThreads * kGroups;
-  p.main.smem = int64_t(kGroups) * Op::kParams * kVecs * kPerVec * kThreads * int64_t(sizeof(float));
-  opt_in_dynamic_smem(kernel, p.main.smem);
+  p.main.block_threads = kThreads * kGroups;
+  p.main.dynamic_smem_bytes = int64_t(kGroups) * Op::kParams * kVecs * kPerVec * kThreads * int64_t(sizeof(float));
+  opt_in_dynamic_smem(kernel, p.main.dynamic_smem_bytes);
   const int sms = sm_count();
   int fit = 0;
   if (slices > 1) {
@@ -468,13 +468,14 @@ BwdPlan plan_config(const BwdArgs<T>& a, int slices) {
     const cudaLaunchConfig_t cfg = cluster_launch(slices, slices, p.main, nullptr, &attr);
     SOL_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fit, kernel, &cfg));
   } else {
-    SOL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, p.main.block, size_t(p.main.smem)));
+    SOL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, p.main.block_threads,
+                                                                 size_t(p.main.dynamic_smem_bytes)));
     fit *= sms;
   }
   if (fit < 1) failure("row backward: the configuration fits no SM", "lower its shared memory");
   p.parts = std::min<int64_t>((a.rows + kGroups - 1) / kGroups, fit);
-  p.main.grid = p.parts * slices;
-  p.main.func = p.main.grid ? reinterpret_cast<const void*>(kernel) : nullptr;
+  p.main.grid_blocks = p.parts * slices;
+  p.main.func = p.main.grid_blocks ? reinterpret_cast<const void*>(kernel) : nullptr;
   p.work_floats = p.parts * Op::kParams * a.cols;
   return p;
 }
@@ -487,14 +488,14 @@ BwdPlan plan_looped_config(const BwdArgs<T>& a) {
   auto* kernel = row_bwd_looped_kernel<Op, T, kPerVec, kThreads>;
   BwdPlan p;
   p.params = Op::kParams;
-  p.main.block = kThreads;
+  p.main.block_threads = kThreads;
   const int sms = sm_count();
   int fit = 0;
   SOL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, kThreads, 0));
   if (fit < 1) failure("row backward: the looped kernel fits no SM", "lower its registers");
   p.parts = std::min<int64_t>(a.rows, Op::kParams > 0 ? int64_t(sms) : int64_t(fit) * sms);
-  p.main.grid = p.parts;
-  p.main.func = p.main.grid ? reinterpret_cast<const void*>(kernel) : nullptr;
+  p.main.grid_blocks = p.parts;
+  p.main.func = p.main.grid_blocks ? reinterpret_cast<const void*>(kernel) : nullptr;
   p.work_floats = p.parts * Op::kParams * a.cols;
   return p;
 }
@@ -546,7 +547,7 @@ void run_backward(const BwdPlan& p, const BwdArgs<T>& a, cudaStream_t stream) {
     failure("row backward: a pitch of lda = " + std::to_string(a.lda) + ", lddy = " + std::to_string(a.lddy) +
                 ", lddx = " + std::to_string(a.lddx) + " is below cols = " + std::to_string(a.cols),
             "set BwdArgs::lda, lddy and lddx (≥ cols; cols for packed rows)");
-  if (p.main.grid == 0) return;
+  if (p.main.grid_blocks == 0) return;
   using Kernel = void (*)(BwdArgs<T>, int);
   launch_sliced(reinterpret_cast<Kernel>(const_cast<void*>(p.main.func)), p.main, p.slices, stream, a, p.per);
   column_sums(a.work, p.parts, p.params, a.cols, a.dgamma, a.dbeta, stream);

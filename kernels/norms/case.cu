@@ -109,9 +109,9 @@ class RowCase final : public Case {
   LaunchInfo launch() const override {
     const RowArgs<T> a = args(0);
     switch (in_.kind) {
-      case Kind::LayerNorm: return launch_info(layernorm_plan(in_.impl, a));
-      case Kind::RMSNorm: return launch_info(rmsnorm_plan(in_.impl, a));
-      case Kind::Softmax: return launch_info(softmax_plan(in_.impl, a));
+      case Kind::LayerNorm: return layernorm_plan(in_.impl, a);
+      case Kind::RMSNorm: return rmsnorm_plan(in_.impl, a);
+      case Kind::Softmax: return softmax_plan(in_.impl, a);
     }
     return {};
   }

@@ -127,7 +127,7 @@ class RowBwdCase final : public Case {
     }
   }
 
-  LaunchInfo launch() const override { return in_.eager ? LaunchInfo{} : launch_info(plan_.main); }
+  LaunchInfo launch() const override { return in_.eager ? LaunchInfo{} : plan_.main; }
 
   CheckResult check() override {
     if (!randomized_) failure("check() called before randomize()", "randomize the inputs first");

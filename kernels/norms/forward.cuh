@@ -12,15 +12,15 @@ namespace sol::kernels::rows {
 template <class T>
 void layernorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream);
 template <class T>
-LaunchPlan layernorm_plan(Impl impl, const RowArgs<T>& a);
+LaunchInfo layernorm_plan(Impl impl, const RowArgs<T>& a);
 template <class T>
 void rmsnorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream);
 template <class T>
-LaunchPlan rmsnorm_plan(Impl impl, const RowArgs<T>& a);
+LaunchInfo rmsnorm_plan(Impl impl, const RowArgs<T>& a);
 template <class T>
 void softmax_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream);
 template <class T>
-LaunchPlan softmax_plan(Impl impl, const RowArgs<T>& a);
+LaunchInfo softmax_plan(Impl impl, const RowArgs<T>& a);
 
 // Where softmax v05 (Impl::Cluster) sends a row on a GPU of compute capability cc: the register
 // kernel where the row fits it and kRegisterRouteMaxBytes (64 KiB: the register kernel's 1024-thread
@@ -36,7 +36,7 @@ SoftmaxRoute softmax_route(const RowArgs<T>& a, int cc);
 
 // The launch an Impl makes for one fused Op (eager: nothing to describe, an empty plan).
 template <class Op, class T>
-LaunchPlan fused_plan(Impl impl, const RowArgs<T>& a) {
+LaunchInfo fused_plan(Impl impl, const RowArgs<T>& a) {
   switch (impl) {
     case Impl::Eager: return {};
     case Impl::Looped: return plan_looped<Op, T>(a);
@@ -53,7 +53,7 @@ void fused_run(Impl impl, const RowArgs<T>& a, cudaStream_t stream) {
 // The norms: Op, or Residual<Op> where a.res is given (the eager rungs add in a pass of their own
 // first and normalize the sum: eager_input).
 template <class Op, class T>
-LaunchPlan norm_plan(Impl impl, const RowArgs<T>& a) {
+LaunchInfo norm_plan(Impl impl, const RowArgs<T>& a) {
   return a.res ? fused_plan<Residual<Op>, T>(impl, a) : fused_plan<Op, T>(impl, a);
 }
 template <class Op, class T>

@@ -32,15 +32,15 @@ void layernorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t st
 }
 
 template <class T>
-LaunchPlan layernorm_plan(Impl impl, const RowArgs<T>& a) {
+LaunchInfo layernorm_plan(Impl impl, const RowArgs<T>& a) {
   return norm_plan<LayerNormOp>(impl, a);
 }
 
 template void layernorm_forward<float>(Impl, const RowArgs<float>&, float*, cudaStream_t);
 template void layernorm_forward<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&, __nv_bfloat16*, cudaStream_t);
-template LaunchPlan layernorm_plan<float>(Impl, const RowArgs<float>&);
-template LaunchPlan layernorm_plan<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&);
+template LaunchInfo layernorm_plan<float>(Impl, const RowArgs<float>&);
+template LaunchInfo layernorm_plan<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&);
 template void layernorm_forward<__half>(Impl, const RowArgs<__half>&, __half*, cudaStream_t);
-template LaunchPlan layernorm_plan<__half>(Impl, const RowArgs<__half>&);
+template LaunchInfo layernorm_plan<__half>(Impl, const RowArgs<__half>&);
 
 }  // namespace sol::kernels::rows

@@ -32,15 +32,15 @@ void rmsnorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stre
 }
 
 template <class T>
-LaunchPlan rmsnorm_plan(Impl impl, const RowArgs<T>& a) {
+LaunchInfo rmsnorm_plan(Impl impl, const RowArgs<T>& a) {
   return norm_plan<RMSNormOp>(impl, a);
 }
 
 template void rmsnorm_forward<float>(Impl, const RowArgs<float>&, float*, cudaStream_t);
 template void rmsnorm_forward<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&, __nv_bfloat16*, cudaStream_t);
-template LaunchPlan rmsnorm_plan<float>(Impl, const RowArgs<float>&);
-template LaunchPlan rmsnorm_plan<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&);
+template LaunchInfo rmsnorm_plan<float>(Impl, const RowArgs<float>&);
+template LaunchInfo rmsnorm_plan<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&);
 template void rmsnorm_forward<__half>(Impl, const RowArgs<__half>&, __half*, cudaStream_t);
-template LaunchPlan rmsnorm_plan<__half>(Impl, const RowArgs<__half>&);
+template LaunchInfo rmsnorm_plan<__half>(Impl, const RowArgs<__half>&);
 
 }  // namespace sol::kernels::rows

@@ -376,7 +376,7 @@ constexpr int64_t rows_per_block() {
 }
 
 template <int kThreads, class Kernel>
-LaunchPlan row_plan(Kernel kernel, int64_t rows) {
+LaunchInfo row_plan(Kernel kernel, int64_t rows) {
   return plan_1d(kernel, rows, rows_per_block<kThreads>(), kBlockThreads<kThreads>);
 }
 
@@ -397,7 +397,7 @@ bool fits_registers(const RowArgs<T>& a) {
 // The register configuration of a row (register_config, launch.hpp): a group of lanes, or a block
 // of whole warps, each thread holding kRegisterVecs vectors (twice that past 1024 threads).
 template <class Op, class T>
-LaunchPlan plan_registers(const RowArgs<T>& a) {
+LaunchInfo plan_registers(const RowArgs<T>& a) {
   const RegisterConfig c = register_config(a.cols / (16 / int64_t(sizeof(T))));
   switch (c.group) {
     case 1: return row_plan<1>(row_registers_kernel<Op, T, 1, kRegisterVecs>, a.rows);
@@ -417,7 +417,7 @@ LaunchPlan plan_registers(const RowArgs<T>& a) {
 }
 
 template <class Op, class T>
-LaunchPlan plan_looped(const RowArgs<T>& a) {
+LaunchInfo plan_looped(const RowArgs<T>& a) {
   if (a.cols <= kWarpRowMaxCols) return row_plan<32>(row_looped_kernel<Op, T, 32>, a.rows);
   return row_plan<kLongRowThreads>(row_looped_kernel<Op, T, kLongRowThreads>, a.rows);
 }
@@ -446,16 +446,17 @@ void residual_add(const RowArgs<T>& a, cudaStream_t stream) {
 }
 
 template <class T>
-void launch_row(const LaunchPlan& p, cudaStream_t stream, const RowArgs<T>& a) {
+void launch_row(const LaunchInfo& p, cudaStream_t stream, const RowArgs<T>& a) {
   require_pitches(a);
-  if (p.grid == 0) return;
-  reinterpret_cast<void (*)(RowArgs<T>)>(const_cast<void*>(p.func))<<<unsigned(p.grid), unsigned(p.block), 0, stream>>>(a);
+  if (p.grid_blocks == 0) return;
+  auto* kernel = reinterpret_cast<void (*)(RowArgs<T>)>(const_cast<void*>(p.func));
+  kernel<<<unsigned(p.grid_blocks), unsigned(p.block_threads), 0, stream>>>(a);
   SOL_LAUNCH_CHECK();
 }
 
 // One read per row when the row fits the registers; the looped kernel otherwise.
 template <class Op, class T>
-LaunchPlan plan_fused(const RowArgs<T>& a) {
+LaunchInfo plan_fused(const RowArgs<T>& a) {
   return fits_registers(a) ? plan_registers<Op, T>(a) : plan_looped<Op, T>(a);
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 template <class T>
 std::unique_ptr<Case> make_relu(Version v, const Shape& s, void (*run)(const T*, T*, int64_t, cudaStream_t),
-                                LaunchPlan (*plan)(const T*, const T*, int64_t), const CaseOptions& opts) {
+                                LaunchInfo (*plan)(const T*, const T*, int64_t), const CaseOptions& opts) {
   const int64_t n = s.at("n");
   GatherSpec<T> spec = elementwise_spec<T>(s, tolerance(v).rel_l2);
   spec.f = [](double x, int64_t) { return std::max(x, 0.0); };

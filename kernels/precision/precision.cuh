@@ -14,13 +14,13 @@
 namespace sol::kernels::precision {
 
 void v01_relu_fp32(const float* gIn, float* gOut, int64_t n, cudaStream_t stream);
-LaunchPlan v01_relu_fp32_plan(const float* gIn, const float* gOut, int64_t n);
+LaunchInfo v01_relu_fp32_plan(const float* gIn, const float* gOut, int64_t n);
 
 void v02_relu_bf16(const __nv_bfloat16* gIn, __nv_bfloat16* gOut, int64_t n, cudaStream_t stream);
-LaunchPlan v02_relu_bf16_plan(const __nv_bfloat16* gIn, const __nv_bfloat16* gOut, int64_t n);
+LaunchInfo v02_relu_bf16_plan(const __nv_bfloat16* gIn, const __nv_bfloat16* gOut, int64_t n);
 
 void v03_relu_fp8_e4m3(const __nv_fp8_e4m3* gIn, __nv_fp8_e4m3* gOut, int64_t n, cudaStream_t stream);
-LaunchPlan v03_relu_fp8_e4m3_plan(const __nv_fp8_e4m3* gIn, const __nv_fp8_e4m3* gOut, int64_t n);
+LaunchInfo v03_relu_fp8_e4m3_plan(const __nv_fp8_e4m3* gIn, const __nv_fp8_e4m3* gOut, int64_t n);
 
 // The vectors per thread all three versions use.
 inline constexpr int kVectorsPerThread = 4;

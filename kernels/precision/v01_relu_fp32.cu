@@ -13,7 +13,7 @@ struct ReluF32 {
 };
 }  // namespace
 
-LaunchPlan v01_relu_fp32_plan(const float* gIn, const float* gOut, int64_t n) {
+LaunchInfo v01_relu_fp32_plan(const float* gIn, const float* gOut, int64_t n) {
   return plan_map_vec16<float, ReluF32, kVectorsPerThread>(gIn, gOut, n);
 }
 

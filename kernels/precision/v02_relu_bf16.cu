@@ -18,7 +18,7 @@ struct ReluBf16 {
 };
 }  // namespace
 
-LaunchPlan v02_relu_bf16_plan(const __nv_bfloat16* gIn, const __nv_bfloat16* gOut, int64_t n) {
+LaunchInfo v02_relu_bf16_plan(const __nv_bfloat16* gIn, const __nv_bfloat16* gOut, int64_t n) {
   return plan_map_vec16<__nv_bfloat16, ReluBf16, kVectorsPerThread>(gIn, gOut, n);
 }
 

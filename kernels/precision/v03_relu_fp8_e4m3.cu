@@ -31,7 +31,7 @@ struct ReluE4m3 {
 };
 }  // namespace
 
-LaunchPlan v03_relu_fp8_e4m3_plan(const __nv_fp8_e4m3* gIn, const __nv_fp8_e4m3* gOut, int64_t n) {
+LaunchInfo v03_relu_fp8_e4m3_plan(const __nv_fp8_e4m3* gIn, const __nv_fp8_e4m3* gOut, int64_t n) {
   return plan_map_vec16<__nv_fp8_e4m3, ReluE4m3, kVectorsPerThread>(gIn, gOut, n);
 }
 

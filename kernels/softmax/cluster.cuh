@@ -219,7 +219,7 @@ __global__ void __launch_bounds__(kThreads, 1536 / kThreads) cluster_row_kernel(
 // grid = parts × slices CTAs in clusters of `slices`: a cluster per row, up to gridDim.x's limit
 // (clusters then walk several rows). main.func is nullptr when the row does not fit.
 struct ClusterPlan {
-  LaunchPlan main;
+  LaunchInfo main;
   int slices = 0;
   int64_t per = 0;
 };
@@ -240,17 +240,17 @@ ClusterPlan plan_cluster_rows(const Args& a, const ClusterLayout& layout) {
                    : reinterpret_cast<const void*>(cluster_row_kernel<Op, T, 1, Args, kClusterThreadsLarge>);
   p.slices = s.slices;
   p.per = s.per;
-  p.main.block = s.threads;
-  p.main.smem = s.slice_bytes;
-  p.main.grid = std::min<int64_t>(a.rows, std::numeric_limits<int32_t>::max() / s.slices) * s.slices;
-  p.main.func = p.main.grid ? kernel : nullptr;
+  p.main.block_threads = s.threads;
+  p.main.dynamic_smem_bytes = s.slice_bytes;
+  p.main.grid_blocks = std::min<int64_t>(a.rows, std::numeric_limits<int32_t>::max() / s.slices) * s.slices;
+  p.main.func = p.main.grid_blocks ? kernel : nullptr;
   return p;
 }
 
 template <class Args>
 void launch_cluster_rows(const ClusterPlan& p, const Args& a, cudaStream_t stream) {
-  if (!p.main.func || p.main.grid == 0) return;
-  opt_in_dynamic_smem(p.main.func, p.main.smem);
+  if (!p.main.func || p.main.grid_blocks == 0) return;
+  opt_in_dynamic_smem(p.main.func, p.main.dynamic_smem_bytes);
   using Kernel = void (*)(Args, int64_t);
   launch_sliced(reinterpret_cast<Kernel>(const_cast<void*>(p.main.func)), p.main, p.slices, stream, a, p.per);
 }

@@ -57,11 +57,11 @@ void softmax_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stre
 }
 
 template <class T>
-LaunchPlan softmax_plan(Impl impl, const RowArgs<T>& a) {
+LaunchInfo softmax_plan(Impl impl, const RowArgs<T>& a) {
   if (impl == Impl::Cluster) {
     const ClusterPlan p = cluster_plan(a);
     if (p.main.func) {
-      opt_in_dynamic_smem(p.main.func, p.main.smem);  // so that an occupancy query counts it resident
+      opt_in_dynamic_smem(p.main.func, p.main.dynamic_smem_bytes);  // so that an occupancy query counts it resident
       return p.main;
     }
     return fused_plan<SoftmaxOp>(fits_registers(a) ? Impl::Registers : Impl::Looped, a);
@@ -71,10 +71,10 @@ LaunchPlan softmax_plan(Impl impl, const RowArgs<T>& a) {
 
 template void softmax_forward<float>(Impl, const RowArgs<float>&, float*, cudaStream_t);
 template void softmax_forward<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&, __nv_bfloat16*, cudaStream_t);
-template LaunchPlan softmax_plan<float>(Impl, const RowArgs<float>&);
-template LaunchPlan softmax_plan<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&);
+template LaunchInfo softmax_plan<float>(Impl, const RowArgs<float>&);
+template LaunchInfo softmax_plan<__nv_bfloat16>(Impl, const RowArgs<__nv_bfloat16>&);
 template void softmax_forward<__half>(Impl, const RowArgs<__half>&, __half*, cudaStream_t);
-template LaunchPlan softmax_plan<__half>(Impl, const RowArgs<__half>&);
+template LaunchInfo softmax_plan<__half>(Impl, const RowArgs<__half>&);
 template SoftmaxRoute softmax_route<float>(const RowArgs<float>&, int);
 template SoftmaxRoute softmax_route<__nv_bfloat16>(const RowArgs<__nv_bfloat16>&, int);
 template SoftmaxRoute softmax_route<__half>(const RowArgs<__half>&, int);

@@ -43,7 +43,7 @@ double tol_at(Version v, int64_t k) {
   return tolerance(v).rel_l2 * std::sqrt(kk / 8192.0);
 }
 
-LaunchPlan plan(Version v, const GemmArgs& g) {
+LaunchInfo plan(Version v, const GemmArgs& g) {
   switch (v) {
 #define SOL_GEMM_FP32_PLAN_CASE(name, ...) \
   case Version::name: return name##_plan(g);
@@ -116,7 +116,7 @@ class GemmCase final : public Case {
   }
 
   LaunchInfo launch() const override {
-    return is_peer(v_) || v_ == Version::dispatch ? LaunchInfo{} : launch_info(plan(v_, args(0)));
+    return is_peer(v_) || v_ == Version::dispatch ? LaunchInfo{} : plan(v_, args(0));
   }
 
   CheckResult check() override {

@@ -94,25 +94,26 @@ __device__ __forceinline__ float load1(const float* gX, int rows, int cols, int 
 }
 
 // Tiles of kTileM × kTileN outputs over C, one block each.
-inline LaunchPlan tile_plan(const void* kernel, const GemmArgs& g, int tile_m, int tile_n, int threads) {
-  LaunchPlan p;
+inline LaunchInfo tile_plan(const void* kernel, const GemmArgs& g, int tile_m, int tile_n, int threads) {
+  LaunchInfo p;
   const int64_t tiles_m = (int64_t(g.m) + tile_m - 1) / tile_m, tiles_n = (int64_t(g.n) + tile_n - 1) / tile_n;
-  p.grid = blocks_for(tiles_m * tiles_n, 1);
-  p.block = threads;
-  p.func = p.grid ? kernel : nullptr;
+  p.grid_blocks = blocks_for(tiles_m * tiles_n, 1);
+  p.block_threads = threads;
+  p.func = p.grid_blocks ? kernel : nullptr;
   return p;
 }
 
 // Launches a planned rung: every kernel has the signature __global__ void(GemmArgs).
-inline void launch_gemm(const LaunchPlan& p, GemmArgs g, cudaStream_t stream) {
-  if (p.grid == 0) return;
+inline void launch_gemm(const LaunchInfo& p, GemmArgs g, cudaStream_t stream) {
+  if (p.grid_blocks == 0) return;
   void* params[] = {&g};
-  SOL_CUDA_CHECK(cudaLaunchKernel(p.func, dim3(unsigned(p.grid)), dim3(unsigned(p.block)), params, size_t(p.smem), stream));
+  SOL_CUDA_CHECK(cudaLaunchKernel(p.func, dim3(unsigned(p.grid_blocks)), dim3(unsigned(p.block_threads)), params,
+                                  size_t(p.dynamic_smem_bytes), stream));
 }
 
 // One plan function per rung of SOL_GEMM_FP32_RUNGS (sol/gemm_rungs.hpp): <name>_plan, defined in
 // kernels/gemm/fp32/<name>.cu (the two v08 tiles share one kernel, v08_warptile.cuh).
-#define SOL_GEMM_FP32_PLAN(name, ...) LaunchPlan name##_plan(const GemmArgs& g);
+#define SOL_GEMM_FP32_PLAN(name, ...) LaunchInfo name##_plan(const GemmArgs& g);
 SOL_GEMM_FP32_RUNGS(SOL_GEMM_FP32_PLAN)
 #undef SOL_GEMM_FP32_PLAN
 

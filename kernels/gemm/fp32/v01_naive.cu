@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(kThreads) naive_kernel(GemmArgs g) {
 
 }  // namespace
 
-LaunchPlan v01_naive_plan(const GemmArgs& g) {
+LaunchInfo v01_naive_plan(const GemmArgs& g) {
   return tile_plan(reinterpret_cast<const void*>(naive_kernel), g, kTileM, kTileN, kThreads);
 }
 

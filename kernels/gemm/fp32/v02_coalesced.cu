@@ -22,7 +22,7 @@ __global__ void __launch_bounds__(kThreads) coalesced_kernel(GemmArgs g) {
 
 }  // namespace
 
-LaunchPlan v02_coalesced_plan(const GemmArgs& g) {
+LaunchInfo v02_coalesced_plan(const GemmArgs& g) {
   return tile_plan(reinterpret_cast<const void*>(coalesced_kernel), g, kTileM, kTileN, kThreads);
 }
 

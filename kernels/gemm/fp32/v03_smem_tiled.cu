@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kThreads) smem_tiled_kernel(GemmArgs g) {
 
 }  // namespace
 
-LaunchPlan v03_smem_tiled_plan(const GemmArgs& g) {
+LaunchInfo v03_smem_tiled_plan(const GemmArgs& g) {
   return tile_plan(reinterpret_cast<const void*>(smem_tiled_kernel), g, kTile, kTile, kThreads);
 }
 

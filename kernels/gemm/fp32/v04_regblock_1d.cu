@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(kThreads) regblock_1d_kernel(GemmArgs g) {
 
 }  // namespace
 
-LaunchPlan v04_regblock_1d_plan(const GemmArgs& g) {
+LaunchInfo v04_regblock_1d_plan(const GemmArgs& g) {
   return tile_plan(reinterpret_cast<const void*>(regblock_1d_kernel), g, kTileM, kTileN, kThreads);
 }
 

@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(kThreads) regblock_2d_kernel(GemmArgs g) {
 
 }  // namespace
 
-LaunchPlan v05_regblock_2d_plan(const GemmArgs& g) {
+LaunchInfo v05_regblock_2d_plan(const GemmArgs& g) {
   return tile_plan(reinterpret_cast<const void*>(regblock_2d_kernel), g, kTileM, kTileN, kThreads);
 }
 

@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(kThreads) vectorized_kernel(GemmArgs g) {
 
 }  // namespace
 
-LaunchPlan v06_vectorized_plan(const GemmArgs& g) {
+LaunchInfo v06_vectorized_plan(const GemmArgs& g) {
   return tile_plan(reinterpret_cast<const void*>(vectorized_kernel), g, kTileM, kTileN, kThreads);
 }
 

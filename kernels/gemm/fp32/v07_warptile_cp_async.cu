@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(kThreads, 2) warptile_kernel(GemmArgs g) {
 
 }  // namespace
 
-LaunchPlan v07_warptile_cp_async_plan(const GemmArgs& g) {
+LaunchInfo v07_warptile_cp_async_plan(const GemmArgs& g) {
   return tile_plan(reinterpret_cast<const void*>(warptile_kernel), g, kTileM, kTileN, kThreads);
 }
 

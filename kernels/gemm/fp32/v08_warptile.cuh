@@ -198,14 +198,14 @@ __global__ void __launch_bounds__(kThreads, 1) multistage_kernel(GemmArgs g) {
 // The plan for one configuration; its dynamic shared memory (over the default 48 KiB in both
 // registered configurations) is opted into once.
 template <class C>
-LaunchPlan plan_for(const GemmArgs& g) {
+LaunchInfo plan_for(const GemmArgs& g) {
   static const bool opted_in = [] {
     SOL_CUDA_CHECK(cudaFuncSetAttribute(multistage_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
     return true;
   }();
   (void)opted_in;
-  LaunchPlan p = tile_plan(reinterpret_cast<const void*>(multistage_kernel<C>), g, C::kTileM, C::kTileN, kThreads);
-  p.smem = C::kSmemBytes;
+  LaunchInfo p = tile_plan(reinterpret_cast<const void*>(multistage_kernel<C>), g, C::kTileM, C::kTileN, kThreads);
+  p.dynamic_smem_bytes = C::kSmemBytes;
   return p;
 }
 

@@ -15,7 +15,7 @@ namespace sol::kernels::gemm_fp32 {
 // The tile and depth as sol/gemm_rungs.hpp states them.
 constexpr gemm_rungs::Fp32Rung kRung = *gemm_rungs::find_fp32("v08_warptile_128x256");
 
-LaunchPlan v08_warptile_128x256_plan(const GemmArgs& g) {
+LaunchInfo v08_warptile_128x256_plan(const GemmArgs& g) {
   return v08::plan_for<v08::Config<kRung.tile_m, kRung.tile_n, kRung.tile_k, kRung.stages>>(g);
 }
 
