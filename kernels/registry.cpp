@@ -433,7 +433,7 @@ const Texts kGemvTest = {
     "m=16,n=4096,k=4096,det=1", "m=1,n=14336,k=4096"};
 
 void add_gemv(std::vector<Variant>& all, const char* family, bool fp16) {
-  using kernels::gemv::Rung;
+  using kernels::gemm::gemv::Rung;
   const struct {
     Rung rung;
     int version;
@@ -459,9 +459,8 @@ void add_gemv(std::vector<Variant>& all, const char* family, bool fp16) {
        "an SM at m ≤ 16"},
   };
   for (const auto& r : rungs) {
-    Variant x = entry(family, kernels::gemv::Version{fp16, r.rung}, kernels::gemv::rung_name(r.rung), r.version,
-                      kernels::gemv::min_cc(r.rung),
-                      r.technique, kGemvBench, kGemvTest);
+    Variant x = entry(family, kernels::gemm::gemv::Version{fp16, r.rung}, kernels::gemm::gemv::rung_name(r.rung),
+                      r.version, kernels::gemm::gemv::min_cc(r.rung), r.technique, kGemvBench, kGemvTest);
     // Each rung benches and tests the layout and m it serves (v11: the tb=0 form of the bench shapes).
     if (r.rung == Rung::v11_n_contiguous)
       for (Shape& s : x.bench_shapes) s.dims.emplace_back("tb", 0);
@@ -473,9 +472,9 @@ void add_gemv(std::vector<Variant>& all, const char* family, bool fp16) {
 
 // Every rung (sol/gemm_rungs.hpp) serves the three input types; v03 onwards need sm_90a (wgmma, TMA).
 void add_gemm_tc(std::vector<Variant>& all) {
-  using kernels::gemm_tc::InType;
-  using R = kernels::gemm_tc::Rung;
-  using V = kernels::gemm_tc::Version;
+  using kernels::gemm::tc::InType;
+  using R = kernels::gemm::tc::Rung;
+  using V = kernels::gemm::tc::Version;
   const struct {
     const char* family;
     InType in;
@@ -493,7 +492,7 @@ void add_gemm_tc(std::vector<Variant>& all) {
                         kGemmBench, kGemmTest));
     for (size_t i = 0; i < std::size(gemm_rungs::kRungs); ++i) {
       const gemm_rungs::Rung& r = gemm_rungs::kRungs[i];
-      Variant x = entry(f.family, V{f.in, kernels::gemm_tc::rung_at(int(i))}, std::string(r.name).c_str(), r.version,
+      Variant x = entry(f.family, V{f.in, kernels::gemm::tc::rung_at(int(i))}, std::string(r.name).c_str(), r.version,
                         f.min_cc, std::string(r.technique).c_str(), kGemmBench, kGemmTest);
       all.push_back(r.sm90a ? sm90a_only(std::move(x)) : std::move(x));
     }
@@ -686,7 +685,7 @@ const Texts kSgemmTest = {"m=1,n=1,k=1",         "m=1,n=4097,k=3",          "m=1
                           "m=257,n=129,k=17",    "m=129,n=260,k=47,beta=1", "m=512,n=512,k=40"};
 
 void add_gemm_fp32(std::vector<Variant>& all) {
-  using V = kernels::gemm_fp32::Version;
+  using V = kernels::gemm::fp32::Version;
   const char* f = "gemm_fp32";
   // Rung names carry no dtype token, nor does the fp32 peer: the report pairs them; the _tf32 peer stays apart.
   all.push_back(entry(f, V::peer_cublas_sgemm, "peer:cublasSgemm", 0, 70,
@@ -702,7 +701,7 @@ void add_gemm_fp32(std::vector<Variant>& all) {
   // The ladder (sol/gemm_rungs.hpp); the untiled rungs skip the 8192³ shape.
   for (size_t i = 0; i < std::size(gemm_rungs::kFp32Rungs); ++i) {
     const gemm_rungs::Fp32Rung& r = gemm_rungs::kFp32Rungs[i];
-    all.push_back(entry(f, kernels::gemm_fp32::rung_at(int(i)), std::string(r.name).c_str(), r.version, r.min_cc,
+    all.push_back(entry(f, kernels::gemm::fp32::rung_at(int(i)), std::string(r.name).c_str(), r.version, r.min_cc,
                         std::string(r.technique).c_str(), r.tile_k == 0 ? kSmallBench : kSgemmBench, kSgemmTest));
   }
 }

@@ -29,7 +29,8 @@ namespace sol {
 namespace {
 
 namespace dispatch = kernels::api;
-namespace tc = kernels::gemm_tc;
+namespace tc = kernels::gemm::tc;
+namespace gemv = kernels::gemm::gemv;
 
 constexpr size_t kPlanCache = 256;
 
@@ -202,15 +203,15 @@ void run_rung(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p, void
 
 // A decode call (m ≤ 64) on kernels/gemm/gemv: the workspace holds its split-k partials alone.
 void run_gemv(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p, void* ws, cudaStream_t stream) {
-  kernels::gemv::Problem q;
+  gemv::Problem q;
   q.m = c.m, q.n = c.n, q.k = c.k;
   q.in = c.a_type, q.out = c.c_type;
   q.w_k_contiguous = c.trans_b;
   q.A = c.a, q.W = c.b, q.C = const_cast<void*>(c.c);
   q.lda = c.lda, q.ldw = c.ldb, q.ldc = c.ldc;
   q.alpha = c.alpha, q.beta = c.beta;
-  for (kernels::gemv::Rung r : kernels::gemv::kRungs)
-    if (p.rung == kernels::gemv::rung_name(r)) return kernels::gemv::launch(r, q, p.partial_bytes ? ws : nullptr, p.partial_bytes, stream);
+  for (gemv::Rung r : gemv::kRungs)
+    if (p.rung == gemv::rung_name(r)) return gemv::launch(r, q, p.partial_bytes ? ws : nullptr, p.partial_bytes, stream);
   failure("matmul: no decode rung " + p.rung);
 }
 

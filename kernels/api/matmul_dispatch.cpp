@@ -23,7 +23,7 @@ const std::vector<Measured> kTable = {
 #include "kernels/api/matmul_table.inc"
 };
 
-using gemm_tc::kLtWorkspaceBytes;
+using gemm::tc::kLtWorkspaceBytes;
 constexpr size_t kAlign = 256;
 size_t round_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
@@ -108,9 +108,9 @@ bool is_gemv_rung(const std::string& name) {
   return std::find(r.begin(), r.end(), name) != r.end();
 }
 
-gemv::Rung gemv_rung_of(const std::string& name) {
-  for (gemv::Rung r : gemv::kRungs)
-    if (name == gemv::rung_name(r)) return r;
+gemm::gemv::Rung gemv_rung_of(const std::string& name) {
+  for (gemm::gemv::Rung r : gemm::gemv::kRungs)
+    if (name == gemm::gemv::rung_name(r)) return r;
   failure("matmul: no decode rung " + name);
 }
 
@@ -124,7 +124,7 @@ const Measured* nearest_decode(const MatmulCall& c) {
   static const std::vector<Entry> decode = [] {  // the logs once: this runs on the hot path
     std::vector<Entry> v;
     for (const Measured& e : table())
-      if (e.m <= gemv::kMaxM && is_16bit(e.dtype))
+      if (e.m <= gemm::gemv::kMaxM && is_16bit(e.dtype))
         v.push_back({&e, std::log(double(e.m)), std::log(double(e.n)), std::log(double(e.k))});
     return v;
   }();
@@ -162,7 +162,7 @@ size_t MatmulPlan::workspace_bytes() const {
 const std::vector<std::string>& gemv_rungs() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
-    for (gemv::Rung r : gemv::kRungs) v.push_back(gemv::rung_name(r));
+    for (gemm::gemv::Rung r : gemm::gemv::kRungs) v.push_back(gemm::gemv::rung_name(r));
     return v;
   }();
   return names;
@@ -172,20 +172,20 @@ DecodePrediction decode_prediction(const MatmulCall& c, int cc, const std::strin
   DecodePrediction d;
   if (!is_16bit(c.a_type)) d.refusal = "the decode rungs take bf16 or f16 inputs";
   else if (c.trans_a) d.refusal = "the decode rungs read A m×k (trans_a=N)";
-  else if (c.m > gemv::kMaxM) d.refusal = "the decode rungs take m ≤ 64";
+  else if (c.m > gemm::gemv::kMaxM) d.refusal = "the decode rungs take m ≤ 64";
   else if (cc != 90) d.refusal = "the decode rungs are measured for sm_90 (this GPU: sm_" + std::to_string(cc) + ")";
   if (!d.refusal.empty()) return d;
   // The layout's rung where the table names none: v11 for W k×n; for W n×k v12, which reads W
   // once for every token with no second launch (the table's measurements pick among v09–v12).
-  const gemv::Rung r = !rung.empty() ? gemv_rung_of(rung)
-                       : !c.trans_b  ? gemv::Rung::v11_n_contiguous
-                                     : gemv::Rung::v12_cluster_split_k;
-  d.rung = gemv::rung_name(r);
-  d.refusal = gemv::refusal(r, c.m, c.n, c.k, c.trans_b);
+  const gemm::gemv::Rung r = !rung.empty() ? gemv_rung_of(rung)
+                             : !c.trans_b  ? gemm::gemv::Rung::v11_n_contiguous
+                                           : gemm::gemv::Rung::v12_cluster_split_k;
+  d.rung = gemm::gemv::rung_name(r);
+  d.refusal = gemm::gemv::refusal(r, c.m, c.n, c.k, c.trans_b);
   if (!d.refusal.empty()) return d;
   const double ob = double(dtype_bytes(c.c_type)), mn = double(c.m) * double(c.n);
   d.bytes = 2.0 * (double(c.m) * double(c.k) + double(c.n) * double(c.k)) + ob * mn * (c.beta != 0.f ? 2.0 : 1.0);
-  d.launches = gemv::launches(r, c.m, c.n, c.k);
+  d.launches = gemm::gemv::launches(r, c.m, c.n, c.k);
   static const double hbm = hw::find("h200").hbm_bytes_per_s;
   d.predicted_s = d.launches * kLaunchS + d.bytes / (kDecodeFraction * hbm);
   return d;
@@ -435,7 +435,7 @@ MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode)
     if (chosen) {
       p.impl = Impl::gemv;
       p.rung = d.rung;
-      p.partial_bytes = gemv::workspace_bytes(gemv_rung_of(d.rung), c.m, c.n, c.k);
+      p.partial_bytes = gemm::gemv::workspace_bytes(gemv_rung_of(d.rung), c.m, c.n, c.k);
       if (explain) {
         p.reason = "decode (m ≤ 64, W streamed once): " + pred +
                    (!e ? ", no decode shape measured" : measured_fastest ? ", measured fastest: " + vs : " vs " + vs);

@@ -49,7 +49,7 @@ namespace sol::transformer {
 using bf16 = __nv_bfloat16;
 namespace attn = kernels::attention;
 namespace rows = kernels::rows;
-namespace gemm = kernels::gemm_tc;
+namespace tc = kernels::gemm::tc;
 namespace ew = kernels::elementwise;
 
 ParamLayout ParamLayout::of(const Shape& s) {
@@ -228,7 +228,7 @@ struct Stack::Impl {
   cudaStream_t stream{};
   bf16 *params = nullptr, *grads = nullptr, *x0 = nullptr, *dy = nullptr, *dx0 = nullptr;
   std::unique_ptr<Arena> arena;
-  gemm::Workspace ws;
+  tc::Workspace ws;
   // The LayerNorm backward's launch plan depends on the shape and on 16-byte alignment, the same
   // for every call here (pool tensors, parameter offsets of whole rows): planned once.
   std::optional<rows::BwdPlan> ln_plan;
@@ -240,18 +240,18 @@ struct Stack::Impl {
   // C[m × n] = A[m × k]·B[n × k]ᵀ, all row-major with the given pitches.
   void mm(const bf16* A, int64_t lda, const bf16* B, int64_t ldb, bf16* C, int64_t ldc, int64_t m, int64_t n,
           int64_t k) {
-    gemm::Problem p;
+    tc::Problem p;
     p.m = m;
     p.n = n;
     p.k = k;
-    p.in = gemm::InType::bf16;
+    p.in = tc::InType::bf16;
     p.A = A;
     p.B = B;
     p.C = C;
     p.lda = lda;
     p.ldb = ldb;
     p.ldc = ldc;
-    gemm::launch_v08_tile_choice(p, ws, stream);
+    tc::launch_v08_tile_choice(p, ws, stream);
   }
   // out = in[rows × cols]ᵀ (contiguous) from the arena, transient.
   bf16* transposed(const bf16* in, int64_t rows, int64_t cols) {

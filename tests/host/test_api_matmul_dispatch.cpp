@@ -377,7 +377,7 @@ TEST(BenchModelShapes, PlanListsTheFamilysModelShapesAndBadFlagsAreOneLine) {
 }
 
 // ---- the decode rule (kernels/gemm/gemv) ----------------------------------------------------------
-namespace gemv = sol::kernels::gemv;
+namespace gemv = sol::kernels::gemm::gemv;
 
 TEST(ApiMatmulDecode, UnmeasuredDecodeRungsAreNotTheDefault) {
   // Until the committed table holds a decode-rung measurement, a user's call keeps the measured

@@ -11,7 +11,7 @@
 #include "kernels/gemm/tc/sampling.hpp"
 #include "sol/registry.hpp"
 
-using sol::kernels::gemm_tc::sample_outputs;
+using sol::kernels::gemm::tc::sample_outputs;
 
 namespace {
 

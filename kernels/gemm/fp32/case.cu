@@ -21,7 +21,7 @@
 #include "sol/kernels.hpp"
 #include "sol/ref/gemm.hpp"
 
-namespace sol::kernels::gemm_fp32 {
+namespace sol::kernels::gemm::fp32 {
 namespace {
 
 constexpr float kAlpha = 1.25f;
@@ -244,4 +244,4 @@ std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   return std::make_unique<GemmCase>(v, s, opts);
 }
 
-}  // namespace sol::kernels::gemm_fp32
+}  // namespace sol::kernels::gemm::fp32

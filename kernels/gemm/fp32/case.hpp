@@ -9,7 +9,7 @@
 #include "sol/gemm_rungs.hpp"
 #include "sol/registry.hpp"
 
-namespace sol::kernels::gemm_fp32 {
+namespace sol::kernels::gemm::fp32 {
 
 enum class Version {
   peer_cublas_sgemm,  // cuBLAS SGEMM, CUBLAS_DEFAULT_MATH: true fp32, no TF32
@@ -29,4 +29,4 @@ model::Cost cost(Version v, const Shape& s);
 Tolerance tolerance(Version v);
 std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts);
 
-}  // namespace sol::kernels::gemm_fp32
+}  // namespace sol::kernels::gemm::fp32

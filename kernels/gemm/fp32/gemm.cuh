@@ -14,7 +14,7 @@
 #include "kernels/common/launch.cuh"
 #include "sol/gemm_rungs.hpp"
 
-namespace sol::kernels::gemm_fp32 {
+namespace sol::kernels::gemm::fp32 {
 
 struct GemmArgs {
   const float* a = nullptr;  // m × k
@@ -117,4 +117,4 @@ inline void launch_gemm(const LaunchInfo& p, GemmArgs g, cudaStream_t stream) {
 SOL_GEMM_FP32_RUNGS(SOL_GEMM_FP32_PLAN)
 #undef SOL_GEMM_FP32_PLAN
 
-}  // namespace sol::kernels::gemm_fp32
+}  // namespace sol::kernels::gemm::fp32

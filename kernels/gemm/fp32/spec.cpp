@@ -11,7 +11,7 @@
 
 #include "kernels/common/spec.hpp"
 
-namespace sol::kernels::gemm_fp32 {
+namespace sol::kernels::gemm::fp32 {
 
 namespace {
 
@@ -110,4 +110,4 @@ Tolerance tolerance(Version v) {
           "[8.8e-7, 1e-5], against a double reference"};
 }
 
-}  // namespace sol::kernels::gemm_fp32
+}  // namespace sol::kernels::gemm::fp32

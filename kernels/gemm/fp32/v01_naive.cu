@@ -8,7 +8,7 @@
 // Block: 256 threads = a 32-row × 8-column tile of C.
 #include "kernels/gemm/fp32/gemm.cuh"
 
-namespace sol::kernels::gemm_fp32 {
+namespace sol::kernels::gemm::fp32 {
 namespace {
 
 constexpr int kTileM = 32, kTileN = 8, kThreads = kTileM * kTileN;
@@ -27,4 +27,4 @@ LaunchInfo v01_naive_plan(const GemmArgs& g) {
   return tile_plan(reinterpret_cast<const void*>(naive_kernel), g, kTileM, kTileN, kThreads);
 }
 
-}  // namespace sol::kernels::gemm_fp32
+}  // namespace sol::kernels::gemm::fp32

@@ -7,7 +7,7 @@
 // Block: 256 threads = an 8-row × 32-column tile of C.
 #include "kernels/gemm/fp32/gemm.cuh"
 
-namespace sol::kernels::gemm_fp32 {
+namespace sol::kernels::gemm::fp32 {
 namespace {
 
 constexpr int kTileM = 8, kTileN = 32, kThreads = kTileM * kTileN;
@@ -26,4 +26,4 @@ LaunchInfo v02_coalesced_plan(const GemmArgs& g) {
   return tile_plan(reinterpret_cast<const void*>(coalesced_kernel), g, kTileM, kTileN, kThreads);
 }
 
-}  // namespace sol::kernels::gemm_fp32
+}  // namespace sol::kernels::gemm::fp32

@@ -11,7 +11,7 @@
 // (~67 TFLOP/s): expect ~6–8 TFLOP/s, ~12–15 % of cuBLAS.
 #include "kernels/gemm/fp32/gemm.cuh"
 
-namespace sol::kernels::gemm_fp32 {
+namespace sol::kernels::gemm::fp32 {
 namespace {
 
 constexpr int kTile = 32, kThreads = kTile * kTile;
@@ -40,4 +40,4 @@ LaunchInfo v03_smem_tiled_plan(const GemmArgs& g) {
   return tile_plan(reinterpret_cast<const void*>(smem_tiled_kernel), g, kTile, kTile, kThreads);
 }
 
-}  // namespace sol::kernels::gemm_fp32
+}  // namespace sol::kernels::gemm::fp32

@@ -8,7 +8,7 @@
 // cuBLAS. Edges: guarded scalar loads store 0 outside the matrix.
 #include "kernels/gemm/fp32/gemm.cuh"
 
-namespace sol::kernels::gemm_fp32 {
+namespace sol::kernels::gemm::fp32 {
 namespace {
 
 constexpr int kTileM = 64, kTileN = 64, kTileK = 8, kRowsPerThread = 8;
@@ -52,4 +52,4 @@ LaunchInfo v04_regblock_1d_plan(const GemmArgs& g) {
   return tile_plan(reinterpret_cast<const void*>(regblock_1d_kernel), g, kTileM, kTileN, kThreads);
 }
 
-}  // namespace sol::kernels::gemm_fp32
+}  // namespace sol::kernels::gemm::fp32

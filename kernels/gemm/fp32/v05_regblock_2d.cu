@@ -9,7 +9,7 @@
 // cuBLAS. Edges: guarded scalar loads store 0 outside the matrix.
 #include "kernels/gemm/fp32/gemm.cuh"
 
-namespace sol::kernels::gemm_fp32 {
+namespace sol::kernels::gemm::fp32 {
 namespace {
 
 constexpr int kTileM = 128, kTileN = 128, kTileK = 8, kMicro = 8;
@@ -61,4 +61,4 @@ LaunchInfo v05_regblock_2d_plan(const GemmArgs& g) {
   return tile_plan(reinterpret_cast<const void*>(regblock_2d_kernel), g, kTileM, kTileN, kThreads);
 }
 
-}  // namespace sol::kernels::gemm_fp32
+}  // namespace sol::kernels::gemm::fp32

@@ -12,7 +12,7 @@
 // ~38–44 TFLOP/s, ~75–85 % of cuBLAS.
 #include "kernels/gemm/fp32/gemm.cuh"
 
-namespace sol::kernels::gemm_fp32 {
+namespace sol::kernels::gemm::fp32 {
 namespace {
 
 constexpr int kTileM = 128, kTileN = 128, kTileK = 8, kMicro = 8;
@@ -62,4 +62,4 @@ LaunchInfo v06_vectorized_plan(const GemmArgs& g) {
   return tile_plan(reinterpret_cast<const void*>(vectorized_kernel), g, kTileM, kTileN, kThreads);
 }
 
-}  // namespace sol::kernels::gemm_fp32
+}  // namespace sol::kernels::gemm::fp32

@@ -28,7 +28,7 @@
 #include "kernels/common/ptx.cuh"
 #include "kernels/gemm/fp32/gemm.cuh"
 
-namespace sol::kernels::gemm_fp32 {
+namespace sol::kernels::gemm::fp32 {
 namespace {
 
 constexpr int kTileM = 128, kTileN = 128, kTileK = 8, kThreads = 256;
@@ -136,4 +136,4 @@ LaunchInfo v07_warptile_cp_async_plan(const GemmArgs& g) {
   return tile_plan(reinterpret_cast<const void*>(warptile_kernel), g, kTileM, kTileN, kThreads);
 }
 
-}  // namespace sol::kernels::gemm_fp32
+}  // namespace sol::kernels::gemm::fp32

@@ -33,7 +33,7 @@
 #include "kernels/common/ptx.cuh"
 #include "kernels/gemm/fp32/gemm.cuh"
 
-namespace sol::kernels::gemm_fp32::v08 {
+namespace sol::kernels::gemm::fp32::v08 {
 
 constexpr int kThreads = 256;
 constexpr int kWarpM = 64, kWarpN = 64;  // warp tile
@@ -209,4 +209,4 @@ LaunchInfo plan_for(const GemmArgs& g) {
   return p;
 }
 
-}  // namespace sol::kernels::gemm_fp32::v08
+}  // namespace sol::kernels::gemm::fp32::v08

@@ -11,7 +11,7 @@
 // B m/256 times: 3.3 GB through L2 at 4096³ (v07's 128×128 tiles: 4.4 GB).
 #include "kernels/gemm/fp32/v08_warptile.cuh"
 
-namespace sol::kernels::gemm_fp32 {
+namespace sol::kernels::gemm::fp32 {
 
 // The tile and depth as sol/gemm_rungs.hpp states them.
 constexpr gemm_rungs::Fp32Rung kRung = *gemm_rungs::find_fp32("v08_warptile_256x128");
@@ -20,4 +20,4 @@ LaunchInfo v08_warptile_256x128_plan(const GemmArgs& g) {
   return v08::plan_for<v08::Config<kRung.tile_m, kRung.tile_n, kRung.tile_k, kRung.stages>>(g);
 }
 
-}  // namespace sol::kernels::gemm_fp32
+}  // namespace sol::kernels::gemm::fp32

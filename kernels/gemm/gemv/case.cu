@@ -19,12 +19,12 @@
 #include "sol/formats/cast.hpp"
 #include "sol/ref/gemm.hpp"
 
-namespace sol::kernels::gemv {
+namespace sol::kernels::gemm::gemv {
 namespace {
 
-using gemm_tc::InType;
-using gemm_tc::operand_bits;
-using gemm_tc::operand_value;
+using tc::InType;
+using tc::operand_bits;
+using tc::operand_value;
 
 struct Dims {
   int64_t m, n, k, lda, ldw, ldc;
@@ -125,7 +125,7 @@ class GemvCase final : public Case {
       const double in = value_of(b), ulp = std::abs(value_of(b + 1) - in);
       return std::abs(ref - in) >= 2 * ulp;
     };
-    const std::vector<int64_t> picks = gemm_tc::sample_outputs(d_.m, d_.n, d_.k, int64_t(1) << 27, 4096);
+    const std::vector<int64_t> picks = tc::sample_outputs(d_.m, d_.n, d_.k, int64_t(1) << 27, 4096);
     CheckResult err = compare(int64_t(picks.size()), tol, [&](int64_t j) {
       const int64_t r = picks[size_t(j)] / d_.n, c = picks[size_t(j)] % d_.n, at = r * d_.ldc + c;
       std::vector<double> a(size_t(d_.k)), w(size_t(d_.k));
@@ -205,4 +205,4 @@ std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   return std::make_unique<GemvCase>(v, dims_of(s), opts);
 }
 
-}  // namespace sol::kernels::gemv
+}  // namespace sol::kernels::gemm::gemv

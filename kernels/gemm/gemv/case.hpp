@@ -11,7 +11,7 @@
 #include "kernels/gemm/gemv/plan.hpp"
 #include "sol/registry.hpp"
 
-namespace sol::kernels::gemv {
+namespace sol::kernels::gemm::gemv {
 
 struct Version {
   bool fp16 = false;  // inputs f16 (family gemm_fp16), else bf16 (gemm_bf16)
@@ -25,4 +25,4 @@ model::Cost cost(Version v, const Shape& s);
 Tolerance tolerance(Version v);
 std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts);
 
-}  // namespace sol::kernels::gemv
+}  // namespace sol::kernels::gemm::gemv

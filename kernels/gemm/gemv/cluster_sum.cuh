@@ -9,7 +9,7 @@
 #include "kernels/common/cluster.cuh"
 #include "kernels/gemm/gemv/detail.cuh"
 
-namespace sol::kernels::gemv {
+namespace sol::kernels::gemm::gemv {
 
 // Floats a token of the partial of a tile of `rows` W rows: the partial is [token][row] (C's
 // order: the sum reads consecutive columns); rows + 4 floats puts the stores of lanes (g, t) —
@@ -101,4 +101,4 @@ void launch_on_clusters(void (*kernel)(Params...), const Geometry& g, size_t sme
   SOL_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
 }
 
-}  // namespace sol::kernels::gemv
+}  // namespace sol::kernels::gemm::gemv

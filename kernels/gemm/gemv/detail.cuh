@@ -11,7 +11,7 @@
 #include "kernels/common/ptx.cuh"
 #include "kernels/gemm/gemv/problem.cuh"
 
-namespace sol::kernels::gemv {
+namespace sol::kernels::gemm::gemv {
 
 // 8 consecutive 16-bit elements from p, of which `len` lie inside the matrix (≤ 0: none); zeros
 // past the end. One 16-byte load when vec (p 16-byte aligned) and all 8 are inside, else element
@@ -153,4 +153,4 @@ void launch_cluster_split_k(const Problem& p, const Geometry& g, bool prefetch, 
 // v14: TMA through a ring of stages, the splits summed on chip (v12 where A or W defeats TMA's alignment).
 void launch_v14_tma_ring(const Problem& p, const Geometry& g, cudaStream_t stream);
 
-}  // namespace sol::kernels::gemv
+}  // namespace sol::kernels::gemm::gemv

@@ -9,7 +9,7 @@
 #include "kernels/gemm/gemv/detail.cuh"
 #include "sol/core/error.hpp"
 
-namespace sol::kernels::gemv {
+namespace sol::kernels::gemm::gemv {
 namespace {
 
 __global__ void reduce_splits_kernel(Problem p, int splits, const float* partial) {
@@ -35,7 +35,7 @@ void launch(Rung r, const Problem& p, void* workspace, size_t workspace_bytes_gi
   if (workspace_bytes_given < need || (need > 0 && !workspace))
     failure("gemv: the workspace holds " + std::to_string(workspace_bytes_given) + " bytes; this launch needs " +
                 std::to_string(need),
-            "size it with gemv::workspace_bytes for the same rung and shape");
+            "size it with gemm::gemv::workspace_bytes for the same rung and shape");
   float* partial = need > 0 ? static_cast<float*>(workspace) : nullptr;
   switch (r) {
     case Rung::v09_warp_dot: launch_v09_warp_dot(p, g, partial, stream); break;
@@ -52,4 +52,4 @@ void launch(Rung r, const Problem& p, void* workspace, size_t workspace_bytes_gi
   }
 }
 
-}  // namespace sol::kernels::gemv
+}  // namespace sol::kernels::gemm::gemv

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-namespace sol::kernels::gemv {
+namespace sol::kernels::gemm::gemv {
 
 enum class Rung {
   v09_warp_dot,      // SIMT, W n×k: a warp per 2 columns, 16-byte loads along k, shuffle reduction
@@ -184,4 +184,4 @@ inline std::string refusal(Rung r, int64_t m, int64_t n, int64_t k, bool w_k_con
   return {};
 }
 
-}  // namespace sol::kernels::gemv
+}  // namespace sol::kernels::gemm::gemv

@@ -14,7 +14,7 @@
 #include "kernels/gemm/gemv/plan.hpp"
 #include "sol/core/dtype.hpp"
 
-namespace sol::kernels::gemv {
+namespace sol::kernels::gemm::gemv {
 
 struct Problem {
   int64_t m = 0, n = 0, k = 0;
@@ -32,4 +32,4 @@ struct Problem {
 // (nullptr when that is 0). Throws sol::Error when r refuses p (refusal()) or the workspace is short.
 void launch(Rung r, const Problem& p, void* workspace, size_t workspace_bytes, cudaStream_t stream);
 
-}  // namespace sol::kernels::gemv
+}  // namespace sol::kernels::gemm::gemv

@@ -7,7 +7,7 @@
 
 #include "kernels/common/spec.hpp"
 
-namespace sol::kernels::gemv {
+namespace sol::kernels::gemm::gemv {
 
 namespace {
 int64_t out_bytes(const Shape& s) { return s.get("c32", 0) ? 4 : 2; }
@@ -69,4 +69,4 @@ Tolerance tolerance(Version v) {
           "accumulation in any order adds ~1e-6 at k ≈ 16384; 5e-3 leaves 2.5× over the worst-case rounding"};
 }
 
-}  // namespace sol::kernels::gemv
+}  // namespace sol::kernels::gemm::gemv

@@ -11,7 +11,7 @@
 #include "kernels/common/check.cuh"
 #include "kernels/gemm/gemv/detail.cuh"
 
-namespace sol::kernels::gemv {
+namespace sol::kernels::gemm::gemv {
 namespace {
 
 constexpr int kWarps = 8, kCols = 2;
@@ -98,4 +98,4 @@ void launch_v09_warp_dot(const Problem& p, const Geometry& g, float* partial, cu
   else launch_typed<__nv_bfloat16>(p, g, partial, stream);
 }
 
-}  // namespace sol::kernels::gemv
+}  // namespace sol::kernels::gemm::gemv

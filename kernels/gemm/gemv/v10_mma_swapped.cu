@@ -13,7 +13,7 @@
 #include "kernels/common/check.cuh"
 #include "kernels/gemm/gemv/detail.cuh"
 
-namespace sol::kernels::gemv {
+namespace sol::kernels::gemm::gemv {
 namespace {
 
 constexpr int kWarps = 4;
@@ -90,4 +90,4 @@ void launch_v10_mma_swapped(const Problem& p, const Geometry& g, float* partial,
   else launch_typed<__nv_bfloat16>(p, g, partial, stream);
 }
 
-}  // namespace sol::kernels::gemv
+}  // namespace sol::kernels::gemm::gemv

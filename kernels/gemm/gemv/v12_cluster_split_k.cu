@@ -22,7 +22,7 @@
 #include "kernels/common/ptx.cuh"
 #include "kernels/gemm/gemv/cluster_sum.cuh"
 
-namespace sol::kernels::gemv {
+namespace sol::kernels::gemm::gemv {
 namespace {
 
 constexpr int kThreads = kClusterWarps * 32;
@@ -152,4 +152,4 @@ void launch_cluster_split_k(const Problem& p, const Geometry& g, bool prefetch, 
   else prefetch ? launch_typed<__nv_bfloat16, true>(p, g, stream) : launch_typed<__nv_bfloat16, false>(p, g, stream);
 }
 
-}  // namespace sol::kernels::gemv
+}  // namespace sol::kernels::gemm::gemv

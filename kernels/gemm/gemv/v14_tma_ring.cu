@@ -26,7 +26,7 @@
 #include "kernels/common/ptx.cuh"
 #include "kernels/gemm/gemv/cluster_sum.cuh"
 
-namespace sol::kernels::gemv {
+namespace sol::kernels::gemm::gemv {
 namespace {
 
 namespace hw = ::sol::kernels::hopper;
@@ -169,4 +169,4 @@ void launch_v14_tma_ring(const Problem& p, const Geometry& g, cudaStream_t strea
   else launch_typed<__nv_bfloat16>(p, g, stream);
 }
 
-}  // namespace sol::kernels::gemv
+}  // namespace sol::kernels::gemm::gemv

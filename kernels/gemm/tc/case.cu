@@ -1,5 +1,5 @@
 // Registry wrapper for the tensor-core GEMM families (gemm_bf16, gemm_fp16, gemm_fp8): one
-// GemmCase runs any rung (a gemm_tc::Launch) or the cuBLASLt peer on the same buffers.
+// GemmCase runs any rung (a gemm::tc::Launch) or the cuBLASLt peer on the same buffers.
 // Reference (sol/ref/gemm.hpp): double accumulation over the stored (rounded) input values,
 // recomputed on the host from the hashed fill (inputs.cuh), times alpha. Small problems
 // (m·n·k ≤ 2^27) check every output; larger ones a fixed hashed sample of 4096 outputs plus the
@@ -24,7 +24,7 @@
 #include "sol/kernels.hpp"
 #include "sol/ref/gemm.hpp"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 namespace {
 
 const char* family_name(InType t) {
@@ -315,4 +315,4 @@ std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   return std::make_unique<GemmCase>(v, dims_of(s), opts);
 }
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

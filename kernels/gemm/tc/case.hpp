@@ -3,7 +3,7 @@
 // types): C[m×n] bf16 = alpha · A[m×k] · B[n×k]ᵀ (problem.cuh). Shape keys m, n, k and optional
 // row pitches lda, ldb, ldc (elements; default k, k, n; each ≥ its row length).
 // A Version is the input type (the family) and the rung; every rung plugs in through one
-// gemm_tc::Launch (rungs.cuh), the cuBLASLt peer through peer_cublaslt.cuh. The rungs are
+// gemm::tc::Launch (rungs.cuh), the cuBLASLt peer through peer_cublaslt.cuh. The rungs are
 // declared once, in sol/gemm_rungs.hpp.
 #include <memory>
 #include <string>
@@ -11,7 +11,7 @@
 #include "sol/gemm_rungs.hpp"
 #include "sol/registry.hpp"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 
 enum class InType;  // problem.cuh: bf16, fp16, fp8_e4m3
 
@@ -37,4 +37,4 @@ model::Cost cost(Version v, const Shape& s);
 Tolerance tolerance(Version v);
 std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts);
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

@@ -6,7 +6,7 @@
 #include "kernels/gemm/tc/hopper.cuh"
 #include "sol/core/error.hpp"
 
-namespace sol::kernels::gemm_tc::hopper {
+namespace sol::kernels::gemm::tc::hopper {
 
 static_assert(kRowBytes == 128, "cached_map_2d's boxes are one 128B swizzle row");
 
@@ -51,4 +51,4 @@ int resident_ctas(const void* kernel, int threads, int smem, int cluster) {
   return clusters * cluster;
 }
 
-}  // namespace sol::kernels::gemm_tc::hopper
+}  // namespace sol::kernels::gemm::tc::hopper

@@ -26,7 +26,7 @@
 #include "kernels/gemm/tc/problem.cuh"
 #include "sol/gemm_rungs.hpp"
 
-namespace sol::kernels::gemm_tc::hopper {
+namespace sol::kernels::gemm::tc::hopper {
 
 // The instructions: mbarriers, TMA and wgmma as kernels/common/hopper names them.
 using namespace ::sol::kernels::hopper;
@@ -339,4 +339,4 @@ void launch(const Problem& p, Workspace& ws, cudaStream_t stream) {
                                     p.n, p.ldc, k_tiles, grid, p.alpha));
 }
 
-}  // namespace sol::kernels::gemm_tc::hopper
+}  // namespace sol::kernels::gemm::tc::hopper

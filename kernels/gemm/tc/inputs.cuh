@@ -12,7 +12,7 @@
 #include "kernels/common/random.cuh"
 #include "kernels/gemm/tc/problem.cuh"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 
 // Per-tensor scales of the fp8 family (powers of two: alpha = their product is exact).
 inline constexpr float kScaleA = 0.5f, kScaleB = 0.25f;
@@ -39,4 +39,4 @@ inline double operand_value(InType t, uint64_t seed, uint64_t i) {
   return 0;
 }
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

@@ -3,6 +3,6 @@
 // sol::matmul's cuBLASLt path both offer it, so that the heuristic picks from the same algorithms.
 #include <cstddef>
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 inline constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

@@ -5,7 +5,7 @@
 #include "kernels/common/check.cuh"
 #include "kernels/gemm/tc/pack.cuh"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 
 namespace {
 
@@ -92,4 +92,4 @@ Problem pack_operands(const Problem& p, Workspace& ws, int align_bytes, cudaStre
   return in_bytes(p.in) == 2 ? pack<uint16_t>(p, ws, align_bytes, stream) : pack<uint8_t>(p, ws, align_bytes, stream);
 }
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

@@ -8,11 +8,11 @@
 
 #include "kernels/gemm/tc/problem.cuh"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 
 // p with A and/or B replaced by copies in `ws` whose base and pitch are multiples of
 // `align_bytes`, for each operand whose own are not; both copies in one launch. Returns p
 // unchanged (and launches nothing) when both operands can be read in place.
 Problem pack_operands(const Problem& p, Workspace& ws, int align_bytes, cudaStream_t stream);
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

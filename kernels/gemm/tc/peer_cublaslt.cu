@@ -19,7 +19,7 @@
 #include "kernels/common/cublas_check.cuh"
 #include "kernels/gemm/tc/peer_cublaslt.cuh"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 namespace {
 
 cudaDataType_t lt_type(DType t) {
@@ -179,4 +179,4 @@ void LtGemm::run(const Problem& p, cudaStream_t stream) const {
   }
 }
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

@@ -12,7 +12,7 @@
 #include "kernels/gemm/tc/problem.cuh"
 #include "sol/core/dtype.hpp"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 
 // Why cuBLASLt cannot run this problem by its documented rules (fp8: TN, 16-byte aligned pitches,
 // k % 16 == 0), or empty. The heuristic may still refuse; LtGemm's constructor then throws.
@@ -68,4 +68,4 @@ class LtGemm {
   std::unique_ptr<State> s_;
 };
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

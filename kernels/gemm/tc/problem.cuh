@@ -14,7 +14,7 @@
 
 #include "kernels/common/check.cuh"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 
 enum class InType { bf16, fp16, fp8_e4m3 };
 
@@ -64,4 +64,4 @@ class Workspace {
 // Every rung and peer has this signature; the Case holds one Workspace per variant instance.
 using Launch = void (*)(const Problem&, Workspace&, cudaStream_t);
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

@@ -1,5 +1,5 @@
 #pragma once
-// One launcher per rung of the tensor-core GEMM ladder, each a gemm_tc::Launch (problem.cuh):
+// One launcher per rung of the tensor-core GEMM ladder, each a gemm::tc::Launch (problem.cuh):
 // launch_<name> for every rung of SOL_GEMM_TC_RUNGS (sol/gemm_rungs.hpp, where each rung's
 // technique is stated). A rung's file defines its launcher; v03–v08 share the Hopper kernel
 // (kernels/gemm/tc/hopper.cuh).
@@ -9,7 +9,7 @@
 #include "sol/gemm_rungs.hpp"
 #include "sol/registry.hpp"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 
 #define SOL_GEMM_TC_LAUNCHER(name, ...) void launch_##name(const Problem& p, Workspace& ws, cudaStream_t stream);
 SOL_GEMM_TC_RUNGS(SOL_GEMM_TC_LAUNCHER)
@@ -20,4 +20,4 @@ SOL_GEMM_TC_RUNGS(SOL_GEMM_TC_LAUNCHER)
 LaunchInfo plan_v01_mma_sync(const Problem& p);
 LaunchInfo plan_v02_multistage(const Problem& p);
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 
 inline std::vector<int64_t> sample_outputs(int64_t m, int64_t n, int64_t k, int64_t full_macs, int count) {
   std::vector<int64_t> picks;
@@ -27,4 +27,4 @@ inline std::vector<int64_t> sample_outputs(int64_t m, int64_t n, int64_t k, int6
   return picks;
 }
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

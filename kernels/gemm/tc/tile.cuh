@@ -12,7 +12,7 @@
 #include "kernels/gemm/tc/problem.cuh"
 #include "sol/gemm_rungs.hpp"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 
 // The storage word of an element type (loads and copies move bits only).
 template <class T>
@@ -99,4 +99,4 @@ __device__ __forceinline__ void store_pairs(const Problem& p, const float (&acc)
   });
 }
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

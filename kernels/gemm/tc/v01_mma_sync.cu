@@ -19,7 +19,7 @@
 #include "kernels/gemm/tc/rungs.cuh"
 #include "kernels/gemm/tc/tile.cuh"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 namespace {
 
 constexpr int kPitchBytes = kRowBytes + 16;  // shared row pitch: 80 bytes
@@ -97,4 +97,4 @@ LaunchInfo plan_v01_mma_sync(const Problem& p) {
   return k;
 }
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

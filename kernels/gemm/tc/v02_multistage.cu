@@ -24,7 +24,7 @@
 #include "kernels/gemm/tc/rungs.cuh"
 #include "kernels/gemm/tc/tile.cuh"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 namespace {
 
 constexpr int kStages = gemm_rungs::kMmaSyncStaged.stages;
@@ -157,4 +157,4 @@ LaunchInfo plan_v02_multistage(const Problem& p) {
   return k;
 }
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

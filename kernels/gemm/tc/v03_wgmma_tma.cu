@@ -7,10 +7,10 @@
 #include "kernels/gemm/tc/hopper.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 
 void launch_v03_wgmma_tma(const Problem& p, Workspace& ws, cudaStream_t stream) {
   hopper::launch_any</*producer=*/false, /*persistent=*/false>(p, ws, stream);
 }
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

@@ -6,10 +6,10 @@
 #include "kernels/gemm/tc/hopper.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 
 void launch_v05_persistent(const Problem& p, Workspace& ws, cudaStream_t stream) {
   hopper::launch_any</*producer=*/true, /*persistent=*/true>(p, ws, stream);
 }
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

@@ -9,10 +9,10 @@
 #include "kernels/gemm/tc/hopper.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 
 void launch_v06_cluster_multicast(const Problem& p, Workspace& ws, cudaStream_t stream) {
   hopper::launch_any</*producer=*/true, /*persistent=*/true, /*cluster=*/2>(p, ws, stream);
 }
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

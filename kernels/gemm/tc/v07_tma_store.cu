@@ -8,10 +8,10 @@
 #include "kernels/gemm/tc/hopper.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 
 void launch_v07_tma_store(const Problem& p, Workspace& ws, cudaStream_t stream) {
   hopper::launch_any</*producer=*/true, /*persistent=*/true, /*cluster=*/2, /*tma store=*/true>(p, ws, stream);
 }
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc

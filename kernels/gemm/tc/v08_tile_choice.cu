@@ -13,7 +13,7 @@
 #include "kernels/gemm/tc/hopper.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 
-namespace sol::kernels::gemm_tc {
+namespace sol::kernels::gemm::tc {
 
 void launch_v08_tile_choice(const Problem& p, Workspace& ws, cudaStream_t stream) {
   if (gemm_rungs::takes_narrow_tile(p.m, p.n, hopper::sm_count()))
@@ -24,4 +24,4 @@ void launch_v08_tile_choice(const Problem& p, Workspace& ws, cudaStream_t stream
                                                                                                              stream);
 }
 
-}  // namespace sol::kernels::gemm_tc
+}  // namespace sol::kernels::gemm::tc
