@@ -18,8 +18,8 @@
 #include "kernels/elementwise/case.hpp"
 #include "kernels/gemm/fp32/case.hpp"
 #include "kernels/gemm/gemv/case.hpp"
-#include "kernels/norms/case.hpp"
-#include "kernels/norms/case_bwd.hpp"
+#include "kernels/rows/case.hpp"
+#include "kernels/rows/case_bwd.hpp"
 #include "kernels/precision/case.hpp"
 #include "kernels/attention/case.hpp"  // host C++: the rungs' cost (spec.cpp); registered with CUDA only
 #ifdef SOL_WITH_CUDA  // families whose description is still CUDA code (their case.cu)

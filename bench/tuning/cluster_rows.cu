@@ -1,7 +1,7 @@
-// tune_cluster_rows: the cluster row kernel (kernels/softmax/cluster.cuh, softmax's Op) at
+// tune_cluster_rows: the cluster row kernel (kernels/rows/cluster.cuh, softmax's Op) at
 // vocabulary rows under every CTA size and slice target the split could take, timed with events
 // (median of 15 after 3 warm-ups; inputs of ≥ 400 MB, beyond L2) against this GPU's D2D copy. The
-// table it prints is where cluster_split's constants (kernels/softmax/cluster_split.hpp) come
+// table it prints is where cluster_split's constants (kernels/rows/cluster_split.hpp) come
 // from (its H200 run: bench/results/h200/tuning/cluster-rows.txt). Each configuration's output is
 // checked: a softmax row sums to 1.
 //     cmake --build build --target tune_cluster_rows && build/tune_cluster_rows
@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "kernels/softmax/cluster.cuh"
+#include "kernels/rows/cluster.cuh"
 
 namespace {
 using namespace sol::kernels::rows;

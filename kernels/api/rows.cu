@@ -2,11 +2,11 @@
 // backward. Each entry checks its arguments first (one sol::Error, before any CUDA call), resolves
 // the pitches, and runs what the dispatcher picks from the kernels' own plans:
 //   forward: the register kernel (one read of x) where every row of x and y is 16-byte aligned and
-//     fits the registers (kernels/norms/rows.cuh, fits_registers); softmax rows past that (longer
+//     fits the registers (kernels/rows/rows.cuh, fits_registers); softmax rows past that (longer
 //     or unaligned, > 1024 columns) split over a cluster with the slices in shared memory, one read
-//     too (softmax v05, kernels/softmax/cluster.cuh; softmax_route); the looped kernel otherwise
+//     too (softmax v05, kernels/rows/cluster.cuh; softmax_route); the looped kernel otherwise
 //     (any cols, any alignment; a second read of each row, mostly from L1/L2).
-//   backward: the one-read kernel (kernels/norms/backward.cuh, plan_backward): a warp or a block
+//   backward: the one-read kernel (kernels/rows/backward.cuh, plan_backward): a warp or a block
 //     per row, a cluster of up to 8 CTAs per row beyond one block (16-bit softmax rows to 262144
 //     columns), and the looped kernel for rows longer than a cluster holds.
 // The committed H200 results (bench/results/h200/{layernorm,rmsnorm,softmax}{,_bwd}.json) rank
@@ -22,14 +22,14 @@
 #include <limits>
 #include <string>
 
-#include "kernels/norms/backward.cuh"
-#include "kernels/norms/case.hpp"
-#include "kernels/norms/case_bwd.hpp"
-#include "kernels/norms/forward.cuh"
-#include "kernels/norms/ops.cuh"
+#include "kernels/rows/backward.cuh"
+#include "kernels/rows/case.hpp"
+#include "kernels/rows/case_bwd.hpp"
+#include "kernels/rows/forward.cuh"
+#include "kernels/rows/ops.cuh"
 #include "kernels/api/choice.hpp"
 #include "kernels/api/entry_util.hpp"
-#include "kernels/softmax/cluster.cuh"
+#include "kernels/rows/cluster.cuh"
 #include "sol/hw/spec.hpp"
 #include "sol/kernels.hpp"
 #include "sol/model/roofline.hpp"

@@ -14,7 +14,7 @@
 #include "kernels/common/variant.cuh"
 #include "kernels/crossentropy/case.hpp"
 #include "kernels/crossentropy/crossentropy.cuh"
-#include "kernels/norms/prepare.cuh"
+#include "kernels/rows/prepare.cuh"
 #include "sol/kernels.hpp"
 #include "sol/ref/rows.hpp"
 

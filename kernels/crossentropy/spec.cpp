@@ -11,7 +11,7 @@
 
 #include "kernels/common/spec.hpp"
 #include "kernels/crossentropy/launch.hpp"
-#include "kernels/softmax/cluster_split.hpp"
+#include "kernels/rows/cluster_split.hpp"
 
 namespace sol::kernels::crossentropy {
 

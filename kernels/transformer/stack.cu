@@ -1,7 +1,7 @@
 // The checkpointing planner's GPU proof (lecture §8.2): forward and backward of a pre-LN
 // transformer stack on sol's own kernels, under any schedule of kept / recomputed segments.
 //   forward of a layer (x → y), saved tensors marked *:
-//     LN1: a1*, mean1*, rstd1* = LN(x*)            (kernels/norms, one-read kernel)
+//     LN1: a1*, mean1*, rstd1* = LN(x*)            (kernels/rows, one-read kernel)
 //     Q*, K*, V* = a1·Wq/k/vᵀ                      (three TN GEMMs straight into [b, n, h, d])
 //     O*, L* = flash(Q, K, V)                      (kernels/attention v02, logsumexp saved)
 //     h* = x + O·Woᵀ                               (GEMM, then the elementwise chain's add)
@@ -39,8 +39,8 @@
 #include "kernels/common/random.cuh"
 #include "kernels/elementwise/chain.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
-#include "kernels/norms/backward.cuh"
-#include "kernels/norms/forward.cuh"
+#include "kernels/rows/backward.cuh"
+#include "kernels/rows/forward.cuh"
 #include "kernels/transformer/transpose.cuh"
 #include "sol/core/error.hpp"
 

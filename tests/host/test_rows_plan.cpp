@@ -1,11 +1,11 @@
-// The register kernel's configurations (kernels/norms/launch.hpp) without a GPU: every row it
+// The register kernel's configurations (kernels/rows/launch.hpp) without a GPU: every row it
 // takes is covered, every thread holds about the same number of vectors, and the hidden sizes of
 // the model set get as many loads per thread as the powers of two do.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
-#include "kernels/norms/launch.hpp"
+#include "kernels/rows/launch.hpp"
 
 using namespace sol::kernels::rows;
 

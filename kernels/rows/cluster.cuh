@@ -3,7 +3,7 @@
 // and written once. A row is split over a thread-block cluster (sm_90) of `slices` CTAs; each CTA
 // copies its column slice into shared memory with cp.async — the whole slice in flight at once,
 // holding no registers — and sweeps it into a running (max, Σ exp(x − max)) pair per thread (the
-// online softmax of kernels/norms/ops.cuh), merged over the block. The CTAs' pairs are exchanged
+// online softmax of kernels/rows/ops.cuh), merged over the block. The CTAs' pairs are exchanged
 // through distributed shared memory and merged in rank order, so every CTA of the cluster holds
 // the same bits; the output sweep re-reads the slice from shared memory, not from HBM or L2.
 // The idea of keeping a vocabulary row on chip across a cluster follows QuACK's cluster
@@ -25,9 +25,9 @@
 #include <limits>
 
 #include "kernels/common/ptx.cuh"
-#include "kernels/norms/backward.cuh"  // Pack, the cluster helpers and launch_sliced
-#include "kernels/norms/ops.cuh"
-#include "kernels/softmax/cluster_split.hpp"
+#include "kernels/rows/backward.cuh"  // Pack, the cluster helpers and launch_sliced
+#include "kernels/rows/ops.cuh"
+#include "kernels/rows/cluster_split.hpp"
 
 namespace sol::kernels::rows {
 
@@ -257,7 +257,7 @@ void launch_cluster_rows(const ClusterPlan& p, const Args& a, cudaStream_t strea
 
 // ---- softmax as a cluster Op ----------------------------------------------------------------------
 // y = exp(x − max)·(1/Σ); saves max and 1/Σ (stat0, stat1) as the other rungs do. A fully masked
-// row gives zeros (kernels/norms/ops.cuh).
+// row gives zeros (kernels/rows/ops.cuh).
 struct SoftmaxClusterOp {
   static constexpr bool kSumX = false;
   struct Row {

@@ -5,8 +5,8 @@
 // v03: one read: the row in registers, as layernorm v03. Saves rstd (fp32) per row.
 // With a residual (RowArgs::res), every rung normalizes s = x + res and writes s: v01 in a pass
 // of its own first (read x and res, write s), v02 and v03 in their reads of x.
-#include "kernels/norms/forward.cuh"
-#include "kernels/norms/ops.cuh"
+#include "kernels/rows/forward.cuh"
+#include "kernels/rows/ops.cuh"
 
 namespace sol::kernels::rows {
 

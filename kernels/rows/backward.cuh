@@ -24,7 +24,7 @@
 #include <algorithm>
 
 #include "kernels/common/cluster.cuh"
-#include "kernels/norms/ops.cuh"
+#include "kernels/rows/ops.cuh"
 
 namespace sol::kernels::rows {
 
@@ -573,7 +573,7 @@ struct BwdTemps {
   float* r1 = nullptr;
 };
 
-// Entry points per op (kernels/norms/*_bwd.cu, kernels/softmax/softmax_bwd.cu): the one-read plan,
+// Entry points per op (kernels/rows/*_bwd.cu, kernels/rows/softmax_bwd.cu): the one-read plan,
 // and the run — eager passes (using tmp) or the planned one-read kernel and its column sums.
 template <class T>
 BwdPlan layernorm_bwd_plan(const BwdArgs<T>& a);

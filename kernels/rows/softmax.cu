@@ -7,12 +7,12 @@
 //      logits) and unaligned rows split over a thread-block cluster, each CTA's slice held in
 //      shared memory while the (max, Σ) pairs go round the cluster through DSMEM: one read and
 //      one write at any length the cluster holds, in 16-byte packs at any row offset
-//      (kernels/softmax/cluster.cuh), the looped kernel beyond.
+//      (kernels/rows/cluster.cuh), the looped kernel beyond.
 // −inf inputs give 0; a fully masked row gives zeros (max −inf, 1/sum 0 saved), never NaN.
 #include "kernels/api/entry_util.hpp"
-#include "kernels/norms/forward.cuh"
-#include "kernels/norms/ops.cuh"
-#include "kernels/softmax/cluster.cuh"
+#include "kernels/rows/forward.cuh"
+#include "kernels/rows/ops.cuh"
+#include "kernels/rows/cluster.cuh"
 
 namespace sol::kernels::rows {
 

@@ -2,12 +2,12 @@
 // v01: the backward formulas as eager ops, one kernel each: g = dy·γ | x̂ = (x−μ)·rstd | t = g·x̂ |
 //      mean(g) | mean(t) | dx = rstd·(g − mean(g) − x̂·mean(t)) | u = dy·x̂ | dγ = Σ_rows u |
 //      dβ = Σ_rows dy: 12 reads + 5 writes of the tensor = 34 B/element in bf16.
-// v02: one read (kernels/norms/backward.cuh): x and dy into registers, both row sums in one
+// v02: one read (kernels/rows/backward.cuh): x and dy into registers, both row sums in one
 //      sweep (μ and rstd are saved), dx written; dγ/dβ as per-block column partials in shared
 //      memory, a workspace and a fixed-order column sum: 6 B/element in bf16 (x, dy read; dx
 //      written). Bottleneck: HBM — at 4.3 TB/s copy, 32768×4096 bf16 (805 MB) takes ≥ 187 µs;
 //      the workspace adds parts × 2 × cols × 4 B twice (≈ 3 MB at 4096 cols: < 1 %).
-#include "kernels/norms/backward.cuh"
+#include "kernels/rows/backward.cuh"
 
 namespace sol::kernels::rows {
 

@@ -14,9 +14,9 @@
 #include "kernels/common/compare.cuh"
 #include "kernels/common/elem.cuh"
 #include "kernels/common/variant.cuh"
-#include "kernels/norms/case.hpp"
-#include "kernels/norms/forward.cuh"
-#include "kernels/norms/prepare.cuh"
+#include "kernels/rows/case.hpp"
+#include "kernels/rows/forward.cuh"
+#include "kernels/rows/prepare.cuh"
 #include "sol/kernels.hpp"
 #include "sol/ref/rows.hpp"
 

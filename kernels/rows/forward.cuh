@@ -3,8 +3,8 @@
 // fp32, bf16 and fp16. x, y: rows × cols, rows ldx / ldy apart; γ, β: cols (nullptr where the op has none);
 // stat0/stat1: rows of fp32 saved for backward (see RowArgs). gTemp: rows × cols scratch, used
 // only by the eager passes.
-#include "kernels/norms/case.hpp"  // Kind, Impl
-#include "kernels/norms/rows.cuh"
+#include "kernels/rows/case.hpp"  // Kind, Impl
+#include "kernels/rows/rows.cuh"
 
 namespace sol::kernels::rows {
 
@@ -25,7 +25,7 @@ LaunchInfo softmax_plan(Impl impl, const RowArgs<T>& a);
 // Where softmax v05 (Impl::Cluster) sends a row on a GPU of compute capability cc: the register
 // kernel where the row fits it and kRegisterRouteMaxBytes (64 KiB: the register kernel's 1024-thread
 // block holds such a row alone per SM); a cluster split
-// (kernels/softmax/cluster.cuh) for longer or unaligned rows of more than kClusterMinCols columns
+// (kernels/rows/cluster.cuh) for longer or unaligned rows of more than kClusterMinCols columns
 // that fit the cluster's shared memory; the looped kernel otherwise (short unaligned rows: a warp
 // per row, the second read from L1).
 enum class SoftmaxRoute { Registers, Cluster, Looped };

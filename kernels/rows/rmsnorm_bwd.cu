@@ -1,9 +1,9 @@
 // rmsnorm backward.
 // v01: eager ops: g = dy·γ | x̂ = x·rstd | t = g·x̂ | mean(t) | dx = rstd·(g − x̂·mean(t)) |
 //      u = dy·x̂ | dγ = Σ_rows u: 10 reads + 5 writes = 30 B/element in bf16.
-// v02: one read, as layernorm's (kernels/norms/backward.cuh) with one row sum and one
+// v02: one read, as layernorm's (kernels/rows/backward.cuh) with one row sum and one
 //      parameter gradient: 6 B/element. Bottleneck: HBM, ≥ 187 µs at 32768×4096 bf16.
-#include "kernels/norms/backward.cuh"
+#include "kernels/rows/backward.cuh"
 
 namespace sol::kernels::rows {
 

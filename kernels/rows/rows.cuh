@@ -1,6 +1,6 @@
 #pragma once
 // Row operations over x[rows × cols] (the last dimension reduced): LayerNorm, RMSNorm and
-// softmax share this machinery; each is an Op (kernels/norms/ops.cuh) telling the kernels
+// softmax share this machinery; each is an Op (kernels/rows/ops.cuh) telling the kernels
 // which two reductions it needs and how an element is produced from the row's statistics.
 //   register kernel: one read per row. A row group (one warp for short rows, one block with a
 //     two-level reduction — warp shuffles, then one value per warp through shared memory — for
@@ -24,7 +24,7 @@
 #include <cstring>
 
 #include "kernels/common/launch.cuh"
-#include "kernels/norms/launch.hpp"
+#include "kernels/rows/launch.hpp"
 #include "kernels/elementwise/chain.cuh"
 
 namespace sol::kernels::rows {

@@ -1,11 +1,11 @@
 #pragma once
 // The registry's view of the backward row families layernorm_bwd, rmsnorm_bwd and softmax_bwd
-// (no CUDA types). Shapes as the forward's (kernels/norms/case.hpp): rows, cols (1 … 2^24), scale
+// (no CUDA types). Shapes as the forward's (kernels/rows/case.hpp): rows, cols (1 … 2^24), scale
 // (x × scale, 1 … 1000); softmax also mask=1 (the forward's −inf pattern, so y = 0 there).
 #include <memory>
 #include <string>
 
-#include "kernels/norms/case.hpp"
+#include "kernels/rows/case.hpp"
 #include "sol/registry.hpp"
 
 namespace sol::kernels::rows_bwd {

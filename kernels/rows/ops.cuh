@@ -1,10 +1,10 @@
 #pragma once
-// The Ops of kernels/norms/rows.cuh: what LayerNorm, RMSNorm and softmax reduce and produce,
+// The Ops of kernels/rows/rows.cuh: what LayerNorm, RMSNorm and softmax reduce and produce,
 // for the register kernel (first/center/second/stats), the looped kernel (push/rescale/
 // stats_shifted) and the out step both share; and the eager passes of the lecture's formulas.
 // Softmax conventions: a −inf element gives 0; a fully masked row (all −inf) gives zeros, max
 // −inf and 1/sum = 0 — never NaN.
-#include "kernels/norms/rows.cuh"
+#include "kernels/rows/rows.cuh"
 
 namespace sol::kernels::rows {
 

@@ -24,7 +24,7 @@ enum class Impl {
   Looped,    // v02: one kernel, statistics in one read (shifted sums / online softmax), a second read to write
   Registers,  // v03: one kernel, one read: the row in registers (looped when it does not fit)
   Cluster     // softmax v05: Registers where the row fits them; longer or unaligned rows split over a
-              // thread-block cluster, one read into shared memory (kernels/softmax/cluster.cuh)
+              // thread-block cluster, one read into shared memory (kernels/rows/cluster.cuh)
 };
 
 // What a Version is: the op, the implementation, fp32 or bf16 storage, and whether the Case

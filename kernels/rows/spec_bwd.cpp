@@ -1,7 +1,7 @@
 // The registry's description of the layernorm_bwd, rmsnorm_bwd and softmax_bwd families, host C++
 // in every build: the shapes they take, their cost from the model, their tolerance. make is in
 // case_bwd.cu (CUDA only).
-#include "kernels/norms/case_bwd.hpp"
+#include "kernels/rows/case_bwd.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "kernels/common/spec.hpp"
-#include "kernels/norms/launch.hpp"
+#include "kernels/rows/launch.hpp"
 
 namespace sol::kernels::rows_bwd {
 

@@ -1,10 +1,10 @@
 // softmax backward over the last dimension: dx = y·(dy − Σ dy·y) per row (reads y, dy; writes dx).
 // v01: eager ops: t = dy·y | s = Σ t | dx = y·(dy − s): 5 reads + 2 writes = 14 B/element in bf16.
-// v02: one read (kernels/norms/backward.cuh): y and dy into registers, one row sum, dx written:
+// v02: one read (kernels/rows/backward.cuh): y and dy into registers, one row sum, dx written:
 //      6 B/element. No parameters, so no workspace. Masked elements (y = 0) give dx = 0, a fully
 //      masked row zeros — never NaN (y and dy are finite). Bottleneck: HBM, ≥ 187 µs at
 //      32768×4096 bf16 with 4.3 TB/s copy.
-#include "kernels/norms/backward.cuh"
+#include "kernels/rows/backward.cuh"
 
 namespace sol::kernels::rows {
 

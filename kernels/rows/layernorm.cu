@@ -7,8 +7,8 @@
 //      and variance over the registers: 4 B/element.
 // Saves mean and rstd (fp32) per row for backward. With a residual (RowArgs::res), every rung
 // normalizes s = x + res and writes s: v01 in a pass of its own first, v02 and v03 in their reads.
-#include "kernels/norms/forward.cuh"
-#include "kernels/norms/ops.cuh"
+#include "kernels/rows/forward.cuh"
+#include "kernels/rows/ops.cuh"
 
 namespace sol::kernels::rows {
 
