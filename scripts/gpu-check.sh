@@ -34,6 +34,9 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-} SOL_SOURCE_DIR
 export SOL_PROFILE=$O/measured.json
 mkdir -p "$O/results"
 steps=${SOL_STEPS:-"device tests sanitize bench extra"}
+# The GEMM runs at the model shapes (table, dispatch): 109 decode shapes × 7–8 implementations
+# take about 7 minutes on an H100, the 67 prefill shapes longer.
+gemm_timeout=${GEMM_BENCH_TIMEOUT:-1200}
 # Test names with a big shape in them (kept out of sanitizer runs, which are slow).
 big='*65536*:*16384*:*65537*:*2147483659*:*32768*:*16383*:*8192*:*4096*:*1000003*:*2048*'
 t0=$(date +%s)
@@ -61,13 +64,13 @@ gemm_shapes() {
   "$B/sol" bench gemm_bf16 --model-shapes --plan |
     awk -v want="$1" 'NR > 1 { split($1, d, /[=,]/); if ((d[2] + 0 <= 64) == (want == "decode")) printf "--shape %s ", $1 }'
 }
-# dispatch_bench NAME PATTERN ARGS...: one dispatch file, unless $DISPATCH names others.
+# dispatch_bench NAME SECONDS PATTERN ARGS...: one dispatch file, unless $DISPATCH names others.
 dispatch_bench() {
-  local name=$1 pattern=$2
-  shift 2
+  local name=$1 seconds=$2 pattern=$3
+  shift 3
   case " ${DISPATCH:-$name} " in *" $name "*) ;; *) return 0 ;; esac
   step "dispatch $name"
-  check "dispatch-$name" timeout "${BENCH_TIMEOUT:-300}" "$B/sol" bench "$pattern" "$@" --no-peers \
+  check "dispatch-$name" timeout "$seconds" "$B/sol" bench "$pattern" "$@" --no-peers \
     --json "$O/results/model-shapes/dispatch-$name.json"
   grep -E "^(dispatch|v[0-9]|peer)" "$O/dispatch-$name.log" | tail -5
 }
@@ -113,7 +116,7 @@ for s in $steps; do
       step table
       mkdir -p "$O/results/model-shapes"
       # shellcheck disable=SC2046  # gemm_shapes prints words
-      check table-bench timeout "${BENCH_TIMEOUT:-300}" "$B/sol" bench \
+      check table-bench timeout "$gemm_timeout" "$B/sol" bench \
         gemm_bf16/peer:cublasLt,v07,v08,v09,v10,v12,v13,v14 $(gemm_shapes decode) --budget 0.05 --rest 0.05 \
         --full-budget --no-peers --json "$O/results/model-shapes/gemm_bf16-decode.json"
       if [ -s "$O/results/model-shapes/gemm_bf16-decode.json" ]; then
@@ -130,14 +133,14 @@ for s in $steps; do
         # The decode GEMMs are memory-bound: a short rest. The prefill GEMMs are compute-bound:
         # each record rests half a second and samples its whole budget, so that the clock one
         # drove into the power cap does not slow the next.
-        dispatch_bench gemm_bf16-decode gemm_bf16/dispatch,peer:cublasLt,v09,v10,v12,v13,v14 $(gemm_shapes decode) \
+        dispatch_bench gemm_bf16-decode "$gemm_timeout" gemm_bf16/dispatch,peer:cublasLt,v09,v10,v12,v13,v14 $(gemm_shapes decode) \
           --budget 0.05 --rest 0.05 --full-budget
-        dispatch_bench gemm_bf16-prefill gemm_bf16/dispatch,peer:cublasLt,v07,v08 $(gemm_shapes prefill) \
+        dispatch_bench gemm_bf16-prefill "$gemm_timeout" gemm_bf16/dispatch,peer:cublasLt,v07,v08 $(gemm_shapes prefill) \
           --budget 0.15 --rest 0.5 --full-budget
         for spec in layernorm/dispatch,v02,v03 rmsnorm/dispatch,v02,v03 softmax/dispatch,v02,v03,v05 \
           layernorm_bwd/dispatch,v02 rmsnorm_bwd/dispatch,v02 softmax_bwd/dispatch,v02 crossentropy/dispatch,v01,v02 \
           attention/dispatch,v02,v03,v04,v05,v06 attention_bwd/dispatch,v01,v02,v03,v04; do
-          dispatch_bench "${spec%%/*}" "$spec" --model-shapes --budget 0.1
+          dispatch_bench "${spec%%/*}" "${BENCH_TIMEOUT:-300}" "$spec" --model-shapes --budget 0.1
         done
       } ;;
     extra)
