@@ -14,6 +14,14 @@
 // 65536 × 1024), ahead of the looped rung, so the dispatcher takes it wherever it can run. At the
 // vocabulary shapes (model-shapes/softmax-vocab.json, 4096 rows of 50257 to 262144 logits) the
 // cluster rung takes 0.50–0.88× the looped rung's time, so past the registers it comes first.
+// One exception, for RMSNorm of 16-bit rows: where all of x is at most kRmsLoopedMaxBytes (512 KiB) the
+// looped rung's shorter chain (one statistic, the row's second read from L1) ends sooner than
+// the register kernel's: 1.9–2.9 µs against 2.5–3.1, the register kernel 1.03–1.34× slower at
+// all 21 of the model shape set's 42 RMSNorm shapes with x that small (12 × 64 to 2048 × 128 and
+// 32 × 8192), while at every larger one, from 768 KiB up, the register kernel is faster
+// (6144 × 64: 2.89 µs against 3.55; 0.63–0.84× the looped rung's time). Measured with
+// `sol bench rmsnorm/dispatch,v02,v03 --model-shapes` on an H100 (bench/results/h100/model-shapes/
+// dispatch-rmsnorm.json); LayerNorm's looped rung, with two statistics, is not faster there.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -264,6 +272,14 @@ rk::RowArgs<T> forward_args(const RowsForward& f) {
   return a;
 }
 
+using api::kRmsLoopedMaxBytes;
+
+// Whether a forward that fits the registers runs the looped rung instead (the exception above).
+bool small_rmsnorm(const RowsForward& f) {
+  return f.kind == Kind::RMSNorm && f.dtype != DType::f32 && !f.res &&
+         f.rows * f.cols * int64_t(dtype_bytes(f.dtype)) <= kRmsLoopedMaxBytes;
+}
+
 // cc: the device's compute capability (0 without a usable device: no clusters, the smallest slice).
 Choice forward_choice(const RowsForward& f, int cc) {
   return with_type(f.dtype, [&](auto t) {
@@ -273,7 +289,8 @@ Choice forward_choice(const RowsForward& f, int cc) {
     const std::string fam = family(f.kind, false);
     const bool softmax = f.kind == Kind::Softmax;
     const std::string tok = type_token(f.dtype);
-    const bool registers = rk::fits_registers(a);
+    const bool small = small_rmsnorm(f);
+    const bool registers = rk::fits_registers(a) && !small;
     const bool cluster_route = softmax && !registers && rk::softmax_route(a, cc) == rk::SoftmaxRoute::Cluster;
     if (cluster_route) {
       const rk::ClusterLayout layout = rk::cluster_layout<T>(a.x, a.y, a.cols, a.ldx, a.ldy, cc);
@@ -295,7 +312,10 @@ Choice forward_choice(const RowsForward& f, int cc) {
       c.implementation = fam + "/" + (softmax ? "v02_online_" : "v02_two_read_") + tok;
       const int64_t most = rk::register_max_cols(sizeof(T));
       std::string why;
-      if (f.cols > most) why = std::to_string(f.cols) + " columns exceed the registers' " + std::to_string(most);
+      if (small)
+        why = "x is " + std::to_string(f.rows * f.cols * int64_t(sizeof(T))) + " bytes, at most " +
+              std::to_string(kRmsLoopedMaxBytes) + ": RMSNorm's looped kernel ends sooner than the register kernel";
+      else if (f.cols > most) why = std::to_string(f.cols) + " columns exceed the registers' " + std::to_string(most);
       else if (f.cols * int64_t(sizeof(T)) % 16 != 0)
         why = "a row of " + std::to_string(f.cols * int64_t(sizeof(T))) + " bytes is not a multiple of 16";
       else why = std::string("x, y, γ, β") + (f.res ? ", residual, sum" : "") + " or a pitch not 16-byte aligned";
@@ -313,7 +333,9 @@ void forward_run(const RowsForward& f, cudaStream_t stream) {
     const rk::RowArgs<T> a = forward_args<T>(f);
     switch (f.kind) {
       case Kind::LayerNorm: return rk::layernorm_forward(rk::Impl::Registers, a, static_cast<T*>(nullptr), stream);
-      case Kind::RMSNorm: return rk::rmsnorm_forward(rk::Impl::Registers, a, static_cast<T*>(nullptr), stream);
+      case Kind::RMSNorm:
+        return rk::rmsnorm_forward(small_rmsnorm(f) ? rk::Impl::Looped : rk::Impl::Registers, a,
+                                   static_cast<T*>(nullptr), stream);
       case Kind::Softmax:
         return rk::softmax_forward(rk::fits_registers(a) ? rk::Impl::Registers : rk::Impl::Cluster, a,
                                    static_cast<T*>(nullptr), stream);

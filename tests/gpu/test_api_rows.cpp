@@ -775,7 +775,8 @@ TEST(ApiRowsChecks, ForwardDispatchTakesTheRegisterKernelOnlyWhereItCanRun) {
   EXPECT_EQ(api::explain_softmax_forward_on(s, 90).implementation, "softmax/v06_cluster_fp32");
 }
 
-// Over the model shape set (bf16, packed): hidden sizes and head dims take the register kernel;
+// Over the model shape set (bf16, packed): hidden sizes and head dims take the register kernel
+// (RMSNorm's looped one where x is at most api::kRmsLoopedMaxBytes);
 // vocabulary rows — past the registers' 65536 bf16 columns, or (GPT-2's 50257) not a multiple of
 // 8 elements — the looped one for the norms, softmax's (on an H200) the cluster rung.
 TEST(ApiRowsChecks, ForwardDispatchOverTheModelShapeSet) {
@@ -789,7 +790,8 @@ TEST(ApiRowsChecks, ForwardDispatchOverTheModelShapeSet) {
       if (fam == "layernorm") c = explain_layernorm_forward({.rows = rows, .cols = cols, .x = fake(), .y = fake()});
       else if (fam == "rmsnorm") c = explain_rmsnorm_forward({.rows = rows, .cols = cols, .x = fake(), .y = fake()});
       else c = api::explain_softmax_forward_on({.rows = rows, .cols = cols, .x = fake(), .y = fake()}, 90);
-      const bool registers = cols % 8 == 0 && cols <= 65536;
+      const bool small_rms = fam == "rmsnorm" && rows * cols * 2 <= api::kRmsLoopedMaxBytes;
+      const bool registers = cols % 8 == 0 && cols <= 65536 && !small_rms;
       const std::string want = fam == "softmax" ? (registers ? "softmax/v03_one_pass_bf16" : "softmax/v05_cluster_bf16")
                                                 : fam + (registers ? "/v03_one_read_bf16" : "/v02_two_read_bf16");
       EXPECT_EQ(c.implementation, want) << c.reason;
