@@ -25,8 +25,9 @@ struct Tile {
 // mma.sync rungs (kernels/gemm/tc/tile.cuh): 128×128, 64 bytes of k, 8 warps.
 inline constexpr Tile kMmaSync{128, 128, 64, 1, 2, 1};
 inline constexpr Tile kMmaSyncStaged{128, 128, 64, 4, 2, 1};
-// The Hopper kernel (kernels/gemm/tc/hopper.cuh): two consumer warpgroups of 64 rows, one 128B
-// swizzle row of k per stage, as many stages as fit in 227 KiB beside the C staging buffers.
+// The Hopper kernels (v03–v08, built on kernels/gemm/tc/hopper.cuh): two consumer warpgroups of
+// 64 rows, one 128B swizzle row of k per stage, as many stages as fit in 227 KiB beside the C
+// staging buffers.
 inline constexpr Tile kHopperWide{128, 256, 128, 4, 1, 1};
 inline constexpr Tile kHopperNarrow{128, 128, 128, 6, 1, 1};  // v08's alternative
 

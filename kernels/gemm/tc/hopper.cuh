@@ -1,13 +1,20 @@
 #pragma once
-// The Hopper path (§3: only wgmma fed by TMA reaches the H200's tensor-core peak), shared by the
-// rungs v03 (TMA + wgmma), v04 (+ a producer warpgroup), v05 (+ persistent tiles), v06 (+ B
-// multicast in clusters of two), v07 (+ TMA-store epilogue) and v08 (+ a tile shape per problem):
+// The Hopper path (§3: only wgmma fed by TMA reaches the H200's tensor-core peak): the vocabulary
+// the rungs v03–v08 build their kernels from. Each rung's file holds its own kernel, the skeleton
+// of what it adds: v03 (TMA + wgmma, a __syncthreads per k-tile), v04 (+ a producer warpgroup),
+// v05 (+ persistent CTAs), v06 (+ B multicast in clusters of two), v07 (+ the TMA-store epilogue,
+// kernels/gemm/tc/v07_tma_store.cuh) and v08 (v07's kernel with a tile shape per problem).
 //   gA, gB --TMA, 128B swizzle--> sA[stage], sB[stage] --wgmma--> rAcc (fp32) --> gC (bf16)
 // One CTA tile is 128×256 outputs (v08: or 128×128), computed by two consumer warpgroups of
 // 64×256 (64×128) each; k moves in steps of 128 bytes per row (64 bf16/fp16 or 128 fp8),
 // kStages deep in shared memory.
 // Each stage has a "full" mbarrier (TMA's bytes arrived) and an "empty" one (both consumers
 // finished reading it), so loads run kStages − 1 tiles ahead of the tensor cores.
+// Here: the tile constants (TileN), the tile order (TileGrid), the shared-memory layout (Smem),
+// one k-tile's steps (load_stage, mma_stage, release_stage), the warpgroups' loops of the
+// warp-specialized rungs (produce_tiles, consume_tile), the two epilogues (store_tile,
+// store_tile_tma) and the host side: tensor maps (cached_map) and one launch for every rung's
+// kernel, which all take the same parameters (launch, with_input).
 // Edges: TMA fills out-of-bounds rows and columns with zeros, so any m, n, k works; an operand
 // whose base or row pitch is not a multiple of 128 bytes is first packed (kernels/gemm/tc/pack.cuh).
 #include <cuda.h>
@@ -15,7 +22,9 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/common/check.cuh"
 #include "kernels/common/hopper/mbarrier.cuh"
@@ -81,6 +90,133 @@ struct TileGrid {
     tn = in_group / rows;
   }
 };
+
+// ---- shared memory ------------------------------------------------------------------------------
+// A CTA's dynamic shared memory, aligned to 1024 bytes (the 128B swizzle's period), all but the
+// barriers 128B-swizzled:
+//   sA[kStages][128 rows][128 B] | sB[kStages][kN rows][128 B] | sC[2 consumers][2 boxes][64 rows][128 B]
+//   | full[kStages] | empty[kStages]  (mbarriers)
+template <int kN>
+struct Smem {
+  using T = TileN<kN>;
+  uint8_t* base;    // the aligned start: sA[0]
+  uint8_t* b_base;  // sB[0]
+  uint64_t* full;
+  uint64_t* empty;
+  // Stage s's A tile from row `row` on; its B tile from row `row` on; a consumer's C buffer.
+  __device__ uint8_t* sA(int s, int row = 0) const { return base + s * kStageA + row * kRowBytes; }
+  __device__ uint8_t* sB(int s, uint32_t row = 0) const { return b_base + s * T::kStageB + row * kRowBytes; }
+  __device__ uint8_t* sC(int consumer) const {
+    return base + T::kStages * kStageA + T::kStages * T::kStageB + consumer * kStageC;
+  }
+};
+
+// The CTA's Smem, from the dynamic shared memory the launch sizes as TileN<kN>::kSmemBytes.
+template <int kN>
+__device__ __forceinline__ Smem<kN> shared_stages() {
+  using T = TileN<kN>;
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  uint8_t* sB = base + T::kStages * kStageA;
+  uint64_t* full = reinterpret_cast<uint64_t*>(sB + T::kStages * T::kStageB + 2 * kStageC);
+  return {base, sB, full, full + T::kStages};
+}
+
+// Thread 0, before the CTA (cluster) syncs: each stage's "full" barrier completes with the
+// producer's one arrival plus TMA's bytes, its "empty" one with `readers` consumer arrivals.
+template <int kN>
+__device__ __forceinline__ void init_barriers(const Smem<kN>& smem, int readers) {
+  for (int s = 0; s < TileN<kN>::kStages; ++s) {
+    mbar_init(&smem.full[s], 1);
+    mbar_init(&smem.empty[s], readers);
+  }
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+// ---- one k-tile ---------------------------------------------------------------------------------
+// TMA loads k-tile kt of row tile tm and column tile tn into stage it % kStages, counted on its
+// full barrier. In a cluster (kCluster = 2) this CTA fetches rows rank · kN/2 … of the B tile and
+// multicasts them into the same stage of both CTAs; the peer fetches the other half.
+template <InType kIn, int kN, int kCluster = 1>
+__device__ __forceinline__ void load_stage(const CUtensorMap* mapA, const CUtensorMap* mapB, const Smem<kN>& smem,
+                                           int it, int tm, int tn, int kt, uint32_t rank = 0) {
+  using T = TileN<kN>;
+  constexpr int kBoxB = kN / kCluster;  // rows of B this CTA fetches per stage
+  const int s = it % T::kStages;
+  mbar_expect_bytes(&smem.full[s], kStageA + T::kStageB);
+  const int col = kt * (kRowBytes / (kIn == InType::fp8_e4m3 ? 1 : 2));
+  tma_load(smem.sA(s), mapA, &smem.full[s], col, tm * kBlockM);
+  if constexpr (kCluster > 1)
+    tma_load_multicast(smem.sB(s, rank * kBoxB), mapB, &smem.full[s], col, tn * kN + rank * kBoxB,
+                       uint16_t((1u << kCluster) - 1));
+  else
+    tma_load(smem.sB(s), mapB, &smem.full[s], col, tn * kN);
+}
+
+// One consumer's wgmmas on stage s: its 64 rows of A against the stage's kN rows of B, 128 bytes
+// of k in four steps of 32, issued as one group.
+template <InType kIn, int kN>
+__device__ __forceinline__ void mma_stage(float (&rAcc)[TileN<kN>::kAcc], const Smem<kN>& smem, int s, int consumer) {
+  const uint8_t* sA_mine = smem.sA(s, consumer * 64);
+  const uint8_t* sB_stage = smem.sB(s);
+  wgmma_fence();
+#pragma unroll
+  for (int step = 0; step < kRowBytes / kStepBytes; ++step)
+    wgmma_step<kIn, TileN<kN>::kAcc>(rAcc, smem_desc(sA_mine + step * kStepBytes),
+                                     smem_desc(sB_stage + step * kStepBytes));
+  wgmma_commit();
+}
+
+// A consumer hands stage s back: one arrival per warpgroup on the empty barrier of every CTA whose
+// B half it read (its own and, in a cluster, the peer's).
+template <int kCluster, int kN>
+__device__ __forceinline__ void release_stage(const Smem<kN>& smem, int s) {
+  if (threadIdx.x % 128 != 0) return;
+  if constexpr (kCluster > 1) {
+    for (uint32_t r = 0; r < kCluster; ++r) mbar_arrive_cluster(&smem.empty[s], r);
+  } else {
+    mbar_arrive(&smem.empty[s]);
+  }
+}
+
+// ---- the warpgroups' work, warp-specialized (v04 on) --------------------------------------------
+// The producer's thread: every k-tile of the work units first, first + stride, … (row tile
+// unit · kCluster + rank of each), each into the next stage once its consumers have emptied it.
+// `it` counts the k-tiles loaded so far, across tiles: it picks stage and parity.
+template <InType kIn, int kN, int kCluster = 1>
+__device__ __forceinline__ void produce_tiles(const CUtensorMap* mapA, const CUtensorMap* mapB, const Smem<kN>& smem,
+                                              TileGrid grid, int k_tiles, int first, int stride, uint32_t rank = 0) {
+  constexpr int kStages = TileN<kN>::kStages;
+  int it = 0;
+  for (int u = first; u < grid.count(); u += stride) {
+    int um, tn;
+    grid.at(u, um, tn);
+    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+      mbar_wait(&smem.empty[it % kStages], ((it / kStages) & 1) ^ 1);
+      load_stage<kIn, kN, kCluster>(mapA, mapB, smem, it, um * kCluster + rank, tn, kt, rank);
+    }
+  }
+}
+
+// A consumer warpgroup, one tile: rAcc = its 64 rows of the tile, k-tile by k-tile as the stages
+// fill (`it` as the producer counts). One wgmma group stays in flight; the one before it has
+// finished, so its stage is released.
+template <InType kIn, int kN, int kCluster = 1>
+__device__ __forceinline__ void consume_tile(float (&rAcc)[TileN<kN>::kAcc], const Smem<kN>& smem, int k_tiles, int& it,
+                                             int consumer) {
+  constexpr int kStages = TileN<kN>::kStages;
+#pragma unroll
+  for (int i = 0; i < TileN<kN>::kAcc; ++i) rAcc[i] = 0.f;
+  for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+    const int s = it % kStages;
+    mbar_wait(&smem.full[s], (it / kStages) & 1);
+    mma_stage<kIn>(rAcc, smem, s, consumer);
+    wgmma_wait<1>();
+    if (kt > 0) release_stage<kCluster>(smem, (it - 1) % kStages);
+  }
+  wgmma_wait<0>();
+  release_stage<kCluster>(smem, (it - 1) % kStages);
+}
 
 // ---- epilogue: rAcc (the wgmma D fragment) → gC, bf16, alpha applied ----------------------------
 // Fragment layout (PTX "wgmma D, m64nNk*"): warp w of the warpgroup owns rows 16w … 16w+15; in
@@ -149,193 +285,70 @@ __device__ __forceinline__ void store_tile_tma(const float (&rAcc)[kAcc], uint8_
   }
 }
 
-// ---- the kernel ---------------------------------------------------------------------------------
-// kProducer: a third warpgroup only issues TMA (else thread 0 of the consumers refills a stage
-// after everyone has finished with it). kPersistent: one CTA per SM walks work units (else one
-// CTA per unit). kCluster = 2: two CTAs stacked along m each load half of the shared B tile and
-// multicast it to both, so each CTA pulls 32 KiB per k-tile from L2 instead of 48.
-template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaStore, int kN>
-__global__ void __launch_bounds__(kProducer ? 384 : 256, 1)
-    gemm_kernel(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,
-                const __grid_constant__ CUtensorMap mapC, bool c_by_tma, __nv_bfloat16* gC, int64_t m, int64_t n,
-                int64_t ldc, int k_tiles, TileGrid grid, float alpha) {
-  static_assert(kCluster == 1 || (kCluster == 2 && kProducer && kPersistent), "clusters need the producer schedule");
-  using T = TileN<kN>;
-  constexpr int kStages = T::kStages, kStageB = T::kStageB, kBlockN = kN;
-  extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
-  uint8_t* sA = smem;                              // [kStages][128 rows][128 B], swizzled
-  uint8_t* sB = smem + kStages * kStageA;          // [kStages][kN rows][128 B], swizzled
-  uint8_t* sC = sB + kStages * kStageB;           // [2 consumers][2 boxes][64 rows][128 B], swizzled
-  uint64_t* full = reinterpret_cast<uint64_t*>(sC + 2 * kStageC);
-  uint64_t* empty = full + kStages;
-
-  const int wg = threadIdx.x / 128;
-  const int consumer = kProducer ? wg - 1 : wg;    // −1 for the producer warpgroup
-  const uint32_t rank = kCluster > 1 ? cluster_rank() : 0;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      mbar_init(&full[s], 1);
-      mbar_init(&empty[s], 2 * kCluster);  // both consumers of every CTA that reads the stage's B
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  if constexpr (kCluster > 1)
-    cluster_sync();  // the peer's barriers exist before anything is multicast into them
-  else
-    __syncthreads();
-
-  const int first_unit = kPersistent ? blockIdx.x / kCluster : blockIdx.x;
-  const int unit_step = kPersistent ? gridDim.x / kCluster : grid.count();
-  constexpr int kStageBytes = kStageA + kStageB;
-  constexpr int kBoxB = kBlockN / kCluster;        // rows of B this CTA fetches per stage
-
-  auto load_stage = [&](int it, int tm, int tn, int kt) {
-    const int s = it % kStages;
-    mbar_expect_bytes(&full[s], kStageBytes);
-    const int col = kt * (kRowBytes / (kIn == InType::fp8_e4m3 ? 1 : 2));
-    tma_load(sA + s * kStageA, &mapA, &full[s], col, tm * kBlockM);
-    if constexpr (kCluster > 1)
-      tma_load_multicast(sB + s * kStageB + rank * kBoxB * kRowBytes, &mapB, &full[s], col, tn * kBlockN + rank * kBoxB,
-                         uint16_t((1u << kCluster) - 1));
-    else
-      tma_load(sB + s * kStageB, &mapB, &full[s], col, tn * kBlockN);
-  };
-
-  if constexpr (kProducer) {
-    if (consumer < 0) {
-      if (threadIdx.x == 0) {
-        int it = 0;
-        for (int u = first_unit; u < grid.count(); u += unit_step) {
-          int um, tn;
-          grid.at(u, um, tn);
-          for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-            mbar_wait(&empty[it % kStages], ((it / kStages) & 1) ^ 1);
-            load_stage(it, um * kCluster + rank, tn, kt);
-          }
-        }
-      }
-      if constexpr (kCluster > 1) cluster_sync();  // stay resident while the peer may still signal us
-      return;
-    }
-  }
-
-  // Releases stage s: in every CTA whose B half we read (ours and, in a cluster, the peer's).
-  auto release = [&](int s) {
-    if (threadIdx.x % 128 != 0) return;
-    if constexpr (kCluster > 1) {
-      for (uint32_t r = 0; r < kCluster; ++r) mbar_arrive_cluster(&empty[s], r);
-    } else {
-      mbar_arrive(&empty[s]);
-    }
-  };
-
-  float rAcc[T::kAcc];
-  int it = 0;  // k-tiles consumed by this CTA so far, over all its tiles: picks stage and parity
-  for (int u = first_unit; u < grid.count(); u += unit_step) {
-    int um, tn;
-    grid.at(u, um, tn);
-    const int tm = um * kCluster + rank;
-    if constexpr (!kProducer) {
-      // Prologue: the first kStages − 1 tiles of k in flight before any math.
-      if (threadIdx.x == 0)
-        for (int kt = 0; kt < min(k_tiles, kStages - 1); ++kt) load_stage(it + kt, tm, tn, kt);
-    }
-#pragma unroll
-    for (int i = 0; i < T::kAcc; ++i) rAcc[i] = 0.f;
-    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-      const int s = it % kStages;
-      mbar_wait(&full[s], (it / kStages) & 1);
-      const uint8_t* sA_mine = sA + s * kStageA + consumer * 64 * kRowBytes;
-      const uint8_t* sB_stage = sB + s * kStageB;
-      wgmma_fence();
-#pragma unroll
-      for (int step = 0; step < kRowBytes / kStepBytes; ++step)
-        wgmma_step<kIn, T::kAcc>(rAcc, smem_desc(sA_mine + step * kStepBytes), smem_desc(sB_stage + step * kStepBytes));
-      wgmma_commit();
-      if constexpr (kProducer) {
-        // Keep one group in flight; the one before it is done, so its stage can be refilled.
-        wgmma_wait<1>();
-        if (kt > 0) release((it - 1) % kStages);
-      } else {
-        wgmma_wait<0>();
-        __syncthreads();  // both consumers are done with stage s
-        if (threadIdx.x == 0 && kt + kStages - 1 < k_tiles) load_stage(it + kStages - 1, tm, tn, kt + kStages - 1);
-      }
-    }
-    if constexpr (kProducer) {
-      wgmma_wait<0>();
-      release((it - 1) % kStages);
-    }
-    const int64_t row0 = int64_t(tm) * kBlockM + consumer * 64, col0 = int64_t(tn) * kBlockN;
-    if (kTmaStore && c_by_tma)
-      store_tile_tma(rAcc, sC + consumer * kStageC, &mapC, consumer, row0, col0, alpha);
-    else
-      store_tile(rAcc, gC, ldc, m, n, row0, col0, alpha);
-  }
-  if (kTmaStore && c_by_tma && threadIdx.x % 128 == 0) bulk_wait_read();  // sC stays valid until read
-  if constexpr (kCluster > 1) cluster_sync();
-}
-
 // ---- host side ----------------------------------------------------------------------------------
 // An operand's 2-D tensor map (kernels/common/hopper/tma.cuh: 128B swizzle, boxes of box_rows ×
 // 128 bytes), through the per-thread cache there.
 CUtensorMap cached_map(const void* base, InType in, int64_t rows, int64_t cols, int64_t pitch, int box_rows);
 
-// Sets up maps (packing first where needed) and launches gemm_kernel<...>.
-template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaStore, int kN>
-void launch(const Problem& p, Workspace& ws, cudaStream_t stream);
-
-// The one dispatch every rung shares: picks the instantiation for p.in.
-template <bool kProducer, bool kPersistent, int kCluster = 1, bool kTmaStore = false, int kN = kHopperWide.n>
-void launch_any(const Problem& p, Workspace& ws, cudaStream_t stream) {
-  switch (p.in) {
-    case InType::bf16: return launch<InType::bf16, kProducer, kPersistent, kCluster, kTmaStore, kN>(p, ws, stream);
-    case InType::fp16: return launch<InType::fp16, kProducer, kPersistent, kCluster, kTmaStore, kN>(p, ws, stream);
-    case InType::fp8_e4m3: return launch<InType::fp8_e4m3, kProducer, kPersistent, kCluster, kTmaStore, kN>(p, ws, stream);
-  }
-}
-
 int sm_count();
 // How many CTAs of `kernel` (clusters of `cluster` CTAs, `smem` bytes each) fit on the GPU at once.
 int resident_ctas(const void* kernel, int threads, int smem, int cluster);
 
-template <InType kIn, bool kProducer, bool kPersistent, int kCluster, bool kTmaStore, int kN>
-void launch(const Problem& p, Workspace& ws, cudaStream_t stream) {
-  const int eb = in_bytes(kIn);
+// How a rung's kernel runs: threads per CTA, CTAs per cluster, one CTA per tile or persistent
+// (no more CTAs than fit at once), and whether its epilogue stores C through TMA.
+struct LaunchShape {
+  int threads, cluster;
+  bool persistent, tma_store;
+};
+
+// Calls f(std::integral_constant<InType, in>{}): a launcher picks its kernel's instantiation.
+template <class F>
+void with_input(InType in, F&& f) {
+  switch (in) {
+    case InType::bf16: return f(std::integral_constant<InType, InType::bf16>{});
+    case InType::fp16: return f(std::integral_constant<InType, InType::fp16>{});
+    case InType::fp8_e4m3: return f(std::integral_constant<InType, InType::fp8_e4m3>{});
+  }
+}
+
+// Sets up the maps (packing first where needed) and the tile walk, and launches kKernel for p.
+// Every rung's kernel takes (mapA, mapB, mapC, c_by_tma, gC, m, n, ldc, k_tiles, grid, alpha);
+// mapC and c_by_tma are read from v07 on. kN: the CTA tile's n; B's boxes are kN / cluster rows
+// (each CTA of a cluster loads its share of the B tile).
+template <auto kKernel, int kN>
+void launch(LaunchShape shape, const Problem& p, Workspace& ws, cudaStream_t stream) {
+  using T = TileN<kN>;
   // TMA at full speed wants 128-byte lines (kernels/gemm/tc/pack.cuh): anything else is packed.
   const Problem q = pack_operands(p, ws, kRowBytes, stream);
-  const CUtensorMap mapA = cached_map(q.A, kIn, p.m, p.k, q.lda, kBlockM);
-  using T = TileN<kN>;
-  const CUtensorMap mapB = cached_map(q.B, kIn, p.n, p.k, q.ldb, kN / kCluster);
+  const CUtensorMap mapA = cached_map(q.A, p.in, p.m, p.k, q.lda, kBlockM);
+  const CUtensorMap mapB = cached_map(q.B, p.in, p.n, p.k, q.ldb, kN / shape.cluster);
   const int tiles_m = int((p.m + kBlockM - 1) / kBlockM);
-  const TileGrid grid{(tiles_m + kCluster - 1) / kCluster, int((p.n + kN - 1) / kN)};
-  const int k_tiles = int((p.k * eb + kRowBytes - 1) / kRowBytes);
+  const TileGrid grid{(tiles_m + shape.cluster - 1) / shape.cluster, int((p.n + kN - 1) / kN)};
+  const int k_tiles = int((p.k * in_bytes(p.in) + kRowBytes - 1) / kRowBytes);
   // C through TMA needs what TMA needs: a 16-byte aligned base and pitch (else direct stores).
-  const bool c_by_tma = kTmaStore && reinterpret_cast<uintptr_t>(p.C) % 16 == 0 && (p.ldc * 2) % 16 == 0;
+  const bool c_by_tma = shape.tma_store && reinterpret_cast<uintptr_t>(p.C) % 16 == 0 && (p.ldc * 2) % 16 == 0;
   const CUtensorMap mapC = c_by_tma ? cached_map(p.C, InType::bf16, p.m, p.n, p.ldc, 64) : CUtensorMap{};
-  auto kernel = gemm_kernel<kIn, kProducer, kPersistent, kCluster, kTmaStore, kN>;
-  const int threads = kProducer ? 384 : 256;
-  static int resident = 0;  // one attribute call and occupancy query per instantiation
+  static int resident = 0;  // one attribute call and occupancy query per kernel
   if (!resident) {
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
-    if (kCluster > 1) SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    resident = resident_ctas(reinterpret_cast<const void*>(kernel), threads, T::kSmemBytes, kCluster);
+    SOL_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
+    if (shape.cluster > 1)
+      SOL_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    resident = resident_ctas(reinterpret_cast<const void*>(kKernel), shape.threads, T::kSmemBytes, shape.cluster);
   }
-  const int blocks = kPersistent ? std::min(grid.count() * kCluster, resident) : grid.count() * kCluster;
+  const int ctas = grid.count() * shape.cluster;
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(unsigned(blocks));
-  config.blockDim = dim3(unsigned(threads));
+  config.gridDim = dim3(unsigned(shape.persistent ? std::min(ctas, resident) : ctas));
+  config.blockDim = dim3(unsigned(shape.threads));
   config.dynamicSmemBytes = T::kSmemBytes;
   config.stream = stream;
   cudaLaunchAttribute cluster{};
   cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = kCluster;
+  cluster.val.clusterDim.x = unsigned(shape.cluster);
   cluster.val.clusterDim.y = 1;
   cluster.val.clusterDim.z = 1;
   config.attrs = &cluster;
   config.numAttrs = 1;
-  SOL_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, mapA, mapB, mapC, c_by_tma, static_cast<__nv_bfloat16*>(p.C), p.m,
+  SOL_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, mapA, mapB, mapC, c_by_tma, static_cast<__nv_bfloat16*>(p.C), p.m,
                                     p.n, p.ldc, k_tiles, grid, p.alpha));
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // One launcher per rung of the tensor-core GEMM ladder, each a gemm::tc::Launch (problem.cuh):
 // launch_<name> for every rung of SOL_GEMM_TC_RUNGS (sol/gemm_rungs.hpp, where each rung's
-// technique is stated). A rung's file defines its launcher; v03–v08 share the Hopper kernel
-// (kernels/gemm/tc/hopper.cuh).
+// technique is stated). A rung's file defines its kernel and its launcher; the kernels of v03–v07
+// are built from the Hopper vocabulary in kernels/gemm/tc/hopper.cuh (v07's sits in
+// v07_tma_store.cuh, since v08 launches it too).
 // A new rung: a line in SOL_GEMM_TC_RUNGS and a file defining its launcher; optionally a
 // plan_<name> for the doctor.
 #include "kernels/gemm/tc/problem.cuh"

@@ -7,21 +7,20 @@
 // as many outputs), so the launcher takes it only where the shape model's round count says the
 // quantization saved is larger: time ∝ rounds × tile work, with 128-wide tiles charged 10 %
 // (gemm_rungs::takes_narrow_tile, which the shape model reads too).
-// Everything else is v07: producer warpgroup, persistent CTAs, clusters of two multicasting B,
-// TMA-store epilogue.
+// Everything else is v07's kernel (kernels/gemm/tc/v07_tma_store.cuh): producer warpgroup,
+// persistent CTAs, clusters of two multicasting B, TMA-store epilogue.
 // Expected: 2049³ ~1.3× v07, 1024³ up to ~2× v07; unchanged where the 128×256 tile is chosen.
-#include "kernels/gemm/tc/hopper.cuh"
+#include "kernels/gemm/tc/hopper.cuh"  // names the file Hopper-only (cmake/sol_hopper.cmake)
 #include "kernels/gemm/tc/rungs.cuh"
+#include "kernels/gemm/tc/v07_tma_store.cuh"
 
 namespace sol::kernels::gemm::tc {
 
 void launch_v08_tile_choice(const Problem& p, Workspace& ws, cudaStream_t stream) {
   if (gemm_rungs::takes_narrow_tile(p.m, p.n, hopper::sm_count()))
-    hopper::launch_any</*producer=*/true, /*persistent=*/true, /*cluster=*/2, /*tma store=*/true, /*n=*/128>(p, ws,
-                                                                                                             stream);
+    hopper::launch_tma_store<gemm_rungs::kHopperNarrow.n>(p, ws, stream);
   else
-    hopper::launch_any</*producer=*/true, /*persistent=*/true, /*cluster=*/2, /*tma store=*/true, /*n=*/256>(p, ws,
-                                                                                                             stream);
+    hopper::launch_tma_store<gemm_rungs::kHopperWide.n>(p, ws, stream);
 }
 
 }  // namespace sol::kernels::gemm::tc
