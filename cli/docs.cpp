@@ -46,8 +46,18 @@ Command add_docs(CLI::App& root, Global&) {
             if (std::error_code ec; fs::exists(o->out, ec) && !fs::is_directory(o->out, ec))
               bad_input("--out '" + o->out + "' is a file, not a folder", "give a folder for the Markdown pages");
             auto files = results::read_dir(o->results);
-            if (files.empty()) bad_input("no results files (*.json) in " + o->results);
-            std::string gpu = o->gpu.empty() ? files.front().device.database_row : o->gpu;
+            // The runs at the model shape set (<results>/model-shapes/*.json). A folder may hold
+            // only these (a GPU measured at the model shapes alone): then its pages are those runs'.
+            std::vector<fs::path> runs;
+            if (const fs::path dir = fs::path(o->results) / "model-shapes"; fs::is_directory(dir))
+              for (const auto& e : fs::directory_iterator(dir))
+                if (e.path().extension() == ".json") runs.push_back(e.path());
+            std::sort(runs.begin(), runs.end());
+            if (files.empty() && runs.empty())
+              bad_input("no results files (*.json) in " + o->results + " nor in its model-shapes/ folder");
+            std::string gpu = !o->gpu.empty()   ? o->gpu
+                              : !files.empty() ? files.front().device.database_row
+                                               : results::read(runs.front().string()).device.database_row;
             if (gpu.empty()) bad_input("results do not name a database row", "pass --gpu NAME");
             const auto& spec = hw::find(gpu);
             const std::optional<hw::HwSpec> probed = report::measured_profile_beside(o->results);
@@ -64,13 +74,9 @@ Command add_docs(CLI::App& root, Global&) {
                 page += (page.empty() ? "" : "\n") + std::string("<!-- sol:BEGIN results -->\n<!-- sol:END results -->\n");
               pages.push_back({p, report::replace_block(page, "results", block), "the results block of " + p.string()});
             }
-            // The runs at the model shape set (<results>/model-shapes/*.json): docs/model-shapes.md,
-            // one block per file, named by its stem, appended where the page lacks its markers.
-            if (const fs::path dir = fs::path(o->results) / "model-shapes"; fs::is_directory(dir)) {
-              std::vector<fs::path> runs;
-              for (const auto& e : fs::directory_iterator(dir))
-                if (e.path().extension() == ".json") runs.push_back(e.path());
-              std::sort(runs.begin(), runs.end());
+            // The runs at the model shape set: docs/model-shapes.md, one block per file, named by
+            // its stem, appended where the page lacks its markers.
+            {
               const fs::path p = fs::path(o->out) / "model-shapes.md";
               std::string page = current(p);
               for (const fs::path& run : runs) {
@@ -91,12 +97,14 @@ Command add_docs(CLI::App& root, Global&) {
               pages.push_back({p, report::replace_block(doc, "measured", measured), "the measured block of " + p.string()});
             }
             // The collective model's page; the NCCL runs live beside the GPU's folder, in <gpu>x<N>/.
+            // (Written with a GPU's family pages; a model-shapes-only folder writes its runs alone.)
             fs::path results_dir = fs::path(o->results).lexically_normal();
             if (results_dir.filename().empty()) results_dir = results_dir.parent_path();  // "…/h200/"
             const fs::path comm_root = results_dir.parent_path();
-            for (const auto& [name, text] : report::comm_docs(comm_root.empty() ? "." : comm_root.string()))
-              pages.push_back({fs::path(o->out) / name, text, (fs::path(o->out) / name).string()});
-            if (!o->readme.empty()) {
+            if (!files.empty())
+              for (const auto& [name, text] : report::comm_docs(comm_root.empty() ? "." : comm_root.string()))
+                pages.push_back({fs::path(o->out) / name, text, (fs::path(o->out) / name).string()});
+            if (!o->readme.empty() && !files.empty()) {
               const std::string doc = read_input_file(o->readme, "README");
               pages.push_back({o->readme, report::replace_block(doc, "headline", report::headline_markdown(files)),
                                "the headline table in " + o->readme});

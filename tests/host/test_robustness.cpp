@@ -257,6 +257,26 @@ TEST(Robustness, DocsWritesNothingUntilEverythingSucceeds) {
   EXPECT_TRUE(fs::exists(d / "pages" / "copy.md"));
 }
 
+// A folder with model-shape runs alone (a second GPU measured at the model shapes) writes those
+// runs' page; with neither family files nor runs, one line and nothing written.
+TEST(Robustness, DocsOfAModelShapesOnlyFolder) {
+  const fs::path d = scratch("docs_model_shapes");
+  fs::create_directories(d / "results" / "model-shapes");
+  expect_refused(run_sol("docs --results results --out pages --readme ''", sol::test::with_cwd(d.string())),
+                 "model-shapes");
+  EXPECT_FALSE(fs::exists(d / "pages"));
+  write_file(d / "results" / "model-shapes" / "dispatch-copy.json", results_file("copy", "n=1").dump());
+  write_file(d / "README.md", "<!-- sol:BEGIN headline -->\nkept\n<!-- sol:END headline -->\n");
+  const auto r = run_sol("docs --results results --out pages --gpu h100", sol::test::with_cwd(d.string()));
+  ASSERT_EQ(r.rc, 0) << r.all();
+  const std::string page = read_input_file((d / "pages" / "model-shapes.md").string(), "page");
+  EXPECT_NE(page.find("<!-- sol:BEGIN dispatch-copy -->"), std::string::npos) << page;
+  EXPECT_NE(page.find("n=1"), std::string::npos) << page;
+  EXPECT_FALSE(fs::exists(d / "pages" / "copy.md"));  // no family pages, no collective pages
+  EXPECT_FALSE(fs::exists(d / "pages" / "comm.md"));
+  EXPECT_NE(read_input_file((d / "README.md").string(), "README").find("kept"), std::string::npos);
+}
+
 // ---- numbers a JSON library cannot hold, and implausible figures -------------------------------
 TEST(Robustness, JsonNumberOverflowIsOneLineNamingTheFile) {
   const fs::path d = scratch("json_overflow");
