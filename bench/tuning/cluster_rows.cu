@@ -1,4 +1,4 @@
-// tune_cluster_rows: the cluster row kernel (kernels/rows/cluster.cuh, softmax's Op) at
+// tune_cluster_rows: the cluster row kernel (kernels/rows/v05_cluster.cuh, softmax's Op) at
 // vocabulary rows under every CTA size and slice target the split could take, timed with events
 // (median of 15 after 3 warm-ups; inputs of ≥ 400 MB, beyond L2) against this GPU's D2D copy. The
 // table it prints is where cluster_split's constants (kernels/rows/cluster_split.hpp) come
@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "kernels/rows/cluster.cuh"
+#include "kernels/rows/v05_cluster.cuh"
 
 namespace {
 using namespace sol::kernels::rows;

@@ -2,10 +2,11 @@
 // backward. Each entry checks its arguments first (one sol::Error, before any CUDA call), resolves
 // the pitches, and runs what the dispatcher picks from the kernels' own plans:
 //   forward: the register kernel (one read of x) where every row of x and y is 16-byte aligned and
-//     fits the registers (kernels/rows/rows.cuh, fits_registers); softmax rows past that (longer
-//     or unaligned, > 1024 columns) split over a cluster with the slices in shared memory, one read
-//     too (softmax v05, kernels/rows/cluster.cuh; softmax_route); the looped kernel otherwise
-//     (any cols, any alignment; a second read of each row, mostly from L1/L2).
+//     fits the registers (kernels/rows/v03_registers.cuh, fits_registers); softmax rows past that
+//     (longer or unaligned, > 1024 columns) split over a cluster with the slices in shared memory,
+//     one read too (softmax v05, kernels/rows/v05_cluster.cuh; softmax_route); the looped kernel
+//     otherwise (v02_looped.cuh: any cols, any alignment; a second read of each row, mostly from
+//     L1/L2).
 //   backward: the one-read kernel (kernels/rows/backward.cuh, plan_backward): a warp or a block
 //     per row, a cluster of up to 8 CTAs per row beyond one block (16-bit softmax rows to 262144
 //     columns), and the looped kernel for rows longer than a cluster holds.
@@ -37,7 +38,7 @@
 #include "kernels/rows/ops.cuh"
 #include "kernels/api/choice.hpp"
 #include "kernels/api/entry_util.hpp"
-#include "kernels/rows/cluster.cuh"
+#include "kernels/rows/v05_cluster.cuh"
 #include "sol/hw/spec.hpp"
 #include "sol/kernels.hpp"
 #include "sol/model/roofline.hpp"

@@ -11,13 +11,13 @@
 // the rows | the reduction. Rungs:
 //   v01: the formulas as passes over HBM: max | Σexp, Σx → lse, loss | dlogits: 3 reads + 1 write.
 //   v02: one read: the row split over a cluster, its slices in shared memory, the online (max, Σexp)
-//        and Σx exchanged through DSMEM (kernels/rows/cluster.cuh); dlogits re-read from shared
+//        and Σx exchanged through DSMEM (kernels/rows/v05_cluster.cuh); dlogits re-read from shared
 //        memory. Probabilities never reach HBM.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "kernels/rows/cluster.cuh"
+#include "kernels/rows/v05_cluster.cuh"
 
 namespace sol::kernels::crossentropy {
 

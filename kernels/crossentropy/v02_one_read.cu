@@ -1,5 +1,5 @@
 // cross-entropy v02: one read of the logits. Each row is split over a thread-block cluster whose
-// CTAs hold their slices in shared memory (kernels/rows/cluster.cuh): one sweep gives every
+// CTAs hold their slices in shared memory (kernels/rows/v05_cluster.cuh): one sweep gives every
 // thread its online (max, Σ exp) and Σx, the block and then the cluster (DSMEM, rank order) merge
 // them into the row's logsumexp, the leader writes the row's loss, and dlogits are computed from
 // the slice still in shared memory — the probabilities never reach HBM, the logits are read once

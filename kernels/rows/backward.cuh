@@ -25,6 +25,7 @@
 
 #include "kernels/common/cluster.cuh"
 #include "kernels/rows/ops.cuh"
+#include "kernels/rows/v01_eager.cuh"  // the eager passes' kernel, MeanPass
 
 namespace sol::kernels::rows {
 
@@ -352,7 +353,7 @@ struct NormDxFn {  // dx = rstd·(g − m1 − x̂·m2), a = g, b = x̂
 struct SoftmaxDxFn {  // dx = y·(dy − Σ dy·y), a = y, b = dy
   __device__ static float map(float a, float b, float, const EagerVals& r) { return a * (b - r.m1); }
 };
-// Σ over the row → stat0 (softmax's Σ dy·y; the norms use MeanPass of ops.cuh)
+// Σ over the row → stat0 (softmax's Σ dy·y; the norms use v01_eager.cuh's MeanPass)
 struct RowSumPass : PassBase {
   static constexpr bool kReduces = true;
   template <class T>

@@ -19,12 +19,13 @@ enum class Version {
 };
 
 enum class Kind { LayerNorm, RMSNorm, Softmax };
+// The forward rungs, a file each: kernels/rows/v01_eager.cuh … v05_cluster.cuh.
 enum class Impl {
   Eager,     // v01: the lecture's passes, one kernel each
   Looped,    // v02: one kernel, statistics in one read (shifted sums / online softmax), a second read to write
   Registers,  // v03: one kernel, one read: the row in registers (looped when it does not fit)
   Cluster     // softmax v05: Registers where the row fits them; longer or unaligned rows split over a
-              // thread-block cluster, one read into shared memory (kernels/rows/cluster.cuh)
+              // thread-block cluster, one read into shared memory
 };
 
 // What a Version is: the op, the implementation, fp32 or bf16 storage, and whether the Case
@@ -45,16 +46,16 @@ inline Info info(Version v) {
   return {kinds[i / 4], impls[i % 4], i % 4 == 3};
 }
 
-// One eager pass over rows × cols elements of `elem_bytes` (rows.cuh's eager_pass_kernel) as the
-// model's Little's law sees it (model::LoadStream): its grid and block from launch.hpp, and the
-// loads each thread keeps in flight: 4 in a pass that only reduces (nvcc unrolls its loop by 4 and
-// issues the four loads first), 1 in a pass that writes (its store may alias the next load, which
-// therefore waits for it).
+// One eager pass over rows × cols elements of `elem_bytes` (v01_eager.cuh's eager_pass_kernel) as
+// the model's Little's law sees it (model::LoadStream): its grid and block from launch.hpp, and
+// the loads each thread keeps in flight: 4 in a pass that only reduces (nvcc unrolls its loop by 4
+// and issues the four loads first), 1 in a pass that writes (its store may alias the next load,
+// which therefore waits for it).
 model::LoadStream eager_pass_stream(int64_t rows, int64_t cols, int elem_bytes, bool writes, std::string what);
 // One elementwise map of `reads` tensors into one written tensor over rows × cols (backward.cuh's
-// eager_map_kernel, rows.cuh's residual_add_kernel): a grid-stride loop of kEagerMapThreads-thread
-// blocks (launch.hpp) keeping one load per input in flight (its store may alias the next
-// iteration's loads).
+// eager_map_kernel, v01_eager.cuh's residual_add_kernel): a grid-stride loop of
+// kEagerMapThreads-thread blocks (launch.hpp) keeping one load per input in flight (its store may
+// alias the next iteration's loads).
 model::LoadStream eager_map_stream(int64_t rows, int64_t cols, int elem_bytes, int reads, std::string what);
 
 std::string unsupported(Version v, const Shape& s);

@@ -1,5 +1,5 @@
 #pragma once
-// How kernels/rows/cluster.cuh splits a row over a cluster, host C++ without CUDA so that the
+// How kernels/rows/v05_cluster.cuh splits a row over a cluster, host C++ without CUDA so that the
 // registry's shape rules (spec.cpp files) and the dispatchers read the same limits as the kernels.
 #include <algorithm>
 #include <cstdint>

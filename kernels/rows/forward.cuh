@@ -4,10 +4,11 @@
 // stat0/stat1: rows of fp32 saved for backward (see RowArgs). gTemp: rows × cols scratch, used
 // only by the eager passes.
 #include "kernels/rows/case.hpp"  // Kind, Impl
-#include "kernels/rows/rows.cuh"
+#include "kernels/rows/v01_eager.cuh"
+#include "kernels/rows/v02_looped.cuh"
+#include "kernels/rows/v03_registers.cuh"
 
 namespace sol::kernels::rows {
-
 
 template <class T>
 void layernorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream);
@@ -25,7 +26,7 @@ LaunchInfo softmax_plan(Impl impl, const RowArgs<T>& a);
 // Where softmax v05 (Impl::Cluster) sends a row on a GPU of compute capability cc: the register
 // kernel where the row fits it and kRegisterRouteMaxBytes (64 KiB: the register kernel's 1024-thread
 // block holds such a row alone per SM); a cluster split
-// (kernels/rows/cluster.cuh) for longer or unaligned rows of more than kClusterMinCols columns
+// (kernels/rows/v05_cluster.cuh) for longer or unaligned rows of more than kClusterMinCols columns
 // that fit the cluster's shared memory; the looped kernel otherwise (short unaligned rows: a warp
 // per row, the second read from L1).
 enum class SoftmaxRoute { Registers, Cluster, Looped };
@@ -34,7 +35,8 @@ inline constexpr int64_t kRegisterRouteMaxBytes = int64_t(64) << 10;
 template <class T>
 SoftmaxRoute softmax_route(const RowArgs<T>& a, int cc);
 
-// The launch an Impl makes for one fused Op (eager: nothing to describe, an empty plan).
+// The launch an Impl makes for one fused Op (eager: nothing to describe, an empty plan; the op
+// files chain the eager passes themselves).
 template <class Op, class T>
 LaunchInfo fused_plan(Impl impl, const RowArgs<T>& a) {
   switch (impl) {
@@ -59,18 +61,6 @@ LaunchInfo norm_plan(Impl impl, const RowArgs<T>& a) {
 template <class Op, class T>
 void norm_run(Impl impl, const RowArgs<T>& a, cudaStream_t stream) {
   launch_row(norm_plan<Op, T>(impl, a), stream, a);
-}
-// The eager rungs' input: x, or with the residual s = x + res written to sum by its own pass.
-template <class T>
-RowArgs<T> eager_input(const RowArgs<T>& a, cudaStream_t stream) {
-  if (!a.res) return a;
-  residual_add(a, stream);
-  RowArgs<T> p = a;
-  p.x = a.sum;
-  p.ldx = a.lds;
-  p.res = nullptr;
-  p.sum = nullptr;
-  return p;
 }
 
 }  // namespace sol::kernels::rows

@@ -1,5 +1,5 @@
 #pragma once
-// The launch shapes of the row kernels (kernels/rows/rows.cuh, backward.cuh) in a header without
+// The launch shapes of the row kernels (kernels/rows/v0*.cuh, backward.cuh) in a header without
 // CUDA: the launchers use them, and so do the specs' declarations of how those launches wait on
 // memory (spec.cpp, spec_bwd.cpp: model::LoadStream, model::Reread; sol/predict.hpp).
 #include <cstdint>

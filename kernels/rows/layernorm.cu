@@ -1,10 +1,10 @@
-// layernorm forward, v01–v03.
+// LayerNorm forward on each rung (v01_eager.cuh … v03_registers.cuh; LayerNormOp of ops.cuh on
+// the fused ones).
 // v01: mean (read x) | center and variance (read x, write xc) | normalize (read xc, write y) |
 //      affine (read y, write y): 4 reads + 3 writes = 14 B/element in bf16 (lecture §8).
 // v02: one kernel; shifted sums Σ(x−x₀), Σ(x−x₀)² in one read, a second read to normalize.
-// v03: one read: the row in registers (lanes of a warp per row to 1024 bf16 columns, a block of
-//      whole warps beyond, four 16-byte vectors a thread: register_config), exact two-pass mean
-//      and variance over the registers: 4 B/element.
+// v03: one read: the row in registers (register_config), exact two-pass mean and variance over
+//      the registers: 4 B/element.
 // Saves mean and rstd (fp32) per row for backward. With a residual (RowArgs::res), every rung
 // normalizes s = x + res and writes s: v01 in a pass of its own first, v02 and v03 in their reads.
 #include "kernels/rows/forward.cuh"
@@ -14,7 +14,8 @@ namespace sol::kernels::rows {
 
 template <class T>
 void layernorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream) {
-  if (impl != Impl::Eager) return norm_run<LayerNormOp>(impl, a, stream);
+  if (impl != Impl::Eager) return norm_run<LayerNormOp>(impl, a, stream);  // v02, v03
+  // v01: the passes, xc through gTemp.
   const RowArgs<T> in = eager_input(a, stream);
   RowArgs<T> p = in;
   eager_pass<MeanPass>(p, stream);

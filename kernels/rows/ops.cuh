@@ -1,7 +1,8 @@
 #pragma once
-// The Ops of kernels/rows/rows.cuh: what LayerNorm, RMSNorm and softmax reduce and produce,
-// for the register kernel (first/center/second/stats), the looped kernel (push/rescale/
-// stats_shifted) and the out step both share; and the eager passes of the lecture's formulas.
+// The Ops of the fused rungs: what LayerNorm, RMSNorm and softmax reduce and produce, for the
+// register kernel (first/center/second/stats, v03_registers.cuh), the looped kernel (push/rescale/
+// stats_shifted, v02_looped.cuh) and the out step both share (rows.cuh). The eager rung's passes
+// are in v01_eager.cuh.
 // Softmax conventions: a −inf element gives 0; a fully masked row (all −inf) gives zeros, max
 // −inf and 1/sum = 0 — never NaN.
 #include "kernels/rows/rows.cuh"
@@ -106,69 +107,6 @@ struct SoftmaxOp {
     return stats(max, sum, cols, eps);
   }
   __device__ static float out(float x, const Stats& s, float, float) { return exp_shifted(x, s.a) * s.b; }
-};
-
-// ---- eager passes (v01): one kernel per op of the naive formula -------------------------------
-struct PassBase {
-  static constexpr bool kWrites = false, kReduces = false;
-  static constexpr Reduce kReduce = Reduce::Sum;
-  __device__ static float map(float x, const Stats&, float, float) { return x; }
-  __device__ static float term(float x, const Stats&) { return x; }
-  template <class T>
-  __device__ static void finish(const RowArgs<T>&, int64_t, float) {}
-};
-// mean = Σx / n → stat0
-struct MeanPass : PassBase {
-  static constexpr bool kReduces = true;
-  template <class T>
-  __device__ static void finish(const RowArgs<T>& a, int64_t row, float sum) { a.stat0[row] = sum / float(a.cols); }
-};
-// xc = x − mean written; rstd from Σxc² → stat1
-struct CenterVarPass : PassBase {
-  static constexpr bool kWrites = true, kReduces = true;
-  __device__ static float map(float x, const Stats& s, float, float) { return x - s.a; }
-  __device__ static float term(float x, const Stats& s) { return (x - s.a) * (x - s.a); }
-  template <class T>
-  __device__ static void finish(const RowArgs<T>& a, int64_t row, float m2) { a.stat1[row] = rsqrtf(m2 / float(a.cols) + a.eps); }
-};
-// y = x · stat1 (normalize by rstd; softmax: multiply by 1/sum)
-struct ScalePass : PassBase {
-  static constexpr bool kWrites = true;
-  __device__ static float map(float x, const Stats& s, float, float) { return x * s.b; }
-};
-// y = y · γ (+ β)
-struct AffinePass : PassBase {
-  static constexpr bool kWrites = true;
-  __device__ static float map(float x, const Stats&, float g, float b) { return fmaf(x, g, b); }
-};
-// t = x²
-struct SquarePass : PassBase {
-  static constexpr bool kWrites = true;
-  __device__ static float map(float x, const Stats&, float, float) { return x * x; }
-};
-// rstd = (Σt / n + eps)^−½ → stat1
-struct RmsPass : PassBase {
-  static constexpr bool kReduces = true;
-  template <class T>
-  __device__ static void finish(const RowArgs<T>& a, int64_t row, float sum) { a.stat1[row] = rsqrtf(sum / float(a.cols) + a.eps); }
-};
-// max → stat0
-struct MaxPass : PassBase {
-  static constexpr bool kReduces = true;
-  static constexpr Reduce kReduce = Reduce::Max;
-  template <class T>
-  __device__ static void finish(const RowArgs<T>& a, int64_t row, float max) { a.stat0[row] = max; }
-};
-// e = exp(x − max)
-struct ExpPass : PassBase {
-  static constexpr bool kWrites = true;
-  __device__ static float map(float x, const Stats& s, float, float) { return exp_shifted(x, s.a); }
-};
-// 1/Σe → stat1 (0 for a fully masked row)
-struct InvSumPass : PassBase {
-  static constexpr bool kReduces = true;
-  template <class T>
-  __device__ static void finish(const RowArgs<T>& a, int64_t row, float sum) { a.stat1[row] = sum > 0.f ? 1.f / sum : 0.f; }
 };
 
 }  // namespace sol::kernels::rows

@@ -1,4 +1,5 @@
-// rmsnorm forward, v01–v03.
+// RMSNorm forward on each rung (v01_eager.cuh … v03_registers.cuh; RMSNormOp of ops.cuh on the
+// fused ones).
 // v01: t = x² (read x, write t) | rstd from mean(t) (read t) | y = x·rstd (read x, write y) |
 //      y·γ (read y, write y): 4 reads + 3 writes.
 // v02: one kernel; Σx² in one read, a second read to scale.
@@ -12,7 +13,8 @@ namespace sol::kernels::rows {
 
 template <class T>
 void rmsnorm_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream) {
-  if (impl != Impl::Eager) return norm_run<RMSNormOp>(impl, a, stream);
+  if (impl != Impl::Eager) return norm_run<RMSNormOp>(impl, a, stream);  // v02, v03
+  // v01: the passes, t through gTemp.
   const RowArgs<T> in = eager_input(a, stream);
   RowArgs<T> p = in;
   p.y = gTemp;  // packed scratch

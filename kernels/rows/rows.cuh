@@ -1,16 +1,13 @@
 #pragma once
-// Row operations over x[rows × cols] (the last dimension reduced): LayerNorm, RMSNorm and
-// softmax share this machinery; each is an Op (kernels/rows/ops.cuh) telling the kernels
-// which two reductions it needs and how an element is produced from the row's statistics.
-//   register kernel: one read per row. A row group (one warp for short rows, one block with a
-//     two-level reduction — warp shuffles, then one value per warp through shared memory — for
-//     long ones) loads its row with 16-byte loads into registers, reduces twice over the
-//     registers (exact two-pass statistics) and writes the outputs. Needs cols·sizeof(T) to be
-//     a multiple of 16 and the row to fit the group's registers.
-//   looped kernel: any cols, scalar coalesced loads; the first pass keeps mergeable per-thread
-//     accumulators (shifted sums, or the online softmax's running max and sum), the second pass
-//     re-reads the row (mostly from L1/L2) and writes. Two reads of x from the SM's view.
-//   eager pass: one op of the lecture's naive formulas per kernel (the v01 rungs).
+// Row operations over x[rows × cols] (the last dimension reduced): LayerNorm, RMSNorm and softmax,
+// forward. Each is an Op (kernels/rows/ops.cuh) telling the kernels which two reductions it needs
+// and how an element is produced from the row's statistics. The ladder (case.hpp's Impl) is a file
+// per technique, each opening with its idea: v01_eager.cuh (Impl::Eager), v02_looped.cuh (Looped),
+// v03_registers.cuh (Registers; v04 is v03 on fp32 rows), v05_cluster.cuh (Cluster, softmax only;
+// v06 on fp32 rows). layernorm.cu, rmsnorm.cu and softmax.cu run their op on each rung (entry
+// points: forward.cuh); backward.cuh and *_bwd.cu are the backward. This header holds what the
+// rungs share: reductions over a row group, RowArgs, the residual add, the 16-byte out step and
+// the launches.
 // The norms fuse the decoder's residual add (Residual<Op>): the row normalized is s = x + res,
 // rounded to T as an add kernel would round it, and s is written beside y — one read of x and
 // res, one write of s and y, where an add kernel and a norm read s once more.
@@ -141,7 +138,7 @@ __device__ inline int64_t group_row() {
   return int64_t(blockIdx.x) * (kBlockThreads<kThreads> / kThreads) + threadIdx.x / kThreads;
 }
 
-// ---- register kernel -----------------------------------------------------------------------
+// ---- the out step of a 16-byte vector (looped and register kernels) --------------------------
 // A held vector made opaque to the compiler (no instruction): each pass over the registers
 // unpacks it afresh instead of the compiler keeping every unpacked fp32 value live across the
 // passes — twice the registers for bf16, which made the 1024×8 configuration spill under its
@@ -177,198 +174,6 @@ __device__ inline void write_vector(const RowArgs<T>& a, int64_t row, int v, con
   reinterpret_cast<uint4*>(a.y + row * a.ldy)[v] = o;
 }
 
-// Thread t of a row group of n threads holds vectors t, t + n, … (kVecs of them) of its row. The
-// group is kGroup lanes of a warp (1 … 32; 32 / kGroup rows to a warp, kRowMinBlockThreads to a
-// block) or, with kGroup = kWholeBlock, the block (blockDim.x threads, whole warps, one row).
-template <class Op, class T, int kGroup, int kVecs>
-__global__ void __launch_bounds__(kGroup == kWholeBlock ? 1024 : kBlockThreads<kGroup>)
-    row_registers_kernel(RowArgs<T> a) {
-  constexpr int kPerVec = 16 / int(sizeof(T));
-  constexpr bool kBlock = kGroup == kWholeBlock;
-  __shared__ float sRed[32];
-  int n = 0, t = 0;
-  int64_t row = 0;
-  if constexpr (kBlock) {
-    n = int(blockDim.x), t = int(threadIdx.x), row = blockIdx.x;
-  } else {
-    n = kGroup, t = int(threadIdx.x) % kGroup, row = group_row<kGroup>();
-  }
-  if (row >= a.rows) return;  // a whole group: its reductions' shuffles name only its lanes
-  const int nvec = int(a.cols / kPerVec);  // in-row indices fit 32 bits (cols ≤ 65536)
-  const uint4* gX16 = reinterpret_cast<const uint4*>(a.x + row * a.ldx);
-  uint4 rX[kVecs];
-#pragma unroll
-  for (int k = 0; k < kVecs; ++k) {
-    const int v = k * n + t;
-    if (v < nvec) rX[k] = gX16[v];
-  }
-  if constexpr (has_residual<Op>()) {  // rX becomes s = x + res, written at once
-    const uint4* gR16 = reinterpret_cast<const uint4*>(a.res + row * a.ldr);
-    uint4* gS16 = reinterpret_cast<uint4*>(a.sum + row * a.lds);
-    uint4 rR[kVecs];
-#pragma unroll
-    for (int k = 0; k < kVecs; ++k) {
-      const int v = k * n + t;
-      if (v < nvec) rR[k] = gR16[v];
-    }
-#pragma unroll
-    for (int k = 0; k < kVecs; ++k) {
-      const int v = k * n + t;
-      if (v < nvec) {
-        rX[k] = add_vectors<T>(rX[k], rR[k]);
-        gS16[v] = rX[k];
-      }
-    }
-  }
-  auto each = [&](auto&& fn) {  // fn(value) over this thread's elements
-#pragma unroll
-    for (int k = 0; k < kVecs; ++k) {
-      if (k * n + t < nvec) {
-        T e[kPerVec];
-        const uint4 rV = opaque(rX[k]);
-        memcpy(e, &rV, 16);
-#pragma unroll
-        for (int j = 0; j < kPerVec; ++j) fn(to_f32(e[j]));
-      }
-    }
-  };
-  float r1 = identity<Op::kFirst>();
-  each([&](float x) { r1 = combine<Op::kFirst>(r1, Op::first(x)); });
-  r1 = group_reduce<Op::kFirst, kGroup>(r1, sRed);
-  const float c1 = Op::center(r1, a.cols);
-  float r2 = 0.f;
-  if constexpr (Op::kSecond) {
-    each([&](float x) { r2 += Op::second(x, c1); });
-    r2 = group_reduce<Reduce::Sum, kGroup>(r2, sRed);
-  }
-  const Stats s = Op::stats(r1, r2, a.cols, a.eps);
-  if (t == 0) save_stats<Op>(a, row, s);
-#pragma unroll
-  for (int k = 0; k < kVecs; ++k) {
-    const int v = k * n + t;
-    if (v < nvec) write_vector<Op>(a, row, v, rX[k], s);
-  }
-}
-
-// ---- looped kernel (any cols) ----------------------------------------------------------------
-// Per-thread accumulator (acc0, acc1): acc0 reduces with Op::kFirst; acc1 is a sum that
-// Op::rescale adapts to the row-wide acc0 before it is summed (online softmax).
-// Rows that are 16-byte aligned (x, y, γ, β aligned, cols and the pitches multiples of 16 bytes) go by 16-byte
-// vectors, kLoopUnroll of them loaded before any is used: a scalar loop has one 2–4-byte load in
-// flight per thread, far short of what HBM needs (Little's law, docs/fusion-notes.md). Other
-// rows: scalar coalesced loads.
-inline constexpr int kLoopUnroll = 4;
-
-template <class Op, class T, int kThreads>
-__global__ void __launch_bounds__(kBlockThreads<kThreads>) row_looped_kernel(RowArgs<T> a) {
-  constexpr int kPerVec = 16 / int(sizeof(T));
-  __shared__ float sRed[32];
-  const int t = threadIdx.x % kThreads;
-  const int64_t row = group_row<kThreads>();
-  if (row >= a.rows) return;  // only when kThreads ≤ 32: whole warps leave together
-  constexpr bool kRes = has_residual<Op>();
-  const T* gX = a.x + row * a.ldx;
-  const T* gR = kRes ? a.res + row * a.ldr : nullptr;
-  // Element c of the normalized row: x, or s = x + res.
-  auto elem = [&](int64_t c) { return kRes ? add_rounded(gX[c], gR[c]) : gX[c]; };
-  const float shift = Op::kShift ? to_f32(elem(0)) : 0.f;  // a value of the row: shifted sums stay small
-  float acc0 = identity<Op::kFirst>(), acc1 = 0.f;
-  uintptr_t bases = reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y) |
-                    reinterpret_cast<uintptr_t>(a.gamma) | reinterpret_cast<uintptr_t>(a.beta);
-  int64_t pitches = a.cols | a.ldx | a.ldy;
-  if constexpr (kRes) {
-    bases |= reinterpret_cast<uintptr_t>(a.res) | reinterpret_cast<uintptr_t>(a.sum);
-    pitches |= a.ldr | a.lds;
-  }
-  const bool vectors = pitches % kPerVec == 0 && bases % 16 == 0 &&
-                       a.cols / kPerVec <= INT32_MAX / 2;  // v0 + 3·kThreads stays in int
-  const int nvec = vectors ? int(a.cols / kPerVec) : 0;
-  const uint4* gX16 = reinterpret_cast<const uint4*>(gX);
-  const uint4* gR16 = reinterpret_cast<const uint4*>(gR);
-  // fn(v, rX) over this thread's vectors (of s with the residual), kLoopUnroll loads in flight
-  // (half as many vectors of x and as many of res with the residual)
-  constexpr int kUnroll = kRes ? kLoopUnroll / 2 : kLoopUnroll;
-  auto each_vector = [&](auto&& fn) {
-    for (int v0 = t; v0 < nvec; v0 += kUnroll * kThreads) {
-      uint4 rX[kUnroll], rR[kRes ? kUnroll : 1];
-#pragma unroll
-      for (int k = 0; k < kUnroll; ++k)
-        if (v0 + k * kThreads < nvec) {
-          rX[k] = gX16[v0 + k * kThreads];
-          if constexpr (kRes) rR[k] = gR16[v0 + k * kThreads];
-        }
-#pragma unroll
-      for (int k = 0; k < kUnroll; ++k)
-        if (v0 + k * kThreads < nvec) {
-          if constexpr (kRes) rX[k] = add_vectors<T>(rX[k], rR[k]);
-          fn(v0 + k * kThreads, rX[k]);
-        }
-    }
-  };
-  each_vector([&](int, const uint4& rX) {
-    T e[kPerVec];
-    memcpy(e, &rX, 16);
-    float d[kPerVec];
-#pragma unroll
-    for (int j = 0; j < kPerVec; ++j) d[j] = to_f32(e[j]) - shift;
-    Op::push(acc0, acc1, d);
-  });
-  for (int64_t c = int64_t(nvec) * kPerVec + t; c < a.cols; c += kThreads) {
-    const float d[1] = {to_f32(elem(c)) - shift};
-    Op::push(acc0, acc1, d);
-  }
-  const float row0 = group_reduce<Op::kFirst, kThreads>(acc0, sRed);
-  const float row1 = group_reduce<Reduce::Sum, kThreads>(Op::rescale(acc1, acc0, row0), sRed);
-  const Stats s = Op::stats_shifted(row0, row1, a.cols, shift, a.eps);
-  if (t == 0) save_stats<Op>(a, row, s);
-  // The second read; with the residual, s is written here (sum may be x or res: each element is
-  // read and written by the one thread, after the whole row's first read).
-  T* gS = kRes ? a.sum + row * a.lds : nullptr;
-  each_vector([&](int v, const uint4& rX) {
-    if constexpr (kRes) reinterpret_cast<uint4*>(gS)[v] = rX;
-    write_vector<Op>(a, row, v, rX, s);
-  });
-  T* gY = a.y + row * a.ldy;
-  for (int64_t c = int64_t(nvec) * kPerVec + t; c < a.cols; c += kThreads) {
-    const T e = elem(c);
-    if constexpr (kRes) gS[c] = e;
-    gY[c] = from_f32<T>(Op::out(to_f32(e), s, param(a.gamma, c, 1.f), param(a.beta, c, 0.f)));
-  }
-}
-
-// The eager rungs' residual pass: s = x + res, rounded to T (rows of any pitch).
-template <class T>
-__global__ void __launch_bounds__(kEagerMapThreads) residual_add_kernel(RowArgs<T> a) {
-  const int64_t n = a.rows * a.cols, stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const int64_t r = i / a.cols, c = i % a.cols;
-    a.sum[r * a.lds + c] = add_rounded(a.x[r * a.ldx + c], a.res[r * a.ldr + c]);
-  }
-}
-
-// ---- one eager pass --------------------------------------------------------------------------
-// Pass::map(x, row statistics, γ, β) → written element (when Pass::kWrites);
-// Pass::term(x, row statistics) reduced with Pass::kReduce into Pass::finish(…) (when Pass::kReduces).
-template <class Pass, class T, int kThreads>
-__global__ void __launch_bounds__(kBlockThreads<kThreads>) eager_pass_kernel(RowArgs<T> a) {
-  __shared__ float sRed[32];
-  const int t = threadIdx.x % kThreads;
-  const int64_t row = group_row<kThreads>();
-  if (row >= a.rows) return;  // only when kThreads ≤ 32: whole warps leave together
-  const T* gX = a.x + row * a.ldx;
-  const Stats in{a.stat0 ? a.stat0[row] : 0.f, a.stat1 ? a.stat1[row] : 0.f};
-  float acc = identity<Pass::kReduce>();
-  for (int64_t c = t; c < a.cols; c += kThreads) {
-    const float x = to_f32(gX[c]);
-    if constexpr (Pass::kWrites) a.y[row * a.ldy + c] = from_f32<T>(Pass::map(x, in, param(a.gamma, c, 1.f), param(a.beta, c, 0.f)));
-    if constexpr (Pass::kReduces) acc = combine<Pass::kReduce>(acc, Pass::term(x, in));
-  }
-  if constexpr (Pass::kReduces) {
-    acc = group_reduce<Pass::kReduce, kThreads>(acc, sRed);
-    if (t == 0) Pass::finish(a, row, acc);
-  }
-}
-
 // ---- launches ---------------------------------------------------------------------------------
 template <int kThreads>
 constexpr int64_t rows_per_block() {
@@ -378,48 +183,6 @@ constexpr int64_t rows_per_block() {
 template <int kThreads, class Kernel>
 LaunchInfo row_plan(Kernel kernel, int64_t rows) {
   return plan_1d(kernel, rows, rows_per_block<kThreads>(), kBlockThreads<kThreads>);
-}
-
-// The register kernel fits when every row of x and y starts 16-byte aligned (the bases, and cols
-// and both pitches multiples of 16 bytes), γ and β are 16-byte aligned, and the row has at most
-// kThreads·kVecs vectors for the largest configuration below (register_max_cols, launch.hpp).
-template <class T>
-bool fits_registers(const RowArgs<T>& a) {
-  constexpr int64_t kPerVec = 16 / int64_t(sizeof(T));
-  const uintptr_t bases = reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y) |
-                          reinterpret_cast<uintptr_t>(a.gamma) | reinterpret_cast<uintptr_t>(a.beta) |
-                          reinterpret_cast<uintptr_t>(a.res) | reinterpret_cast<uintptr_t>(a.sum);
-  const int64_t pitches = a.ldx | a.ldy | (a.res ? a.ldr | a.lds : 0);
-  const int64_t most = a.res ? residual_register_max_cols(sizeof(T)) : register_max_cols(sizeof(T));
-  return bases % 16 == 0 && a.cols % kPerVec == 0 && pitches % kPerVec == 0 && a.cols <= most;
-}
-
-// The register configuration of a row (register_config, launch.hpp): a group of lanes, or a block
-// of whole warps, each thread holding kRegisterVecs vectors (twice that past 1024 threads).
-template <class Op, class T>
-LaunchInfo plan_registers(const RowArgs<T>& a) {
-  const RegisterConfig c = register_config(a.cols / (16 / int64_t(sizeof(T))));
-  switch (c.group) {
-    case 1: return row_plan<1>(row_registers_kernel<Op, T, 1, kRegisterVecs>, a.rows);
-    case 2: return row_plan<2>(row_registers_kernel<Op, T, 2, kRegisterVecs>, a.rows);
-    case 4: return row_plan<4>(row_registers_kernel<Op, T, 4, kRegisterVecs>, a.rows);
-    case 8: return row_plan<8>(row_registers_kernel<Op, T, 8, kRegisterVecs>, a.rows);
-    case 16: return row_plan<16>(row_registers_kernel<Op, T, 16, kRegisterVecs>, a.rows);
-    case 32: return row_plan<32>(row_registers_kernel<Op, T, 32, kRegisterVecs>, a.rows);
-    default: break;
-  }
-  if (c.vecs == kRegisterVecs)
-    return plan_1d(row_registers_kernel<Op, T, kWholeBlock, kRegisterVecs>, a.rows, 1, c.threads);
-  if constexpr (has_residual<Op>())
-    failure("row kernel: a residual row of more than residual_register_max_cols columns reached the register kernel",
-            "plan_fused sends such rows to the looped kernel (fits_registers)");
-  else return plan_1d(row_registers_kernel<Op, T, kWholeBlock, 2 * kRegisterVecs>, a.rows, 1, c.threads);
-}
-
-template <class Op, class T>
-LaunchInfo plan_looped(const RowArgs<T>& a) {
-  if (a.cols <= kWarpRowMaxCols) return row_plan<32>(row_looped_kernel<Op, T, 32>, a.rows);
-  return row_plan<kLongRowThreads>(row_looped_kernel<Op, T, kLongRowThreads>, a.rows);
 }
 
 // Pitches below cols (a caller that left them 0) would read every row from row 0: refused.
@@ -435,16 +198,6 @@ void require_pitches(const RowArgs<T>& a) {
             "set RowArgs::sum, ldr and lds");
 }
 
-// The eager rungs' residual pass into a.sum.
-template <class T>
-void residual_add(const RowArgs<T>& a, cudaStream_t stream) {
-  require_pitches(a);
-  const int64_t blocks = std::min<int64_t>(blocks_for(a.rows * a.cols, kEagerMapThreads), kEagerMapMaxBlocks);
-  if (blocks == 0) return;
-  residual_add_kernel<T><<<unsigned(blocks), kEagerMapThreads, 0, stream>>>(a);
-  SOL_LAUNCH_CHECK();
-}
-
 template <class T>
 void launch_row(const LaunchInfo& p, cudaStream_t stream, const RowArgs<T>& a) {
   require_pitches(a);
@@ -452,18 +205,6 @@ void launch_row(const LaunchInfo& p, cudaStream_t stream, const RowArgs<T>& a) {
   auto* kernel = reinterpret_cast<void (*)(RowArgs<T>)>(const_cast<void*>(p.func));
   kernel<<<unsigned(p.grid_blocks), unsigned(p.block_threads), 0, stream>>>(a);
   SOL_LAUNCH_CHECK();
-}
-
-// One read per row when the row fits the registers; the looped kernel otherwise.
-template <class Op, class T>
-LaunchInfo plan_fused(const RowArgs<T>& a) {
-  return fits_registers(a) ? plan_registers<Op, T>(a) : plan_looped<Op, T>(a);
-}
-
-template <class Pass, class T>
-void eager_pass(const RowArgs<T>& a, cudaStream_t stream) {
-  if (a.cols <= kWarpRowMaxCols) launch_row(row_plan<32>(eager_pass_kernel<Pass, T, 32>, a.rows), stream, a);
-  else launch_row(row_plan<kLongRowThreads>(eager_pass_kernel<Pass, T, kLongRowThreads>, a.rows), stream, a);
 }
 
 }  // namespace sol::kernels::rows

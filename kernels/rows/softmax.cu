@@ -1,4 +1,5 @@
-// softmax forward over the last dimension, v01–v05.
+// Softmax forward over the last dimension on each rung (v01_eager.cuh … v05_cluster.cuh;
+// SoftmaxOp of ops.cuh on the fused ones, SoftmaxClusterOp on the cluster).
 // v01: max (read x) | e = exp(x − max) (read x, write e) | 1/Σe (read e) | y = e/Σe (read e,
 //      write y): 4 reads + 2 writes.
 // v02: online softmax: running max and rescaled sum in one read; a second read writes y.
@@ -6,13 +7,13 @@
 // v05: v03 for rows of up to 64 KiB that fit the registers; longer rows (vocabulary
 //      logits) and unaligned rows split over a thread-block cluster, each CTA's slice held in
 //      shared memory while the (max, Σ) pairs go round the cluster through DSMEM: one read and
-//      one write at any length the cluster holds, in 16-byte packs at any row offset
-//      (kernels/rows/cluster.cuh), the looped kernel beyond.
+//      one write at any length the cluster holds, in 16-byte packs at any row offset; the looped
+//      kernel beyond (softmax_route).
 // −inf inputs give 0; a fully masked row gives zeros (max −inf, 1/sum 0 saved), never NaN.
 #include "kernels/api/entry_util.hpp"
 #include "kernels/rows/forward.cuh"
 #include "kernels/rows/ops.cuh"
-#include "kernels/rows/cluster.cuh"
+#include "kernels/rows/v05_cluster.cuh"
 
 namespace sol::kernels::rows {
 
@@ -36,13 +37,14 @@ ClusterPlan cluster_plan(const RowArgs<T>& a) {
 
 template <class T>
 void softmax_forward(Impl impl, const RowArgs<T>& a, T* gTemp, cudaStream_t stream) {
-  if (impl == Impl::Cluster) {
+  if (impl == Impl::Cluster) {  // v05
     const ClusterPlan p = cluster_plan(a);
     if (!p.main.func) return fused_run<SoftmaxOp>(fits_registers(a) ? Impl::Registers : Impl::Looped, a, stream);
     require_pitches(a);
     return launch_cluster_rows(p, a, stream);
   }
-  if (impl != Impl::Eager) return fused_run<SoftmaxOp>(impl, a, stream);
+  if (impl != Impl::Eager) return fused_run<SoftmaxOp>(impl, a, stream);  // v02, v03
+  // v01: the passes, e through gTemp.
   RowArgs<T> p = a;
   eager_pass<MaxPass>(p, stream);
   p.y = gTemp;  // packed scratch

@@ -100,7 +100,7 @@ model::Cost cost(Version v, const Shape& s) {
                       (i.impl == Impl::Registers && (op.cols > register_max_cols(b) || op.cols % (16 / b) != 0));
   if (looped) {
     c.notes.push_back("counted as one read: the second read of each row is meant to hit L1/L2, not HBM");
-    // The looped kernel (rows.cuh) reads each row twice: a warp per row in 128-thread blocks, or a
+    // The looped kernel (v02_looped.cuh) reads each row twice: a warp per row in 128-thread blocks, or a
     // 512-thread block per row. Between a row's two reads the resident blocks each read and write
     // their rows; ptxas -v (CUDA 13.0, sm_90a): 40 to 64 registers at 512 threads, 53 at 32.
     const bool warp = op.cols <= kWarpRowMaxCols;
@@ -119,7 +119,7 @@ model::Cost cost(Version v, const Shape& s) {
     const std::span<const EagerPass> passes = i.kind == Kind::LayerNorm ? std::span<const EagerPass>(kLayerNormPasses)
                                               : i.kind == Kind::RMSNorm ? std::span<const EagerPass>(kRmsNormPasses)
                                                                         : std::span<const EagerPass>(kSoftmaxPasses);
-    if (op.residual)  // residual_add_kernel (rows.cuh)
+    if (op.residual)  // residual_add_kernel (v01_eager.cuh)
       c.exec.streams.push_back(eager_map_stream(op.rows, op.cols, b, 2, "s = x + res: reads x and res, writes s"));
     for (const EagerPass& pass : passes)
       c.exec.streams.push_back(eager_pass_stream(op.rows, op.cols, b, pass.writes, pass.what));

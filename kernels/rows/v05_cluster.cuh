@@ -1,9 +1,10 @@
 #pragma once
-// Rows too long for one block's registers (vocabulary logits, 32k–256k columns), read once from HBM
-// and written once. A row is split over a thread-block cluster (sm_90) of `slices` CTAs; each CTA
-// copies its column slice into shared memory with cp.async — the whole slice in flight at once,
-// holding no registers — and sweeps it into a running (max, Σ exp(x − max)) pair per thread (the
-// online softmax of kernels/rows/ops.cuh), merged over the block. The CTAs' pairs are exchanged
+// v05, the cluster rung (Impl::Cluster, softmax; v06 on fp32 rows): rows too long for one block's
+// registers (vocabulary logits, 32k–256k columns), read once from HBM and written once. A row is
+// split over a thread-block cluster (sm_90) of `slices` CTAs; each CTA copies its column slice into
+// shared memory with cp.async — the whole slice in flight at once, holding no registers — and
+// sweeps it into a running (max, Σ exp(x − max)) pair per thread (the online softmax of
+// kernels/rows/ops.cuh), merged over the block. The CTAs' pairs are exchanged
 // through distributed shared memory and merged in rank order, so every CTA of the cluster holds
 // the same bits; the output sweep re-reads the slice from shared memory, not from HBM or L2.
 // The idea of keeping a vocabulary row on chip across a cluster follows QuACK's cluster
