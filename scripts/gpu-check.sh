@@ -19,7 +19,10 @@
 #   dispatch  the dispatched call (sol's public API) beside sol's rungs of its element type and
 #             the C++ peer, at the model shape set: results/model-shapes/dispatch-NAME.json, one
 #             file per family (the GEMM's decode and prefill apart); $DISPATCH picks names, e.g.
-#             DISPATCH="gemm_bf16-decode softmax"
+#             DISPATCH="gemm_bf16-decode softmax". The GEMM runs of table and dispatch get
+#             $GEMM_BENCH_TIMEOUT seconds each (default 1200), the others $BENCH_TIMEOUT. On an
+#             H100 the dispatch step takes ~28 minutes: the GEMM's decode ~7 and prefill ~8
+#             (from the shapes done within 300 s), the other families 13
 #   extra     probe again, the doctor on each memory lesson's first rung, the harness self-test
 #             family, copy under cold L2 and under CUDA graphs
 # Everything lands in $OUT (default out/gpu): a log per step, results/ (measured JSON), report/,
@@ -34,8 +37,6 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-} SOL_SOURCE_DIR
 export SOL_PROFILE=$O/measured.json
 mkdir -p "$O/results"
 steps=${SOL_STEPS:-"device tests sanitize bench extra"}
-# The GEMM runs at the model shapes (table, dispatch): 109 decode shapes × 7–8 implementations
-# take about 7 minutes on an H100, the 67 prefill shapes longer.
 gemm_timeout=${GEMM_BENCH_TIMEOUT:-1200}
 # Test names with a big shape in them (kept out of sanitizer runs, which are slow).
 big='*65536*:*16384*:*65537*:*2147483659*:*32768*:*16383*:*8192*:*4096*:*1000003*:*2048*'
