@@ -47,7 +47,8 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>) row_looped_kernel(Row
   constexpr int kUnroll = kRes ? kLoopUnroll / 2 : kLoopUnroll;
   auto each_vector = [&](auto&& fn) {
     for (int v0 = t; v0 < nvec; v0 += kUnroll * kThreads) {
-      uint4 rX[kUnroll], rR[kRes ? kUnroll : 1];
+      uint4 rX[kUnroll];
+      [[maybe_unused]] uint4 rR[kRes ? kUnroll : 1];  // the residual's vectors (kRes only)
 #pragma unroll
       for (int k = 0; k < kUnroll; ++k)
         if (v0 + k * kThreads < nvec) {
