@@ -19,8 +19,8 @@
 // looped rung's shorter chain (one statistic, the row's second read from L1) ends sooner than
 // the register kernel's: 1.9–2.9 µs against 2.5–3.1, the register kernel 1.03–1.34× slower at
 // all 21 of the model shape set's 42 RMSNorm shapes with x that small (12 × 64 to 2048 × 128 and
-// 32 × 8192), while at every larger one, from 768 KiB up, the register kernel is faster
-// (6144 × 64: 2.89 µs against 3.55; 0.63–0.84× the looped rung's time). Measured with
+// 32 × 8192), while at each of the 21 larger ones, from 768 KiB up, the register kernel is faster
+// (0.33–0.88× the looped rung's time; 6144 × 64: 2.89 µs against 3.55). Measured with
 // `sol bench rmsnorm/dispatch,v02,v03 --model-shapes` on an H100 (bench/results/h100/model-shapes/
 // dispatch-rmsnorm.json); LayerNorm's looped rung, with two statistics, is not faster there.
 #include <cuda_bf16.h>
