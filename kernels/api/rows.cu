@@ -275,10 +275,16 @@ rk::RowArgs<T> forward_args(const RowsForward& f) {
 
 using api::kRmsLoopedMaxBytes;
 
-// Whether a forward that fits the registers runs the looped rung instead (the exception above).
-bool small_rmsnorm(const RowsForward& f) {
-  return f.kind == Kind::RMSNorm && f.dtype != DType::f32 && !f.res &&
-         f.rows * f.cols * int64_t(dtype_bytes(f.dtype)) <= kRmsLoopedMaxBytes;
+// The rung a forward runs: the register rung (which itself falls back to the looped kernel where
+// a row does not fit it), softmax's cluster rung past the registers (which picks its route), and
+// RMSNorm's looped rung on small inputs (the exception above).
+template <class T>
+rk::Impl forward_impl(const RowsForward& f, const rk::RowArgs<T>& a) {
+  if (f.kind == Kind::RMSNorm && f.dtype != DType::f32 && !f.res &&
+      f.rows * f.cols * int64_t(sizeof(T)) <= kRmsLoopedMaxBytes)
+    return rk::Impl::Looped;
+  if (f.kind == Kind::Softmax && !rk::fits_registers(a)) return rk::Impl::Cluster;
+  return rk::Impl::Registers;
 }
 
 // cc: the device's compute capability (0 without a usable device: no clusters, the smallest slice).
@@ -290,7 +296,7 @@ Choice forward_choice(const RowsForward& f, int cc) {
     const std::string fam = family(f.kind, false);
     const bool softmax = f.kind == Kind::Softmax;
     const std::string tok = type_token(f.dtype);
-    const bool small = small_rmsnorm(f);
+    const bool small = forward_impl(f, a) == rk::Impl::Looped;
     const bool registers = rk::fits_registers(a) && !small;
     const bool cluster_route = softmax && !registers && rk::softmax_route(a, cc) == rk::SoftmaxRoute::Cluster;
     if (cluster_route) {
@@ -332,14 +338,11 @@ void forward_run(const RowsForward& f, cudaStream_t stream) {
   with_type(f.dtype, [&](auto t) {
     using T = decltype(t);
     const rk::RowArgs<T> a = forward_args<T>(f);
+    const rk::Impl impl = forward_impl(f, a);
     switch (f.kind) {
-      case Kind::LayerNorm: return rk::layernorm_forward(rk::Impl::Registers, a, static_cast<T*>(nullptr), stream);
-      case Kind::RMSNorm:
-        return rk::rmsnorm_forward(small_rmsnorm(f) ? rk::Impl::Looped : rk::Impl::Registers, a,
-                                   static_cast<T*>(nullptr), stream);
-      case Kind::Softmax:
-        return rk::softmax_forward(rk::fits_registers(a) ? rk::Impl::Registers : rk::Impl::Cluster, a,
-                                   static_cast<T*>(nullptr), stream);
+      case Kind::LayerNorm: return rk::layernorm_forward(impl, a, static_cast<T*>(nullptr), stream);
+      case Kind::RMSNorm: return rk::rmsnorm_forward(impl, a, static_cast<T*>(nullptr), stream);
+      case Kind::Softmax: return rk::softmax_forward(impl, a, static_cast<T*>(nullptr), stream);
     }
   });
 }
