@@ -22,7 +22,7 @@ fi
 rm -rf "$probe"
 _phase_prefix=sanitize
 . "$root/scripts/phases.sh"
-phase "build (host-only, -O1)"
+phase "build (host-only, -Og)"
 
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
@@ -30,11 +30,13 @@ if command -v ccache >/dev/null 2>&1; then
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$root")}
 fi
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  # -O1: sanitizers find more with some optimization, and the tests run several times faster.
+  # -Og: the optimizations that keep code debuggable. Under the sanitizers it compiles in 3/4 of
+  # -O1's time (the whole build: 515 against 678 s on 2 cores) and runs the tests and the fuzz
+  # smoke as fast (69 and 168 s against 67 and 162 s).
   # SOL_SANITIZE instruments the libraries, the CLI and the host programs; the test programs
   # link the runtimes but compile their own code plain (CMakeLists.txt says why).
   cmake -S "$root" -B "$build" -DSOL_ENABLE_CUDA=OFF -DCMAKE_BUILD_TYPE=Sanitize \
-    -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -g1" -DSOL_SANITIZE="$flags" "${launcher[@]}" >&2
+    -DCMAKE_CXX_FLAGS_SANITIZE="-Og -g1" -DSOL_SANITIZE="$flags" "${launcher[@]}" >&2
 fi
 cmake --build "$build" -j "$(nproc)" --target sol sol_host_tests >&2
 
@@ -43,7 +45,20 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:exitcode=86:detect_leaks=0:a
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=86:print_stacktrace=1}
 echo "sanitize: host tests under ASan + UBSan" >&2
 phase "host tests"
-(cd "$build" && SOL_BIN="$build/sol" ./sol_host_tests --gtest_brief=1)
+# Two shards at once (GoogleTest's sharding), one a core; each shard's output is shown whole.
+shards=2
+pids=()
+for ((i = 0; i < shards; i++)); do
+  (cd "$build" && GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i SOL_BIN="$build/sol" ./sol_host_tests --gtest_brief=1 \
+    >"$build/host-tests.$i.log" 2>&1) &
+  pids+=($!)
+done
+rc=0
+for ((i = 0; i < shards; i++)); do
+  wait "${pids[$i]}" || rc=$?
+  cat "$build/host-tests.$i.log"
+done
+[ "$rc" -eq 0 ] || exit "$rc"
 echo "sanitize: fuzz smoke under ASan + UBSan" >&2
 phase "fuzz smoke"
 python3 "$root/scripts/fuzz-smoke.py" --sol "$build/sol"

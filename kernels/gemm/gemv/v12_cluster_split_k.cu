@@ -20,7 +20,7 @@
 // 16-byte aligned).
 #include "kernels/common/check.cuh"
 #include "kernels/common/ptx.cuh"
-#include "kernels/gemm/gemv/cluster_sum.cuh"
+#include "kernels/gemm/gemv/hopper_cluster_sum.cuh"
 
 namespace sol::kernels::gemm::gemv {
 namespace {
@@ -37,7 +37,7 @@ struct Layout {
   static constexpr int kPitch = kChunk + 32;
   static constexpr int kStage = kTokens * kPitch;
   static constexpr size_t kStageBytes = 2 * size_t(kStage) * sizeof(uint16_t);
-  static constexpr size_t kPartBytes = size_t(kTokens) * part_pitch(kRows) * sizeof(float);  // cluster_sum.cuh
+  static constexpr size_t kPartBytes = size_t(kTokens) * part_pitch(kRows) * sizeof(float);  // hopper_cluster_sum.cuh
   static constexpr size_t kSmem = kStageBytes > kPartBytes ? kStageBytes : kPartBytes;
 };
 
@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(kThreads, kTN == 1 ? 2 : 1) cluster_split_k_ke
   using WChunk = uint4[kBlocks][kTN][2];  // a lane's W for one chunk
   extern __shared__ __align__(16) unsigned char smem[];
   auto* sA = reinterpret_cast<uint16_t*>(smem);  // [2][kTokens][kPitch]
-  auto* sPart = reinterpret_cast<float*>(smem);  // the partial (cluster_sum.cuh), after the k loop
+  auto* sPart = reinterpret_cast<float*>(smem);  // the partial (hopper_cluster_sum.cuh), after the k loop
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const int64_t n0 = int64_t(blockIdx.x) * L::kRows;
   const int64_t kb = int64_t(blockIdx.y) * k_slice, ke = min(p.k, kb + k_slice);

@@ -13,7 +13,7 @@
 // the PTX ISA's layout: ldmatrix.x4 of a 16-row W tile is the A operand, of 8 token rows the B
 // operand of two k16 steps; the 128B swizzle (16-byte chunk c of row r stored at c ^ (r mod 8))
 // makes each 8-row ldmatrix phase conflict-free. k is split over a cluster and summed on chip
-// exactly as in v12 (cluster_sum.cuh).
+// exactly as in v12 (hopper_cluster_sum.cuh).
 // TMA needs 16-byte aligned bases and pitches: a call whose A or W is not (odd pitches) runs
 // v12 instead, which takes any alignment.
 #include <cuda.h>
@@ -24,7 +24,7 @@
 #include "kernels/common/hopper/mbarrier.cuh"
 #include "kernels/common/hopper/tma.cuh"
 #include "kernels/common/ptx.cuh"
-#include "kernels/gemm/gemv/cluster_sum.cuh"
+#include "kernels/gemm/gemv/hopper_cluster_sum.cuh"
 
 namespace sol::kernels::gemm::gemv {
 namespace {
@@ -42,7 +42,7 @@ struct Layout {
   static constexpr int kStageW = kRows * kRowBytes;       // multiples of 1024: each stage stays
   static constexpr int kStageA = kTokens * kRowBytes;     // aligned to the swizzle's 8-row atom
   static constexpr int kRing = kStages * (kStageW + kStageA);
-  static constexpr int kPartBytes = kTokens * part_pitch(kRows) * int(sizeof(float));  // cluster_sum.cuh
+  static constexpr int kPartBytes = kTokens * part_pitch(kRows) * int(sizeof(float));  // hopper_cluster_sum.cuh
   static_assert(kPartBytes <= kRing, "the partial reuses the ring");
   static constexpr size_t kSmem = 1024 /* alignment */ + kRing + 2 * kStages * sizeof(uint64_t);
 };
@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(kThreads, kTN == 1 ? 2 : 1)
   uint8_t* sA = smem + kStages * L::kStageW;    // [kStages][kTokens][128 B], swizzled
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kRing);
   uint64_t* empty = full + kStages;
-  auto* sPart = reinterpret_cast<float*>(smem);  // the partial (cluster_sum.cuh), after the k loop
+  auto* sPart = reinterpret_cast<float*>(smem);  // the partial (hopper_cluster_sum.cuh), after the k loop
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t n0 = int64_t(blockIdx.x) * L::kRows;
   const int64_t kb = int64_t(blockIdx.y) * k_slice, ke = min(p.k, kb + k_slice);

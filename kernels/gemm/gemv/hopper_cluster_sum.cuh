@@ -2,7 +2,9 @@
 // The on-chip end of a k-split over a thread-block cluster (v12, v13, v14): every CTA of the
 // cluster has left its fp32 partial of the same tile in its own shared memory; CTA r sums its
 // share of the tile's outputs over every CTA's partial through distributed shared memory, in rank
-// order (deterministic, no workspace, no second launch), and writes C.
+// order (deterministic, no workspace, no second launch), and writes C. Clusters of more than one
+// CTA exist from sm_90 on: a file that includes this one builds for sm_90a only
+// (cmake/sol_hopper.cmake), as its rungs run only there (plan.hpp's min_cc).
 #include <utility>
 
 #include "kernels/common/check.cuh"
