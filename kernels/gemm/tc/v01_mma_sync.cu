@@ -10,7 +10,11 @@
 // Expected bottleneck: latency. Nothing overlaps the global loads with the math (one buffer,
 // two __syncthreads per 64-byte k step, 2 blocks per SM at 128 registers): at 4096³ expect well
 // under half of what mma.sync can issue on Hopper (itself short of the 989 TFLOP/s dense bf16
-// that needs wgmma; how far short is for the H200 run to say).
+// that needs wgmma; how far short is for the H200 run to say). As compiled (sm_90a SASS), a
+// thread's four chunk loads of a k step do not even overlap one another: each chunk is loaded
+// into the same four registers and stored to shared memory before the next chunk's load issues
+// (the vector-or-guarded branch per chunk keeps them apart), so a k step waits on four round
+// trips to L2 or HBM in series, not one.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
