@@ -22,7 +22,7 @@ fi
 rm -rf "$probe"
 _phase_prefix=sanitize
 . "$root/scripts/phases.sh"
-phase "build (host-only, -Og)"
+phase "build (host-only)"
 
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
