@@ -7,7 +7,8 @@
 #             $GPU_TEST_FILTER narrows the GPU suite
 #   sanitize  compute-sanitizer memcheck on the small registry shapes, racecheck on the kernels
 #             that share tiles through shared memory (banks, the GEMM rungs, the decode GEMM,
-#             the Hopper and the decode attention)
+#             the Hopper and the decode attention); $MEMCHECK_FILTER and $RACECHECK_FILTER
+#             (GoogleTest patterns) narrow them, e.g. to the families an interrupted run did not reach
 #   bench     with no FAMILY: `sol report` (probe, every family with its peers, the report);
 #             else `sol bench FAMILY ARGS` per family with peers (ARGS comma-separated, e.g.
 #             gemm_fp16:--headline), $BENCH_TIMEOUT seconds each (default 300)
@@ -93,11 +94,11 @@ for s in $steps; do
     sanitize)
       step memcheck
       check memcheck env SOL_REQUIRE_GPU=1 timeout 600 compute-sanitizer --tool memcheck --print-limit 20 \
-        "$B/sol_gpu_tests" --gtest_filter="Registry/*:-$big"
+        "$B/sol_gpu_tests" --gtest_filter="${MEMCHECK_FILTER:-Registry/*}:-$big"
       grep -E "ERROR SUMMARY|PASSED|FAILED" "$O/memcheck.log" | tail -5
       step racecheck
       check racecheck env SOL_REQUIRE_GPU=1 timeout 600 compute-sanitizer --tool racecheck "$B/sol_gpu_tests" \
-        --gtest_filter="Registry/*banks__*:Registry/*gemm_bf16__v0*:Registry/*gemm_bf16__v1*:Registry/*attention*wgmma*:Registry/*attention__v06*:-$big"
+        --gtest_filter="${RACECHECK_FILTER:-Registry/*banks__*:Registry/*gemm_bf16__v0*:Registry/*gemm_bf16__v1*:Registry/*attention*wgmma*:Registry/*attention__v06*}:-$big"
       grep -E "RACECHECK SUMMARY|ERROR SUMMARY|PASSED|FAILED" "$O/racecheck.log" | tail -5 ;;
     bench)
       if [ $# -eq 0 ]; then
