@@ -22,8 +22,8 @@
 #             file per family (the GEMM's decode and prefill apart); $DISPATCH picks names, e.g.
 #             DISPATCH="gemm_bf16-decode softmax". The GEMM runs of table and dispatch get
 #             $GEMM_BENCH_TIMEOUT seconds each (default 1200), the others $BENCH_TIMEOUT. On an
-#             H100 the dispatch step takes ~28 minutes: the GEMM's decode ~7 and prefill ~8
-#             (from the shapes done within 300 s), the other families 13
+#             H100 the dispatch step takes ~27 minutes: the GEMM's decode 6 (349 s), its prefill ~8
+#             (estimated from the shapes done within 300 s), the other families 13
 #   extra     probe again, the doctor on each memory lesson's first rung, the harness self-test
 #             family, copy under cold L2 and under CUDA graphs
 # Everything lands in $OUT (default out/gpu): a log per step, results/ (measured JSON), report/,

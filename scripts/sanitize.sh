@@ -45,8 +45,8 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:exitcode=86:detect_leaks=0:a
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=86:print_stacktrace=1}
 echo "sanitize: host tests under ASan + UBSan" >&2
 phase "host tests"
-# Two shards at once (GoogleTest's sharding), one a core; each shard's output is shown whole.
-shards=2
+# GoogleTest's shards, one a core, all at once; each shard's output is shown whole.
+shards=$(nproc)
 pids=()
 for ((i = 0; i < shards; i++)); do
   (cd "$build" && GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i SOL_BIN="$build/sol" ./sol_host_tests --gtest_brief=1 \
