@@ -6,7 +6,6 @@
 //              non-zero inputs. FLOPs = 2·M·N·K.
 //   fp32 FMA   8 independent FMA chains per thread, a full wave of blocks. FLOPs = 2 per FMA.
 //   launch     1000 empty kernels back to back: time per launch on the GPU's clock.
-#include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -116,8 +115,8 @@ struct MatmulType {
 
 class LtHandle {
  public:
-  LtHandle() { SOL_CUBLAS_CHECK(cublasLtCreate(&h_)); }
-  ~LtHandle() { (void)cublasLtDestroy(h_); }
+  LtHandle() { SOL_CUBLAS_CHECK(cublas::lt().cublasLtCreate(&h_)); }
+  ~LtHandle() { (void)cublas::lt().cublasLtDestroy(h_); }
   cublasLtHandle_t get() const { return h_; }
 
  private:
@@ -130,10 +129,10 @@ struct LtDescs {
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   cublasLtMatmulPreference_t pref = nullptr;
   ~LtDescs() {
-    if (pref) (void)cublasLtMatmulPreferenceDestroy(pref);
+    if (pref) (void)cublas::lt().cublasLtMatmulPreferenceDestroy(pref);
     for (auto l : {a, b, c})
-      if (l) (void)cublasLtMatrixLayoutDestroy(l);
-    if (op) (void)cublasLtMatmulDescDestroy(op);
+      if (l) (void)cublas::lt().cublasLtMatrixLayoutDestroy(l);
+    if (op) (void)cublas::lt().cublasLtMatmulDescDestroy(op);
   }
 };
 
@@ -170,26 +169,27 @@ double matmul_rate(const LtHandle& lt, const MatmulType& t, cudaStream_t s, doub
   fill_operand(b.get(), k * n, t, 0xB0Bull, s);
   SOL_CUDA_CHECK(cudaStreamSynchronize(s));
 
+  const cublas::LtLibrary& lib = cublas::lt();
   LtDescs d;
   const cudaDataType_t scale = CUDA_R_32F;
-  SOL_CUBLAS_CHECK(cublasLtMatmulDescCreate(&d.op, t.compute, scale));
+  SOL_CUBLAS_CHECK(lib.cublasLtMatmulDescCreate(&d.op, t.compute, scale));
   const cublasOperation_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
-  SOL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a));
-  SOL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b));
-  SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d.a, t.ab, uint64_t(k), uint64_t(m), k));
-  SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d.b, t.ab, uint64_t(k), uint64_t(n), k));
-  SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d.c, t.cd, uint64_t(m), uint64_t(n), m));
-  SOL_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&d.pref));
-  SOL_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &kWorkspace,
-                                                        sizeof kWorkspace));
+  SOL_CUBLAS_CHECK(lib.cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a));
+  SOL_CUBLAS_CHECK(lib.cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b));
+  SOL_CUBLAS_CHECK(lib.cublasLtMatrixLayoutCreate(&d.a, t.ab, uint64_t(k), uint64_t(m), k));
+  SOL_CUBLAS_CHECK(lib.cublasLtMatrixLayoutCreate(&d.b, t.ab, uint64_t(k), uint64_t(n), k));
+  SOL_CUBLAS_CHECK(lib.cublasLtMatrixLayoutCreate(&d.c, t.cd, uint64_t(m), uint64_t(n), m));
+  SOL_CUBLAS_CHECK(lib.cublasLtMatmulPreferenceCreate(&d.pref));
+  SOL_CUBLAS_CHECK(lib.cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                           &kWorkspace, sizeof kWorkspace));
   cublasLtMatmulHeuristicResult_t heur{};
   int found = 0;
-  SOL_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(lt.get(), d.op, d.a, d.b, d.c, d.c, d.pref, 1, &heur, &found));
+  SOL_CUBLAS_CHECK(lib.cublasLtMatmulAlgoGetHeuristic(lt.get(), d.op, d.a, d.b, d.c, d.c, d.pref, 1, &heur, &found));
   if (found == 0) failure("cuBLASLt found no algorithm for " + t.key + " at 8192³");
   const float alpha = 1.0f, beta = 0.0f;
   auto run = [&](int, cudaStream_t st) {
-    SOL_CUBLAS_CHECK(cublasLtMatmul(lt.get(), d.op, &alpha, a.get(), d.a, b.get(), d.b, &beta, c.get(), d.c, c.get(), d.c,
-                                    &heur.algo, work.get(), kWorkspace, st));
+    SOL_CUBLAS_CHECK(lib.cublasLtMatmul(lt.get(), d.op, &alpha, a.get(), d.a, b.get(), d.b, &beta, c.get(), d.c,
+                                        c.get(), d.c, &heur.algo, work.get(), kWorkspace, st));
   };
   const gpu::Timed timed = gpu::time_runs(run, 1, probe_timing(budget_s), s);
   return rate(2.0 * double(m) * double(n) * double(k), timed);

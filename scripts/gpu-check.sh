@@ -8,7 +8,8 @@
 #   sanitize  compute-sanitizer memcheck on the small registry shapes, racecheck on the kernels
 #             that share tiles through shared memory (banks, the GEMM rungs, the decode GEMM,
 #             the Hopper and the decode attention); $MEMCHECK_FILTER and $RACECHECK_FILTER
-#             (GoogleTest patterns) narrow them, e.g. to the families an interrupted run did not reach
+#             (GoogleTest patterns) narrow them, e.g. to the families an interrupted run did not reach;
+#             each tool gets $SANITIZE_TIMEOUT seconds (default 600)
 #   bench     with no FAMILY: `sol report` (probe, every family with its peers, the report);
 #             else `sol bench FAMILY ARGS` per family with peers (ARGS comma-separated, e.g.
 #             gemm_fp16:--headline), $BENCH_TIMEOUT seconds each (default 300)
@@ -39,6 +40,7 @@ export SOL_PROFILE=$O/measured.json
 mkdir -p "$O/results"
 steps=${SOL_STEPS:-"device tests sanitize bench extra"}
 gemm_timeout=${GEMM_BENCH_TIMEOUT:-1200}
+sanitize_timeout=${SANITIZE_TIMEOUT:-600}
 # Test names with a big shape in them (kept out of sanitizer runs, which are slow).
 big='*65536*:*16384*:*65537*:*2147483659*:*32768*:*16383*:*8192*:*4096*:*1000003*:*2048*'
 t0=$(date +%s)
@@ -93,11 +95,11 @@ for s in $steps; do
       grep -E "^\[  (FAILED|PASSED|SKIPPED) |tests ran|Failure|rel_l2|unwritten" "$O/gpu-tests.log" | tail -30 ;;
     sanitize)
       step memcheck
-      check memcheck env SOL_REQUIRE_GPU=1 timeout 600 compute-sanitizer --tool memcheck --print-limit 20 \
+      check memcheck env SOL_REQUIRE_GPU=1 timeout "$sanitize_timeout" compute-sanitizer --tool memcheck --print-limit 20 \
         "$B/sol_gpu_tests" --gtest_filter="${MEMCHECK_FILTER:-Registry/*}:-$big"
       grep -E "ERROR SUMMARY|PASSED|FAILED" "$O/memcheck.log" | tail -5
       step racecheck
-      check racecheck env SOL_REQUIRE_GPU=1 timeout 600 compute-sanitizer --tool racecheck "$B/sol_gpu_tests" \
+      check racecheck env SOL_REQUIRE_GPU=1 timeout "$sanitize_timeout" compute-sanitizer --tool racecheck "$B/sol_gpu_tests" \
         --gtest_filter="${RACECHECK_FILTER:-Registry/*banks__*:Registry/*gemm_bf16__v0*:Registry/*gemm_bf16__v1*:Registry/*attention*wgmma*:Registry/*attention__v06*}:-$big"
       grep -E "RACECHECK SUMMARY|ERROR SUMMARY|PASSED|FAILED" "$O/racecheck.log" | tail -5 ;;
     bench)

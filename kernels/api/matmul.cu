@@ -87,7 +87,7 @@ PerDevice& per_device(int id) {
 // starts over); nullptr where cuBLASLt has no algorithm and !required, else that is an error.
 std::shared_ptr<const tc::LtPlan> lt_plan(PerDevice& pd, const tc::LtDesc& d, bool required = true) {
   std::lock_guard<std::mutex> lock(pd.mutex);
-  if (!pd.handle) SOL_CUBLAS_CHECK(cublasLtCreate(&pd.handle));
+  if (!pd.handle) SOL_CUBLAS_CHECK(cublas::lt().cublasLtCreate(&pd.handle));
   auto it = pd.plans.find(d);
   cublasStatus_t st = CUBLAS_STATUS_NOT_SUPPORTED;
   if (it == pd.plans.end()) {
@@ -95,7 +95,7 @@ std::shared_ptr<const tc::LtPlan> lt_plan(PerDevice& pd, const tc::LtDesc& d, bo
     it = pd.plans.emplace(d, std::shared_ptr<const tc::LtPlan>(tc::LtPlan::find(pd.handle, d, &st))).first;
   }
   if (!it->second && required)
-    bad_input("matmul: cuBLASLt has no algorithm for this call (" + std::string(cublasGetStatusName(st)) + ")",
+    bad_input("matmul: cuBLASLt has no algorithm for this call (" + cublas::status_text(st) + ")",
               "choose leading dimensions that are multiples of 16 bytes");
   return it->second;
 }

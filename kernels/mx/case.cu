@@ -4,8 +4,6 @@
 // rel_l2 is then over the decoded values (0 when the bits agree). The GEMM Cases compare the
 // dequantized operands bit for bit, the product with a double-precision GEMM of those operands
 // on sampled rows, and report as rel_l2 the error against the exact product of the bf16 inputs.
-#include <cublas_v2.h>
-
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -15,6 +13,7 @@
 
 #include "kernels/common/buffer.cuh"
 #include "kernels/common/compare.cuh"
+#include "kernels/common/cublas_lib.cuh"
 #include "kernels/common/variant.cuh"
 #include "kernels/mx/case.hpp"
 #include "kernels/mx/inputs.cuh"
@@ -321,12 +320,12 @@ class GemmCase final : public Case {
  public:
   GemmCase(Version v, const Shape& s, const CaseOptions& opts)
       : emulated_(v == Version::v06_gemm_emulated), m_(s.at("m")), n_(s.at("n")), k_(s.at("k")), spec_(spec_of(s)) {
-    if (cublasCreate(&handle_) != CUBLAS_STATUS_SUCCESS) failure("cublasCreate failed");
+    if (cublas::blas().cublasCreate(&handle_) != CUBLAS_STATUS_SUCCESS) failure("cublasCreate failed");
     sets_ = rotating_sets(2.0 * double(m_ * k_ + k_ * n_) + 4.0 * double(m_ * n_), opts);
     for (int i = 0; i < sets_; ++i) a_.emplace_back(m_ * k_), b_.emplace_back(k_ * n_), c_.emplace_back(m_ * n_);
     if (emulated_) workspace_ = DeviceBuffer<uint8_t>(v06_workspace_bytes(m_, n_, k_));
   }
-  ~GemmCase() override { (void)cublasDestroy(handle_); }
+  ~GemmCase() override { (void)cublas::blas().cublasDestroy(handle_); }
   GemmCase(const GemmCase&) = delete;
   GemmCase& operator=(const GemmCase&) = delete;
 

@@ -8,7 +8,7 @@
 // passes over the operands; the time is reported, but the point of this rung is the error.
 #include <climits>
 
-#include "kernels/common/check.cuh"
+#include "kernels/common/cublas_check.cuh"
 #include "kernels/mx/mx.cuh"
 
 namespace sol::kernels::mx {
@@ -29,10 +29,6 @@ struct Layout {
   }
 };
 
-void check_cublas(cublasStatus_t st, const char* what) {
-  if (st != CUBLAS_STATUS_SUCCESS) failure(std::string(what) + " failed: cuBLAS status " + std::to_string(int(st)));
-}
-
 }  // namespace
 
 int64_t v06_workspace_bytes(int64_t m, int64_t n, int64_t k) { return Layout(m, n, k).total; }
@@ -47,12 +43,12 @@ void bf16_gemm(cublasHandle_t handle, const __nv_bfloat16* gA, const __nv_bfloat
                float* gC, cudaStream_t stream) {
   if (m < 1 || n < 1 || k < 1 || m > INT_MAX || n > INT_MAX || k > INT_MAX)
     bad_input("GEMM sizes must lie in 1 … 2^31 − 1", "choose m, n, k that cuBLAS takes");
-  check_cublas(cublasSetStream(handle, stream), "cublasSetStream");
+  SOL_CUBLAS_CHECK(cublas::blas().cublasSetStream(handle, stream));
   const float alpha = 1, beta = 0;
   // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: B as an n × k column-major matrix, A as k × m.
-  check_cublas(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &alpha, gB, CUDA_R_16BF, int(n), gA,
-                            CUDA_R_16BF, int(k), &beta, gC, CUDA_R_32F, int(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-               "cublasGemmEx (bf16 in, fp32 out)");
+  SOL_CUBLAS_CHECK(cublas::blas().cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &alpha,
+                                               gB, CUDA_R_16BF, int(n), gA, CUDA_R_16BF, int(k), &beta, gC,
+                                               CUDA_R_32F, int(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 void v06_gemm_emulated(cublasHandle_t handle, const __nv_bfloat16* gA, const __nv_bfloat16* gB, int64_t m, int64_t n,

@@ -5,8 +5,6 @@
 // every element for small C and at 8192 elements picked by a fixed hash otherwise (corners, last
 // row and column always among them: that is where edge bugs live), so the 4096³ headline checks
 // in well under a second.
-#include <cublas_v2.h>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -14,6 +12,7 @@
 
 #include "kernels/common/buffer.cuh"
 #include "kernels/common/compare.cuh"
+#include "kernels/common/cublas_check.cuh"
 #include "kernels/common/random.cuh"
 #include "kernels/common/variant.cuh"
 #include "kernels/gemm/fp32/case.hpp"
@@ -53,10 +52,6 @@ LaunchInfo plan(Version v, const GemmArgs& g) {
   }
 }
 
-void check_cublas(cublasStatus_t st, const char* what) {
-  if (st != CUBLAS_STATUS_SUCCESS) failure(std::string(what) + " failed: cuBLAS status " + std::to_string(int(st)));
-}
-
 class GemmCase final : public Case {
  public:
   GemmCase(Version v, const Shape& s, const CaseOptions& opts)
@@ -69,15 +64,14 @@ class GemmCase final : public Case {
       api_workspace_ = DeviceBuffer<uint8_t>(int64_t(bytes));
     }
     if (is_peer(v)) {
-      check_cublas(cublasCreate(&handle_), "cublasCreate");
+      SOL_CUBLAS_CHECK(cublas::blas().cublasCreate(&handle_));
       // Stated explicitly: DEFAULT math keeps SGEMM in true fp32 (no TF32); the _tf32 peer opts in.
-      check_cublas(cublasSetMathMode(handle_, v == Version::peer_cublas_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
-                                                                             : CUBLAS_DEFAULT_MATH),
-                   "cublasSetMathMode");
+      SOL_CUBLAS_CHECK(cublas::blas().cublasSetMathMode(
+          handle_, v == Version::peer_cublas_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
     }
   }
   ~GemmCase() override {
-    if (handle_) (void)cublasDestroy(handle_);
+    if (handle_) (void)cublas::blas().cublasDestroy(handle_);
   }
   GemmCase(const GemmCase&) = delete;
   GemmCase& operator=(const GemmCase&) = delete;
@@ -109,10 +103,9 @@ class GemmCase final : public Case {
     if (v_ == Version::dispatch) return sol::matmul(api_args(set), api_workspace_.get(), size_t(api_workspace_.bytes()), st);
     if (!is_peer(v_)) return launch_gemm(plan(v_, g), g, st);
     // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: B (n × k column-major, ld n) times A (ld k).
-    check_cublas(cublasSetStream(handle_, st), "cublasSetStream");
-    check_cublas(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha, g.b, g.n, g.a, g.k, &g.beta,
-                             g.c, g.n),
-                 "cublasSgemm");
+    SOL_CUBLAS_CHECK(cublas::blas().cublasSetStream(handle_, st));
+    SOL_CUBLAS_CHECK(cublas::blas().cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha, g.b, g.n,
+                                                g.a, g.k, &g.beta, g.c, g.n));
   }
 
   LaunchInfo launch() const override {

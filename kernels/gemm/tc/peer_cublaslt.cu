@@ -75,8 +75,8 @@ struct LtPlan::Descriptors {
   cublasLtMatmulAlgo_t algo{};
   ~Descriptors() {
     for (auto l : {lay_x, lay_y, lay_d})
-      if (l) (void)cublasLtMatrixLayoutDestroy(l);
-    if (op) (void)cublasLtMatmulDescDestroy(op);
+      if (l) (void)cublas::lt().cublasLtMatrixLayoutDestroy(l);
+    if (op) (void)cublas::lt().cublasLtMatmulDescDestroy(op);
   }
 };
 
@@ -86,31 +86,32 @@ std::unique_ptr<LtPlan> LtPlan::find(cublasLtHandle_t handle, const LtDesc& d, c
   std::unique_ptr<LtPlan> plan(new LtPlan(d));
   plan->s_ = std::make_unique<Descriptors>();
   Descriptors& s = *plan->s_;
-  SOL_CUBLAS_CHECK(cublasLtMatmulDescCreate(&s.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublas::LtLibrary& lib = cublas::lt();
+  SOL_CUBLAS_CHECK(lib.cublasLtMatmulDescCreate(&s.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   const cublasOperation_t op_x = d.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, op_y = d.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
-  SOL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &op_x, sizeof op_x));
-  SOL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &op_y, sizeof op_y));
+  SOL_CUBLAS_CHECK(lib.cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &op_x, sizeof op_x));
+  SOL_CUBLAS_CHECK(lib.cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &op_y, sizeof op_y));
   if (d.device_scalars) {
     const cublasLtPointerMode_t mode = CUBLASLT_POINTER_MODE_DEVICE;
-    SOL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_POINTER_MODE, &mode, sizeof mode));
+    SOL_CUBLAS_CHECK(lib.cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_POINTER_MODE, &mode, sizeof mode));
   }
   const cudaDataType_t in = lt_type(d.in);
   // Column-major views: our B (row pitch ldb) is b_row × b_rows, our A is a_row × a_rows.
   const uint64_t b_row = uint64_t(d.trans_b ? d.k : d.n), b_rows = uint64_t(d.trans_b ? d.n : d.k);
   const uint64_t a_row = uint64_t(d.trans_a ? d.m : d.k), a_rows = uint64_t(d.trans_a ? d.k : d.m);
-  SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lay_x, in, b_row, b_rows, d.ldb));
-  SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lay_y, in, a_row, a_rows, d.lda));
-  SOL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lay_d, lt_type(d.out), uint64_t(d.n), uint64_t(d.m), d.ldc));
+  SOL_CUBLAS_CHECK(lib.cublasLtMatrixLayoutCreate(&s.lay_x, in, b_row, b_rows, d.ldb));
+  SOL_CUBLAS_CHECK(lib.cublasLtMatrixLayoutCreate(&s.lay_y, in, a_row, a_rows, d.lda));
+  SOL_CUBLAS_CHECK(lib.cublasLtMatrixLayoutCreate(&s.lay_d, lt_type(d.out), uint64_t(d.n), uint64_t(d.m), d.ldc));
   cublasLtMatmulPreference_t pref = nullptr;
-  cublasStatus_t st = cublasLtMatmulPreferenceCreate(&pref);
+  cublasStatus_t st = lib.cublasLtMatmulPreferenceCreate(&pref);
   cublasLtMatmulHeuristicResult_t best{};
   int found = 0;
   if (st == CUBLAS_STATUS_SUCCESS)
-    st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &d.workspace_bytes,
-                                              sizeof d.workspace_bytes);
+    st = lib.cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &d.workspace_bytes,
+                                                  sizeof d.workspace_bytes);
   if (st == CUBLAS_STATUS_SUCCESS)
-    st = cublasLtMatmulAlgoGetHeuristic(handle, s.op, s.lay_x, s.lay_y, s.lay_d, s.lay_d, pref, 1, &best, &found);
-  if (pref) (void)cublasLtMatmulPreferenceDestroy(pref);
+    st = lib.cublasLtMatmulAlgoGetHeuristic(handle, s.op, s.lay_x, s.lay_y, s.lay_d, s.lay_d, pref, 1, &best, &found);
+  if (pref) (void)lib.cublasLtMatmulPreferenceDestroy(pref);
   if (st == CUBLAS_STATUS_SUCCESS && found == 0) st = CUBLAS_STATUS_NOT_SUPPORTED;
   if (status) *status = st;
   if (st != CUBLAS_STATUS_SUCCESS) return nullptr;
@@ -123,8 +124,8 @@ LtPlan::~LtPlan() = default;
 void LtPlan::run(cublasLtHandle_t handle, const void* alpha, const void* a, const void* b, const void* beta, void* c,
                  void* workspace, cudaStream_t stream) const {
   const Descriptors& s = *s_;
-  SOL_CUBLAS_CHECK(cublasLtMatmul(handle, s.op, alpha, b, s.lay_x, a, s.lay_y, beta, c, s.lay_d, c, s.lay_d, &s.algo,
-                                  workspace, d_.workspace_bytes, stream));
+  SOL_CUBLAS_CHECK(cublas::lt().cublasLtMatmul(handle, s.op, alpha, b, s.lay_x, a, s.lay_y, beta, c, s.lay_d, c,
+                                               s.lay_d, &s.algo, workspace, d_.workspace_bytes, stream));
 }
 
 struct LtGemm::State {
@@ -135,13 +136,13 @@ struct LtGemm::State {
   float alpha = 1.f;
   ~State() {
     plan.reset();
-    if (handle) (void)cublasLtDestroy(handle);
+    if (handle) (void)cublas::lt().cublasLtDestroy(handle);
   }
 };
 
 LtGemm::LtGemm(const Problem& p, float scale_a, float scale_b) : s_(std::make_unique<State>()) {
   State& s = *s_;
-  SOL_CUBLAS_CHECK(cublasLtCreate(&s.handle));
+  SOL_CUBLAS_CHECK(cublas::lt().cublasLtCreate(&s.handle));
   LtDesc d;
   d.m = p.m, d.n = p.n, d.k = p.k;
   d.in = dtype_of(p.in);
@@ -160,7 +161,7 @@ LtGemm::LtGemm(const Problem& p, float scale_a, float scale_b) : s_(std::make_un
     s.plan = LtPlan::find(s.handle, d, &st);
   }
   if (!s.plan)
-    bad_input("cuBLASLt has no algorithm for this problem (" + std::string(cublasGetStatusName(st)) + ")",
+    bad_input("cuBLASLt has no algorithm for this problem (" + cublas::status_text(st) + ")",
               "choose pitches that are multiples of 16 bytes, and k % 16 == 0 for fp8");
 }
 
