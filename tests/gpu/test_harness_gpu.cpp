@@ -5,6 +5,7 @@
 // with findings; the stopping rules (noise target, timeout), one-run mode and device selection.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -181,7 +182,15 @@ TEST(HarnessGpu, FullProbeSavesALoadableProfile) {
   const bench::ProbeResult p = bench::probe(po);
   EXPECT_GT(p.ceilings.l2_bytes_per_s, p.ceilings.copy_bytes_per_s);
   EXPECT_GT(p.ceilings.fp32_fma_flops_per_s, 0);
-  if (p.device.compute_capability >= 80) { EXPECT_GT(p.ceilings.matrix_flops_per_s.count("bf16"), 0u); }
+  if (p.device.compute_capability >= 80) {
+    EXPECT_GT(p.ceilings.matrix_flops_per_s.count("bf16"), 0u);
+    // The rate is the best of the algorithms timed, and its note says which and at what clock.
+    const auto note = std::find_if(p.notes.begin(), p.notes.end(),
+                                   [](const std::string& n) { return n.rfind("bf16 matrix: ", 0) == 0; });
+    ASSERT_NE(note, p.notes.end());
+    EXPECT_NE(note->find("the heuristic's algorithm "), std::string::npos) << *note;
+    EXPECT_NE(note->find(" timed ("), std::string::npos) << *note;
+  }
   ASSERT_EQ(p.saved_to, path.string());
   std::ifstream in(path);
   std::stringstream text;
