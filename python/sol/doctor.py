@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from . import _core
+from ._args import text as _str
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ def doctor(variant: str, shape: Optional[str] = None, *, results: Optional[str] 
         seconds = float(t)
         if gpu is None and hasattr(measured, "gpu"):
             gpu = measured.gpu
-    d = json.loads(_core.doctor_json(str(variant), shape or "", results or "", gpu or "", seconds))
+    d = json.loads(_core.doctor_json(_str("variant", variant), _str("shape", shape or ""),
+                                     _str("results", results or ""), _str("gpu", gpu or ""), seconds))
     findings = tuple(Finding(f["topic"], f["observation"], f["prescription"], f["problem"]) for f in d["findings"])
     return Diagnosis(d["family"], d["variant"], d["shape"], d["measured_s"] or None, d["predicted_s"], d["bound"],
                      d["cause"], d["origin"], findings, d["text"])

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _core
+from ._args import text as _str
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class Hardware:
 
     def peak(self, dtype: str = "bf16", unit: str = "matrix") -> Peak:
         """The peak for ``dtype`` on the ``matrix`` (tensor cores, MXU) or ``vector`` unit."""
-        return Peak(*_core.hw_peak(self.name, dtype, unit))
+        return Peak(*_core.hw_peak(self.name, _str("dtype", dtype), _str("unit", unit)))
 
 
 def list() -> list[str]:  # noqa: A001 - the database's own verb
@@ -45,7 +46,7 @@ def list() -> list[str]:  # noqa: A001 - the database's own verb
 
 def get(name: str) -> Hardware:
     """One row by name (case-insensitive); ``"measured"`` is the profile ``sol probe`` saved."""
-    spec = json.loads(_core.hw_json(name))
+    spec = json.loads(_core.hw_json(_str("name", name)))
     return Hardware(
         name=spec["name"],
         full_name=spec.get("full_name", ""),
@@ -58,4 +59,4 @@ def get(name: str) -> Hardware:
 
 def load(path: str) -> list[str]:
     """Adds the rows of a ``--hw-file`` JSON file to the database; returns their names."""
-    return _core.load_hw_file(path)
+    return _core.load_hw_file(_str("path", path))

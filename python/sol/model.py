@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
 from . import _core
+from ._args import INT32_END as _I32, flag as _flag, integer as _int, integers as _ints, number as _number, text as _str
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,14 @@ class Roofline:
 def _ask(op: str, gpu: str, dtype: str, unit: str = "", impl: str = "", sizes: Optional[dict[str, int]] = None,
          flops_per_op: float = 1.0, causal: bool = False, backward: bool = False, l2_reuse: bool = False,
          flops: float = 0.0, bytes: float = 0.0, name: str = "") -> Roofline:
-    return Roofline.from_json(_core.roofline_json(op, gpu, dtype, unit, impl, sizes or {}, flops_per_op, causal,
-                                                  backward, l2_reuse, flops, bytes, name))
+    if sizes is not None and not isinstance(sizes, dict):
+        raise _core.Error(f"sizes must be a dict of integers, got {sizes!r}")
+    sizes = {_str("a size's name", k): _int(str(k), v) for k, v in (sizes or {}).items()}
+    doc = _core.roofline_json(_str("op", op), _str("gpu", gpu), _str("dtype", dtype), _str("unit", unit),
+                              _str("impl", impl), sizes, _number("flops_per_op", flops_per_op),
+                              _flag("causal", causal), _flag("backward", backward), _flag("l2_reuse", l2_reuse), flops,
+                              bytes, _str("name", name))
+    return Roofline.from_json(doc)
 
 
 def roofline(flops: float, bytes: float, gpu: str = "h100", dtype: str = "bf16", unit: str = "",
@@ -98,7 +105,7 @@ def roofline(flops: float, bytes: float, gpu: str = "h100", dtype: str = "bf16",
     """The lecture's §6 calculator on sol's database: prints the two-line summary (unless ``quiet``)
     and returns the :class:`Roofline`. The peak is the matrix unit's for ``dtype`` unless ``unit``
     says ``"vector"``; the bandwidth is the chip's HBM."""
-    r = _ask("custom", gpu, dtype, unit=unit, flops=float(flops), bytes=float(bytes), name=name)
+    r = _ask("custom", gpu, dtype, unit=unit, flops=_number("flops", flops), bytes=_number("bytes", bytes), name=name)
     if not quiet:
         print(r.line(name))
     return r
@@ -124,7 +131,7 @@ class Op:
 
 
 def _sizes(**kw: Optional[int]) -> dict[str, int]:
-    return {k: int(v) for k, v in kw.items() if v is not None}
+    return {k: _int(k, v) for k, v in kw.items() if v is not None}
 
 
 def matmul(m: int, n: int, k: int, dtype: str = "bf16", impl: str = "minimal", tile: Optional[int] = None) -> Op:
@@ -135,7 +142,8 @@ def matmul(m: int, n: int, k: int, dtype: str = "bf16", impl: str = "minimal", t
 def elementwise(n: int, ops: int = 1, dtype: str = "bf16", impl: str = "naive", flops_per_op: float = 1.0,
                 extra_reads: Optional[int] = None) -> Op:
     """A chain of ``ops`` elementwise ops over ``n`` elements, fused or naive (one pass per op)."""
-    return Op("elementwise", dtype, impl, _sizes(n=n, ops=ops, extra_reads=extra_reads), flops_per_op=flops_per_op)
+    return Op("elementwise", dtype, impl, _sizes(n=n, ops=ops, extra_reads=extra_reads),
+              flops_per_op=_number("flops_per_op", flops_per_op))
 
 
 def layernorm(rows: int, cols: int, dtype: str = "bf16", impl: str = "naive") -> Op:
@@ -163,24 +171,7 @@ def roofline_fields() -> list[str]:
     return [f.name for f in fields(Roofline)]
 
 
-# ---- argument checks: a bad argument is a sol.Error with one line, as the library's own are ------
-def _int(name: str, value: Any, lo: int = -(1 << 63)) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) and not (hasattr(value, "__index__")):
-        raise _core.Error(f"{name} must be an integer, got {value!r}")
-    v = int(value.__index__())
-    if not lo <= v < (1 << 63):
-        raise _core.Error(f"{name} = {v} is out of range" + (f" (give a value ≥ {lo})" if v < lo else ""))
-    return v
-
-
-def _ints(name: str, values: Any) -> list[int]:
-    if values is None:
-        return []
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise _core.Error(f"{name} must be a sequence of integers, got {values!r}")
-    return [_int(name, v) for v in values]
-
-
+# ---- the core's JSON into dataclasses -----------------------------------------------------------
 def _load(cls: type, d: dict[str, Any], **nested: Any) -> Any:
     """``cls(**d)`` with the fields named in ``nested`` converted by their function first."""
     for name, convert in nested.items():
@@ -233,16 +224,16 @@ def shapes(m: int, n: int, k: int, dtype: str = "bf16", gpu: str = "h100", tile:
            blocks_per_sm: int = 1) -> GemmShape:
     """Tile quantization, wave quantization and alignment of an M×N×K GEMM run in ``tile`` blocks
     (lecture §0, §10): predicted time = roofline floor ÷ the product of the three efficiencies."""
-    doc = _core.shapes_json(_int("m", m), _int("n", n), _int("k", k), dtype, gpu, tile,
-                            _int("blocks_per_sm", blocks_per_sm), "")
+    doc = _core.shapes_json(_int("m", m), _int("n", n), _int("k", k), _str("dtype", dtype), _str("gpu", gpu),
+                            _str("tile", tile), _int("blocks_per_sm", blocks_per_sm, 1, _I32), "")
     return _load(GemmShape, json.loads(doc))
 
 
 def shapes_sweep(sweep: str, m: int = 0, n: int = 0, k: int = 0, dtype: str = "bf16", gpu: str = "h100",
                  tile: str = "128x256x64", blocks_per_sm: int = 1) -> GemmSweep:
     """:func:`shapes` over square sizes ``"FROM:TO:STEP"``; a positive m, n or k stays fixed."""
-    doc = _core.shapes_json(_int("m", m), _int("n", n), _int("k", k), dtype, gpu, tile,
-                            _int("blocks_per_sm", blocks_per_sm), sweep)
+    doc = _core.shapes_json(_int("m", m), _int("n", n), _int("k", k), _str("dtype", dtype), _str("gpu", gpu),
+                            _str("tile", tile), _int("blocks_per_sm", blocks_per_sm, 1, _I32), _str("sweep", sweep))
     return _load(GemmSweep, json.loads(doc), points=lambda ps: [GemmShape(**p) for p in ps])
 
 
@@ -278,8 +269,9 @@ def occupancy(threads: int, regs: int, smem: int = 0, dynamic_smem: int = 0, car
     """Lecture §12 step 2: blocks of ``threads`` threads using ``regs`` registers per thread and
     ``smem`` + ``dynamic_smem`` bytes of shared memory; ``carveout`` is the preferred shared-memory
     carve-out in percent (−1: the driver's choice)."""
-    doc = _core.occupancy_json(gpu, _int("threads", threads, 1), _int("regs", regs, 0), _int("smem", smem, 0),
-                               _int("dynamic_smem", dynamic_smem, 0), _int("carveout", carveout, -1))
+    doc = _core.occupancy_json(_str("gpu", gpu), _int("threads", threads, 1, _I32), _int("regs", regs, 0, _I32),
+                               _int("smem", smem, 0), _int("dynamic_smem", dynamic_smem, 0),
+                               _int("carveout", carveout, -1, _I32))
     return _load(Occupancy, json.loads(doc))
 
 
@@ -328,7 +320,7 @@ class Divergence:
 def coalescing(elem: int = 4, stride: int = 1, lanes: int = 32, offset: int = 0, granule: int = 64,
                addresses: Optional[list[int]] = None) -> Coalescing:
     """Lane i reads ``elem`` bytes at ``offset + i·stride·elem`` (or at ``addresses[i]``)."""
-    doc = _core.coalescing_json(_int("elem", elem), _int("stride", stride), _int("lanes", lanes, -(1 << 31)),
+    doc = _core.coalescing_json(_int("elem", elem), _int("stride", stride), _int("lanes", lanes, -_I32, _I32),
                                 _int("offset", offset), _int("granule", granule), _ints("addresses", addresses))
     return _load(Coalescing, json.loads(doc))
 
@@ -338,14 +330,14 @@ def banks(elem: int = 4, stride: int = 1, row: int = 0, pad: int = 0, swizzle: b
     """Lane i touches element ``i·stride`` of a shared tile with ``row`` elements per row (+ ``pad``,
     XOR-swizzled if ``swizzle``), or the byte ``addresses[i]``."""
     doc = _core.banks_json(_int("elem", elem), _int("stride", stride), _int("row", row), _int("pad", pad),
-                           bool(swizzle), _int("lanes", lanes, -(1 << 31)), _ints("addresses", addresses))
+                           _flag("swizzle", swizzle), _int("lanes", lanes, -_I32, _I32), _ints("addresses", addresses))
     return _load(BankConflict, json.loads(doc))
 
 
 def divergence(ways: Optional[int] = None, trips: Optional[list[int]] = None, base: Optional[int] = None,
                spread: Optional[int] = None) -> Divergence:
     """One of: ``ways`` equal paths, per-lane loop ``trips``, or lane i looping ``base + i·spread`` times."""
-    doc = _core.divergence_json(_int("ways", ways, 1) if ways is not None else 0, _ints("trips", trips),
+    doc = _core.divergence_json(_int("ways", ways, 1, _I32) if ways is not None else 0, _ints("trips", trips),
                                 -1 if base is None else _int("base", base, 0),
                                 -1 if spread is None else _int("spread", spread, 0))
     return _load(Divergence, json.loads(doc))
@@ -404,8 +396,8 @@ def checkpoint(layers: int, batch: int, seq: int, d_model: int, heads: int, mlp_
     else:
         raise _core.Error(f"budget must be bytes or a size such as '40GiB', got {budget!r}")
     doc = _core.checkpoint_json(_int("layers", layers), _int("batch", batch), _int("seq", seq),
-                                _int("d_model", d_model), _int("heads", heads), _int("mlp_ratio", mlp_ratio), gpu,
-                                budget_text, attention)
+                                _int("d_model", d_model), _int("heads", heads), _int("mlp_ratio", mlp_ratio),
+                                _str("gpu", gpu), budget_text, _str("attention", attention))
     return _load(Checkpointing, json.loads(doc), strategies=lambda ps: [Plan(**p) for p in ps],
                  chosen=lambda p: Plan(**p))
 
@@ -460,9 +452,10 @@ def systolic(gemm: Optional[tuple[int, int, int]] = None, conv: Optional[tuple[i
         raise _core.Error(f"array takes (rows, cols), got {array!r}")
     if isinstance(sram_kb, int):
         sram_kb = [sram_kb]
-    if dram_bw is not None and not (isinstance(dram_bw, (int, float)) and dram_bw > 0):
+    if dram_bw is not None and (isinstance(dram_bw, bool) or not (isinstance(dram_bw, (int, float)) and dram_bw > 0)):
         raise _core.Error(f"dram_bw must be a positive number of words per cycle, got {dram_bw!r}")
-    doc = _core.systolic_json(config, topology, _ints("gemm", gemm), _ints("conv", conv), rc[0], rc[1], dataflow,
-                              compat, engine, _ints("sram_kb", sram_kb), float(dram_bw or 0),
-                              _int("word_bytes", word_bytes), bool(overlap), bool(no_replay))
+    doc = _core.systolic_json(_str("config", config), _str("topology", topology), _ints("gemm", gemm),
+                              _ints("conv", conv), rc[0], rc[1], _str("dataflow", dataflow), _str("compat", compat),
+                              _str("engine", engine), _ints("sram_kb", sram_kb), float(dram_bw or 0),
+                              _int("word_bytes", word_bytes), _flag("overlap", overlap), _flag("no_replay", no_replay))
     return _load(Systolic, json.loads(doc), layers=lambda ls: [SystolicLayer(**lv) for lv in ls])

@@ -141,6 +141,28 @@ def test_systolic_engines_agree():
     lambda: sol.model.systolic(gemm=(4, 4, 4), dram_bw=-1),
     lambda: sol.model.systolic(topology="/nonexistent.csv"),
     lambda: sol.model.systolic(gemm=(4, 4, 2**62)),
+    # Sizes are integers: not truncated floats, bools, strings or infinities.
+    lambda: sol.model.matmul(4096.7, 4096, 4096),
+    lambda: sol.model.matmul(True, 4096, 4096),
+    lambda: sol.model.layernorm("8", "1024"),
+    lambda: sol.model.softmax(float("inf"), 4),
+    lambda: sol.model.attention(4096, 128, batch=2**63),
+    lambda: sol.model.elementwise(1 << 20, flops_per_op="2"),
+    lambda: sol.roofline(flops="1e12", bytes=1e9, quiet=True),
+    lambda: sol.roofline(flops=True, bytes=1e9, quiet=True),
+    # Text and flags are checked before they reach the core (no binding's TypeError).
+    lambda: sol.hw.get(123),
+    lambda: sol.hw.get("h200").peak(dtype=16),
+    lambda: sol.model.shapes(4, 4, 4, gpu=1),
+    lambda: sol.model.occupancy(256, 32, gpu=None),
+    lambda: sol.model.matmul(64, 64, 64, dtype=16).roofline(),
+    lambda: sol.model.attention(4096, 128, causal="yes").roofline(),
+    lambda: sol.model.banks(swizzle="no"),
+    lambda: sol.model.systolic(gemm=(4, 4, 4), engine=None),
+    lambda: sol.model.checkpoint(4, 1, 128, 64, 1, attention=2),
+    lambda: sol.doctor("gemm_bf16/v07_tma_store", shape=4096),
+    lambda: sol.model.Op("matmul", sizes={"m": 1.5, "n": 2, "k": 2}).roofline(),
+    lambda: sol.model.coalescing(lanes=2**40),  # the core takes a C++ int
 ], ids=lambda c: "")
 def test_bad_arguments_are_one_line_errors(call):
     with pytest.raises(sol.Error) as e:
