@@ -17,27 +17,16 @@ std::string describe(const results::Device& d) {
 }  // namespace
 
 std::string match_database_row(const results::Device& d, std::string* why) {
-  constexpr double kMemoryTolerance = 0.20;
-  const hw::HwSpec* best = nullptr;
-  double best_diff = 0;
-  int same_cc_and_sms = 0;
-  for (const auto& row : hw::builtin()) {
-    if (row.compute_capability != d.compute_capability || row.compute_units != d.sms || row.hbm_bytes <= 0) continue;
-    ++same_cc_and_sms;
-    const double diff = std::fabs(d.memory_bytes - row.hbm_bytes) / row.hbm_bytes;
-    if (!best || diff < best_diff) {
-      best = &row;
-      best_diff = diff;
-    }
-  }
+  int candidates = 0;
+  const hw::HwSpec* row = hw::match_builtin(d.compute_capability, d.sms, d.memory_bytes, &candidates);
   std::string reason;
-  if (!best)
+  if (candidates == 0)
     reason = "no database row has the compute capability and SM count of " + describe(d);
-  else if (best_diff > kMemoryTolerance)
-    reason = std::to_string(same_cc_and_sms) + " row(s) share the compute capability and SM count of " + describe(d) +
+  else if (!row)
+    reason = std::to_string(candidates) + " row(s) share the compute capability and SM count of " + describe(d) +
              " but none has its memory size within 20 %";
   if (why) *why = reason;
-  return reason.empty() ? best->name : "";
+  return row ? row->name : "";
 }
 
 const hw::HwSpec& datasheet_for(const results::Device& d, const std::string& override_name) {

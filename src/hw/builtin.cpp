@@ -7,6 +7,7 @@
 // and HBM, whose stacks come in GiB: the vendor's "N GB" is N GiB, and the driver reports a little
 // less than that as usable (an H200, "141 GB", reports 150.1e9 B = 139.8 GiB). Each source text
 // says so where it quotes "GB".
+#include <cmath>
 #include <string>
 
 #include "sol/core/format.hpp"
@@ -389,6 +390,21 @@ const std::vector<HwSpec>& builtin() {
   static const std::vector<HwSpec> rows = {a100_40gb(), a100_80gb(), h100(),   h200(),
                                            b200(),      tpu_v4(),    tpu_v5e(), tpu_v5p()};
   return rows;
+}
+
+const HwSpec* match_builtin(int compute_capability, int sms, double memory_bytes, int* candidates) {
+  constexpr double kMemoryTolerance = 0.20;
+  const HwSpec* best = nullptr;
+  double best_diff = 0;
+  int same = 0;
+  for (const HwSpec& row : builtin()) {
+    if (row.compute_capability != compute_capability || row.compute_units != sms || row.hbm_bytes <= 0) continue;
+    ++same;
+    const double diff = std::fabs(memory_bytes - row.hbm_bytes) / row.hbm_bytes;
+    if (!best || diff < best_diff) best = &row, best_diff = diff;
+  }
+  if (candidates) *candidates = same;
+  return best && best_diff <= kMemoryTolerance ? best : nullptr;
 }
 
 }  // namespace sol::hw

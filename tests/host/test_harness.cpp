@@ -168,6 +168,16 @@ TEST(DeviceRow, MatchesByCapabilitySmsAndMemory) {
   EXPECT_NE(why.find("114 SMs"), std::string::npos) << why;
   EXPECT_EQ(match_database_row(device(90, 132, 20e9), &why), "");  // right chip, memory far off
   EXPECT_NE(why.find("memory"), std::string::npos) << why;
+  // The rule itself, in the host library (the kernel API matches its device with it too).
+  int candidates = -1;
+  const hw::HwSpec* h100 = hw::match_builtin(90, 132, 85520809984.0, &candidates);
+  ASSERT_NE(h100, nullptr);
+  EXPECT_EQ(h100->name, "h100");
+  EXPECT_EQ(candidates, 2);  // h100 and h200 share sm_90 and 132 SMs
+  EXPECT_EQ(hw::match_builtin(90, 132, 20e9, &candidates), nullptr);
+  EXPECT_EQ(candidates, 2);
+  EXPECT_EQ(hw::match_builtin(90, 114, 85e9, &candidates), nullptr);
+  EXPECT_EQ(candidates, 0);
 }
 
 TEST(DeviceRow, DatasheetForOverrideOrError) {

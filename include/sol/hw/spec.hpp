@@ -122,6 +122,10 @@ struct HwSpec {
 
 // The built-in database, in a fixed order.
 const std::vector<HwSpec>& builtin();
+// The built-in row of a GPU with this compute capability, SM count and memory size: the rows with
+// the same compute capability and SM count, the closest in memory if within 20 % of it, else
+// nullptr. `candidates` (optional) gets how many rows share the compute capability and SM count.
+const HwSpec* match_builtin(int compute_capability, int sms, double memory_bytes, int* candidates = nullptr);
 // Every findable row except "measured": the built-ins, then the rows loaded from files, in load order.
 std::vector<const HwSpec*> all_specs();
 // Looks a name up (case-insensitive) among the built-ins, the extra specs loaded from files, and
