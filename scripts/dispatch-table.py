@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Writes kernels/api/matmul_table.inc, the measured table sol::matmul's dispatcher reads.
+"""Writes kernels/api/matmul_table.inc, the measured table sol::matmul's dispatcher reads, and the
+decode rows measured on other GPUs (kernels/api/matmul_table_h100.inc).
 
-One command, from the repository root, after measuring on the H200:
+One command, from the repository root, after measuring:
 
-    scripts/dispatch-table.py [RESULTS.json ...]
+    scripts/dispatch-table.py [--gpu h200|h100] [RESULTS.json ...]
 
-Without arguments it reads every committed bench/results/h200/gemm_*.json (the family files and
-the size sweep) and bench/results/h200/model-shapes/gemm_*.json (the model shape set). A shape
+Without arguments it writes every table: the H200's from every committed bench/results/h200/gemm_*.json
+(the family files and the size sweep) and bench/results/h200/model-shapes/gemm_*.json (the model
+shape set); the H100's from bench/results/h100/model-shapes/dispatch-gemm_*.json (the dispatch
+runs, whose rung and cuBLASLt records are measurements like any other; the dispatch records are
+left out), which the dispatcher reads for decode calls (m ≤ 64) on an H100. A shape
 where only one kind (cuBLASLt or sol's rungs) was measured decides nothing and is left out.
 Records are results files as include/sol/results.hpp describes them (an array of files is read
 too). Per family (gemm_bf16, gemm_fp16, gemm_fp8, gemm_fp32) and measured shape it keeps the
@@ -35,6 +39,13 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "kernels", "api", "matmul_table.inc")
+RESULTS = os.path.join(ROOT, "bench", "results")
+# Each GPU's table: its output and the committed results it is written from.
+TABLES = {
+    "h200": (OUT, [os.path.join(RESULTS, "h200", "gemm_*.json"), os.path.join(RESULTS, "h200", "model-shapes", "gemm_*.json")]),
+    "h100": (os.path.join(ROOT, "kernels", "api", "matmul_table_h100.inc"),
+             [os.path.join(RESULTS, "h100", "model-shapes", "dispatch-gemm_*.json")]),
+}
 FAMILIES = {"gemm_bf16": "bf16", "gemm_fp16": "f16", "gemm_fp8": "fp8_e4m3", "gemm_fp32": "f32"}
 LT_NAMES = {"peer:cublasLt", "peer:cublasSgemm"}
 RUNG = re.compile(r"^v\d\d_")
@@ -133,11 +144,28 @@ def verify(paths, slack):
     return 1 if bad else 0
 
 
+def write(gpu, out, paths, check):
+    sources = sorted({os.path.relpath(p, ROOT) if os.path.isabs(p) else p for p in paths})
+    text = render(rows(gather(paths)), sources)
+    if check:
+        if not os.path.exists(out):
+            sys.exit("dispatch-table.py: " + out + " is missing; run scripts/dispatch-table.py")
+        with open(out) as f:
+            if f.read() != text:
+                sys.exit("dispatch-table.py: " + out + " is stale; run scripts/dispatch-table.py")
+        return
+    with open(out, "w") as f:
+        f.write(text)
+    print(f"dispatch-table.py: {len(text.splitlines()) - len(sources) - 2} {gpu} shapes into {os.path.relpath(out, ROOT)}",
+          file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", nargs="*", help="results JSON files (default: bench/results/h200/gemm_*.json and model-shapes/gemm_*.json)")
-    ap.add_argument("--out", default=OUT, help="the table to write (default: kernels/api/matmul_table.inc)")
-    ap.add_argument("--check", action="store_true", help="exit 1 if the table differs from what the results give")
+    ap.add_argument("results", nargs="*", help="results JSON files (default: each table's committed results)")
+    ap.add_argument("--gpu", choices=sorted(TABLES), help="write only this GPU's table (with RESULTS: from them)")
+    ap.add_argument("--out", help="the table to write (default: the GPU's kernels/api/matmul_table*.inc)")
+    ap.add_argument("--check", action="store_true", help="exit 1 if a table differs from what the results give")
     ap.add_argument("--verify", action="store_true", help="compare dispatch with cuBLASLt in the given results")
     ap.add_argument("--slack", type=float, default=0.03, help="--verify: allowed dispatch / cuBLASLt − 1")
     a = ap.parse_args()
@@ -145,21 +173,13 @@ def main():
         if not a.results:
             sys.exit("dispatch-table.py: --verify needs the results file(s) of a dispatch run")
         sys.exit(verify(a.results, a.slack))
-    h200 = os.path.join(ROOT, "bench", "results", "h200")
-    paths = a.results or sorted(glob.glob(os.path.join(h200, "gemm_*.json")) +
-                                glob.glob(os.path.join(h200, "model-shapes", "gemm_*.json")))
-    if not paths:
-        sys.exit("dispatch-table.py: no results files found")
-    sources = sorted({os.path.relpath(p, ROOT) if os.path.isabs(p) else p for p in paths})
-    text = render(rows(gather(paths)), sources)
-    if a.check:
-        with open(a.out) as f:
-            if f.read() != text:
-                sys.exit("dispatch-table.py: " + a.out + " is stale; run scripts/dispatch-table.py")
-        return
-    with open(a.out, "w") as f:
-        f.write(text)
-    print(f"dispatch-table.py: {len(text.splitlines()) - len(sources) - 2} shapes into {os.path.relpath(a.out, ROOT)}", file=sys.stderr)
+    gpus = [a.gpu] if a.gpu else (["h200"] if a.results or a.out else sorted(TABLES))
+    for gpu in gpus:
+        out, patterns = TABLES[gpu]
+        paths = a.results or sorted(p for pattern in patterns for p in glob.glob(pattern))
+        if not paths:
+            sys.exit(f"dispatch-table.py: no {gpu} results files found")
+        write(gpu, a.out or out, paths, a.check)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@
 #include "kernels/gemm/gemv/problem.cuh"
 #include "kernels/gemm/tc/peer_cublaslt.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
+#include "sol/hw/spec.hpp"
 #include "sol/kernels.hpp"
 
 namespace sol {
@@ -215,17 +216,42 @@ void run_gemv(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p, void
   failure("matmul: no decode rung " + p.rung);
 }
 
+// The table GPU of device `id` (dispatch::TableGpu): its database row (hw::match_builtin on its
+// compute capability, SM count and memory), asked of the runtime once per device (the first 64
+// ids) and read without a lock after that. h200 where the device matches no row or cannot be asked.
+dispatch::TableGpu table_gpu_of(int id) {
+  static std::atomic<int> known[64] = {};  // 0: not asked yet, else 1 + the TableGpu
+  if (id < 0 || id >= 64) return dispatch::TableGpu::h200;
+  if (const int k = known[id].load(std::memory_order_relaxed)) return dispatch::TableGpu(k - 1);
+  cudaDeviceProp prop{};
+  dispatch::TableGpu gpu = dispatch::TableGpu::h200;
+  if (cudaGetDeviceProperties(&prop, id) == cudaSuccess) {
+    if (const hw::HwSpec* row = hw::match_builtin(prop.major * 10 + prop.minor, prop.multiProcessorCount,
+                                                  double(prop.totalGlobalMem)))
+      gpu = dispatch::table_gpu(row->name);
+  } else {
+    (void)cudaGetLastError();
+  }
+  known[id].store(1 + int(gpu), std::memory_order_relaxed);
+  return gpu;
+}
+
+dispatch::MatmulPlan plan_on(const dispatch::MatmulCall& c, const Device& d, int cc, bool explain) {
+  return dispatch::plan(c, cc, explain, dispatch::decode_rungs_default(), table_gpu_of(d.id));
+}
+
 }  // namespace
 
 size_t matmul_workspace_size(const MatmulArgs& args) {
   const dispatch::MatmulCall c = dispatch::validate(call_of(args));
-  return dispatch::plan(c, current_device().cc, /*explain=*/false).workspace_bytes();
+  const Device d = current_device();
+  return plan_on(c, d, d.cc, /*explain=*/false).workspace_bytes();
 }
 
 Choice explain_matmul(const MatmulArgs& args) {
   const dispatch::MatmulCall c = dispatch::validate(call_of(args));
   const Device d = current_device();
-  const dispatch::MatmulPlan p = dispatch::plan(c, d.cc > 0 ? d.cc : 90);
+  const dispatch::MatmulPlan p = plan_on(c, d, d.cc > 0 ? d.cc : 90, /*explain=*/true);
   Choice out;
   out.implementation = p.impl == dispatch::Impl::cublaslt ? "cublasLt" : p.family + "/" + p.rung;
   out.reason = p.reason + (d.cc > 0 ? "" : " (no GPU visible: as on an H200, sm_90)");
@@ -236,7 +262,7 @@ Choice explain_matmul(const MatmulArgs& args) {
 void matmul(const MatmulArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream) {
   const dispatch::MatmulCall c = dispatch::validate(call_of(args));
   const Device d = current_device();
-  const dispatch::MatmulPlan p = dispatch::plan(c, d.cc, /*explain=*/false);
+  const dispatch::MatmulPlan p = plan_on(c, d, d.cc, /*explain=*/false);
   const size_t need = p.workspace_bytes();
   if (workspace_bytes < need || (need > 0 && !workspace))
     bad_input("matmul: the workspace is " + std::to_string(workspace ? workspace_bytes : 0) + " bytes; this call needs " +

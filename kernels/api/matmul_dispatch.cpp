@@ -22,6 +22,10 @@ namespace {
 const std::vector<Measured> kTable = {
 #include "kernels/api/matmul_table.inc"
 };
+// The decode rows measured on an H100 (its own dispatch runs), read by the decode rule there.
+const std::vector<Measured> kTableH100 = {
+#include "kernels/api/matmul_table_h100.inc"
+};
 
 using gemm::tc::kLtWorkspaceBytes;
 constexpr size_t kAlign = 256;
@@ -114,24 +118,24 @@ gemm::gemv::Rung gemv_rung_of(const std::string& name) {
   failure("matmul: no decode rung " + name);
 }
 
-// The table's nearest decode entry (m ≤ 64) of a 16-bit type, the call's type first: both types
+// The nearest of `gpu`'s decode rows to the call, the call's type first: both 16-bit types
 // stream 2 bytes per weight, so a decode time of one stands for the other. nullptr if none.
-const Measured* nearest_decode(const MatmulCall& c) {
+const Measured* nearest_decode(const MatmulCall& c, TableGpu gpu) {
   struct Entry {
     const Measured* e;
     double lm, ln, lk;
   };
-  static const std::vector<Entry> decode = [] {  // the logs once: this runs on the hot path
-    std::vector<Entry> v;
-    for (const Measured& e : table())
-      if (e.m <= gemm::gemv::kMaxM && is_16bit(e.dtype))
-        v.push_back({&e, std::log(double(e.m)), std::log(double(e.n)), std::log(double(e.k))});
+  static const std::array<std::vector<Entry>, 2> decode = [] {  // the logs once: this runs on the hot path
+    std::array<std::vector<Entry>, 2> v;
+    for (TableGpu g : {TableGpu::h200, TableGpu::h100})
+      for (const Measured* e : decode_rows(g))
+        v[size_t(g)].push_back({e, std::log(double(e->m)), std::log(double(e->n)), std::log(double(e->k))});
     return v;
   }();
   const Measured* best = nullptr;
   double best_d = 0;
   const double lm = std::log(double(c.m)), ln = std::log(double(c.n)), lk = std::log(double(c.k));
-  for (const Entry& x : decode) {
+  for (const Entry& x : decode[size_t(gpu)]) {
     const double dm = lm - x.lm, dn = ln - x.ln, dk = lk - x.lk;
     const double d = dm * dm + dn * dn + dk * dk + (x.e->dtype == c.a_type ? 0.0 : 1e6);
     if (!best || d < best_d) best = x.e, best_d = d;
@@ -168,7 +172,7 @@ const std::vector<std::string>& gemv_rungs() {
   return names;
 }
 
-DecodePrediction decode_prediction(const MatmulCall& c, int cc, const std::string& rung) {
+DecodePrediction decode_prediction(const MatmulCall& c, int cc, const std::string& rung, TableGpu gpu) {
   DecodePrediction d;
   if (!is_16bit(c.a_type)) d.refusal = "the decode rungs take bf16 or f16 inputs";
   else if (c.trans_a) d.refusal = "the decode rungs read A m×k (trans_a=N)";
@@ -186,8 +190,8 @@ DecodePrediction decode_prediction(const MatmulCall& c, int cc, const std::strin
   const double ob = double(dtype_bytes(c.c_type)), mn = double(c.m) * double(c.n);
   d.bytes = 2.0 * (double(c.m) * double(c.k) + double(c.n) * double(c.k)) + ob * mn * (c.beta != 0.f ? 2.0 : 1.0);
   d.launches = gemm::gemv::launches(r, c.m, c.n, c.k);
-  static const double hbm = hw::find("h200").hbm_bytes_per_s;
-  d.predicted_s = d.launches * kLaunchS + d.bytes / (kDecodeFraction * hbm);
+  static const std::array<double, 2> hbm = {hw::find("h200").hbm_bytes_per_s, hw::find("h100").hbm_bytes_per_s};
+  d.predicted_s = d.launches * kLaunchS + d.bytes / (kDecodeFraction * hbm[size_t(gpu)]);
   return d;
 }
 
@@ -283,6 +287,28 @@ int alignment_signature(DType in, DType out, int64_t lda, int64_t ldb, int64_t l
 
 const std::vector<Measured>& table() { return kTable; }
 
+TableGpu table_gpu(const std::string& row) { return row == "h100" ? TableGpu::h100 : TableGpu::h200; }
+std::string table_gpu_name(TableGpu gpu) { return gpu == TableGpu::h100 ? "H100" : "H200"; }
+
+namespace {
+std::vector<const Measured*> decode_rows_in(const std::vector<Measured>& from) {
+  std::vector<const Measured*> v;
+  for (const Measured& e : from)
+    if (e.m <= gemm::gemv::kMaxM && is_16bit(e.dtype)) v.push_back(&e);
+  return v;
+}
+}  // namespace
+
+TableGpu decode_rows_of(TableGpu gpu) {
+  static const bool h100_has_rows = !decode_rows_in(kTableH100).empty();
+  return gpu == TableGpu::h100 && h100_has_rows ? TableGpu::h100 : TableGpu::h200;
+}
+
+const std::vector<const Measured*>& decode_rows(TableGpu gpu) {
+  static const std::array<std::vector<const Measured*>, 2> rows = {decode_rows_in(kTable), decode_rows_in(kTableH100)};
+  return rows[size_t(decode_rows_of(gpu))];
+}
+
 namespace {
 
 // A table entry with what the lookup compares, computed once per table.
@@ -326,13 +352,15 @@ const Measured* nearest(const std::vector<Measured>& from, DType in, DType out, 
 
 DecodeRungs decode_rungs_default() { return sol::api::unmeasured_allowed() ? DecodeRungs::any : DecodeRungs::measured; }
 
-bool table_measured_decode_rungs() {
-  static const bool measured = [] {
-    for (const Measured& e : table())
-      if (is_gemv_rung(e.best) || (e.other[0] && is_gemv_rung(e.other))) return true;
-    return false;
+bool table_measured_decode_rungs(TableGpu gpu) {
+  static const std::array<bool, 2> measured = [] {
+    std::array<bool, 2> m = {false, false};
+    for (TableGpu g : {TableGpu::h200, TableGpu::h100})
+      for (const Measured* e : decode_rows(g))
+        if (is_gemv_rung(e->best) || (e->other[0] && is_gemv_rung(e->other))) m[size_t(g)] = true;
+    return m;
   }();
-  return measured;
+  return measured[size_t(gpu)];
 }
 
 
@@ -344,10 +372,10 @@ namespace {
 struct PlanKey {
   int64_t m, n, k, lda, ldb, ldc;
   int32_t a_type, b_type, c_type, cc;
-  uint8_t trans_a, trans_b, beta_zero, a_mod, b_mod, c_mod, decode, pad;
+  uint8_t trans_a, trans_b, beta_zero, a_mod, b_mod, c_mod, decode, gpu;
 };
 
-PlanKey key_of(const MatmulCall& c, int cc, DecodeRungs decode) {
+PlanKey key_of(const MatmulCall& c, int cc, DecodeRungs decode, TableGpu gpu) {
   PlanKey key;
   std::memset(&key, 0, sizeof key);
   key.m = c.m, key.n = c.n, key.k = c.k, key.lda = c.lda, key.ldb = c.ldb, key.ldc = c.ldc;
@@ -357,17 +385,18 @@ PlanKey key_of(const MatmulCall& c, int cc, DecodeRungs decode) {
   key.b_mod = uint8_t(reinterpret_cast<uintptr_t>(c.b) % 128);
   key.c_mod = uint8_t(reinterpret_cast<uintptr_t>(c.c) % 16);
   key.decode = uint8_t(decode);
+  key.gpu = uint8_t(gpu);
   return key;
 }
 
-MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode);
+MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode, TableGpu gpu);
 
 }  // namespace
 
 // The hot path (explain = false) answers from a per-thread cache of the last decisions: the table
 // lookup and the rules run once per distinct call, with no lock.
-MatmulPlan plan(const MatmulCall& c, int cc, bool explain, DecodeRungs decode) {
-  if (explain) return decide(c, cc, true, decode);
+MatmulPlan plan(const MatmulCall& c, int cc, bool explain, DecodeRungs decode, TableGpu gpu) {
+  if (explain) return decide(c, cc, true, decode, gpu);
   struct Entry {
     PlanKey key;
     MatmulPlan plan;
@@ -375,10 +404,10 @@ MatmulPlan plan(const MatmulCall& c, int cc, bool explain, DecodeRungs decode) {
   };
   thread_local std::array<Entry, 8> cache;
   thread_local size_t next = 0;
-  const PlanKey key = key_of(c, cc, decode);
+  const PlanKey key = key_of(c, cc, decode, gpu);
   for (const Entry& e : cache)
     if (e.used && std::memcmp(&e.key, &key, sizeof key) == 0) return e.plan;
-  MatmulPlan p = decide(c, cc, false, decode);  // throws for a call nothing serves: nothing cached
+  MatmulPlan p = decide(c, cc, false, decode, gpu);  // throws for a call nothing serves: nothing cached
   cache[next] = {key, p, true};
   next = (next + 1) % cache.size();
   return p;
@@ -386,7 +415,7 @@ MatmulPlan plan(const MatmulCall& c, int cc, bool explain, DecodeRungs decode) {
 
 namespace {
 
-MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode) {
+MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode, TableGpu gpu) {
   MatmulPlan p;
   p.family = family_of(c.a_type);
   const std::string no_rung = rung_refusal(c, cc), no_lt = lt_refusal(c);
@@ -407,12 +436,12 @@ MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode)
     if (c.beta != 0.f) p.scratch_bytes = size_t(c.m * c.n) * 2;  // fp8 reading C: the rung's bf16 D
   };
   std::string decode_note;  // explain: why the decode rule did not pick its rung
-  if (DecodePrediction d = decode_prediction(c, cc); d.refusal.empty()) {
-    const Measured* e = nearest_decode(c);
+  if (DecodePrediction d = decode_prediction(c, cc, "", gpu); d.refusal.empty()) {
+    const Measured* e = nearest_decode(c, gpu);
     const bool measured_fastest = e && is_gemv_rung(e->best);
     // The rung measured fastest at the nearest decode shape, where it serves this call's layout.
     if (measured_fastest && e->best != d.rung)
-      if (DecodePrediction m = decode_prediction(c, cc, e->best); m.refusal.empty()) d = std::move(m);
+      if (DecodePrediction m = decode_prediction(c, cc, e->best, gpu); m.refusal.empty()) d = std::move(m);
     const bool measured_rung = measured_fastest && d.rung == e->best;
     // Scaled up by the bytes where the call moves more; a smaller call is held at the entry's time
     // (the table's decode times are launch-bound below a few MB).
@@ -426,7 +455,8 @@ MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode)
       vs = std::string(e->best) + " " + us(scaled);
       if (scaled != e->best_s) vs += " (scaled by bytes from " + us(e->best_s) + ")";
       if (e->other[0]) vs += std::string(" vs ") + e->other + " " + us(e->other_s);
-      vs += " at nearest measured " + shape_text(*e) + " " + dtype_name(e->dtype);
+      vs += " at nearest measured " + shape_text(*e) + " " + dtype_name(e->dtype) + " on the " +
+            table_gpu_name(decode_rows_of(gpu));
     }
     // By default a decode rung runs where it was measured fastest at the nearest decode shape of
     // the table; opted in (DecodeRungs::any), also where none is measured or where the prediction
@@ -444,7 +474,7 @@ MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode)
       return p;
     }
     if (explain) {
-      const std::string why = !table_measured_decode_rungs()
+      const std::string why = !table_measured_decode_rungs(gpu)
                                   ? "the dispatch table has no decode-rung measurement (SOL_DISPATCH_UNMEASURED=1 opts in)"
                               : measured_fastest ? d.rung + " is unmeasured for this layout (SOL_DISPATCH_UNMEASURED=1 opts in)"
                                                  : "measured slower";
@@ -459,7 +489,10 @@ MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode)
   } else {
     static const std::vector<Point> indexed = index_of(table());
     const Measured* e = nearest_in(indexed, c.a_type, c.c_type, c.m, c.n, c.k, c.lda, c.ldb, c.ldc);
-    const std::string at = e && explain ? "nearest measured " + shape_text(*e) + " " + dtype_name(c.a_type) + ": " : "";
+    // The whole table is the H200's: on another GPU the reason says so.
+    const std::string at = e && explain ? "nearest measured " + shape_text(*e) + " " + dtype_name(c.a_type) +
+                                              (gpu == TableGpu::h200 ? "" : " on the H200") + ": "
+                                        : "";
     const std::string vs = e && explain ? std::string(e->best) + " " + us(e->best_s) +
                                    (e->other[0] ? std::string(" vs ") + e->other + " " + us(e->other_s) : "")
                              : "";

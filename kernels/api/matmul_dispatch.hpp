@@ -89,9 +89,17 @@ struct DecodePrediction {
   int launches = 0;
   double bytes = 0;
 };
-// kDecodeFraction of the H200's HBM bandwidth (the database's) and kLaunchS per kernel. rung: the
-// decode rung to predict ("": the layout's, v11 for B k×n, else v09 at m = 1 and v10 above).
-DecodePrediction decode_prediction(const MatmulCall& call, int cc, const std::string& rung = "");
+// The GPU whose measured decode rows the decode rule reads: an H100's own
+// (kernels/api/matmul_table_h100.inc) on an H100, the H200's (the whole table's) on every other GPU.
+enum class TableGpu : uint8_t { h200, h100 };
+// The table GPU of a database row name (hw::match_builtin's): h100 for "h100", else h200.
+TableGpu table_gpu(const std::string& row);
+std::string table_gpu_name(TableGpu gpu);  // "H200", "H100"
+
+// kDecodeFraction of the table GPU's HBM bandwidth (the database's) and kLaunchS per kernel. rung:
+// the decode rung to predict ("": the layout's, v11 for B k×n, else v09 at m = 1 and v10 above).
+DecodePrediction decode_prediction(const MatmulCall& call, int cc, const std::string& rung = "",
+                                   TableGpu gpu = TableGpu::h200);
 
 // Which decode rungs the decode rule may choose. `measured`: the rung the committed table measured
 // fastest at the nearest decode shape, where it serves the call (a rung never measured faster on
@@ -99,13 +107,13 @@ DecodePrediction decode_prediction(const MatmulCall& call, int cc, const std::st
 // SOL_DISPATCH_UNMEASURED=1 in the environment makes it `any` (kernels/api/unmeasured.hpp).
 enum class DecodeRungs { measured, any };
 DecodeRungs decode_rungs_default();
-// True when the committed table measured a decode rung (as its best or as the other kind).
-bool table_measured_decode_rungs();
+// True when the GPU's decode rows measured a decode rung (as its best or as the other kind).
+bool table_measured_decode_rungs(TableGpu gpu = TableGpu::h200);
 
-// The decision for a validated call on a device of compute capability cc (major·10 + minor).
-// Throws sol::Error when nothing on that device serves the call. explain = false (the hot path)
-// leaves the reason and the prediction out, which cost more than the decision itself.
-MatmulPlan plan(const MatmulCall& call, int cc, bool explain, DecodeRungs decode);
+// The decision for a validated call on a device of compute capability cc (major·10 + minor) whose
+// table GPU is `gpu`. Throws sol::Error when nothing on that device serves the call. explain =
+// false (the hot path) leaves the reason and the prediction out, which cost more than the decision.
+MatmulPlan plan(const MatmulCall& call, int cc, bool explain, DecodeRungs decode, TableGpu gpu = TableGpu::h200);
 inline MatmulPlan plan(const MatmulCall& call, int cc, bool explain = true) {
   return plan(call, cc, explain, decode_rungs_default());
 }
@@ -127,6 +135,11 @@ struct Measured {
   double other_s;
 };
 const std::vector<Measured>& table();
+// The decode rows (m ≤ 64, 16-bit types) the decode rule reads on `gpu`: its own table's where it
+// has any, else the H200's.
+const std::vector<const Measured*>& decode_rows(TableGpu gpu);
+// The GPU those rows were measured on: `gpu`, or the H200 where `gpu` has no decode rows.
+TableGpu decode_rows_of(TableGpu gpu);
 
 // The entry nearest to (m, n, k) with dtype `in` and the same alignment signature if any has one,
 // else the nearest of that dtype; nullptr when the table holds none of that dtype.

@@ -276,6 +276,42 @@ TEST(ApiMatmulPlan, TheCachedDecisionIsTheDecision) {
   EXPECT_TRUE(an_alignment_mattered);
 }
 
+// The decode rule reads the decode rows measured on the GPU the call runs on: an H100 its own
+// (kernels/api/matmul_table_h100.inc, from its dispatch runs), every other GPU the H200's.
+TEST(ApiMatmulPlan, DecodeCallsReadTheirGpusOwnMeasurements) {
+  EXPECT_EQ(table_gpu("h100"), TableGpu::h100);
+  EXPECT_EQ(table_gpu("h200"), TableGpu::h200);
+  EXPECT_EQ(table_gpu("a100"), TableGpu::h200);
+  ASSERT_EQ(decode_rows_of(TableGpu::h100), TableGpu::h100) << "the H100 table has no decode rows";
+  const auto& h100 = decode_rows(TableGpu::h100);
+  const auto& h200 = decode_rows(TableGpu::h200);
+  ASSERT_FALSE(h100.empty());
+  for (const Measured* e : h100) {
+    EXPECT_LE(e->m, sol::kernels::gemm::gemv::kMaxM);
+    EXPECT_EQ(std::find(h200.begin(), h200.end(), e), h200.end()) << "an H200 row among the H100's";
+  }
+  // The GPT-2 LM head at 64 tokens: the H100's measurements have a decode rung fastest there; the
+  // plan on an H100 runs the rung they name, and says whose measurement it read.
+  const MatmulCall c = validate(tn(64, 50257, 768));
+  const Measured* nearest = nullptr;
+  for (const Measured* e : h100)
+    if (e->m == 64 && e->n == 50257 && e->k == 768) nearest = e;
+  ASSERT_NE(nearest, nullptr) << "the H100 table lacks m=64,n=50257,k=768";
+  const MatmulPlan on_h100 = plan(c, 90, true, DecodeRungs::measured, TableGpu::h100);
+  if (std::find(gemv_rungs().begin(), gemv_rungs().end(), nearest->best) != gemv_rungs().end()) {
+    EXPECT_EQ(on_h100.impl, Impl::gemv) << on_h100.reason;
+    EXPECT_EQ(on_h100.rung, nearest->best) << on_h100.reason;
+  }
+  EXPECT_NE(on_h100.reason.find("on the H100"), std::string::npos) << on_h100.reason;
+  const MatmulPlan on_h200 = plan(c, 90, true, DecodeRungs::measured, TableGpu::h200);
+  EXPECT_EQ(on_h200.reason.find("on the H100"), std::string::npos) << on_h200.reason;
+  // The per-thread cache keeps the two GPUs' decisions apart.
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(plan(c, 90, false, DecodeRungs::measured, TableGpu::h100).rung, on_h100.rung);
+    EXPECT_EQ(plan(c, 90, false, DecodeRungs::measured, TableGpu::h200).rung, on_h200.rung);
+  }
+}
+
 TEST(GemmRungs, OneTableNamesEveryRungOnce) {
   std::vector<std::string> names;
   for (const auto& r : sol::gemm_rungs::kRungs) {
