@@ -15,9 +15,10 @@
 #             gemm_fp16:--headline), $BENCH_TIMEOUT seconds each (default 300)
 #   table     the GEMM rungs and cuBLASLt at the decode shapes (m ≤ 64) into
 #             results/model-shapes/gemm_bf16-decode.json, which replaces the committed one in this
-#             tree; scripts/dispatch-table.py writes kernels/api/matmul_table.inc from the results
-#             (a copy lands in $OUT) and sol is rebuilt, so that a dispatch step after it measures
-#             the new table
+#             tree; scripts/dispatch-table.py writes kernels/api/matmul_table*.inc from the results
+#             (copies land in $OUT) and sol is rebuilt, so that a dispatch step after it measures
+#             the new table. H200 only (the table is the H200's; an H100's decode rows come from
+#             its dispatch step's file, bench/results/h100/model-shapes/dispatch-gemm_bf16-decode.json)
 #   dispatch  the dispatched call (sol's public API) beside sol's rungs of its element type and
 #             the C++ peer, at the model shape set: results/model-shapes/dispatch-NAME.json, one
 #             file per family (the GEMM's decode and prefill apart); $DISPATCH picks names, e.g.
@@ -118,6 +119,11 @@ for s in $steps; do
       done ;;
     table)
       step table
+      gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+      case $gpu_name in
+        *H200*) ;;
+        *) echo "table: skipped: the dispatch table is the H200's, and this GPU is '${gpu_name:-unknown}'"; continue ;;
+      esac
       mkdir -p "$O/results/model-shapes"
       # shellcheck disable=SC2046  # gemm_shapes prints words
       check table-bench timeout "$gemm_timeout" "$B/sol" bench \
@@ -126,7 +132,7 @@ for s in $steps; do
       if [ -s "$O/results/model-shapes/gemm_bf16-decode.json" ]; then
         cp "$O/results/model-shapes/gemm_bf16-decode.json" bench/results/h200/model-shapes/
         check table-write python3 scripts/dispatch-table.py
-        cp kernels/api/matmul_table.inc "$O/"
+        cp kernels/api/matmul_table*.inc "$O/"
         check table-build cmake --build "$B" --target sol
       fi
       tail -3 "$O/table-write.log" 2>/dev/null ;;
