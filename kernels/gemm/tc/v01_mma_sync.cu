@@ -10,13 +10,14 @@
 // Expected bottleneck: latency. Nothing overlaps the global loads with the math (one buffer,
 // two __syncthreads per 64-byte k step, 2 blocks per SM at 128 registers): at 4096³ expect well
 // under half of what mma.sync can issue on Hopper (itself short of the 989 TFLOP/s dense bf16
-// that needs wgmma; how far short is for the H200 run to say). As compiled (sm_90a SASS), a
-// thread's four chunk loads of a k step do not even overlap one another: each chunk is loaded
-// into the same four registers and stored to shared memory before the next chunk's load issues
-// (the vector-or-guarded branch per chunk keeps them apart), so a k step waits on four round
-// trips to L2 or HBM in series, not one. Issuing the four loads first and storing after
-// measured 1.57–1.80× faster on an H100 at 1024³–8192³ (bench/results/h100/tuning/v01-load-hoist/,
-// v01-hoist.patch there), within 14–15 % of the model's one-latency k step at 4096³ and 8192³.
+// that needs wgmma; bench/results/h200/gemm_bf16.json has how far short). As compiled (sm_90a
+// SASS), a thread's four chunk loads of a k step do not even overlap one another: each chunk is
+// loaded into the same four registers and stored to shared memory before the next chunk's load
+// issues (each chunk's choice between one vector load and guarded element loads keeps them
+// apart), so a k step waits on four round trips to L2 or HBM in series, not one. Issuing the
+// four loads first and storing after measured 1.57–1.80× faster on an H100 at 1024³–8192³
+// (bench/results/h100/tuning/v01-load-hoist/, v01-hoist.patch there), within 14–15 % of the
+// model's one-latency k step at 4096³ and 8192³.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
