@@ -406,7 +406,11 @@ const Texts kGemmBench = {"m=4096,n=4096,k=4096", "m=8192,n=8192,k=8192", "m=327
 const Texts kGemmTest = {"m=1,n=1,k=1",       "m=1,n=1,k=17",        "m=17,n=13,k=9",
                          "m=31,n=37,k=41",    "m=127,n=129,k=131",   "m=4097,n=65,k=33",
                          "m=1793,n=1793,k=1793", "m=64,n=64,k=64,lda=72", "m=256,n=256,k=256",
-                         "m=700,n=1300,k=300"};  // v08 takes 128×128 tiles here, 128×256 at 1793³
+                         "m=700,n=1300,k=300",  // v08 takes 128×128 tiles here, 128×256 at 1793³
+                         // C pitches wider than n (the gap must stay untouched): TMA cannot address
+                         // the first two; in the third the pitch is TMA's but a row ends mid-chunk;
+                         // at n=300 a 256-wide tile's second half lies past C's last column
+                         "m=300,n=300,k=64,ldc=302", "m=129,n=515,k=72,ldc=517", "m=130,n=301,k=64,ldc=304"};
 
 // ---- the decode rungs of gemm_bf16 and gemm_fp16 (kernels/gemm/gemv): m ≤ 64 --------------------
 // Bench: decode shapes of the model set (Llama-3 8B's layers at 1 and 8 tokens, its LM head, GPT-2's

@@ -11,6 +11,7 @@
 #include "kernels/gemm/tc/sampling.hpp"
 #include "sol/registry.hpp"
 
+using sol::kernels::gemm::tc::gap_written;
 using sol::kernels::gemm::tc::sample_outputs;
 
 namespace {
@@ -21,6 +22,16 @@ TEST(GemmTcSampling, SmallProblemsCheckEveryOutput) {
   for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i], int64_t(i));
   // Fewer outputs than the sample count: all of them, however long k is.
   EXPECT_EQ(sample_outputs(1, 1, int64_t(1) << 40, 1, 4096).size(), 1u);
+}
+
+TEST(GemmTcSampling, TheGapOfAWiderPitchMustBeKept) {
+  // 3 rows of n = 4 in a pitch of 6: the gap is columns 4 and 5 of each row.
+  std::vector<int> touched;
+  EXPECT_EQ(gap_written(3, 4, 6, [&](int64_t i) { touched.push_back(int(i)); return true; }), "");
+  EXPECT_EQ(touched, (std::vector<int>{4, 5, 10, 11, 16, 17}));
+  EXPECT_EQ(gap_written(3, 4, 6, [](int64_t i) { return i != 11; }),
+            "C[1][5] lies past n=4 in the row pitch ldc=6 and was written");
+  EXPECT_EQ(gap_written(3, 4, 4, [](int64_t) { return false; }), "") << "no gap when ldc = n";
 }
 
 TEST(GemmTcSampling, LargeProblemsSampleAFixedSpreadSetWithTheCorners) {

@@ -148,6 +148,13 @@ class GemvCase final : public Case {
     CheckResult out = whole;
     out.rel_l2 = err.rel_l2;
     out.ok = whole.ok && err.rel_l2 <= tol;
+    const std::string gap = tc::gap_written(d_.m, d_.n, d_.ldc, [&](int64_t i) {
+      return d_.beta ? bits_at(i) == input_bits(i) : poisoned(bits_at(i));
+    });
+    if (!gap.empty() && out.ok) {
+      out.ok = false;
+      out.detail = gap;
+    }
     if (err.rel_l2 > tol) out.detail += (out.detail.empty() ? "" : "; ") + err.detail.substr(err.detail.find("rel_l2"));
     out.output_digest = digest | 1;  // never 0 ("no digest")
     return out;

@@ -177,6 +177,11 @@ class GemmCase final : public Case {
     CheckResult out = whole;
     out.rel_l2 = err.rel_l2;
     out.ok = whole.ok && err.rel_l2 <= tol;
+    const std::string gap = gap_written(d_.m, d_.n, d_.ldc, [&](int64_t i) { return is_poison(got[size_t(i)]); });
+    if (!gap.empty() && out.ok) {
+      out.ok = false;
+      out.detail = gap;
+    }
     if (err.rel_l2 > tol) {
       out.detail += (out.detail.empty() ? "" : "; ") + std::string(full ? "" : "sampled outputs (index into the sample): ");
       out.detail += err.detail.substr(err.detail.find("rel_l2"));

@@ -12,8 +12,8 @@
 // finished reading it), so loads run kStages − 1 tiles ahead of the tensor cores.
 // Here: the tile constants (TileN), the tile order (TileGrid), the shared-memory layout (Smem),
 // one k-tile's steps (load_stage, mma_stage, release_stage), the warpgroups' loops of the
-// warp-specialized rungs (produce_tiles, consume_tile), the two epilogues (store_tile,
-// store_tile_tma) and the host side: tensor maps (cached_map) and one launch for every rung's
+// warp-specialized rungs (produce_tiles, consume_tile), the epilogues (store_tile from registers;
+// store_tile_tma and store_tile_staged through shared memory) and the host side: tensor maps (cached_map) and one launch for every rung's
 // kernel, which all take the same parameters (launch, with_input).
 // Edges: TMA fills out-of-bounds rows and columns with zeros, so any m, n, k works; an operand
 // whose base or row pitch is not a multiple of 128 bytes is first packed (kernels/gemm/tc/pack.cuh).
@@ -253,34 +253,88 @@ __device__ __forceinline__ void store_tile(const float (&rAcc)[kAcc], __nv_bfloa
 // (two 64×64 boxes, 128B-swizzled so the fragment writes hit 32 distinct banks) and hands each
 // half to a TMA store, which drains while the next tile's wgmmas run. TMA clips at the matrix
 // edge, so partial tiles need no guard.
+
+// Half `half` of a consumer's rAcc (64 rows × 128 columns), alpha applied, into sC as bf16: two
+// 64×64 boxes of 128-byte rows whose 16-byte chunks are XORed with the row (the 128B swizzle).
+template <int kAcc>
+__device__ __forceinline__ void stage_half(const float (&rAcc)[kAcc], uint8_t* sC, int half, float alpha) {
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+#pragma unroll
+  for (int j = 0; j < 16; ++j) {
+    const int col = j * 8 + (lane % 4) * 2;  // 0 … 127 within the half
+    const int box = col / 64, col_in_box = col % 64;
+#pragma unroll
+    for (int r8 = 0; r8 < 2; ++r8) {
+      const int row = warp * 16 + lane / 4 + r8 * 8;  // 0 … 63
+      const int chunk = (col_in_box / 8) ^ (row % 8);
+      uint8_t* dst = sC + box * (64 * 128) + row * 128 + chunk * 16 + (col_in_box % 8) * 2;
+      const int a = (half * 16 + j) * 4 + r8 * 2;
+      *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(alpha * rAcc[a], alpha * rAcc[a + 1]);
+    }
+  }
+}
+
 template <int kAcc>
 __device__ __forceinline__ void store_tile_tma(const float (&rAcc)[kAcc], uint8_t* sC, const CUtensorMap* mapC,
                                                int consumer, int64_t row0, int64_t col0, float alpha) {
-  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const bool issuer = threadIdx.x % 128 == 0;
 #pragma unroll
   for (int half = 0; half < kAcc / 64; ++half) {  // 64×128 per half: two halves of 64×256, one of 64×128
     if (issuer) bulk_wait_read();  // the previous stores have finished reading sC
     consumer_sync(consumer);
-#pragma unroll
-    for (int j = 0; j < 16; ++j) {
-      const int col = j * 8 + (lane % 4) * 2;          // 0 … 127 within the half
-      const int box = col / 64, col_in_box = col % 64;
-#pragma unroll
-      for (int r8 = 0; r8 < 2; ++r8) {
-        const int row = warp * 16 + lane / 4 + r8 * 8;  // 0 … 63
-        const int chunk = (col_in_box / 8) ^ (row % 8);  // the 128B swizzle: 16-byte chunk ^ row
-        uint8_t* dst = sC + box * (64 * 128) + row * 128 + chunk * 16 + (col_in_box % 8) * 2;
-        const int a = (half * 16 + j) * 4 + r8 * 2;
-        *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(alpha * rAcc[a], alpha * rAcc[a + 1]);
-      }
-    }
+    stage_half(rAcc, sC, half, alpha);
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // generic writes → visible to TMA
     consumer_sync(consumer);
     if (issuer) {
       tma_store(mapC, sC, int(col0 + half * 128), int(row0));
       tma_store(mapC, sC + 64 * 128, int(col0 + half * 128 + 64), int(row0));
       bulk_commit();
+    }
+  }
+}
+
+// ---- epilogue through shared memory, stored by the warps (C that TMA cannot address) -------------
+// A C pitch or base that is not 16-byte aligned rules TMA out. store_tile's fragment stores then
+// write 4 bytes to each of 8 rows per warp instruction: every 32-byte sector of C is written in
+// pieces by several instructions. Staged as for TMA, a half tile leaves by rows instead: a warp
+// writes 32 consecutive elements of one row per instruction (bf16x2 pairs, 64 of them, where the
+// row's start is 4-byte aligned), whole sectors but at the row's ends.
+template <int kAcc>
+__device__ __forceinline__ void store_tile_staged(const float (&rAcc)[kAcc], uint8_t* sC, __nv_bfloat16* gC,
+                                                  int64_t ldc, int64_t m, int64_t n, int consumer, int64_t row0,
+                                                  int64_t col0, float alpha) {
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+#pragma unroll  // rAcc's indices must be constants (else it leaves the registers wgmma writes)
+  for (int half = 0; half < kAcc / 64; ++half) {
+    consumer_sync(consumer);  // the previous half has left sC
+    stage_half(rAcc, sC, half, alpha);
+    consumer_sync(consumer);
+    const int64_t c_half = col0 + half * 128;
+    const int64_t cols = n - c_half < 128 ? n - c_half : 128;  // ≤ 0: this half lies past C's last column
+#pragma unroll 1
+    for (int row = warp * 16; row < warp * 16 + 16 && row0 + row < m; ++row) {
+      __nv_bfloat16* gRow = gC + (row0 + row) * ldc + c_half;
+      const uint8_t* sRow = sC + row * 128;
+      // Element c of the half sits in box c / 64, 16-byte chunk (c % 64 / 8) ^ (row % 8).
+      auto at = [&](int c) {
+        return sRow + (c / 64) * (64 * 128) + ((((c % 64) / 8) ^ (row % 8)) * 16) + (c % 8) * 2;
+      };
+      if (reinterpret_cast<uintptr_t>(gRow) % 4 == 0) {
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+          const int c = i * 64 + lane * 2;
+          if (c + 1 < cols)
+            *reinterpret_cast<__nv_bfloat162*>(gRow + c) = *reinterpret_cast<const __nv_bfloat162*>(at(c));
+          else if (c < cols)
+            gRow[c] = *reinterpret_cast<const __nv_bfloat16*>(at(c));
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int c = i * 32 + lane;
+          if (c < cols) gRow[c] = *reinterpret_cast<const __nv_bfloat16*>(at(c));
+        }
+      }
     }
   }
 }
@@ -325,8 +379,12 @@ void launch(LaunchShape shape, const Problem& p, Workspace& ws, cudaStream_t str
   const int tiles_m = int((p.m + kBlockM - 1) / kBlockM);
   const TileGrid grid{(tiles_m + shape.cluster - 1) / shape.cluster, int((p.n + kN - 1) / kN)};
   const int k_tiles = int((p.k * in_bytes(p.in) + kRowBytes - 1) / kRowBytes);
-  // C through TMA needs what TMA needs: a 16-byte aligned base and pitch (else direct stores).
-  const bool c_by_tma = shape.tma_store && reinterpret_cast<uintptr_t>(p.C) % 16 == 0 && (p.ldc * 2) % 16 == 0;
+  // C through TMA needs what TMA needs: a 16-byte aligned base and pitch. And rows of a whole
+  // number of 16-byte chunks: a TMA store writes whole chunks, so past column n of a row whose
+  // bytes end mid-chunk it would write up to the next 16-byte boundary, into the caller's part of
+  // a wider pitch. Else the warps store C (store_tile_staged in v07 and v08).
+  const bool c_by_tma = shape.tma_store && reinterpret_cast<uintptr_t>(p.C) % 16 == 0 && (p.ldc * 2) % 16 == 0 &&
+                        (p.n * 2) % 16 == 0;
   const CUtensorMap mapC = c_by_tma ? cached_map(p.C, InType::bf16, p.m, p.n, p.ldc, 64) : CUtensorMap{};
   static int resident = 0;  // one attribute call and occupancy query per kernel
   if (!resident) {

@@ -162,7 +162,7 @@ LtGemm::LtGemm(const Problem& p, float scale_a, float scale_b) : s_(std::make_un
   }
   if (!s.plan)
     bad_input("cuBLASLt has no algorithm for this problem (" + cublas::status_text(st) + ")",
-              "choose pitches that are multiples of 16 bytes, and k % 16 == 0 for fp8");
+              "choose pitches that are multiples of 16 bytes, and k and n multiples of 16 for fp8");
 }
 
 LtGemm::~LtGemm() = default;

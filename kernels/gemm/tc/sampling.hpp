@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace sol::kernels::gemm::tc {
@@ -25,6 +26,18 @@ inline std::vector<int64_t> sample_outputs(int64_t m, int64_t n, int64_t k, int6
   std::sort(picks.begin(), picks.end());
   picks.erase(std::unique(picks.begin(), picks.end()), picks.end());
   return picks;
+}
+
+// A C pitch wider than its rows leaves a gap (columns n … ldc − 1) that belongs to the caller:
+// "" when `kept(index)` holds for every gap element r·ldc + c, else which one was written.
+template <class Kept>
+std::string gap_written(int64_t m, int64_t n, int64_t ldc, Kept kept) {
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t c = n; c < ldc; ++c)
+      if (!kept(r * ldc + c))
+        return "C[" + std::to_string(r) + "][" + std::to_string(c) + "] lies past n=" + std::to_string(n) +
+               " in the row pitch ldc=" + std::to_string(ldc) + " and was written";
+  return "";
 }
 
 }  // namespace sol::kernels::gemm::tc

@@ -4,7 +4,10 @@
 // while its next tile's wgmmas already run. v04–v06 store registers straight to HBM: every CTA
 // writes its tile at the same moment and the consumers wait for the write queue. With the stores
 // removed v05 ran 805 TFLOP/s at 4096³ against 710 with them (H200): 13 % of the time was the
-// epilogue. Row pitches TMA cannot address (ldc · 2 bytes not a multiple of 16) keep v06's stores.
+// epilogue. Where TMA cannot store C (its base or ldc · 2 bytes not a multiple of 16, or n · 2
+// bytes not either: a TMA store writes whole 16-byte chunks, past the row's end into a wider
+// pitch) the staged halves leave by rows, one warp instruction per 32 or 64 consecutive elements
+// (store_tile_staged), not as v06's fragments that write each 32-byte sector in pieces.
 // Everything before the epilogue is v06. The kernel takes the tile's n (256 here; v08 launches
 // it with 128 too), so it lives in this header, which v07_tma_store.cu and v08_tile_choice.cu
 // include.
@@ -42,7 +45,7 @@ __global__ void __launch_bounds__(384, 1)
     if (c_by_tma)  // through this consumer's staging buffer; the stores drain during the next tile
       store_tile_tma(rAcc, smem.sC(consumer), &mapC, consumer, row0, col0, alpha);
     else
-      store_tile(rAcc, gC, ldc, m, n, row0, col0, alpha);
+      store_tile_staged(rAcc, smem.sC(consumer), gC, ldc, m, n, consumer, row0, col0, alpha);
   }
   if (c_by_tma && threadIdx.x % 128 == 0) bulk_wait_read();  // sC stays valid until TMA has read it
   cluster_sync();
