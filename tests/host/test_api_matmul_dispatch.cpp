@@ -199,6 +199,13 @@ TEST(ApiMatmulPlan, Fp8OutsideCublasLtRulesGoesToARungOrFailsClearly) {
   } catch (const sol::Error& e) {
     EXPECT_NE(std::string(e.what()).find("nothing serves this call"), std::string::npos) << e.what();
   }
+  // Every pitch aligned (k = 64, ldc · 2 bytes = 608) but n % 16 ≠ 0: cuBLASLt's heuristic has no
+  // fp8 algorithm there, so a rung serves it.
+  MatmulCall ragged_n = tn(130, 301, 64, DType::fp8_e4m3);
+  ragged_n.ldc = 304;
+  const MatmulPlan rn = plan(validate(ragged_n), 90);
+  EXPECT_EQ(rn.impl, Impl::tc_rung) << rn.reason;
+  EXPECT_NE(rn.reason.find("n % 16 == 0"), std::string::npos) << rn.reason;
   // Aligned fp8: cuBLASLt gets two device scalars (alpha·scale_a·scale_b, beta) in the workspace.
   const MatmulPlan q = plan(validate(tn(1024, 1024, 1024, DType::fp8_e4m3)), 90);
   EXPECT_EQ(q.impl, Impl::cublaslt) << q.reason;
