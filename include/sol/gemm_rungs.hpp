@@ -51,7 +51,8 @@ inline constexpr Tile kHopperNarrow{128, 128, 128, 6, 1, 1};  // v08's alternati
   X(v07_tma_store, 7, true, kHopperWide, 128, tma_store,                                                            \
     "epilogue through swizzled smem and TMA stores, overlapping the next tile's wgmmas")                            \
   X(v08_tile_choice, 8, true, kHopperWide, 128, tma_store,                                                          \
-    "v07 with a 128×256 or 128×128 tile (6 stages), whichever the wave count favours")
+    "v07 with a 128×256 or 128×128 tile (6 stages), whichever the wave count favours; where too few "              \
+    "tiles for one wave, k split over a cluster of 2-8 CTAs, summed in rank order in distributed shared memory")
 
 struct Rung {
   std::string_view name;
@@ -92,6 +93,29 @@ constexpr bool takes_narrow_tile(int64_t m, int64_t n, int sms) {
 // The tile v08 runs for an m × n output on `sms` SMs.
 constexpr Tile tile_choice(int64_t m, int64_t n, int sms) {
   return takes_narrow_tile(m, n, sms) ? kHopperNarrow : kHopperWide;
+}
+
+// v08's k split: the largest S of 1, 2, 4, 8 whose tiles × S CTAs (one an SM) still fit in one
+// wave of `sms` SMs, each CTA keeping at least kMinSplitKTiles of the k_tiles (so that its
+// pipeline fills). A cluster holds at most 8 CTAs portably.
+inline constexpr int kMinSplitKTiles = 4;
+inline constexpr int kMaxSplitK = 8;
+constexpr int split_k(int64_t tiles, int64_t k_tiles, int sms) {
+  int s = 1;
+  while (2 * s <= kMaxSplitK && tiles * 2 * s <= sms && k_tiles >= 2 * s * kMinSplitKTiles) s *= 2;
+  return s;
+}
+// v08's decomposition of an m × n output with k_tiles k-tiles (k_bytes each): the wide tile with
+// k split S ways where its tiles leave SMs idle and S > 1 fits, else one CTA a tile, of the tile
+// the wave count favours.
+struct Decomposition {
+  Tile tile;
+  int splits;
+};
+constexpr Decomposition decomposition(int64_t m, int64_t n, int64_t k_tiles, int sms) {
+  const int64_t wide = (m + kHopperWide.m - 1) / kHopperWide.m * ((n + kHopperWide.n - 1) / kHopperWide.n);
+  const int s = split_k(wide, k_tiles, sms);
+  return s > 1 ? Decomposition{kHopperWide, s} : Decomposition{tile_choice(m, n, sms), 1};
 }
 
 // ---- the SGEMM ladder (gemm_fp32) ----------------------------------------------------------------

@@ -127,12 +127,13 @@ struct GemmRung {
   double smem_bytes_per_flop = 0;  // mma.sync: the warp tile's operand bytes read from shared memory per FLOP
   int wavefronts_per_warp_fma = 0;  // SGEMM: L1 passes per warp FMA (gemm_rungs::Fp32Rung; 0: none counted)
   int64_t grid_blocks = 0;          // SGEMM: the rung's grid at the shape
+  int splits = 1;                // k split over a cluster per tile (v08: gemm_rungs::decomposition), summed on chip
   std::string name;              // "128×256×64, 4 stages, packs to 128 B"
 };
-// The rung's facts at a GEMM shape (v08 picks its tile by the shape); nullopt-like known=false with
+// The rung's facts at a GEMM shape (v08 picks its tile and k split by the shape); nullopt-like known=false with
 // the Hopper tile for peers. Throws sol::Error (BadInput) for a family that is not a GEMM.
 GemmRung gemm_rung(const std::string& family, const std::string& variant, const std::string& dtype, int64_t m,
-                   int64_t n, int sms);
+                   int64_t n, int64_t k, int sms);
 bool is_gemm_family(const std::string& family);
 
 struct Term {

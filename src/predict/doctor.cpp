@@ -20,7 +20,7 @@ constexpr double kPoor = 0.80;
 void gemm_findings(const Work& w, const Ceilings& c, const Prediction& p, std::vector<Finding>& out) {
   const int64_t m = w.shape.at("m"), n = w.shape.at("n"), k = w.shape.at("k");
   const int sms = c.spec.compute_units;
-  const GemmRung g = gemm_rung(w.family, w.variant, w.dtype, m, n, sms);
+  const GemmRung g = gemm_rung(w.family, w.variant, w.dtype, m, n, k, sms);
   const int64_t tm = ceil_div(m, g.tile.m), tn = ceil_div(n, g.tile.n), tiles = tm * tn;
   {
     Finding f{"tile quantization", "", "", p.tile_efficiency < kPoor};
@@ -40,8 +40,11 @@ void gemm_findings(const Work& w, const Ceilings& c, const Prediction& p, std::v
     out.push_back(f);
   }
   {
-    const double waves = double(tiles) / double(sms * g.blocks_per_sm);
-    Finding f{"waves", std::to_string(tiles) + " tiles over " + std::to_string(sms) + " SMs × " +
+    const int64_t ctas = tiles * g.splits;  // v08 splits k over a cluster where tiles are too few
+    const double waves = double(ctas) / double(sms * g.blocks_per_sm);
+    Finding f{"waves", std::to_string(tiles) + " tiles" +
+                           (g.splits > 1 ? " × " + std::to_string(g.splits) + " k splits = " + std::to_string(ctas) + " CTAs" : "") +
+                           " over " + std::to_string(sms) + " SMs × " +
                            std::to_string(g.blocks_per_sm) + " = " + num(waves, 3) + " waves (" +
                            pct(p.wave_efficiency) + " of the slots busy)",
               "", p.wave_efficiency < kPoor};
@@ -74,7 +77,15 @@ void gemm_findings(const Work& w, const Ceilings& c, const Prediction& p, std::v
     // parallel and are summed (one more pass over C in fp32).
     const int64_t k_steps = ceil_div(k, g.tile.k);
     const int64_t split = std::min<int64_t>(tiles < sms ? sms / std::max<int64_t>(tiles, 1) : 1, k_steps / 4);
-    Finding f{"split-k", "", "", split >= 2};
+    Finding f{"split-k", "", "", split >= 2 && g.splits == 1};
+    if (g.splits > 1) {  // the rung splits k itself (v08)
+      f.observation = "k split " + std::to_string(g.splits) + " ways over a cluster: " + std::to_string(tiles * g.splits) +
+                      " CTAs, each with " + std::to_string(ceil_div(k_steps, int64_t(g.splits))) + " of the " +
+                      std::to_string(k_steps) + " k steps";
+      f.prescription = "The rung already splits k; its partials are summed on chip.";
+      out.push_back(f);
+      return;
+    }
     f.observation = std::to_string(tiles) + " tiles for " + std::to_string(sms) + " SMs, " + std::to_string(k_steps) +
                     " k steps per tile";
     f.prescription = f.problem ? "Split k " + std::to_string(split) + " ways: " + std::to_string(tiles * split) +

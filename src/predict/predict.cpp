@@ -167,7 +167,7 @@ double reread_dram_bytes(const model::Reread& r, const Ceilings& c, std::string*
 bool is_gemm_family(const std::string& family) { return family.rfind("gemm_", 0) == 0 && family != sweep::kFamily; }
 
 GemmRung gemm_rung(const std::string& family, const std::string& variant, const std::string& dtype, int64_t m,
-                   int64_t n, int sms) {
+                   int64_t n, int64_t k, int sms) {
   if (!is_gemm_family(family)) bad_input("'" + family + "' is not a GEMM family");
   GemmRung g;
   const bool peer = variant.rfind("peer:", 0) == 0;
@@ -196,7 +196,11 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
   const int elem = dtype == "fp8_e4m3" || dtype == "fp8_e5m2" ? 1 : 2;
   const gemm_rungs::Rung* r = peer ? nullptr : gemm_rungs::find(variant);
   gemm_rungs::Tile t = r ? r->tile : gemm_rungs::kHopperWide;
-  if (variant == "v08_tile_choice") t = gemm_rungs::tile_choice(m, n, sms);
+  if (variant == "v08_tile_choice") {
+    const gemm_rungs::Decomposition d = gemm_rungs::decomposition(m, n, ceil_div(k, int64_t(t.k_elems(elem))), sms);
+    t = d.tile;
+    g.splits = d.splits;
+  }
   g.tile = {t.m, t.n, t.k_elems(elem)};
   g.stages = t.stages;
   g.blocks_per_sm = t.ctas_per_sm(elem);
@@ -215,7 +219,8 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
   }
   g.name = model::tile_str(g.tile) + ", " + std::to_string(g.stages) + (g.stages == 1 ? " stage" : " stages") +
            (g.blocks_per_sm > 1 ? ", " + std::to_string(g.blocks_per_sm) + " CTAs/SM" : "") +
-           (g.pack_pitch_bytes > 0 ? ", packs rows to " + std::to_string(g.pack_pitch_bytes) + " B" : ", unaligned rows read in place");
+           (g.pack_pitch_bytes > 0 ? ", packs rows to " + std::to_string(g.pack_pitch_bytes) + " B" : ", unaligned rows read in place") +
+           (g.splits > 1 ? ", k split " + std::to_string(g.splits) + " ways over a cluster" : "");
   return g;
 }
 
@@ -299,6 +304,15 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
   const model::GemmEstimate e = model::gemm_estimate({m, n, k, t, g.tile, g.blocks_per_sm}, c.spec);
   p.tile_efficiency = e.tile_efficiency;
   p.wave_efficiency = e.wave_efficiency;
+  // k split S ways over a cluster per tile: tiles × S CTAs fill the waves, each running the
+  // longest share of the k-tiles, ⌈k-tiles ÷ S⌉; then every CTA reads the tile's fp32 partials
+  // (its rows of all S) across the cluster.
+  const int splits = g.splits;
+  if (splits > 1) {
+    const double longest = double(ceil_div(e.tiles_k, int64_t(splits)));
+    p.wave_efficiency = model::waves(e.tiles * splits, sms, g.blocks_per_sm).efficiency *
+                        (double(e.tiles_k) / double(splits) / longest);
+  }
   // Operands whose row pitch the rung cannot read: copied by a packing kernel, else read narrow.
   const int64_t lda = w.shape.get("lda", k), ldb = w.shape.get("ldb", k);
   double pack_bytes = 0;
@@ -353,6 +367,15 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
   if (smem_s > 0 && p.bound == "compute")
     p.terms.push_back({"shared memory", smem_s,
                        fixed(g.smem_bytes_per_flop, 4) + " B of ldmatrix operands per FLOP ÷ " + si(c.smem_bytes_per_s, "B/s")});
+  if (splits > 1) {
+    const double part_bytes = double(g.tile.m) * double(g.tile.n) * 4.0;
+    const double share = c.l2_bytes_per_s > 0 ? c.l2_bytes_per_s : c.copy_bytes_per_s;
+    p.terms.push_back({"split-k sum", part_bytes / (share / sms),
+                       "k split " + std::to_string(splits) + " ways over a cluster: each CTA reads " +
+                           si(part_bytes, "B") + " of fp32 partials across it, charged at 1/" + std::to_string(sms) +
+                           " of the " + (c.l2_bytes_per_s > 0 ? "L2" : "copy") +
+                           " bandwidth (no probe measures distributed shared memory)"});
+  }
   if (pack_bytes > 0)
     p.terms.push_back({"packing", pack_bytes / c.copy_bytes_per_s + c.launch_s,
                        "copying unaligned operands to " + std::to_string(g.pack_pitch_bytes) + "-byte rows: " +
@@ -372,7 +395,7 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
 Prediction predict_gemm(const Work& w, const Ceilings& c) {
   const int sms = c.spec.compute_units;
   if (sms < 1) bad_input("the ceilings have no SM count: a GEMM's waves cannot be modelled");
-  const GemmRung g = gemm_rung(w.family, w.variant, w.dtype, w.shape.at("m"), w.shape.at("n"), sms);
+  const GemmRung g = gemm_rung(w.family, w.variant, w.dtype, w.shape.at("m"), w.shape.at("n"), w.shape.at("k"), sms);
   if (g.known) return predict_gemm_on(w, c, g);
   // A library picks its tile by the shape: the best of its usual block tiles, full and halved.
   Prediction best;

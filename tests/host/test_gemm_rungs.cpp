@@ -14,7 +14,9 @@ namespace {
 
 using sol::gemm_rungs::Fp32Rung;
 using sol::gemm_rungs::kFp32Rungs;
+using sol::gemm_rungs::kHopperWide;
 using sol::gemm_rungs::kRungs;
+using sol::gemm_rungs::tile_choice;
 
 // Whether `text` states `fact` when it states a fact of that kind at all ("BK=" → "BK=16").
 bool states(const std::string& text, const std::string& kind, const std::string& fact) {
@@ -31,6 +33,25 @@ TEST(GemmRungs, TechniquesStateTheTablesTile) {
     const std::string t(r.technique), name(r.name);
     EXPECT_TRUE(states(t, "-stage", std::to_string(r.tile.stages) + "-stage")) << name << ": " << t;
   }
+}
+
+TEST(GemmRungs, V08SplitsKOnlyWhereItsTilesLeaveAWaveHalfEmpty) {
+  using sol::gemm_rungs::decomposition;
+  using sol::gemm_rungs::split_k;
+  // The largest power of two up to 8 with tiles × S ≤ SMs and ≥ 4 k-tiles a split.
+  EXPECT_EQ(split_k(16, 224, 132), 8);  // 128×4096×14336 bf16: 16 tiles → 128 CTAs
+  EXPECT_EQ(split_k(32, 16, 132), 4);   // 1024³ bf16: 16 k-tiles allow 4
+  EXPECT_EQ(split_k(64, 64, 132), 2);   // 512×4096×4096
+  EXPECT_EQ(split_k(67, 1000, 132), 1);  // 134 CTAs would not fit one wave
+  EXPECT_EQ(split_k(12, 7, 132), 1);    // 7 k-tiles: splitting would leave fewer than 4 a CTA
+  EXPECT_EQ(split_k(1, 1 << 20, 132), 8) << "never more than a portable cluster";
+  // The decomposition: split where it splits (the wide tile), else the tile rule as before.
+  const auto split = decomposition(1024, 1024, 16, 132);
+  EXPECT_EQ(split.splits, 4);
+  EXPECT_EQ(split.tile.n, kHopperWide.n);
+  const auto whole = decomposition(2049, 2049, 33, 132);  // 153 wide tiles: no split
+  EXPECT_EQ(whole.splits, 1);
+  EXPECT_EQ(whole.tile.n, tile_choice(2049, 2049, 132).n);
 }
 
 TEST(GemmRungs, TheRegistryListsTheTablesRungs) {

@@ -72,21 +72,55 @@ TEST(Predict, MemoryBoundIsBytesOverTheCopyBandwidthPlusALaunch) {
 }
 
 TEST(Predict, OneRowOnATensorCoreTileIsTileQuantization) {
-  // v08 at m=1: the 128×128 tile (its rule picks it: 64 CTAs in one round) serves 1 of 128 rows.
+  // v08 at m=1: 16 tiles of 128×256 leave SMs idle, so its rule splits k 8 ways (128 CTAs, 8 of
+  // the 64 k-tiles each); each 128-row tile still serves 1 row.
   const Work w = gemm("gemm_bf16", "v08_tile_choice", "bf16", 1, 4096, 4096);
   const Prediction p = predict::predict(w, h200());
   EXPECT_DOUBLE_EQ(p.tile_efficiency, 1.0 / 128);
-  EXPECT_NE(p.rung.find("128x128"), std::string::npos) << p.rung;
-  EXPECT_EQ(p.bound, "compute");  // the padded work outweighs the 33.6 MB of B
-  const Term* main = term(p, "mainloop");
-  ASSERT_NE(main, nullptr);
-  EXPECT_NEAR(main->seconds, w.flops / (kBf16 * (1.0 / 128) * (32.0 / 132)), 1e-12);
+  EXPECT_NE(p.rung.find("128x256"), std::string::npos) << p.rung;
+  EXPECT_NE(p.rung.find("k split 8 ways"), std::string::npos) << p.rung;
+  EXPECT_DOUBLE_EQ(p.wave_efficiency, 128.0 / 132);
+  // Split, the padded work (1.5 µs) falls below streaming B's 33.6 MB once.
+  EXPECT_EQ(p.bound, "memory");
+  const Term* sum = term(p, "split-k sum");
+  ASSERT_NE(sum, nullptr);
+  EXPECT_GT(sum->seconds, 0);
   const Diagnosis d = diagnose(w, h200(), nullptr);
   EXPECT_EQ(d.cause, "tile quantization");
   EXPECT_FALSE(d.measured);
+  for (const Finding& f : d.findings)
+    if (f.topic == "split-k") {
+      EXPECT_FALSE(f.problem) << "the rung splits k itself: " << diagnosis_text(d);
+      EXPECT_NE(f.observation.find("8 ways"), std::string::npos) << f.observation;
+    }
+  // v07 at the same shape keeps one CTA a tile: 16 of 132 SMs busy, and the split-k finding says so.
+  const Work w7 = gemm("gemm_bf16", "v07_tma_store", "bf16", 1, 4096, 4096);
+  const Prediction p7 = predict::predict(w7, h200());
+  EXPECT_EQ(term(p7, "split-k sum"), nullptr);
+  EXPECT_EQ(p7.bound, "compute");
+  const Term* main = term(p7, "mainloop");
+  ASSERT_NE(main, nullptr);
+  EXPECT_NEAR(main->seconds, w7.flops / (kBf16 * (1.0 / 128) * (16.0 / 132)), 1e-12);
   bool split = false;
-  for (const Finding& f : d.findings) split = split || (f.topic == "split-k" && f.problem);
-  EXPECT_TRUE(split) << diagnosis_text(d);
+  for (const Finding& f : diagnose(w7, h200(), nullptr).findings) split = split || (f.topic == "split-k" && f.problem);
+  EXPECT_TRUE(split);
+}
+
+TEST(Predict, V08SplitsKWhereItsTilesLeaveSmsIdle) {
+  // 1024³: 32 wide tiles, 16 k-tiles: 4 splits (128 CTAs, 4 k-tiles each); 4096³: 512 tiles, none.
+  EXPECT_EQ(gemm_rung("gemm_bf16", "v08_tile_choice", "bf16", 1024, 1024, 1024, 132).splits, 4);
+  EXPECT_EQ(gemm_rung("gemm_bf16", "v08_tile_choice", "bf16", 4096, 4096, 4096, 132).splits, 1);
+  EXPECT_EQ(gemm_rung("gemm_bf16", "v07_tma_store", "bf16", 1024, 1024, 1024, 132).splits, 1);
+  // fp8 k-tiles hold 128 elements: 512×768×3072 makes 12 tiles and 24 k-tiles: 4 splits (8 would
+  // leave 3 k-tiles a CTA).
+  EXPECT_EQ(gemm_rung("gemm_fp8", "v08_tile_choice", "fp8_e4m3", 512, 768, 3072, 132).splits, 4);
+  const Prediction p = predict::predict(gemm("gemm_bf16", "v08_tile_choice", "bf16", 1024, 1024, 1024), h200());
+  EXPECT_DOUBLE_EQ(p.wave_efficiency, 128.0 / 132);
+  EXPECT_NE(term(p, "split-k sum"), nullptr);
+  EXPECT_NE(p.rung.find("k split 4 ways"), std::string::npos) << p.rung;
+  // An uneven split runs its longest share: 1024×1024×1088 has 17 k-tiles, 4 splits of ⌈17/4⌉ = 5.
+  const Prediction q = predict::predict(gemm("gemm_bf16", "v08_tile_choice", "bf16", 1024, 1024, 1088), h200());
+  EXPECT_DOUBLE_EQ(q.wave_efficiency, 128.0 / 132 * (17.0 / 4 / 5));
 }
 
 TEST(Predict, UnalignedRowsArePackedByTheHopperRungsAndReadInPlaceByV01) {
@@ -111,7 +145,7 @@ TEST(Predict, AOneBufferRungWaitsOnItsLoadsEachKStep) {
   // v01 (one stage, 2 CTAs per SM) at 4096³ bf16: a k step of its 128×128×32 tile is
   // 2·128·128·32 FLOPs at the SM's share of the mainloop's rate; the load latency stands beside it.
   const Prediction v01 = predict::predict(gemm("gemm_bf16", "v01_mma_sync", "bf16", 4096, 4096, 4096), h200());
-  const GemmRung g = gemm_rung("gemm_bf16", "v01_mma_sync", "bf16", 4096, 4096, 132);
+  const GemmRung g = gemm_rung("gemm_bf16", "v01_mma_sync", "bf16", 4096, 4096, 4096, 132);
   ASSERT_EQ(g.stages, 1);
   const Term* main = term(v01, "mainloop");
   const Term* wait = term(v01, "load latency");

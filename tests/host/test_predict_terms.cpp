@@ -232,10 +232,10 @@ TEST(PredictTerms, MmaSyncRunsAtItsShareWithItsOperandTrafficAndDqAtomicsAtL2) {
   for (const Term& x : p.terms) sum += x.seconds;
   EXPECT_NEAR(p.seconds, sum, 1e-15);
   // The GEMM ladder's mma.sync rungs: 64 × 32 warp tiles read (64 + 32) · 32 B per 2·64·32·16 FLOPs.
-  const GemmRung g = gemm_rung("gemm_bf16", "v02_multistage", "bf16", 4096, 4096, 132);
+  const GemmRung g = gemm_rung("gemm_bf16", "v02_multistage", "bf16", 4096, 4096, 4096, 132);
   EXPECT_TRUE(g.mma_sync);
   EXPECT_DOUBLE_EQ(g.smem_bytes_per_flop, 96.0 * 32 / (2.0 * 64 * 32 * 16));
-  EXPECT_FALSE(gemm_rung("gemm_bf16", "v03_wgmma_tma", "bf16", 4096, 4096, 132).mma_sync);
+  EXPECT_FALSE(gemm_rung("gemm_bf16", "v03_wgmma_tma", "bf16", 4096, 4096, 4096, 132).mma_sync);
 }
 
 TEST(PredictTerms, EveryRungOfTheLessonFamiliesDeclaresHowItRuns) {

@@ -75,6 +75,24 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t rank
       : "memory");
 }
 
+// 16 bytes at this CTA's shared-memory address `local`, read at the same offset in CTA `rank` of
+// the cluster (distributed shared memory; after a cluster_sync that made them visible).
+__device__ __forceinline__ float4 ld_cluster_f4(const void* local, uint32_t rank) {
+  float4 v;
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %4, %5;\n"
+      "ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [remote];\n}"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "r"(smem_addr(local)), "r"(rank)
+      : "memory");
+  return v;
+}
+__device__ __forceinline__ uint32_t cluster_ctas() {
+  uint32_t n;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+  return n;
+}
+
 // ---- named barriers --------------------------------------------------------------------------------
 // Barrier among the 128 threads of one consumer warpgroup (ids 1 and 2; 0 is __syncthreads).
 __device__ __forceinline__ void consumer_sync(int consumer) {

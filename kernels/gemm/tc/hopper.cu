@@ -34,19 +34,9 @@ int resident_ctas(const void* kernel, int threads, int smem, int cluster) {
     return std::max(1, per_sm) * sm_count();
   }
   // Clusters must fit inside one GPC, so not every SM can host one: ask the driver.
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(unsigned(cluster * sm_count()));
-  config.blockDim = dim3(unsigned(threads));
-  config.dynamicSmemBytes = size_t(smem);
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = unsigned(cluster);
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
-  config.attrs = &attr;
-  config.numAttrs = 1;
+  const ClusterLaunch l(cluster * sm_count(), threads, smem, cluster, nullptr);
   int clusters = 0;
-  SOL_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+  SOL_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &l.config));
   if (clusters < 1) failure("no cluster of " + std::to_string(cluster) + " CTAs fits on this GPU");
   return clusters * cluster;
 }

@@ -348,6 +348,27 @@ int sm_count();
 // How many CTAs of `kernel` (clusters of `cluster` CTAs, `smem` bytes each) fit on the GPU at once.
 int resident_ctas(const void* kernel, int threads, int smem, int cluster);
 
+// The launch configuration of `ctas` CTAs of `threads` threads and `smem` dynamic bytes in
+// clusters of `cluster` along x (config.attrs points at attr: not copyable).
+struct ClusterLaunch {
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute attr{};
+  ClusterLaunch(int ctas, int threads, int smem, int cluster, cudaStream_t stream) {
+    config.gridDim = dim3(unsigned(ctas));
+    config.blockDim = dim3(unsigned(threads));
+    config.dynamicSmemBytes = size_t(smem);
+    config.stream = stream;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = unsigned(cluster);
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
 // How a rung's kernel runs: threads per CTA, CTAs per cluster, one CTA per tile or persistent
 // (no more CTAs than fit at once), and whether its epilogue stores C through TMA.
 struct LaunchShape {
@@ -394,19 +415,9 @@ void launch(LaunchShape shape, const Problem& p, Workspace& ws, cudaStream_t str
     resident = resident_ctas(reinterpret_cast<const void*>(kKernel), shape.threads, T::kSmemBytes, shape.cluster);
   }
   const int ctas = grid.count() * shape.cluster;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(unsigned(shape.persistent ? std::min(ctas, resident) : ctas));
-  config.blockDim = dim3(unsigned(shape.threads));
-  config.dynamicSmemBytes = T::kSmemBytes;
-  config.stream = stream;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = unsigned(shape.cluster);
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  SOL_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, mapA, mapB, mapC, c_by_tma, static_cast<__nv_bfloat16*>(p.C), p.m,
+  const ClusterLaunch l(shape.persistent ? std::min(ctas, resident) : ctas, shape.threads, T::kSmemBytes, shape.cluster,
+                        stream);
+  SOL_CUDA_CHECK(cudaLaunchKernelEx(&l.config, kKernel, mapA, mapB, mapC, c_by_tma, static_cast<__nv_bfloat16*>(p.C), p.m,
                                     p.n, p.ldc, k_tiles, grid, p.alpha));
 }
 

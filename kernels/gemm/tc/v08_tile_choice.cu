@@ -7,17 +7,25 @@
 // as many outputs), so the launcher takes it only where the shape model's round count says the
 // quantization saved is larger: time ∝ rounds × tile work, with 128-wide tiles charged 10 %
 // (gemm_rungs::takes_narrow_tile, which the shape model reads too).
+// Where even 128×128 tiles leave SMs idle (too few tiles for one wave), the tile stays 128×256
+// and k is split over a cluster instead (kernels/gemm/tc/split_k.cuh). The choice is
+// gemm_rungs::decomposition, which the shape model reads too.
 // Everything else is v07's kernel (kernels/gemm/tc/v07_tma_store.cuh): producer warpgroup,
 // persistent CTAs, clusters of two multicasting B, TMA-store epilogue.
 // Expected: 2049³ ~1.3× v07, 1024³ up to ~2× v07; unchanged where the 128×256 tile is chosen.
 #include "kernels/gemm/tc/hopper.cuh"  // names the file Hopper-only (cmake/sol_hopper.cmake)
 #include "kernels/gemm/tc/rungs.cuh"
+#include "kernels/gemm/tc/split_k.cuh"
 #include "kernels/gemm/tc/v07_tma_store.cuh"
 
 namespace sol::kernels::gemm::tc {
 
 void launch_v08_tile_choice(const Problem& p, Workspace& ws, cudaStream_t stream) {
-  if (gemm_rungs::takes_narrow_tile(p.m, p.n, hopper::sm_count()))
+  const int64_t k_tiles = (p.k * in_bytes(p.in) + hopper::kRowBytes - 1) / hopper::kRowBytes;
+  const gemm_rungs::Decomposition d = gemm_rungs::decomposition(p.m, p.n, k_tiles, hopper::sm_count());
+  if (d.splits > 1)
+    hopper::with_input(p.in, [&](auto in) { hopper::launch_split_k<in>(p, ws, d.splits, stream); });
+  else if (d.tile.n == gemm_rungs::kHopperNarrow.n)
     hopper::launch_tma_store<gemm_rungs::kHopperNarrow.n>(p, ws, stream);
   else
     hopper::launch_tma_store<gemm_rungs::kHopperWide.n>(p, ws, stream);
