@@ -45,7 +45,7 @@ struct Choice {
 // inputs: bf16, f16 or f32 output; f32 inputs: f32 output). fp8: scale_a and scale_b point to one
 // fp32 each on the device (per-tensor dequantization scales; the product is scale_a·scale_b·alpha).
 // Any m, n, k ≥ 1. fp8 is served as trans_a = N, trans_b = T; into f16 or f32 C only where cuBLASLt's
-// fp8 runs (k % 16 == 0, 16-byte pitches). The workspace size depends on the pointers' alignment
+// fp8 runs (k and n multiples of 16, 16-byte pitches). The workspace size depends on the pointers' alignment
 // (an operand a rung cannot read in place is packed into it): query it with the pointers you pass.
 enum class Transpose { N, T };
 

@@ -782,8 +782,8 @@ def matmul(a: Any, b: Any, out_dtype: Optional[str] = None, scale_a: Any = None,
     ``out_dtype`` says ``"bf16"``, ``"fp16"`` or ``"fp32"``. fp32 accumulation. fp8 e4m3 operands
     (``torch.float8_e4m3fn``) take ``scale_a`` and ``scale_b``, one fp32 element each on the device
     (per-tensor dequantization scales, as ``torch._scaled_mm``): ``scale_a·scale_b·(a @ b)``, bf16
-    out by default (fp16 or fp32 out where cuBLASLt's fp8 runs: k % 16 == 0, 16-byte pitches); no
-    backward."""
+    out by default (fp16 or fp32 out where cuBLASLt's fp8 runs: k and n multiples of 16, 16-byte
+    pitches); no backward."""
     dev = _direct(a, b, scale_a, scale_b)
     if dev >= 0:
         return _matmul_run(a, b, out_dtype, dev, scale_a, scale_b)
