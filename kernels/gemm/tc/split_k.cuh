@@ -104,7 +104,10 @@ __global__ void __launch_bounds__(384, 1)
     consume_tile<kIn>(rAcc, smem, kt1 - kt0, it, consumer);
   }
   __syncthreads();  // both consumers' last wgmmas have read their stages: the stages are free
-  float* sPart = reinterpret_cast<float*>(smem.base);
+  // The partial from the start of the stages; addressed off the __shared__ array itself so that
+  // the compiler keeps the shared window (STS, not generic stores).
+  extern __shared__ uint8_t smem_raw[];
+  float* sPart = reinterpret_cast<float*>(smem_raw + (smem.base - smem_raw));
   if (consumer >= 0) write_partial(rAcc, sPart, consumer);
   cluster_sync();  // every CTA's partial written and visible to the cluster
   sum_partials(sPart, rank, splits, gC, m, n, ldc, int64_t(tm) * kBlockM, int64_t(tn) * kSplitN, alpha);
