@@ -9,6 +9,7 @@
 
 #include "kernels/api/unmeasured.hpp"
 #include "kernels/gemm/gemv/plan.hpp"
+#include "kernels/gemm/tc/lt_rules.hpp"
 #include "kernels/gemm/tc/lt_workspace.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
@@ -49,19 +50,12 @@ std::string shape_text(const Measured& e) {
   return s;
 }
 
-// Why cuBLASLt cannot serve the call, or "" (its rules as documented and as found; the heuristic may
+// Why cuBLASLt cannot serve the call, or "" (fp8: kernels/gemm/tc/lt_rules.hpp; the heuristic may
 // still refuse).
 std::string lt_refusal(const MatmulCall& c) {
   if (c.a_type != DType::fp8_e4m3) return {};
-  const int64_t cb = dtype_bytes(c.c_type);
-  if (c.k % 16 != 0) return "cuBLASLt fp8 needs k % 16 == 0 (k=" + std::to_string(c.k) + ")";
-  // Not in the documented list, but its heuristic offers no fp8 algorithm for n % 16 ≠ 0 even where
-  // every pitch is aligned (m=130, n=301, k=64, ldc=304 on an H100); PyTorch's scaled matmul asks
-  // the same of its second operand.
-  if (c.n % 16 != 0) return "cuBLASLt fp8 needs n % 16 == 0 (n=" + std::to_string(c.n) + ")";
-  if (c.lda % 16 != 0 || c.ldb % 16 != 0 || (c.ldc * cb) % 16 != 0)
-    return "cuBLASLt fp8 needs pitches that are multiples of 16 bytes (lda=" + std::to_string(c.lda) +
-           ", ldb=" + std::to_string(c.ldb) + ", ldc=" + std::to_string(c.ldc) + ")";
+  if (std::string why = gemm::tc::lt_fp8_refusal(c.n, c.k, c.lda, c.ldb, c.ldc, dtype_bytes(c.c_type)); !why.empty())
+    return why;
   if (!aligned(c.a, 16) || !aligned(c.b, 16) || !aligned(c.c, 16)) return "cuBLASLt fp8 needs 16-byte aligned pointers";
   return {};
 }

@@ -283,7 +283,7 @@ std::string unsupported(Version v, const Shape& s) {
       product_or_minus1({d.m, d.ldc, 2}, kBytes) < 0)
     return "an operand is too large (over 64 GiB)";
   switch (v.rung) {
-    case Rung::peer_cublaslt: return lt_refusal(v.in, d.k, d.lda, d.ldb, d.ldc);
+    case Rung::peer_cublaslt: return lt_refusal(v.in, d.n, d.k, d.lda, d.ldb, d.ldc);
     case Rung::dispatch: return {};  // the API serves every shape (cuBLASLt or a rung)
     case Rung::v01_mma_sync:
     case Rung::v02_multistage:

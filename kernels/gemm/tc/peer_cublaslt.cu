@@ -51,14 +51,8 @@ __global__ void fp16_to_bf16_kernel(const __half* __restrict__ gD, int64_t m, in
 
 }  // namespace
 
-std::string lt_refusal(InType in, int64_t k, int64_t lda, int64_t ldb, int64_t ldc) {
-  if (in != InType::fp8_e4m3) return {};
-  if (k % 16 != 0) return "cuBLASLt fp8 needs k % 16 == 0 (k=" + std::to_string(k) + ")";
-  if (lda % 16 != 0 || ldb % 16 != 0)
-    return "cuBLASLt fp8 needs lda and ldb multiples of 16 bytes (lda=" + std::to_string(lda) +
-           ", ldb=" + std::to_string(ldb) + ")";
-  if (ldc % 8 != 0) return "cuBLASLt fp8 needs ldc a multiple of 16 bytes (8 bf16; ldc=" + std::to_string(ldc) + ")";
-  return {};
+std::string lt_refusal(InType in, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc) {
+  return in == InType::fp8_e4m3 ? lt_fp8_refusal(n, k, lda, ldb, ldc, 2) : std::string();
 }
 
 bool LtDesc::operator<(const LtDesc& o) const {

@@ -8,15 +8,16 @@
 #include <memory>
 #include <string>
 
+#include "kernels/gemm/tc/lt_rules.hpp"
 #include "kernels/gemm/tc/lt_workspace.hpp"
 #include "kernels/gemm/tc/problem.cuh"
 #include "sol/core/dtype.hpp"
 
 namespace sol::kernels::gemm::tc {
 
-// Why cuBLASLt cannot run this problem by its documented rules (fp8: TN, 16-byte aligned pitches,
-// k % 16 == 0), or empty. The heuristic may still refuse; LtGemm's constructor then throws.
-std::string lt_refusal(InType in, int64_t k, int64_t lda, int64_t ldb, int64_t ldc);
+// Why cuBLASLt cannot run this problem (fp8: kernels/gemm/tc/lt_rules.hpp; bf16 C), or empty. The
+// heuristic may still refuse; LtGemm's constructor then throws.
+std::string lt_refusal(InType in, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc);
 
 // C[m×n] = alpha · op(A) · op(B) + beta · C in sol's row-major terms (sol/kernels.hpp's matmul):
 // trans_a = false stores A m×k (lda ≥ k), true k×m; trans_b = false stores B k×n, true n×k.
