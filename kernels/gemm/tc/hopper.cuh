@@ -13,7 +13,8 @@
 // Here: the tile constants (TileN), the tile order (TileGrid), the shared-memory layout (Smem),
 // one k-tile's steps (load_stage, mma_stage, release_stage), the warpgroups' loops of the
 // warp-specialized rungs (produce_tiles, consume_tile), the epilogues (store_tile from registers;
-// store_tile_tma and store_tile_staged through shared memory) and the host side: tensor maps (cached_map) and one launch for every rung's
+// store_tile_tma and store_tile_staged through shared memory) and the host side: tensor maps
+// (cached_map), a cluster launch's configuration (ClusterLaunch) and one launch for every rung's
 // kernel, which all take the same parameters (launch, with_input).
 // Edges: TMA fills out-of-bounds rows and columns with zeros, so any m, n, k works; an operand
 // whose base or row pitch is not a multiple of 128 bytes is first packed (kernels/gemm/tc/pack.cuh).
@@ -294,11 +295,12 @@ __device__ __forceinline__ void store_tile_tma(const float (&rAcc)[kAcc], uint8_
 }
 
 // ---- epilogue through shared memory, stored by the warps (C that TMA cannot address) -------------
-// A C pitch or base that is not 16-byte aligned rules TMA out. store_tile's fragment stores then
-// write 4 bytes to each of 8 rows per warp instruction: every 32-byte sector of C is written in
-// pieces by several instructions. Staged as for TMA, a half tile leaves by rows instead: a warp
-// writes 32 consecutive elements of one row per instruction (bf16x2 pairs, 64 of them, where the
-// row's start is 4-byte aligned), whole sectors but at the row's ends.
+// A C base or pitch that is not 16-byte aligned, or rows that end mid-chunk, rule TMA out (launch's
+// c_by_tma). store_tile's fragment stores then write 4 bytes to each of 8 rows per warp
+// instruction: every 32-byte sector of C is written in pieces by several instructions. Staged as
+// for TMA, a half tile leaves by rows instead: a warp writes 32 consecutive elements of one row per
+// instruction (bf16x2 pairs, 64 of them, where the row's start is 4-byte aligned), whole sectors
+// but at the row's ends.
 template <int kAcc>
 __device__ __forceinline__ void store_tile_staged(const float (&rAcc)[kAcc], uint8_t* sC, __nv_bfloat16* gC,
                                                   int64_t ldc, int64_t m, int64_t n, int consumer, int64_t row0,

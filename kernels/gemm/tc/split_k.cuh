@@ -138,7 +138,8 @@ void launch_split_k(const Problem& p, Workspace& ws, int splits, cudaStream_t st
     return r;
   };
   while (splits > 1 && held(splits) < grid.count() * splits) splits /= 2;
-  if (splits > k_tiles) failure("split_k: " + std::to_string(splits) + " splits of " + std::to_string(k_tiles) + " k-tiles");
+  if (splits > k_tiles)
+    failure("split_k: " + std::to_string(splits) + " splits of " + std::to_string(k_tiles) + " k-tiles");
   const ClusterLaunch l(grid.count() * splits, 384, T::kSmemBytes, splits, stream);
   SOL_CUDA_CHECK(cudaLaunchKernelEx(&l.config, kKernel, mapA, mapB, static_cast<__nv_bfloat16*>(p.C), p.m, p.n, p.ldc,
                                     k_tiles, grid, p.alpha));
