@@ -5,12 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <random>
 #include <set>
 #include <string>
 
+#include "kernels/gemm/tc/chunk_shift.hpp"
 #include "kernels/gemm/tc/sampling.hpp"
 #include "sol/registry.hpp"
 
+using sol::kernels::gemm::tc::chunk_at;
+using sol::kernels::gemm::tc::Chunk16;
 using sol::kernels::gemm::tc::gap_written;
 using sol::kernels::gemm::tc::sample_outputs;
 
@@ -22,6 +27,25 @@ TEST(GemmTcSampling, SmallProblemsCheckEveryOutput) {
   for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i], int64_t(i));
   // Fewer outputs than the sample count: all of them, however long k is.
   EXPECT_EQ(sample_outputs(1, 1, int64_t(1) << 40, 1, 4096).size(), 1u);
+}
+
+TEST(GemmTcPack, AChunkIsTheSixteenBytesAtItsOffset) {
+  // The packer's shift against byte copies: every offset, random bytes (the words are
+  // little-endian, as on the GPU and this host).
+  std::mt19937 gen(3);
+  for (int trial = 0; trial < 200; ++trial) {
+    uint8_t bytes[32];
+    for (uint8_t& b : bytes) b = uint8_t(gen());
+    Chunk16 lo, hi;
+    std::memcpy(lo.w, bytes, 16);
+    std::memcpy(hi.w, bytes + 16, 16);
+    for (int off = 0; off < 16; ++off) {
+      const Chunk16 got = chunk_at(lo, hi, off);
+      uint8_t want[16];
+      std::memcpy(want, bytes + off, 16);
+      EXPECT_EQ(std::memcmp(got.w, want, 16), 0) << "offset " << off;
+    }
+  }
 }
 
 TEST(GemmTcSampling, TheGapOfAWiderPitchMustBeKept) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "kernels/common/check.cuh"
+#include "kernels/gemm/tc/chunk_shift.hpp"
 #include "kernels/gemm/tc/pack.cuh"
 
 namespace sol::kernels::gemm::tc {
@@ -12,12 +13,13 @@ namespace {
 // Operand z of the launch (A, then B when both need it), one 16-byte chunk of a packed row per
 // thread, written with one 16-byte store. The source row is not 16-byte aligned, but all its
 // chunks are the same `off` bytes past an aligned one: a chunk is the two aligned 16-byte loads
-// that hold it, shifted down by off bytes (where both lie inside the row; a warp's loads cover
-// 512 contiguous bytes, and the second load of each lane is the first of its neighbour, an L1
-// hit). Element by element loads cost a load instruction per 2 bytes and ran at ~55 % of the
-// copy bandwidth (H100, 4096² operands with a 4100-element pitch). Chunks that reach the row's
-// end are read element by element, columns past `cols` as zeros (no rung reads them: they lie
-// past k), so no load leaves the row but to the bytes just before it, inside the same allocation.
+// that hold it, shifted down by off bytes (chunk_at, chunk_shift.hpp), where both lie inside the
+// row. A warp's loads cover 512 contiguous bytes, and the second load of each lane is the first
+// of its neighbour's (an L1 hit). Element by element loads cost a load instruction per 2 bytes
+// and ran at ~55 % of the copy bandwidth (H100, 4096² operands with a 4100-element pitch). Chunks
+// that reach the row's end are read element by element, columns past `cols` as zeros (no rung
+// reads them: they lie past k), so no load leaves the row but to the bytes just before it, inside
+// the same allocation.
 template <class E>
 struct PackJob {
   const E* gSrc;
@@ -25,19 +27,6 @@ struct PackJob {
   E* gDst;
   int64_t dst_pitch, rows, cols;
 };
-
-// Bytes [off, off + 16) of the 32 bytes lo:hi (little-endian), 0 ≤ off < 16.
-__device__ __forceinline__ uint4 bytes_from(const uint4& lo, const uint4& hi, int off) {
-  const int q = off / 4, bits = 8 * (off % 4);
-  // Words q … q + 4 of lo:hi, picked without indexing a register array (which would go to memory).
-  const uint32_t w0 = q == 0 ? lo.x : q == 1 ? lo.y : q == 2 ? lo.z : lo.w;
-  const uint32_t w1 = q == 0 ? lo.y : q == 1 ? lo.z : q == 2 ? lo.w : hi.x;
-  const uint32_t w2 = q == 0 ? lo.z : q == 1 ? lo.w : q == 2 ? hi.x : hi.y;
-  const uint32_t w3 = q == 0 ? lo.w : q == 1 ? hi.x : q == 2 ? hi.y : hi.z;
-  const uint32_t w4 = q == 0 ? hi.x : q == 1 ? hi.y : q == 2 ? hi.z : hi.w;
-  return {__funnelshift_r(w0, w1, bits), __funnelshift_r(w1, w2, bits), __funnelshift_r(w2, w3, bits),
-          __funnelshift_r(w3, w4, bits)};
-}
 
 template <class E>
 __global__ void pack_kernel(PackJob<E> a, PackJob<E> b) {
@@ -57,7 +46,13 @@ __global__ void pack_kernel(PackJob<E> a, PackJob<E> b) {
       } rChunk;
       if (row_at - uintptr_t(off) + uintptr_t(16 * ch) + span <= row_end) {
         const uint4 lo = __ldg(gAligned + ch);
-        rChunk.v = off ? bytes_from(lo, __ldg(gAligned + ch + 1), off) : lo;
+        if (off) {
+          const uint4 hi = __ldg(gAligned + ch + 1);
+          const Chunk16 c = chunk_at({{lo.x, lo.y, lo.z, lo.w}}, {{hi.x, hi.y, hi.z, hi.w}}, off);
+          rChunk.v = make_uint4(c.w[0], c.w[1], c.w[2], c.w[3]);
+        } else {
+          rChunk.v = lo;
+        }
       } else {
 #pragma unroll
         for (int i = 0; i < kPerChunk; ++i) {
