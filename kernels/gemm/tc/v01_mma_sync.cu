@@ -10,14 +10,13 @@
 // Expected bottleneck: latency. Nothing overlaps the global loads with the math (one buffer,
 // two __syncthreads per 64-byte k step, 2 blocks per SM at 128 registers): at 4096³ expect well
 // under half of what mma.sync can issue on Hopper (itself short of the 989 TFLOP/s dense bf16
-// that needs wgmma; bench/results/h200/gemm_bf16.json has how far short). As compiled (sm_90a
-// SASS), a thread's four chunk loads of a k step do not even overlap one another: each chunk is
-// loaded into the same four registers and stored to shared memory before the next chunk's load
-// issues (each chunk's choice between one vector load and guarded element loads keeps them
-// apart), so a k step waits on four round trips to L2 or HBM in series, not one. Issuing the
-// four loads first and storing after measured 1.57–1.80× faster on an H100 at 1024³–8192³
-// (bench/results/h100/tuning/v01-load-hoist/, v01-hoist.patch there), within 14–15 % of the
-// model's one-latency k step at 4096³ and 8192³.
+// that needs wgmma). A thread's four chunks of a k step are all loaded into registers before
+// any is stored to shared memory, so a k step waits on one round trip to L2 or HBM. Loaded and
+// stored one chunk at a time (each chunk's choice between one vector load and guarded element
+// loads kept them apart in the SASS), the four round trips ran in series: 1.57–1.80× slower on
+// an H100 at 1024³–8192³ (bench/results/h100/tuning/v01-load-hoist/: before and after; the
+// change is v01-hoist.patch there), and that is the v01 of bench/results/h200's GEMM records.
+// Loads first, v01 runs within 14–15 % of the model's one-latency k step at 4096³ and 8192³.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -65,12 +64,20 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>) mma_sync_kernel(Probl
   float acc[kFragM][kFragN][4] = {};
   for (int64_t k0 = 0; k0 < p.k; k0 += kBlockK<T>) {
     // 128 rows × 4 chunks per operand = 512 chunks: 2 per thread for A, 2 for B.
+    // All four chunks in registers first, then to shared memory: one round trip per k step.
+    uint4 rA[2], rB[2];
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
       const int q = tid + j * kThreads, row = q / kChunks, c = q % kChunks;
       const int64_t kc = k0 + c * kElems;
-      *reinterpret_cast<uint4*>(&sA[row * kPitchBytes + c * 16]) = load_chunk(gA, m0 + row, p.m, kc, p.k, p.lda, vecA);
-      *reinterpret_cast<uint4*>(&sB[row * kPitchBytes + c * 16]) = load_chunk(gB, n0 + row, p.n, kc, p.k, p.ldb, vecB);
+      rA[j] = load_chunk(gA, m0 + row, p.m, kc, p.k, p.lda, vecA);
+      rB[j] = load_chunk(gB, n0 + row, p.n, kc, p.k, p.ldb, vecB);
+    }
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int q = tid + j * kThreads, row = q / kChunks, c = q % kChunks;
+      *reinterpret_cast<uint4*>(&sA[row * kPitchBytes + c * 16]) = rA[j];
+      *reinterpret_cast<uint4*>(&sB[row * kPitchBytes + c * 16]) = rB[j];
     }
     __syncthreads();
 #pragma unroll
