@@ -97,12 +97,12 @@ constexpr Tile tile_choice(int64_t m, int64_t n, int sms) {
 
 // v08's k split: the largest S of 1, 2, 4, 8 whose tiles × S CTAs (one an SM) still fit in one
 // wave of `sms` SMs, each CTA keeping at least kMinSplitKTiles of the k_tiles (so that its
-// pipeline fills). A cluster holds at most 8 CTAs portably.
+// pipeline fills). A cluster holds at most 8 CTAs portably. max_splits caps S (1: no split).
 inline constexpr int kMinSplitKTiles = 4;
 inline constexpr int kMaxSplitK = 8;
-constexpr int split_k(int64_t tiles, int64_t k_tiles, int sms) {
+constexpr int split_k(int64_t tiles, int64_t k_tiles, int sms, int max_splits = kMaxSplitK) {
   int s = 1;
-  while (2 * s <= kMaxSplitK && tiles * 2 * s <= sms && k_tiles >= 2 * s * kMinSplitKTiles) s *= 2;
+  while (2 * s <= max_splits && 2 * s <= kMaxSplitK && tiles * 2 * s <= sms && k_tiles >= 2 * s * kMinSplitKTiles) s *= 2;
   return s;
 }
 // v08's decomposition of an m × n output with k_tiles k-tiles (k_bytes each): the wide tile with
@@ -112,9 +112,9 @@ struct Decomposition {
   Tile tile;
   int splits;
 };
-constexpr Decomposition decomposition(int64_t m, int64_t n, int64_t k_tiles, int sms) {
+constexpr Decomposition decomposition(int64_t m, int64_t n, int64_t k_tiles, int sms, int max_splits = kMaxSplitK) {
   const int64_t wide = (m + kHopperWide.m - 1) / kHopperWide.m * ((n + kHopperWide.n - 1) / kHopperWide.n);
-  const int s = split_k(wide, k_tiles, sms);
+  const int s = split_k(wide, k_tiles, sms, max_splits);
   return s > 1 ? Decomposition{kHopperWide, s} : Decomposition{tile_choice(m, n, sms), 1};
 }
 

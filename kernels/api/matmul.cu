@@ -190,6 +190,7 @@ void run_rung(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p, void
   q.A = c.a, q.B = c.b, q.C = const_cast<void*>(c.c);
   q.lda = c.lda, q.ldb = c.ldb, q.ldc = c.ldc;
   q.alpha = c.alpha;
+  q.max_splits = p.max_splits;
   if (p.scratch_bytes > 0)  // fp8 reading C: the rung writes D after the packing copies
     q.C = static_cast<char*>(ws) + p.scratch_offset(), q.ldc = c.n;
   tc::Workspace borrowed(ws, p.pack_bytes);
@@ -237,7 +238,7 @@ dispatch::TableGpu table_gpu_of(int id) {
 }
 
 dispatch::MatmulPlan plan_on(const dispatch::MatmulCall& c, const Device& d, int cc, bool explain) {
-  return dispatch::plan(c, cc, explain, dispatch::decode_rungs_default(), table_gpu_of(d.id));
+  return dispatch::plan(c, cc, explain, dispatch::choices_default(), table_gpu_of(d.id));
 }
 
 }  // namespace

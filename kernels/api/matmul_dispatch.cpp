@@ -27,6 +27,8 @@ const std::vector<Measured> kTable = {
 const std::vector<Measured> kTableH100 = {
 #include "kernels/api/matmul_table_h100.inc"
 };
+// kTableMeasuredSplitK: whether kTable's results measured v08 splitting k.
+#include "kernels/api/matmul_table_facts.inc"
 
 using gemm::tc::kLtWorkspaceBytes;
 constexpr size_t kAlign = 256;
@@ -349,7 +351,9 @@ const Measured* nearest(const std::vector<Measured>& from, DType in, DType out, 
   return nearest_in(index_of(from), in, out, m, n, k, lda, ldb, ldc);
 }
 
-DecodeRungs decode_rungs_default() { return sol::api::unmeasured_allowed() ? DecodeRungs::any : DecodeRungs::measured; }
+Choices choices_default() { return sol::api::unmeasured_allowed() ? Choices::any : Choices::measured; }
+
+bool table_measured_split_k() { return kTableMeasuredSplitK; }
 
 bool table_measured_decode_rungs(TableGpu gpu) {
   static const std::array<bool, 2> measured = [] {
@@ -371,10 +375,10 @@ namespace {
 struct PlanKey {
   int64_t m, n, k, lda, ldb, ldc;
   int32_t a_type, b_type, c_type, cc;
-  uint8_t trans_a, trans_b, beta_zero, a_mod, b_mod, c_mod, decode, gpu;
+  uint8_t trans_a, trans_b, beta_zero, a_mod, b_mod, c_mod, choices, gpu;
 };
 
-PlanKey key_of(const MatmulCall& c, int cc, DecodeRungs decode, TableGpu gpu) {
+PlanKey key_of(const MatmulCall& c, int cc, Choices choices, TableGpu gpu) {
   PlanKey key;
   std::memset(&key, 0, sizeof key);
   key.m = c.m, key.n = c.n, key.k = c.k, key.lda = c.lda, key.ldb = c.ldb, key.ldc = c.ldc;
@@ -383,19 +387,19 @@ PlanKey key_of(const MatmulCall& c, int cc, DecodeRungs decode, TableGpu gpu) {
   key.a_mod = uint8_t(reinterpret_cast<uintptr_t>(c.a) % 128);
   key.b_mod = uint8_t(reinterpret_cast<uintptr_t>(c.b) % 128);
   key.c_mod = uint8_t(reinterpret_cast<uintptr_t>(c.c) % 16);
-  key.decode = uint8_t(decode);
+  key.choices = uint8_t(choices);
   key.gpu = uint8_t(gpu);
   return key;
 }
 
-MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode, TableGpu gpu);
+MatmulPlan decide(const MatmulCall& c, int cc, bool explain, Choices choices, TableGpu gpu);
 
 }  // namespace
 
 // The hot path (explain = false) answers from a per-thread cache of the last decisions: the table
 // lookup and the rules run once per distinct call, with no lock.
-MatmulPlan plan(const MatmulCall& c, int cc, bool explain, DecodeRungs decode, TableGpu gpu) {
-  if (explain) return decide(c, cc, true, decode, gpu);
+MatmulPlan plan(const MatmulCall& c, int cc, bool explain, Choices choices, TableGpu gpu) {
+  if (explain) return decide(c, cc, true, choices, gpu);
   struct Entry {
     PlanKey key;
     MatmulPlan plan;
@@ -403,10 +407,10 @@ MatmulPlan plan(const MatmulCall& c, int cc, bool explain, DecodeRungs decode, T
   };
   thread_local std::array<Entry, 8> cache;
   thread_local size_t next = 0;
-  const PlanKey key = key_of(c, cc, decode, gpu);
+  const PlanKey key = key_of(c, cc, choices, gpu);
   for (const Entry& e : cache)
     if (e.used && std::memcmp(&e.key, &key, sizeof key) == 0) return e.plan;
-  MatmulPlan p = decide(c, cc, false, decode, gpu);  // throws for a call nothing serves: nothing cached
+  MatmulPlan p = decide(c, cc, false, choices, gpu);  // throws for a call nothing serves: nothing cached
   cache[next] = {key, p, true};
   next = (next + 1) % cache.size();
   return p;
@@ -414,7 +418,19 @@ MatmulPlan plan(const MatmulCall& c, int cc, bool explain, DecodeRungs decode, T
 
 namespace {
 
-MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode, TableGpu gpu) {
+// Where v08 would split k for the call but the split is unmeasured: what runs instead.
+std::string split_note(const MatmulCall& c, const std::string& rung, TableGpu gpu) {
+  if (rung != "v08_tile_choice") return {};
+  static const std::array<int, 2> sms = {hw::find("h200").compute_units, hw::find("h100").compute_units};
+  const gemm_rungs::Tile& t = gemm_rungs::kHopperWide;
+  const int64_t elem = dtype_bytes(c.a_type), k_tiles = (c.k * elem + t.k_bytes - 1) / t.k_bytes;
+  const int splits = gemm_rungs::decomposition(c.m, c.n, k_tiles, sms[size_t(gpu)]).splits;
+  if (splits == 1) return {};
+  return "; one CTA a tile: v08's k split over " + std::to_string(splits) +
+         " CTAs is not measured on the table's GPU (SOL_DISPATCH_UNMEASURED=1 opts in)";
+}
+
+MatmulPlan decide(const MatmulCall& c, int cc, bool explain, Choices choices, TableGpu gpu) {
   MatmulPlan p;
   p.family = family_of(c.a_type);
   const std::string no_rung = rung_refusal(c, cc), no_lt = lt_refusal(c);
@@ -432,6 +448,8 @@ MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode,
     p.rung = rung;
     p.reason = std::move(reason);
     p.pack_bytes = rung_pack_bytes(c, rung);
+    p.max_splits = kTableMeasuredSplitK || choices == Choices::any ? gemm_rungs::kMaxSplitK : 1;
+    if (explain && p.max_splits == 1) p.reason += split_note(c, rung, gpu);
     if (c.beta != 0.f) p.scratch_bytes = size_t(c.m * c.n) * 2;  // fp8 reading C: the rung's bf16 D
   };
   std::string decode_note;  // explain: why the decode rule did not pick its rung
@@ -458,9 +476,9 @@ MatmulPlan decide(const MatmulCall& c, int cc, bool explain, DecodeRungs decode,
             table_gpu_name(decode_rows_of(gpu));
     }
     // By default a decode rung runs where it was measured fastest at the nearest decode shape of
-    // the table; opted in (DecodeRungs::any), also where none is measured or where the prediction
+    // the table; opted in (Choices::any), also where none is measured or where the prediction
     // beats the table's time.
-    const bool chosen = decode == DecodeRungs::any ? !e || measured_fastest || d.predicted_s < scaled : measured_rung;
+    const bool chosen = choices == Choices::any ? !e || measured_fastest || d.predicted_s < scaled : measured_rung;
     if (chosen) {
       p.impl = Impl::gemv;
       p.rung = d.rung;

@@ -19,8 +19,10 @@
 // (kernels/gemm/gemv: any C type, beta, pitch, both layouts of B) stream B once, so their time is
 // predicted as bytes over the memory bandwidth plus a cost per launch (decode_prediction). By
 // default a decode rung runs where the table measured it fastest at the nearest decode shape;
-// opted in (DecodeRungs::any) also where its prediction beats the fastest time the table measured
+// opted in (Choices::any) also where its prediction beats the fastest time the table measured
 // there (scaled up by the bytes where the call moves more).
+// A tc rung runs with v08's k split (gemm_rungs::decomposition) only where the table measured it,
+// or opted in (Choices::any).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -64,6 +66,7 @@ struct MatmulPlan {
                              // into C; tc_rung, fp8 with beta ≠ 0: the rung's bf16 m×n D, then C read
   size_t scalars_bytes = 0;  // cublaslt with fp8: alpha·scale_a·scale_b and beta on the device
   size_t partial_bytes = 0;  // gemv: the split-k partials (kernels/gemm/gemv/plan.hpp)
+  int max_splits = 1;        // tc_rung: the most CTAs v08 may split k over (tc::Problem::max_splits)
   size_t workspace_bytes() const;
   // Where the scratch D and the scalars start in the workspace (the layout above, in one place).
   size_t scratch_offset() const;
@@ -101,21 +104,26 @@ std::string table_gpu_name(TableGpu gpu);  // "H200", "H100"
 DecodePrediction decode_prediction(const MatmulCall& call, int cc, const std::string& rung = "",
                                    TableGpu gpu = TableGpu::h200);
 
-// Which decode rungs the decode rule may choose. `measured`: the rung the committed table measured
-// fastest at the nearest decode shape, where it serves the call (a rung never measured faster on
-// the table's GPU is not a user's default); `any`: also wherever the rule predicts it faster. The default is `measured`;
-// SOL_DISPATCH_UNMEASURED=1 in the environment makes it `any` (kernels/api/unmeasured.hpp).
-enum class DecodeRungs { measured, any };
-DecodeRungs decode_rungs_default();
+// What the dispatcher may choose beyond what the committed tables measured. `measured`: a decode
+// rung only where the table measured it fastest at the nearest decode shape and it serves the
+// call, and v08 splitting k over a cluster only where the table's v08 records measured the split
+// (matmul_table_facts.inc) — what never ran on the table's GPU is not a user's default; `any`:
+// also a decode rung wherever the rule predicts it faster, and v08's split wherever its rule
+// (gemm_rungs::decomposition) takes it. The default is `measured`; SOL_DISPATCH_UNMEASURED=1 in
+// the environment makes it `any` (kernels/api/unmeasured.hpp).
+enum class Choices { measured, any };
+Choices choices_default();
+// True when the H200 table's results measured v08 splitting k (kernels/api/matmul_table_facts.inc).
+bool table_measured_split_k();
 // True when the GPU's decode rows measured a decode rung (as its best or as the other kind).
 bool table_measured_decode_rungs(TableGpu gpu = TableGpu::h200);
 
 // The decision for a validated call on a device of compute capability cc (major·10 + minor) whose
 // table GPU is `gpu`. Throws sol::Error when nothing on that device serves the call. explain =
 // false (the hot path) leaves the reason and the prediction out, which cost more than the decision.
-MatmulPlan plan(const MatmulCall& call, int cc, bool explain, DecodeRungs decode, TableGpu gpu = TableGpu::h200);
+MatmulPlan plan(const MatmulCall& call, int cc, bool explain, Choices choices, TableGpu gpu = TableGpu::h200);
 inline MatmulPlan plan(const MatmulCall& call, int cc, bool explain = true) {
-  return plan(call, cc, explain, decode_rungs_default());
+  return plan(call, cc, explain, choices_default());
 }
 
 // The 16-byte alignment signature of a call's pitches (bit 0: A's, 1: B's, 2: C's pitch is a

@@ -7,6 +7,7 @@
 #ifdef SOL_WITH_CUDA
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,28 @@ TEST(ApiMatmul, TheDispatchersRungsServeTheirLayoutAtAwkwardShapes) {
                           Case{1, 4095, 17, in, DType::bf16, Transpose::N, Transpose::T}}) {
       EXPECT_LE(run_case(c), tolerance(DType::bf16)) << name(c);
     }
+}
+
+TEST(ApiMatmul, V08SplittingKMatchesTheReferenceWhereOptedIn) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  // v08 splits k over a cluster only where the table measured the split, or opted in
+  // (SOL_DISPATCH_UNMEASURED=1, read on every call): both must give the same answer. 1023³ and
+  // 255 × 1023 × 1023 have too few 128×256 tiles for a wave (k over 4 CTAs); 65 × 2048 × 4096
+  // (one token past the decode rule) with padded rows over 8.
+  const char* was = std::getenv("SOL_DISPATCH_UNMEASURED");
+  const std::string saved = was ? was : "";
+  const Transpose N = Transpose::N, T = Transpose::T;
+  for (const char* opt : {"1", "0"}) {
+    setenv("SOL_DISPATCH_UNMEASURED", opt, 1);
+    for (const Case& c : {Case{1023, 1023, 1023, DType::bf16, DType::bf16, N, T},
+                          Case{255, 1023, 1023, DType::bf16, DType::bf16, N, T, 0, 0.75f},
+                          Case{255, 1023, 1023, DType::fp8_e4m3, DType::bf16, N, T},
+                          Case{65, 2048, 4096, DType::bf16, DType::bf16, N, T, 8},
+                          Case{65, 2048, 4096, DType::fp8_e4m3, DType::bf16, N, T, 8}})
+      EXPECT_LE(run_case(c), tolerance(DType::bf16)) << name(c) << " SOL_DISPATCH_UNMEASURED=" << opt;
+  }
+  if (was) setenv("SOL_DISPATCH_UNMEASURED", saved.c_str(), 1);
+  else unsetenv("SOL_DISPATCH_UNMEASURED");
 }
 
 TEST(ApiMatmul, ExplainNamesTheImplementationAndTheMeasurementThatDecided) {

@@ -304,18 +304,18 @@ TEST(ApiMatmulPlan, DecodeCallsReadTheirGpusOwnMeasurements) {
   for (const Measured* e : h100)
     if (e->m == 64 && e->n == 50257 && e->k == 768) nearest = e;
   ASSERT_NE(nearest, nullptr) << "the H100 table lacks m=64,n=50257,k=768";
-  const MatmulPlan on_h100 = plan(c, 90, true, DecodeRungs::measured, TableGpu::h100);
+  const MatmulPlan on_h100 = plan(c, 90, true, Choices::measured, TableGpu::h100);
   if (std::find(gemv_rungs().begin(), gemv_rungs().end(), nearest->best) != gemv_rungs().end()) {
     EXPECT_EQ(on_h100.impl, Impl::gemv) << on_h100.reason;
     EXPECT_EQ(on_h100.rung, nearest->best) << on_h100.reason;
   }
   EXPECT_NE(on_h100.reason.find("on the H100"), std::string::npos) << on_h100.reason;
-  const MatmulPlan on_h200 = plan(c, 90, true, DecodeRungs::measured, TableGpu::h200);
+  const MatmulPlan on_h200 = plan(c, 90, true, Choices::measured, TableGpu::h200);
   EXPECT_EQ(on_h200.reason.find("on the H100"), std::string::npos) << on_h200.reason;
   // The per-thread cache keeps the two GPUs' decisions apart.
   for (int round = 0; round < 2; ++round) {
-    EXPECT_EQ(plan(c, 90, false, DecodeRungs::measured, TableGpu::h100).rung, on_h100.rung);
-    EXPECT_EQ(plan(c, 90, false, DecodeRungs::measured, TableGpu::h200).rung, on_h200.rung);
+    EXPECT_EQ(plan(c, 90, false, Choices::measured, TableGpu::h100).rung, on_h100.rung);
+    EXPECT_EQ(plan(c, 90, false, Choices::measured, TableGpu::h200).rung, on_h200.rung);
   }
 }
 
@@ -419,6 +419,33 @@ TEST(BenchModelShapes, PlanListsTheFamilysModelShapesAndBadFlagsAreOneLine) {
   }
 }
 
+TEST(ApiMatmulPlan, V08SplitsKOnlyWhereTheTableMeasuredTheSplit) {
+  // 1023³ bf16: the table's fastest is v08, whose 8 × 4 wide tiles leave 100 of 132 SMs idle, so
+  // its rule splits k (16 k-tiles) over 4 CTAs. A user's call splits only once the table's v08
+  // records measured the split; opted in, wherever the rule takes it.
+  const MatmulCall c = validate(tn(1023, 1023, 1023));
+  const MatmulPlan any = plan(c, 90, true, Choices::any), measured = plan(c, 90, true, Choices::measured);
+  ASSERT_EQ(any.impl, Impl::tc_rung) << any.reason;
+  ASSERT_EQ(any.rung, "v08_tile_choice") << any.reason;
+  EXPECT_EQ(sol::gemm_rungs::decomposition(1023, 1023, 16, 132).splits, 4);
+  EXPECT_EQ(any.max_splits, sol::gemm_rungs::kMaxSplitK);
+  EXPECT_EQ(any.reason.find("k split"), std::string::npos) << any.reason;
+  ASSERT_EQ(measured.rung, any.rung);
+  if (table_measured_split_k()) {
+    EXPECT_EQ(measured.max_splits, sol::gemm_rungs::kMaxSplitK);
+  } else {
+    EXPECT_EQ(measured.max_splits, 1);
+    EXPECT_NE(measured.reason.find("v08's k split over 4 CTAs is not measured"), std::string::npos) << measured.reason;
+  }
+  // The hot path (no explanation, the per-thread cache) decides the same, per choice.
+  EXPECT_EQ(plan(c, 90, false, Choices::measured).max_splits, measured.max_splits);
+  EXPECT_EQ(plan(c, 90, false, Choices::any).max_splits, any.max_splits);
+  // Where the wide tiles fill the GPU the rule does not split, and explain says nothing of it.
+  const MatmulPlan big = plan(validate(tn(4095, 4095, 4095)), 90, true, Choices::measured);
+  ASSERT_EQ(big.impl, Impl::tc_rung) << big.reason;
+  EXPECT_EQ(big.reason.find("k split"), std::string::npos) << big.reason;
+}
+
 // ---- the decode rule (kernels/gemm/gemv) ----------------------------------------------------------
 namespace gemv = sol::kernels::gemm::gemv;
 
@@ -428,13 +455,13 @@ TEST(ApiMatmulDecode, UnmeasuredDecodeRungsAreNotTheDefault) {
   const char* was = std::getenv("SOL_DISPATCH_UNMEASURED");
   const std::string saved = was ? was : "";
   setenv("SOL_DISPATCH_UNMEASURED", "1", 1);
-  EXPECT_EQ(decode_rungs_default(), DecodeRungs::any);
+  EXPECT_EQ(choices_default(), Choices::any);
   unsetenv("SOL_DISPATCH_UNMEASURED");
-  EXPECT_EQ(decode_rungs_default(), DecodeRungs::measured);
+  EXPECT_EQ(choices_default(), Choices::measured);
   if (was) setenv("SOL_DISPATCH_UNMEASURED", saved.c_str(), 1);
 
   const MatmulCall c = validate(tn(1, 768, 768));
-  const MatmulPlan any = plan(c, 90, true, DecodeRungs::any), measured = plan(c, 90, true, DecodeRungs::measured);
+  const MatmulPlan any = plan(c, 90, true, Choices::any), measured = plan(c, 90, true, Choices::measured);
   EXPECT_EQ(any.impl, Impl::gemv) << any.reason;
   if (table_measured_decode_rungs()) {
     // The default follows the table: a decode rung where it was measured fastest, else not.
@@ -459,7 +486,7 @@ TEST(ApiMatmulDecode, LaunchBoundShapesGoToADecodeRungOfTheirLayout) {
   for (const auto& t : cases) {
     MatmulCall c = tn(t.m, 768, 768);
     c.trans_b = t.trans_b;
-    const MatmulPlan p = plan(validate(c), 90, true, DecodeRungs::any);
+    const MatmulPlan p = plan(validate(c), 90, true, Choices::any);
     SCOPED_TRACE(std::to_string(t.m) + (t.trans_b ? " T" : " N"));
     EXPECT_EQ(p.impl, Impl::gemv) << p.reason;
     if (t.trans_b)
@@ -474,7 +501,7 @@ TEST(ApiMatmulDecode, LaunchBoundShapesGoToADecodeRungOfTheirLayout) {
     EXPECT_EQ(p.workspace_bytes(), gemv::workspace_bytes(gemv::Rung(std::find(gemv_rungs().begin(), gemv_rungs().end(),
                                                                              p.rung) - gemv_rungs().begin()),
                                                          c.m, c.n, c.k));
-    const MatmulPlan quick = plan(validate(c), 90, /*explain=*/false, DecodeRungs::any);
+    const MatmulPlan quick = plan(validate(c), 90, /*explain=*/false, Choices::any);
     EXPECT_EQ(quick.impl, p.impl);
     EXPECT_EQ(quick.rung, p.rung);
     EXPECT_EQ(quick.workspace_bytes(), p.workspace_bytes());
@@ -495,7 +522,7 @@ TEST(ApiMatmulDecode, SplitKReservesWhatItsRungNeeds) {
     EXPECT_EQ(gemv::workspace_bytes(r, 1, 4096, 4096), on_chip ? 0 : size_t(g.splits) * 4096 * sizeof(float));
     EXPECT_EQ(gemv::launches(r, 1, 4096, 4096), on_chip ? 1 : 2);
   }
-  const MatmulPlan p = plan(validate(tn(1, 4096, 4096)), 90, true, DecodeRungs::any);
+  const MatmulPlan p = plan(validate(tn(1, 4096, 4096)), 90, true, Choices::any);
   ASSERT_EQ(p.impl, Impl::gemv) << p.reason;
   const gemv::Rung r = gemv::Rung(std::find(gemv_rungs().begin(), gemv_rungs().end(), p.rung) - gemv_rungs().begin());
   EXPECT_EQ(p.partial_bytes, gemv::workspace_bytes(r, 1, 4096, 4096));
@@ -517,7 +544,7 @@ TEST(ApiMatmulDecode, ServesWhatTheTensorCoreRungsDoNot) {
     const DecodePrediction d = decode_prediction(validate(c), 90);
     EXPECT_EQ(d.refusal, "");
     EXPECT_EQ(d.rung, c.trans_b ? "v12_cluster_split_k" : "v11_n_contiguous");
-    const MatmulPlan p = plan(validate(c), 90, true, DecodeRungs::any);
+    const MatmulPlan p = plan(validate(c), 90, true, Choices::any);
     if (p.impl == Impl::gemv) {
       EXPECT_EQ(p.family, c.a_type == DType::f16 ? "gemm_fp16" : "gemm_bf16");
     } else {
@@ -536,7 +563,7 @@ TEST(ApiMatmulDecode, ByDefaultADecodeRungRunsWhereTheTableMeasuredItFastest) {
     for (bool trans_b : {true, false}) {
       MatmulCall c = tn(m, n, k);
       c.trans_b = trans_b;
-      const MatmulPlan p = plan(validate(c), 90, true, DecodeRungs::measured);
+      const MatmulPlan p = plan(validate(c), 90, true, Choices::measured);
       SCOPED_TRACE(s.shape.str() + (trans_b ? " T" : " N"));
       if (p.impl == Impl::gemv) {
         EXPECT_NE(p.reason.find("measured fastest: " + p.rung), std::string::npos) << p.reason;
@@ -544,18 +571,18 @@ TEST(ApiMatmulDecode, ByDefaultADecodeRungRunsWhereTheTableMeasuredItFastest) {
         EXPECT_NE(p.reason.find("; decode rung "), std::string::npos) << p.reason;
         EXPECT_NE(p.reason.find(", not chosen: "), std::string::npos) << p.reason;
       }
-      const MatmulPlan quick = plan(validate(c), 90, /*explain=*/false, DecodeRungs::measured);
+      const MatmulPlan quick = plan(validate(c), 90, /*explain=*/false, Choices::measured);
       EXPECT_EQ(quick.impl, p.impl);
       EXPECT_EQ(quick.rung, p.rung);
     }
   }
 }
 
-TEST(ApiMatmulDecode, WhatTheDecodeRungsDoNotServeFollowsTheOtherRules) {
+TEST(ApiMatmulDecode, WhatTheChoicesDoNotServeFollowsTheOtherRules) {
   const auto not_decode = [](MatmulCall c, int cc, const char* why) {
     const DecodePrediction d = decode_prediction(validate(c), cc);
     EXPECT_NE(d.refusal.find(why), std::string::npos) << d.refusal;
-    EXPECT_NE(plan(validate(c), cc, true, DecodeRungs::any).impl, Impl::gemv);
+    EXPECT_NE(plan(validate(c), cc, true, Choices::any).impl, Impl::gemv);
   };
   not_decode(tn(65, 768, 768), 90, "m ≤ 64");
   MatmulCall c = tn(8, 768, 768);

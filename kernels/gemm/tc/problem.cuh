@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kernels/common/check.cuh"
+#include "sol/gemm_rungs.hpp"
 
 namespace sol::kernels::gemm::tc {
 
@@ -28,6 +29,9 @@ struct Problem {
   void* C = nullptr;        // m × n bf16, row pitch ldc elements
   int64_t lda = 0, ldb = 0, ldc = 0;
   float alpha = 1.f;
+  // The most CTAs a rung may split k over (v08: gemm_rungs::decomposition); 1 keeps each output
+  // tile on one CTA. sol::matmul lowers it where the split is not measured yet.
+  int max_splits = gemm_rungs::kMaxSplitK;
 };
 
 // Scratch that a launcher may need (a padded copy of an operand, split-k partials). It grows on
