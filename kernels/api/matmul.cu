@@ -146,6 +146,7 @@ tc::LtDesc lt_desc(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p)
   d.lda = c.lda, d.ldb = c.ldb, d.ldc = c.ldc;
   d.device_scalars = p.scalars_bytes > 0;
   d.workspace_bytes = p.lt_bytes;
+  d.align_a = tc::lt_alignment(c.a), d.align_b = tc::lt_alignment(c.b), d.align_c = tc::lt_alignment(c.c);
   return d;
 }
 
@@ -168,6 +169,7 @@ void run_cublaslt(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p, 
     tc::LtDesc f = d;
     f.out = DType::f32;
     f.ldc = c.n;
+    f.align_c = tc::lt_alignment(scratch);
     const float zero = 0.f;
     lt_plan(pd, f)->run(pd.handle, alpha, c.a, c.b, &zero, scratch, lt_ws, stream);
     const auto* gD = reinterpret_cast<const float*>(scratch);

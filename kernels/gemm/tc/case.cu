@@ -58,12 +58,14 @@ Launch launcher(Rung r) {
   return nullptr;
 }
 
+// offset_a, offset_c: elements by which A and C start past their allocations (a tensor's slice:
+// base pointers that are not 16-, 4- or even 2-byte aligned for fp8).
 struct Dims {
-  int64_t m, n, k, lda, ldb, ldc;
+  int64_t m, n, k, lda, ldb, ldc, offset_a, offset_c;
 };
 Dims dims_of(const Shape& s) {
   const int64_t k = s.at("k"), n = s.at("n");
-  return {s.at("m"), n, k, s.get("lda", k), s.get("ldb", k), s.get("ldc", n)};
+  return {s.at("m"), n, k, s.get("lda", k), s.get("ldb", k), s.get("ldc", n), s.get("offset_a", 0), s.get("offset_c", 0)};
 }
 
 // Fills n operand elements (any type) with operand_bits(t, seed, i).
@@ -85,9 +87,9 @@ class GemmCase final : public Case {
     const double per_set = double(eb) * double(d.m * d.lda + d.n * d.ldb) + 2.0 * double(d.m * d.ldc);
     sets_ = rotating_sets(per_set, opts);
     for (int i = 0; i < sets_; ++i) {
-      a_.emplace_back(d.m * d.lda * eb);
+      a_.emplace_back((d.m * d.lda + d.offset_a) * eb);
       b_.emplace_back(d.n * d.ldb * eb);
-      c_.emplace_back(d.m * d.ldc);
+      c_.emplace_back(d.m * d.ldc + d.offset_c);
     }
     alpha_ = v.in == InType::fp8_e4m3 ? kScaleA * kScaleB : 1.f;
     if (v.rung == Rung::peer_cublaslt) lt_ = std::make_unique<LtGemm>(problem(0), kScaleA, kScaleB);
@@ -107,7 +109,7 @@ class GemmCase final : public Case {
 
   void randomize(uint64_t seed) override {
     for (int i = 0; i < sets_; ++i) {
-      fill(a_[size_t(i)].get(), d_.m * d_.lda, operand_seed(seed, i, 0xA));
+      fill(a_[size_t(i)].get() + d_.offset_a * in_bytes(v_.in), d_.m * d_.lda, operand_seed(seed, i, 0xA));
       fill(b_[size_t(i)].get(), d_.n * d_.ldb, operand_seed(seed, i, 0xB));
     }
     seed_a_ = operand_seed(seed, 0, 0xA);
@@ -137,7 +139,9 @@ class GemmCase final : public Case {
   CheckResult check() override {
     if (!randomized_) failure("check() called before randomize()", "randomize the inputs first");
     const double tol = tolerance(v_).rel_l2;
-    const std::vector<uint16_t> got = c_[0].template to_host<uint16_t>(0, d_.m * d_.ldc);
+    // C as stored, from its first element (the offset_c elements before it must stay unwritten).
+    const std::vector<uint16_t> stored = c_[0].template to_host<uint16_t>(0, d_.m * d_.ldc + d_.offset_c);
+    const uint16_t* got = stored.data() + d_.offset_c;
     const std::vector<int64_t> picks = sample_outputs(d_.m, d_.n, d_.k, kFullCheckMacs, kSamples);
     const bool full = int64_t(picks.size()) == d_.m * d_.n;
     // Every A and B element decoded once when all outputs are checked (and the operands are at
@@ -177,7 +181,9 @@ class GemmCase final : public Case {
     CheckResult out = whole;
     out.rel_l2 = err.rel_l2;
     out.ok = whole.ok && err.rel_l2 <= tol;
-    const std::string gap = gap_written(d_.m, d_.n, d_.ldc, [&](int64_t i) { return is_poison(got[size_t(i)]); });
+    std::string gap = gap_written(d_.m, d_.n, d_.ldc, [&](int64_t i) { return is_poison(got[size_t(i)]); });
+    for (int64_t i = 0; i < d_.offset_c && gap.empty(); ++i)
+      if (!is_poison(stored[size_t(i)])) gap = "wrote the element " + std::to_string(d_.offset_c - i) + " before C";
     if (!gap.empty() && out.ok) {
       out.ok = false;
       out.detail = gap;
@@ -225,9 +231,9 @@ class GemmCase final : public Case {
     p.ldc = d_.ldc;
     p.alpha = alpha_;
     if (set >= 0 && set < sets_) {
-      p.A = a_[size_t(set)].get();
+      p.A = a_[size_t(set)].get() + d_.offset_a * in_bytes(v_.in);
       p.B = b_[size_t(set)].get();
-      p.C = c_[size_t(set)].get();
+      p.C = c_[size_t(set)].get() + d_.offset_c;
     }
     return p;
   }
@@ -271,7 +277,9 @@ std::string unsupported(Version v, const Shape& s) {
                                        {"k", 1, kMax},
                                        {"lda", 1, kMax, false},
                                        {"ldb", 1, kMax, false},
-                                       {"ldc", 1, kMax, false}});
+                                       {"ldc", 1, kMax, false},
+                                       {"offset_a", 0, 15, false},
+                                       {"offset_c", 0, 15, false}});
       !why.empty())
     return why;
   const Dims d = dims_of(s);
@@ -283,7 +291,11 @@ std::string unsupported(Version v, const Shape& s) {
       product_or_minus1({d.m, d.ldc, 2}, kBytes) < 0)
     return "an operand is too large (over 64 GiB)";
   switch (v.rung) {
-    case Rung::peer_cublaslt: return lt_refusal(v.in, d.n, d.k, d.lda, d.ldb, d.ldc);
+    case Rung::peer_cublaslt:
+      if (v.in == InType::fp8_e4m3 && (d.offset_a % 16 != 0 || d.offset_c % 8 != 0))
+        return "cuBLASLt fp8 needs 16-byte aligned pointers (offset_a=" + std::to_string(d.offset_a) +
+               ", offset_c=" + std::to_string(d.offset_c) + ")";
+      return lt_refusal(v.in, d.n, d.k, d.lda, d.ldb, d.ldc);
     case Rung::dispatch: return {};  // the API serves every shape (cuBLASLt or a rung)
     case Rung::v01_mma_sync:
     case Rung::v02_multistage:

@@ -227,7 +227,9 @@ __device__ __forceinline__ void store_tile(const float (&rAcc)[kAcc], __nv_bfloa
                                            int64_t n, int64_t row0, int64_t col0, float alpha) {
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const int64_t r_top = row0 + warp * 16 + lane / 4;
-  const bool pairs = (ldc % 2) == 0;  // bf16x2 stores need 4-byte alignment
+  // bf16x2 stores need 4-byte alignment: every row's start is (c is even) where C's base is and
+  // the pitch is even; a C that starts mid-pair (a column slice) is stored element by element.
+  const bool pairs = ldc % 2 == 0 && reinterpret_cast<uintptr_t>(gC) % 4 == 0;
 #pragma unroll
   for (int j = 0; j < kAcc / 4; ++j) {
     const int64_t c = col0 + j * 8 + (lane % 4) * 2;

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 #include "kernels/common/buffer.cuh"
 #include "kernels/common/cublas_check.cuh"
@@ -58,9 +59,16 @@ std::string lt_refusal(InType in, int64_t n, int64_t k, int64_t lda, int64_t ldb
 bool LtDesc::operator<(const LtDesc& o) const {
   const auto key = [](const LtDesc& d) {
     return std::make_tuple(d.m, d.n, d.k, int(d.in), int(d.out), d.trans_a, d.trans_b, d.lda, d.ldb, d.ldc,
-                           d.device_scalars, d.workspace_bytes);
+                           d.device_scalars, d.workspace_bytes, d.align_a, d.align_b, d.align_c);
   };
   return key(*this) < key(o);
+}
+
+int lt_alignment(const void* p) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  int align = 1;
+  while (align < 256 && a % uintptr_t(2 * align) == 0) align *= 2;
+  return align;
 }
 
 struct LtPlan::Descriptors {
@@ -103,6 +111,14 @@ std::unique_ptr<LtPlan> LtPlan::find(cublasLtHandle_t handle, const LtDesc& d, c
   if (st == CUBLAS_STATUS_SUCCESS)
     st = lib.cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &d.workspace_bytes,
                                                   sizeof d.workspace_bytes);
+  // cuBLASLt's A is our B and its B our A; C and D are our C.
+  const std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> aligns[] = {
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, uint32_t(d.align_b)},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, uint32_t(d.align_a)},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, uint32_t(d.align_c)},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, uint32_t(d.align_c)}};
+  for (const auto& [attr, bytes] : aligns)
+    if (st == CUBLAS_STATUS_SUCCESS) st = lib.cublasLtMatmulPreferenceSetAttribute(pref, attr, &bytes, sizeof bytes);
   if (st == CUBLAS_STATUS_SUCCESS)
     st = lib.cublasLtMatmulAlgoGetHeuristic(handle, s.op, s.lay_x, s.lay_y, s.lay_d, s.lay_d, pref, 1, &best, &found);
   if (pref) (void)lib.cublasLtMatmulPreferenceDestroy(pref);
@@ -118,6 +134,11 @@ LtPlan::~LtPlan() = default;
 void LtPlan::run(cublasLtHandle_t handle, const void* alpha, const void* a, const void* b, const void* beta, void* c,
                  void* workspace, cudaStream_t stream) const {
   const Descriptors& s = *s_;
+  if (lt_alignment(a) < d_.align_a || lt_alignment(b) < d_.align_b || lt_alignment(c) < d_.align_c)
+    failure("cuBLASLt plan chosen for A/B/C aligned to " + std::to_string(d_.align_a) + "/" +
+            std::to_string(d_.align_b) + "/" + std::to_string(d_.align_c) + " bytes, run on " +
+            std::to_string(lt_alignment(a)) + "/" + std::to_string(lt_alignment(b)) + "/" +
+            std::to_string(lt_alignment(c)));
   SOL_CUBLAS_CHECK(cublas::lt().cublasLtMatmul(handle, s.op, alpha, b, s.lay_x, a, s.lay_y, beta, c, s.lay_d, c,
                                                s.lay_d, &s.algo, workspace, d_.workspace_bytes, stream));
 }
@@ -141,6 +162,10 @@ LtGemm::LtGemm(const Problem& p, float scale_a, float scale_b) : s_(std::make_un
   d.m = p.m, d.n = p.n, d.k = p.k;
   d.in = dtype_of(p.in);
   d.lda = p.lda, d.ldb = p.ldb, d.ldc = p.ldc;
+  // The shape's pointers, where given, say how aligned every set's are (run() checks).
+  if (p.A) d.align_a = lt_alignment(p.A);
+  if (p.B) d.align_b = lt_alignment(p.B);
+  if (p.C) d.align_c = lt_alignment(p.C);
   // fp8: per-tensor scales fold into alpha (exact: powers of two). cuBLASLt's A/B scale-pointer
   // attributes with a bf16 D were refused at run time on the H200 (cuBLAS 13:
   // CUBLAS_STATUS_NOT_SUPPORTED from cublasLtMatmul though the heuristic offered an algorithm).
@@ -151,6 +176,7 @@ LtGemm::LtGemm(const Problem& p, float scale_a, float scale_b) : s_(std::make_un
   if (!s.plan && p.in == InType::fp16) {  // fall back to fp16 D + conversion
     d.out = DType::f16;
     d.ldc = p.n;
+    d.align_c = 256;  // the scratch D: cudaMalloc's
     s.scratch = DeviceBuffer<__half>(p.m * p.n);
     s.plan = LtPlan::find(s.handle, d, &st);
   }

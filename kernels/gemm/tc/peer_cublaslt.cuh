@@ -29,8 +29,15 @@ struct LtDesc {
   int64_t lda = 0, ldb = 0, ldc = 0;
   bool device_scalars = false;  // alpha and beta are device pointers
   size_t workspace_bytes = kLtWorkspaceBytes;  // the most the algorithm may use
+  // The alignment in bytes (a power of two ≤ 256: lt_alignment) of the pointers the plan runs on:
+  // A, B and C (= D). cuBLASLt's heuristic assumes 256 unless told, and an algorithm chosen for
+  // 256-byte aligned operands may fault or be refused on a pointer into the middle of a tensor.
+  int align_a = 256, align_b = 256, align_c = 256;
   bool operator<(const LtDesc& o) const;
 };
+
+// The largest power of two ≤ 256 that divides p's address: what LtDesc's align_* take.
+int lt_alignment(const void* p);
 
 class LtPlan {
  public:
@@ -40,7 +47,8 @@ class LtPlan {
   LtPlan(const LtPlan&) = delete;
   LtPlan& operator=(const LtPlan&) = delete;
   // alpha and beta: host floats, or device floats where d.device_scalars. workspace: at least
-  // d.workspace_bytes on the device.
+  // d.workspace_bytes on the device. a, b and c at least as aligned as the desc says (else
+  // sol::Error, before anything is launched).
   void run(cublasLtHandle_t handle, const void* alpha, const void* a, const void* b, const void* beta, void* c,
            void* workspace, cudaStream_t stream) const;
   const LtDesc& desc() const { return d_; }
@@ -54,7 +62,8 @@ class LtPlan {
 
 class LtGemm {
  public:
-  // shape: m, n, k, pitches and types (pointers unused); fp8: scale_a, scale_b are the per-tensor
+  // shape: m, n, k, pitches and types, and pointers (or nullptr) whose alignment every run's
+  // share (lt_alignment; nullptr: 256 bytes); fp8: scale_a, scale_b are the per-tensor
   // scales (device scalars, alpha = 1); bf16/fp16: alpha = shape.alpha.
   LtGemm(const Problem& shape, float scale_a, float scale_b);
   ~LtGemm();
