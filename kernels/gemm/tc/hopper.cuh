@@ -350,7 +350,9 @@ CUtensorMap cached_map(const void* base, InType in, int64_t rows, int64_t cols, 
 
 int sm_count();
 // How many CTAs of `kernel` (clusters of `cluster` CTAs, `smem` bytes each) fit on the GPU at once.
-int resident_ctas(const void* kernel, int threads, int smem, int cluster);
+// Where no such cluster fits at all (a GPU partitioned below a GPC): sol::Error if `required`,
+// else 0.
+int resident_ctas(const void* kernel, int threads, int smem, int cluster, bool required = true);
 
 // The launch configuration of `ctas` CTAs of `threads` threads and `smem` dynamic bytes in
 // clusters of `cluster` along x (config.attrs points at attr: not copyable).

@@ -131,10 +131,12 @@ void launch_split_k(const Problem& p, Workspace& ws, int splits, cudaStream_t st
     return true;
   }();
   (void)sized;
-  static int resident[4] = {};  // CTAs held at once in clusters of 1, 2, 4, 8: one query each
+  // CTAs held at once in clusters of 1, 2, 4, 8 (0: that cluster fits nowhere, so S halves past
+  // it), one query each; -1: not asked yet.
+  static int resident[4] = {-1, -1, -1, -1};
   const auto held = [&](int s) {
     int& r = resident[s == 1 ? 0 : s == 2 ? 1 : s == 4 ? 2 : 3];
-    if (!r) r = resident_ctas(reinterpret_cast<const void*>(kKernel), 384, T::kSmemBytes, s);
+    if (r < 0) r = resident_ctas(reinterpret_cast<const void*>(kKernel), 384, T::kSmemBytes, s, /*required=*/s == 1);
     return r;
   };
   while (splits > 1 && held(splits) < grid.count() * splits) splits /= 2;
