@@ -4,13 +4,15 @@
 // Every entry:
 //  - takes device pointers and a cudaStream_t and is asynchronous on that stream;
 //  - never allocates: an op that needs scratch has a *_workspace_size query, and the caller passes
-//    a device buffer of at least that many bytes (nullptr when the size is 0);
+//    a device buffer of at least that many bytes (nullptr when the size is 0). The size may depend
+//    on the pointers (their alignment picks the kernel): query it with the arguments of the call
+//    it serves, pointers included;
 //  - picks its implementation itself (the dispatcher: the shape model plus a table measured on
 //    an H200, never run-time timing) among sol's kernels and, for matmul, cuBLASLt; explain_*
 //    says what it would run and why, without running anything;
 //  - throws sol::Error (what was wrong, how to fix it) on a shape, dtype, layout or pointer it
 //    cannot serve, before launching anything; a CUDA launch failure is a sol::Error as well;
-//  - is thread-safe; the only global state is one-time kernel attribute setup and, for matmul,
+//  - is thread-safe; the only global state is kernel attribute setup, once per device, and, for matmul,
 //    one cuBLASLt handle per device with a mutex-guarded cache of its plans (descriptors and the
 //    heuristic's algorithm) per shape, types and layout, bounded (kernels/api/matmul.cu).
 //

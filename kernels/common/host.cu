@@ -189,22 +189,31 @@ CheckResult summarize(const std::vector<ComparePart>& parts, double tol) {
 
 namespace sol::kernels {
 
-void opt_in_dynamic_smem(const void* func, int64_t bytes, bool max_carveout) {
+void opt_in_dynamic_smem(const void* func, int64_t bytes, bool max_carveout, bool nonportable_cluster) {
   if (!func) failure("opt_in_dynamic_smem: no kernel function");
   int device = 0;
   SOL_CUDA_CHECK(cudaGetDevice(&device));
-  // The bytes each (function, device) is opted in for; attributes are per function and context.
+  // What each (function, device) is opted in for; attributes are per function and context.
+  struct Opted {
+    int64_t bytes = 0;
+    bool carveout = false, nonportable = false;
+  };
   static std::mutex mutex;
-  static std::map<std::pair<const void*, int>, int64_t> opted;
+  static std::map<std::pair<const void*, int>, Opted> opted;
   std::lock_guard<std::mutex> lock(mutex);
-  int64_t& have = opted[{func, device}];
-  if (have >= bytes && have > 0) return;
+  Opted& have = opted[{func, device}];
+  if (have.bytes >= bytes && have.bytes > 0 && (have.carveout || !max_carveout) &&
+      (have.nonportable || !nonportable_cluster))
+    return;
   if (bytes > std::numeric_limits<int>::max())
     bad_input(std::to_string(bytes) + " bytes of dynamic shared memory do not fit an int", "lower the tile's shared memory");
-  SOL_CUDA_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  SOL_CUDA_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, int(std::max(bytes, have.bytes))));
   if (max_carveout)
     SOL_CUDA_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
-  have = std::max<int64_t>(bytes, 1);
+  if (nonportable_cluster) SOL_CUDA_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  have.bytes = std::max<int64_t>({bytes, have.bytes, 1});
+  have.carveout = have.carveout || max_carveout;
+  have.nonportable = have.nonportable || nonportable_cluster;
 }
 
 }  // namespace sol::kernels

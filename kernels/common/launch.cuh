@@ -44,11 +44,14 @@ LaunchInfo plan_1d(void (*kernel)(Params...), int64_t work, int64_t per_block, i
 // runtime launches it or counts it resident: without it the occupancy query says 0 blocks. A plan
 // and its launcher both call this, so a LaunchInfo read before the first launch (the doctor, the
 // occupancy test) describes the kernel as it will run. `max_carveout` also asks for the largest
-// shared-memory carve-out. Sets the attributes once per function and device, thread-safe.
-void opt_in_dynamic_smem(const void* func, int64_t bytes, bool max_carveout = false);
+// shared-memory carve-out, `nonportable_cluster` clusters of more than 8 CTAs. Sets the
+// attributes once per function and device (they belong to the device's context: a process that
+// launches on a second GPU sets them there again), thread-safe.
+void opt_in_dynamic_smem(const void* func, int64_t bytes, bool max_carveout = false, bool nonportable_cluster = false);
 template <class... Params>
-void opt_in_dynamic_smem(void (*kernel)(Params...), int64_t bytes, bool max_carveout = false) {
-  opt_in_dynamic_smem(reinterpret_cast<const void*>(kernel), bytes, max_carveout);
+void opt_in_dynamic_smem(void (*kernel)(Params...), int64_t bytes, bool max_carveout = false,
+                         bool nonportable_cluster = false) {
+  opt_in_dynamic_smem(reinterpret_cast<const void*>(kernel), bytes, max_carveout, nonportable_cluster);
 }
 
 // Launches `kernel` as planned (nothing for an empty grid) and checks the launch.

@@ -30,6 +30,7 @@
 #include <cstdint>
 
 #include "kernels/common/check.cuh"
+#include "kernels/common/launch.cuh"
 #include "kernels/common/ptx.cuh"
 #include "kernels/gemm/fp32/gemm.cuh"
 
@@ -196,14 +197,10 @@ __global__ void __launch_bounds__(kThreads, 1) multistage_kernel(GemmArgs g) {
 }
 
 // The plan for one configuration; its dynamic shared memory (over the default 48 KiB in both
-// registered configurations) is opted into once.
+// registered configurations) is opted into once per device.
 template <class C>
 LaunchInfo plan_for(const GemmArgs& g) {
-  static const bool opted_in = [] {
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(multistage_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
-    return true;
-  }();
-  (void)opted_in;
+  opt_in_dynamic_smem(multistage_kernel<C>, C::kSmemBytes);
   LaunchInfo p = tile_plan(reinterpret_cast<const void*>(multistage_kernel<C>), g, C::kTileM, C::kTileN, kThreads);
   p.dynamic_smem_bytes = C::kSmemBytes;
   return p;

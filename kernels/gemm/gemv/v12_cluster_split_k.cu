@@ -19,6 +19,7 @@
 // past k, and A's are zero-filled by cp.async (or element loads when A's pitch or base is not
 // 16-byte aligned).
 #include "kernels/common/check.cuh"
+#include "kernels/common/launch.cuh"
 #include "kernels/common/ptx.cuh"
 #include "kernels/gemm/gemv/hopper_cluster_sum.cuh"
 
@@ -127,11 +128,7 @@ void launch_tiling(const Problem& p, const Geometry& g, cudaStream_t stream) {
   using L = Layout<kT.token_tiles, kT.w_tiles, kT.chunk>;
   static_assert(L::kRows == kT.rows(), "plan.hpp's tiling");
   auto* kernel = cluster_split_k_kernel<T, kT.token_tiles, kT.w_tiles, kT.chunk, kT.prefetch>;
-  static const bool attributes_set = [&] {  // once per instantiation, before its first launch
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(L::kSmem)));
-    return true;
-  }();
-  (void)attributes_set;
+  opt_in_dynamic_smem(kernel, int64_t(L::kSmem));  // once per device, before its first launch there
   launch_on_clusters(kernel, g, L::kSmem, stream, p, g.k_slice);
 }
 

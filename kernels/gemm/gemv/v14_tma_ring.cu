@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "kernels/common/check.cuh"
+#include "kernels/common/launch.cuh"
 #include "kernels/common/hopper/mbarrier.cuh"
 #include "kernels/common/hopper/tma.cuh"
 #include "kernels/common/ptx.cuh"
@@ -131,11 +132,7 @@ void launch_tiling(const Problem& p, const Geometry& g, cudaStream_t stream) {
   static_assert(L::kRows == kT.rows(), "plan.hpp's tiling");
   static_assert(kT.ctas_per_sm() == 1 || 2 * (L::kSmem + 1024) <= 228 * 1024, "two CTAs an SM (H200: 228 KB)");
   auto* kernel = tma_ring_kernel<T, kT.token_tiles, kT.w_tiles, kT.stages>;
-  static const bool attributes_set = [&] {  // once per instantiation, before its first launch
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(L::kSmem)));
-    return true;
-  }();
-  (void)attributes_set;
+  opt_in_dynamic_smem(kernel, int64_t(L::kSmem));  // once per device, before its first launch there
   constexpr CUtensorMapDataType kType =
       std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   // One token row needs no pitch (TMA reads row 0 only): any k then, rounded up to 16 bytes.

@@ -1,7 +1,11 @@
 // Host half of the Hopper GEMM (kernels/gemm/tc/hopper.cuh): tensor maps, the SM count the
-// persistent rungs launch one CTA per, and how many CTAs (clusters) fit at once.
+// persistent rungs launch one CTA per, and how many CTAs (clusters) fit at once, each per device.
 #include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 
 #include "kernels/gemm/tc/hopper.cuh"
 #include "sol/core/error.hpp"
@@ -18,27 +22,51 @@ CUtensorMap cached_map(const void* base, InType in, int64_t rows, int64_t cols, 
 }
 
 int sm_count() {
-  static const int count = [] {
-    int dev = 0, n = 0;
-    SOL_CUDA_CHECK(cudaGetDevice(&dev));
-    SOL_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    return n;
-  }();
-  return count;
+  // Per device (the first 64 ids asked once each, then read without a lock).
+  static std::atomic<int> counts[64] = {};
+  int dev = 0, n = 0;
+  SOL_CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev >= 0 && dev < 64)
+    if (const int known = counts[dev].load(std::memory_order_relaxed)) return known;
+  SOL_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+  if (dev >= 0 && dev < 64) counts[dev].store(n, std::memory_order_relaxed);
+  return n;
 }
 
 int resident_ctas(const void* kernel, int threads, int smem, int cluster, bool required) {
+  int device = 0;
+  SOL_CUDA_CHECK(cudaGetDevice(&device));
+  // One occupancy query per (kernel, device, launch shape), under a lock: the launchers ask on
+  // every launch.
+  using Key = std::tuple<const void*, int, int, int, int>;
+  static std::mutex mutex;
+  static std::map<Key, int> known;
+  const Key key{kernel, device, threads, smem, cluster};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = known.find(key); it != known.end()) {
+      if (it->second < 1 && required) failure("no cluster of " + std::to_string(cluster) + " CTAs fits on this GPU");
+      return it->second;
+    }
+  }
+  int ctas = 0;
   if (cluster == 1) {
     int per_sm = 0;
     SOL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-    return std::max(1, per_sm) * sm_count();
+    ctas = std::max(1, per_sm) * sm_count();
+  } else {
+    // Clusters must fit inside one GPC, so not every SM can host one: ask the driver.
+    const ClusterLaunch l(cluster * sm_count(), threads, smem, cluster, nullptr);
+    int clusters = 0;
+    SOL_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &l.config));
+    ctas = std::max(0, clusters) * cluster;
   }
-  // Clusters must fit inside one GPC, so not every SM can host one: ask the driver.
-  const ClusterLaunch l(cluster * sm_count(), threads, smem, cluster, nullptr);
-  int clusters = 0;
-  SOL_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &l.config));
-  if (clusters < 1 && required) failure("no cluster of " + std::to_string(cluster) + " CTAs fits on this GPU");
-  return clusters * cluster;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    known[key] = ctas;
+  }
+  if (ctas < 1 && required) failure("no cluster of " + std::to_string(cluster) + " CTAs fits on this GPU");
+  return ctas;
 }
 
 }  // namespace sol::kernels::gemm::tc::hopper

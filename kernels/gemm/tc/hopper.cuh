@@ -28,6 +28,7 @@
 #include <type_traits>
 
 #include "kernels/common/check.cuh"
+#include "kernels/common/launch.cuh"
 #include "kernels/common/hopper/mbarrier.cuh"
 #include "kernels/common/hopper/tma.cuh"
 #include "kernels/common/hopper/wgmma.cuh"
@@ -348,8 +349,9 @@ __device__ __forceinline__ void store_tile_staged(const float (&rAcc)[kAcc], uin
 // 128 bytes), through the per-thread cache there.
 CUtensorMap cached_map(const void* base, InType in, int64_t rows, int64_t cols, int64_t pitch, int box_rows);
 
-int sm_count();
-// How many CTAs of `kernel` (clusters of `cluster` CTAs, `smem` bytes each) fit on the GPU at once.
+int sm_count();  // the current device's
+// How many CTAs of `kernel` (clusters of `cluster` CTAs, `smem` bytes each) fit on the current GPU
+// at once, asked once per kernel, device and shape (its dynamic shared memory opted in first).
 // Where no such cluster fits at all (a GPU partitioned below a GPC): sol::Error if `required`,
 // else 0.
 int resident_ctas(const void* kernel, int threads, int smem, int cluster, bool required = true);
@@ -413,13 +415,9 @@ void launch(LaunchShape shape, const Problem& p, Workspace& ws, cudaStream_t str
   const bool c_by_tma = shape.tma_store && reinterpret_cast<uintptr_t>(p.C) % 16 == 0 && (p.ldc * 2) % 16 == 0 &&
                         (p.n * 2) % 16 == 0;
   const CUtensorMap mapC = c_by_tma ? cached_map(p.C, InType::bf16, p.m, p.n, p.ldc, 64) : CUtensorMap{};
-  static int resident = 0;  // one attribute call and occupancy query per kernel
-  if (!resident) {
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
-    if (shape.cluster > 1)
-      SOL_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    resident = resident_ctas(reinterpret_cast<const void*>(kKernel), shape.threads, T::kSmemBytes, shape.cluster);
-  }
+  // The attributes and the occupancy query, once per kernel and device (cached where they live).
+  opt_in_dynamic_smem(kKernel, T::kSmemBytes, /*max_carveout=*/false, /*nonportable_cluster=*/shape.cluster > 1);
+  const int resident = resident_ctas(reinterpret_cast<const void*>(kKernel), shape.threads, T::kSmemBytes, shape.cluster);
   const int ctas = grid.count() * shape.cluster;
   const ClusterLaunch l(shape.persistent ? std::min(ctas, resident) : ctas, shape.threads, T::kSmemBytes, shape.cluster,
                         stream);

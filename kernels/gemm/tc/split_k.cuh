@@ -126,18 +126,10 @@ void launch_split_k(const Problem& p, Workspace& ws, int splits, cudaStream_t st
   const CUtensorMap mapB = cached_map(q.B, p.in, p.n, p.k, q.ldb, kSplitN);
   const TileGrid grid{int((p.m + kBlockM - 1) / kBlockM), int((p.n + kSplitN - 1) / kSplitN)};
   const int k_tiles = int((p.k * in_bytes(p.in) + kRowBytes - 1) / kRowBytes);
-  static const bool sized = [] {
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
-    return true;
-  }();
-  (void)sized;
-  // CTAs held at once in clusters of 1, 2, 4, 8 (0: that cluster fits nowhere, so S halves past
-  // it), one query each; -1: not asked yet.
-  static int resident[4] = {-1, -1, -1, -1};
+  opt_in_dynamic_smem(kKernel, T::kSmemBytes);
+  // CTAs held at once in clusters of S (0: that cluster fits nowhere, so S halves past it).
   const auto held = [&](int s) {
-    int& r = resident[s == 1 ? 0 : s == 2 ? 1 : s == 4 ? 2 : 3];
-    if (r < 0) r = resident_ctas(reinterpret_cast<const void*>(kKernel), 384, T::kSmemBytes, s, /*required=*/s == 1);
-    return r;
+    return resident_ctas(reinterpret_cast<const void*>(kKernel), 384, T::kSmemBytes, s, /*required=*/s == 1);
   };
   while (splits > 1 && held(splits) < grid.count() * splits) splits /= 2;
   if (splits > k_tiles)

@@ -20,6 +20,7 @@
 #include <algorithm>
 
 #include "kernels/common/check.cuh"
+#include "kernels/common/launch.cuh"
 #include "kernels/gemm/tc/pack.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
 #include "kernels/gemm/tc/tile.cuh"
@@ -113,14 +114,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>) multistage_kernel(Pro
   }
 }
 
-// 64 KiB of dynamic shared memory is over the default 48 KiB: opt in once per instantiation.
+// 64 KiB of dynamic shared memory is over the default 48 KiB: opt in (once per device).
 template <class T>
 const void* configured_kernel() {
-  static const bool done = [] {
-    SOL_CUDA_CHECK(cudaFuncSetAttribute(multistage_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    return true;
-  }();
-  (void)done;
+  opt_in_dynamic_smem(multistage_kernel<T>, kSmemBytes);
   return reinterpret_cast<const void*>(multistage_kernel<T>);
 }
 
