@@ -135,9 +135,11 @@ at::Bshd check_strides(const BSHDStrides& s, int64_t b, int64_t rows, int64_t he
   return {s.batch, s.seq, s.head};
 }
 
-bool is_packed(const at::Bshd& s, int64_t rows, int64_t heads, int d) {
+// Packed BSHD, up to the strides of dimensions of extent 1 (never stepped over: a [b, h, 1, d]
+// tensor transposed to [b, 1, h, d] is packed whatever its sequence stride).
+bool is_packed(const at::Bshd& s, int64_t b, int64_t rows, int64_t heads, int d) {
   const at::Bshd p = at::packed_or({}, rows, heads, d);
-  return s.head == p.head && s.seq == p.seq && (s.batch == p.batch);
+  return (heads == 1 || s.head == p.head) && (rows == 1 || s.seq == p.seq) && (b == 1 || s.batch == p.batch);
 }
 
 void check_pointer(const void* p, const std::string& op, const char* what) {
@@ -390,7 +392,7 @@ struct BackwardPlan {
 
 void check_packed(const BSHDStrides& s, int64_t b, int64_t rows, int64_t heads, int d, const std::string& op,
                   const char* what) {
-  if (!is_packed(check_strides(s, b, rows, heads, d, op, what, false), rows, heads, d))
+  if (!is_packed(check_strides(s, b, rows, heads, d, op, what, false), b, rows, heads, d))
     bad_input(op + ": " + what + " is strided; the backward serves packed BSHD only",
               "copy it into a packed [b, n, h, d] tensor (strides 0)");
 }

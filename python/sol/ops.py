@@ -137,9 +137,10 @@ def _empty(shape: tuple, dtype: torch.dtype, dev: int) -> torch.Tensor:
 
 
 def _like(t: torch.Tensor, dev: int) -> torch.Tensor:
-    """A new contiguous tensor of t's shape and type on t's device, dev (empty_like: the cheapest
-    allocation torch has)."""
-    return torch.empty_like(t) if t.is_contiguous() else _empty(t.shape, t.dtype, dev)
+    """A new contiguous tensor of t's shape and type on t's device, dev, with the packed strides
+    (empty_like keeps a contiguous tensor's strides, odd ones on its size-1 dimensions included;
+    the fake implementations and the attention backward expect the packed ones)."""
+    return torch.empty_like(t, memory_format=torch.contiguous_format)
 
 
 def _ptr(t: Optional[torch.Tensor]) -> int:
@@ -212,6 +213,8 @@ def _matmul_run(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[str], dev:
     _matmul_scales(a, scale_a, scale_b)
     dev = _cuda(a, b, scale_a, scale_b) if dev < 0 else dev
     c = _empty(shapes[:2], shapes[3], dev)
+    if 0 in shapes[:3]:  # an empty product (an expert that got no tokens): nothing to launch
+        return c.zero_() if c.numel() else c
     _launch(_kernels.matmul_direct, dev, *_matmul_args(a, b, c, shapes, scale_a, scale_b))
     return c
 
@@ -285,12 +288,29 @@ def _attention_args(q, k, v, o, lse, causal: bool, scale: float, shapes: tuple) 
     """attention_forward_direct's arguments but the last four, from _attention_shapes(q, k, v)."""
     (b, n, h, d), (_, nk, h_kv, _) = shapes
     return (_DTYPES[q.dtype], b, h, h_kv, n, nk, d, causal, scale, q.data_ptr(), k.data_ptr(), v.data_ptr(),
-            o.data_ptr(), _ptr(lse), q.stride(), k.stride(), v.stride(), o.stride())
+            o.data_ptr(), _ptr(lse), _bshd_strides(q), _bshd_strides(k), _bshd_strides(v), _bshd_strides(o))
+
+
+def _bshd_strides(t: torch.Tensor) -> tuple:
+    """t's four strides, a dimension of extent 1 given its packed stride (torch leaves any stride on
+    such a dimension, even 0, and the API checks the strides it is given)."""
+    (_, n, h, d), st = t.shape, t.stride()
+    packed = (n * h * d, h * d, d)
+    return tuple(packed[i] if t.shape[i] == 1 else st[i] for i in range(3)) + (st[3],)
+
+
+def _addressable(t: torch.Tensor) -> torch.Tensor:
+    """t, or a packed copy where a batch, sequence or head stride is 0 over more than one index (a
+    broadcast: the API's strides of 0 mean "packed")."""
+    if any(t.stride(i) == 0 and t.shape[i] > 1 for i in range(3)):
+        return t.contiguous()
+    return t
 
 
 def _attention_run(q, k, v, causal: bool, scale: float, save: bool, dev: int = -1):
     """(o, lse): lse only where save (the backward reads it), else None."""
     shapes = _attention_shapes(q, k, v)
+    q, k, v = _addressable(q), _addressable(k), _addressable(v)  # held until the launch is queued
     dev = _cuda(q, k, v) if dev < 0 else dev
     b, n, h, _ = q.shape
     o = _like(q, dev)
@@ -318,11 +338,14 @@ def _attention_backward_run(q, k, v, o, lse, dout, causal: bool, scale: float, d
     if dout.shape != q.shape or dout.dtype != q.dtype:
         _fail(f"attention backward: dout is {tuple(dout.shape)} {dout.dtype}, q is {tuple(q.shape)} {q.dtype}")
     dev = _cuda(q, k, v, o, lse, dout) if dev < 0 else dev
-    lse = lse.contiguous()  # held until the launch is queued
+    # The backward serves packed BSHD only: strided views (a fused QKV's q, k, v; BHSD transposed)
+    # are copied, held until the launch is queued.
+    q, k, v, o, dout = q.contiguous(), k.contiguous(), v.contiguous(), o.contiguous(), dout.contiguous()
+    lse = lse.contiguous()
     dq, dk, dv = _like(q, dev), _like(k, dev), _like(v, dev)
     _launch(_kernels.attention_backward_direct, dev, *_attention_args(q, k, v, o, lse, causal, scale, shapes),
-            dout.data_ptr(), dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), dout.stride(), dq.stride(), dk.stride(),
-            dv.stride(), deterministic)
+            dout.data_ptr(), dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), _bshd_strides(dout), _bshd_strides(dq),
+            _bshd_strides(dk), _bshd_strides(dv), deterministic)
     return dq, dk, dv
 
 
@@ -386,9 +409,12 @@ def _as_rows(x: torch.Tensor, cols: int) -> tuple[torch.Tensor, int]:
     if x.is_contiguous():
         return x, cols
     x2 = x.reshape(-1, cols)
-    if x2.stride(1) != 1:
+    rows = x2.shape[0]
+    # Rows the API cannot address: elements apart, or rows closer than their length (a broadcast
+    # with stride 0, whose pitch 0 the API reads as "packed"; overlapping windows).
+    if x2.stride(1) != 1 or (rows > 1 and x2.stride(0) < cols):
         x2 = x2.contiguous()
-    return x2, x2.stride(0)
+    return x2, x2.stride(0) if rows > 1 else cols
 
 
 def _residual(residual: Optional[torch.Tensor], x: torch.Tensor) -> None:
@@ -466,8 +492,8 @@ def _norm_backward_run(kind: str, x, dy, weight, mean, rstd, want_bias: bool, de
     else:
         _launch(_kernels.rmsnorm_backward_direct, dev, d, rows, cols, x2.data_ptr(), ldx,
                 dy2.data_ptr(), lddy, dx.data_ptr(), cols, _ptr(w), rstd.data_ptr(), _ptr(dw))
-    empty = x.new_empty(0)
-    return dx, empty if dw is None else dw, empty if db is None else db
+    # A custom op's outputs may not alias one another: one empty tensor for each gradient not asked.
+    return dx, x.new_empty(0) if dw is None else dw, x.new_empty(0) if db is None else db
 
 
 @torch.library.custom_op("sol::layernorm_backward", mutates_args=())
@@ -757,8 +783,18 @@ def _kind(x: Any) -> str:
 def _to_torch(x: Any) -> Any:
     if x is None or isinstance(x, torch.Tensor):
         return x
-    _kind(x)
-    return torch.utils.dlpack.from_dlpack(x)
+    kind = _kind(x)
+    if kind == "cupy" and any(st < 0 for st in x.strides):
+        # Negative strides (cupy.flip, x[::-1]): torch cannot take them through DLPack (older
+        # releases abort the process), so a packed copy goes instead.
+        import cupy
+
+        x = cupy.ascontiguousarray(x)
+    try:
+        return torch.utils.dlpack.from_dlpack(x)
+    except (RuntimeError, ValueError, TypeError, BufferError) as e:
+        _fail(f"sol.ops could not take the {type(x).__name__} through DLPack: {str(e).splitlines()[0]}")
+        raise AssertionError from e
 
 
 def _back(kind: str, t: torch.Tensor) -> Any:
@@ -783,7 +819,8 @@ def matmul(a: Any, b: Any, out_dtype: Optional[str] = None, scale_a: Any = None,
     (``torch.float8_e4m3fn``) take ``scale_a`` and ``scale_b``, one fp32 element each on the device
     (per-tensor dequantization scales, as ``torch._scaled_mm``): ``scale_a·scale_b·(a @ b)``, bf16
     out by default (fp16 or fp32 out where cuBLASLt's fp8 runs: k and n multiples of 16, 16-byte
-    pitches); no backward."""
+    pitches); no backward. An empty product (m, n or k of 0) gives an empty or zero ``[m×n]``
+    without a launch."""
     dev = _direct(a, b, scale_a, scale_b)
     if dev >= 0:
         return _matmul_run(a, b, out_dtype, dev, scale_a, scale_b)

@@ -145,9 +145,14 @@ sol::MatmulArgs matmul_args(int64_t m, int64_t n, int64_t k, const std::string& 
   return x;
 }
 
-// BSHD strides from a tensor's four strides (the last, head_dim's, is 1).
+// BSHD strides from a tensor's four strides; head_dim's must be 1 (the API has no stride for it).
 using Strides4 = std::array<int64_t, 4>;
-sol::BSHDStrides bshd(const Strides4& s) { return {s[0], s[1], s[2]}; }
+sol::BSHDStrides bshd(const Strides4& s) {
+  if (s[3] != 1)
+    sol::bad_input("attention: head_dim's stride is " + std::to_string(s[3]) + "; it must be 1",
+                   "make the tensor's last dimension contiguous");
+  return {s[0], s[1], s[2]};
+}
 
 sol::AttentionArgs attention_args(const std::string& dtype, int64_t b, int64_t h, int64_t h_kv, int64_t n,
                                   int64_t nk, int d, bool causal, float scale, uintptr_t q, uintptr_t k,

@@ -322,3 +322,77 @@ def test_the_eager_path_says_what_the_op_says(cpu):
         ops.rmsnorm(x.requires_grad_(), w)
     assert str(eager.value) == str(op.value) and "\n" not in str(op.value)
     assert cpu.calls == []
+
+
+def test_broadcast_rows_are_copied_not_read_as_packed(cpu):
+    """A row op's input with a row stride of 0 (expand) or rows closer than their length: the API
+    reads a pitch of 0 as packed, so such rows go as a packed copy, never as pitch 0."""
+    cols = 64
+    x = torch.randn(cols, dtype=BF16).expand(8, 16, cols)
+    ops.softmax(x)
+    name, args = cpu.calls[-1]
+    assert name == "softmax_forward_direct" and args[1:3] == (128, cols) and args[4] == cols
+    assert args[3] != x.data_ptr()  # a copy
+    h = torch.randn(cols, dtype=BF16).expand(8, cols)
+    ops.rmsnorm(torch.randn(8, cols, dtype=BF16), residual=h)
+    name, args = cpu.calls[-1]
+    assert name == "rmsnorm_forward_direct" and args[11] == cols  # the residual's pitch
+    windows = torch.randn(200, dtype=BF16).as_strided((8, cols), (16, 1))  # overlapping rows
+    ops.layernorm(windows)
+    assert cpu.calls[-1][1][4] == cols
+    one = torch.randn(1, 1, cols, dtype=BF16).expand(1, 1, cols)  # one row: any stride serves
+    ops.layernorm(one)
+    assert cpu.calls[-1][1][4] >= cols
+
+
+def test_attention_passes_strides_the_api_can_address(cpu):
+    """K and V broadcast over batch, sequence and heads (strides 0, which the API reads as packed)
+    go as packed copies; a dimension of extent 1 is given its packed stride; the backward, which
+    serves packed BSHD only, gets packed copies of strided q, k, v (a fused QKV projection's)."""
+    b, n, h, d = 2, 8, 4, 64
+    q = torch.randn(b, n, h, d, dtype=BF16)
+    kv = torch.randn(d, dtype=BF16).expand(b, n, h, d)
+    ops.attention(q, kv, kv)
+    name, args = cpu.calls[-1]
+    assert name == "attention_forward_direct"
+    assert args[15] == args[16] == (n * h * d, h * d, d, 1)  # k's and v's strides: packed copies
+    decode = torch.randn(b, h, 1, d, dtype=BF16).transpose(1, 2)  # [b, 1, h, d], seq stride d
+    ops.attention(decode, q, q)
+    assert cpu.calls[-1][1][14] == (h * d, h * d, d, 1)
+    qkv = torch.randn(b, n, 3, h, d, dtype=BF16, requires_grad=True)
+    q3, k3, v3 = qkv.unbind(2)
+    o = ops.attention(q3, k3, v3)
+    assert cpu.calls[-1][1][14] == (n * 3 * h * d, 3 * h * d, d, 1)  # the forward reads the view
+    o.float().sum().backward()
+    name, args = cpu.calls[-1]
+    assert name == "attention_backward_direct"
+    assert all(s == (n * h * d, h * d, d, 1) for s in args[14:18] + args[22:26])
+    assert qkv.grad.shape == qkv.shape
+
+
+def test_layernorm_backward_without_parameters_returns_distinct_tensors(cpu):
+    """No weight and no bias: the op's two empty gradients must be two tensors (a custom op's
+    outputs may not alias), or torch.compile and double backward refuse them."""
+    x, dy = torch.randn(8, 64), torch.randn(8, 64)
+    _, mean, rstd = torch.ops.sol.layernorm(x, None, None, 1e-5)
+    dx, dw, db = torch.ops.sol.layernorm_backward(x, dy, None, mean, rstd, False)
+    assert dx.shape == x.shape and dw.numel() == db.numel() == 0 and dw is not db
+
+
+def test_a_dlpack_array_torch_cannot_take_is_a_sol_error():
+    np = pytest.importorskip("numpy")
+    flipped = np.arange(12.0, dtype=np.float32).reshape(3, 4)[::-1]  # negative strides
+    with pytest.raises(sol.Error, match="through DLPack"):
+        ops._to_torch(flipped)
+
+
+def test_an_empty_product_launches_nothing(cpu):
+    """m, n or k of 0 (a mixture-of-experts expert that got no tokens): the product is empty, or
+    zeros where only k is 0, and nothing is launched."""
+    w = torch.randn(64, 32, dtype=BF16)
+    assert ops.matmul(torch.empty(0, 64, dtype=BF16), w).shape == (0, 32)
+    zeros = ops.matmul(torch.empty(8, 0, dtype=BF16), torch.empty(0, 32, dtype=BF16))
+    assert zeros.shape == (8, 32) and not zeros.any()
+    assert cpu.calls == []
+    ops.matmul(torch.randn(8, 64, dtype=BF16), w)
+    assert cpu.names() == ["matmul_direct"]
