@@ -158,6 +158,31 @@ def test_attention_strided_inputs():
     qkv = rand(2, 33, 3, 4, 64)
     q, k, v = qkv.unbind(2)
     close(ops.attention(q, k, v), attention_ref(q, k, v, False), torch.bfloat16)
+    # Its gradient flows back into the projection through the (packed-only) backward.
+    out, (g,) = grads(lambda t: ops.attention(*t.unbind(2), causal=True), qkv)
+    ref, (rg,) = grads(lambda t: attention_ref(*t.unbind(2), True), qkv)
+    close(out, ref, torch.bfloat16)
+    close(g, rg, torch.bfloat16, factor=2)
+    # Broadcast K and V (strides 0) and a BHSD decode query transposed to BSHD (its seq stride d).
+    kv = rand(64, seed=5).expand(2, 40, 4, 64)
+    qd = rand(2, 4, 1, 64, seed=6).transpose(1, 2)
+    close(ops.attention(qd, kv, kv), attention_ref(qd, kv, kv, False), torch.bfloat16)
+    out, gd = grads(lambda q, k, v: ops.attention(q, k, v), qd, kv.contiguous(), kv.contiguous())
+    ref, rgd = grads(lambda q, k, v: attention_ref(q, k, v, False), qd, kv.contiguous(), kv.contiguous())
+    for x, r in zip(gd, rgd):
+        close(x, r, torch.bfloat16, factor=2)
+
+
+def test_broadcast_and_sliced_rows():
+    # A bias broadcast over the rows (row stride 0) and a column slice (an offset pointer).
+    x = rand(64, seed=3).expand(33, 64)
+    close(ops.softmax(x), torch.softmax(x.float(), -1).to(torch.bfloat16), torch.bfloat16)
+    wide = rand(33, 100, seed=4)
+    sl = wide[:, 3:67]
+    close(ops.rmsnorm(sl), F.rms_norm(sl.float(), (64,), eps=1e-6).to(torch.bfloat16), torch.bfloat16)
+    h = rand(64, seed=5).expand(33, 64)
+    y, s = ops.rmsnorm(sl, residual=h)
+    close(s, (sl.float() + h.float()).to(torch.bfloat16), torch.bfloat16)
 
 
 # ---- rows ----------------------------------------------------------------------------------------
