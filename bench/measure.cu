@@ -232,6 +232,7 @@ results::Record measure(const Variant& v, const Shape& s, const Options& opts, c
     if (t.clocks.clock_fell() && !is_throttle(t.clocks.reasons()))
       r.throttle_reasons = "SM clock fell " + num(100 * t.clocks.fall(), 2) + " % (no reason bit read)";
     set_achieved(r);
+    if (const std::string d = c->detail(); !d.empty()) add_note(r, d);
     add_note(r, std::to_string(sets) + (sets == 1 ? " input set" : " input sets rotated"));
     for (const auto& n : t.notes) add_note(r, n);
     add_note(r, t.clocks.note());

@@ -54,6 +54,9 @@ class Case {
   virtual CheckResult check() = 0;
   // How its main kernel is launched, for the doctor (occupancy, waves); empty for library peers.
   virtual LaunchInfo launch() const { return {}; }
+  // What this variant chose for this shape on this GPU where it chooses (v08: its tile, or k split
+  // over a cluster), for the record's note; empty where nothing is chosen.
+  virtual std::string detail() const { return {}; }
 };
 
 struct Variant {

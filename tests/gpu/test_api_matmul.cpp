@@ -101,6 +101,7 @@ double run_case(const Case& c) {
   cudaMemcpy(pA, A.bytes.data(), A.bytes.size(), cudaMemcpyHostToDevice);
   cudaMemcpy(pB, B.bytes.data(), B.bytes.size(), cudaMemcpyHostToDevice);
   cudaMemcpy(pC, C0.bytes.data(), C0.bytes.size(), cudaMemcpyHostToDevice);
+  if (offset_out) cudaMemset(dC.p, 0x5A, size_t(offset_out));  // the bytes before C: never written
   const float scales[2] = {0.5f, 4.f};
   cudaMemcpy(dScale.p, scales, sizeof scales, cudaMemcpyHostToDevice);
   MatmulArgs a;
@@ -132,7 +133,11 @@ double run_case(const Case& c) {
       err += (v - ref) * (v - ref);
       norm += ref * ref;
     }
-  // The padding of C is never written.
+  // The bytes before C and the padding of C are never written.
+  std::vector<uint8_t> before(static_cast<size_t>(offset_out));
+  if (offset_out) cudaMemcpy(before.data(), dC.p, before.size(), cudaMemcpyDeviceToHost);
+  for (uint8_t byte : before)
+    if (byte != 0x5A) return 3e30;
   for (int64_t i = 0; i < c.m; ++i)
     for (int64_t j = c.n; j < ldc; ++j)
       for (int b = 0; b < ob; ++b)
@@ -165,8 +170,9 @@ TEST(ApiMatmul, EveryLayoutTypeAndOutputMatchesTheReference) {
             for (int variant = 0; variant < 3; ++variant) {
               Case c{s.m, s.n, s.k, in, out, ta, tb};
               if (variant == 1) c.pad = lt_rules ? 16 : 3, c.alpha = 0.5f, c.beta = 1.5f;
-              // Pointers into the middle of a tensor: cuBLASLt told their alignment, the rungs
-              // storing C by elements where it starts mid-pair.
+              // Pointers into the middle of a tensor, with beta: cuBLASLt told their alignment
+              // (fp8 into bf16: a rung into its scratch D, then the epilogue pass into C). The
+              // rungs' own offset C is TheDispatchersRungsServeTheirLayoutAtAwkwardShapes'.
               if (variant == 2) c.offset = lt_rules ? 16 : 1, c.beta = 0.5f;
               const double e = run_case(c);
               EXPECT_LE(e, tolerance(out)) << name(c);
@@ -192,9 +198,10 @@ TEST(ApiMatmul, TheDispatchersRungsServeTheirLayoutAtAwkwardShapes) {
 TEST(ApiMatmul, V08SplittingKMatchesTheReferenceWhereOptedIn) {
   SOL_REQUIRE_GPU_OR_SKIP();
   // v08 splits k over a cluster only where the table measured the split, or opted in
-  // (SOL_DISPATCH_UNMEASURED=1, read on every call): both must give the same answer. 1023³ and
-  // 255 × 1023 × 1023 have too few 128×256 tiles for a wave (k over 4 CTAs); 65 × 2048 × 4096
-  // (one token past the decode rule) with padded rows over 8.
+  // (SOL_DISPATCH_UNMEASURED=1, read on every call): both must give the same answer. The table
+  // sends these to v08 (the host test ApiMatmulPlan.V08SplitsKOnlyWhereTheTableMeasuredTheSplit
+  // checks it), whose 128×256 tiles are too few for a wave: k over 4 CTAs at 1023³ and
+  // 255 × 1023 × 1023, over 8 at 255 × 511 × 4095.
   const char* was = std::getenv("SOL_DISPATCH_UNMEASURED");
   const std::string saved = was ? was : "";
   const Transpose N = Transpose::N, T = Transpose::T;
@@ -202,9 +209,7 @@ TEST(ApiMatmul, V08SplittingKMatchesTheReferenceWhereOptedIn) {
     setenv("SOL_DISPATCH_UNMEASURED", opt, 1);
     for (const Case& c : {Case{1023, 1023, 1023, DType::bf16, DType::bf16, N, T},
                           Case{255, 1023, 1023, DType::bf16, DType::bf16, N, T, 0, 0.75f},
-                          Case{255, 1023, 1023, DType::fp8_e4m3, DType::bf16, N, T},
-                          Case{65, 2048, 4096, DType::bf16, DType::bf16, N, T, 8},
-                          Case{65, 2048, 4096, DType::fp8_e4m3, DType::bf16, N, T, 8}})
+                          Case{255, 511, 4095, DType::bf16, DType::bf16, N, T}})
       EXPECT_LE(run_case(c), tolerance(DType::bf16)) << name(c) << " SOL_DISPATCH_UNMEASURED=" << opt;
   }
   if (was) setenv("SOL_DISPATCH_UNMEASURED", saved.c_str(), 1);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -440,6 +441,14 @@ TEST(ApiMatmulPlan, V08SplitsKOnlyWhereTheTableMeasuredTheSplit) {
   // The hot path (no explanation, the per-thread cache) decides the same, per choice.
   EXPECT_EQ(plan(c, 90, false, Choices::measured).max_splits, measured.max_splits);
   EXPECT_EQ(plan(c, 90, false, Choices::any).max_splits, any.max_splits);
+  // The shapes the GPU test (ApiMatmul.V08SplittingKMatchesTheReferenceWhereOptedIn) runs through
+  // sol::matmul reach v08 and split 4 and 8 ways there.
+  for (const auto& [m, n, k, splits] : {std::array<int64_t, 4>{1023, 1023, 1023, 4}, {255, 1023, 1023, 4},
+                                        {255, 511, 4095, 8}}) {
+    const MatmulPlan p = plan(validate(tn(m, n, k)), 90, true, Choices::any);
+    EXPECT_EQ(p.rung, "v08_tile_choice") << m << "x" << n << "x" << k << ": " << p.reason;
+    EXPECT_EQ(sol::gemm_rungs::decomposition(m, n, (k * 2 + 127) / 128, 132).splits, splits) << m << "x" << n << "x" << k;
+  }
   // Where the wide tiles fill the GPU the rule does not split, and explain says nothing of it.
   const MatmulPlan big = plan(validate(tn(4095, 4095, 4095)), 90, true, Choices::measured);
   ASSERT_EQ(big.impl, Impl::tc_rung) << big.reason;

@@ -136,6 +136,21 @@ class GemmCase final : public Case {
     return {};
   }
 
+  // v08's decomposition here (gemm_rungs::decomposition on this GPU's SMs): scripts/dispatch-table.py
+  // reads "k split over" in a record's note as a measurement of the split.
+  std::string detail() const override {
+    if (v_.rung != Rung::v08_tile_choice) return {};
+    int device = 0, sms = 0;
+    SOL_CUDA_CHECK(cudaGetDevice(&device));
+    SOL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int64_t k_tiles = (d_.k * in_bytes(v_.in) + gemm_rungs::kHopperWide.k_bytes - 1) / gemm_rungs::kHopperWide.k_bytes;
+    const gemm_rungs::Decomposition dec = gemm_rungs::decomposition(d_.m, d_.n, k_tiles, sms);
+    if (dec.splits > 1)
+      return "k split over " + std::to_string(dec.splits) + " CTAs of a cluster, 128x" + std::to_string(dec.tile.n) +
+             " tiles";
+    return "128x" + std::to_string(dec.tile.n) + " tiles";
+  }
+
   CheckResult check() override {
     if (!randomized_) failure("check() called before randomize()", "randomize the inputs first");
     const double tol = tolerance(v_).rel_l2;
