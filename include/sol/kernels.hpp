@@ -12,9 +12,10 @@
 //    says what it would run and why, without running anything;
 //  - throws sol::Error (what was wrong, how to fix it) on a shape, dtype, layout or pointer it
 //    cannot serve, before launching anything; a CUDA launch failure is a sol::Error as well;
-//  - is thread-safe; the only global state is kernel attribute setup, once per device, and, for matmul,
-//    one cuBLASLt handle per device with a mutex-guarded cache of its plans (descriptors and the
-//    heuristic's algorithm) per shape, types and layout, bounded (kernels/api/matmul.cu).
+//  - is thread-safe; the only global state is kernel attribute setup and occupancy queries, once
+//    per kernel and device, and, for matmul, one cuBLASLt handle per device with a mutex-guarded
+//    cache of its plans (descriptors and the heuristic's algorithm) per shape, types, layout and
+//    pointer alignment, bounded (kernels/api/matmul.cu).
 //
 // Layouts are row-major, sizes and leading dimensions in elements. A leading dimension (or
 // stride) of 0 means "packed": the row length (or the contiguous BSHD stride).

@@ -371,7 +371,8 @@ namespace {
 
 // What a decision without explanation depends on: the shape, types, layout, pitches, whether C is
 // read, the operands' alignment (A and B to 128 bytes, C to 16: the most any rule asks), the
-// device and which decode rungs may be chosen. Padding bytes are zeroed so that the key compares as bytes.
+// device and what may be chosen unmeasured (Choices: decode rungs, v08's split). Padding bytes are
+// zeroed so that the key compares as bytes.
 struct PlanKey {
   int64_t m, n, k, lda, ldb, ldc;
   int32_t a_type, b_type, c_type, cc;

@@ -183,6 +183,7 @@ CheckResult summarize(const std::vector<ComparePart>& parts, double tol) {
 }  // namespace sol::kernels
 
 // ---- kernels/common/launch.cuh ----------------------------------------------------------------
+#include <array>
 #include <map>
 
 #include "kernels/common/launch.cuh"
@@ -193,18 +194,31 @@ void opt_in_dynamic_smem(const void* func, int64_t bytes, bool max_carveout, boo
   if (!func) failure("opt_in_dynamic_smem: no kernel function");
   int device = 0;
   SOL_CUDA_CHECK(cudaGetDevice(&device));
-  // What each (function, device) is opted in for; attributes are per function and context.
+  // What each (function, device) is opted in for; attributes are per function and context. A
+  // thread remembers its last few answers, so that a launch takes no lock once its kernel is set up.
   struct Opted {
     int64_t bytes = 0;
     bool carveout = false, nonportable = false;
+    bool covers(int64_t b, bool c, bool n) const { return bytes >= b && bytes > 0 && (carveout || !c) && (nonportable || !n); }
   };
+  struct Seen {
+    const void* func = nullptr;
+    int device = -1;
+    Opted opted;
+  };
+  thread_local std::array<Seen, 8> seen;
+  thread_local size_t next = 0;
+  for (const Seen& e : seen)
+    if (e.func == func && e.device == device && e.opted.covers(bytes, max_carveout, nonportable_cluster)) return;
   static std::mutex mutex;
   static std::map<std::pair<const void*, int>, Opted> opted;
   std::lock_guard<std::mutex> lock(mutex);
   Opted& have = opted[{func, device}];
-  if (have.bytes >= bytes && have.bytes > 0 && (have.carveout || !max_carveout) &&
-      (have.nonportable || !nonportable_cluster))
-    return;
+  const auto remember = [&] {
+    seen[next] = {func, device, have};
+    next = (next + 1) % seen.size();
+  };
+  if (have.covers(bytes, max_carveout, nonportable_cluster)) return remember();
   if (bytes > std::numeric_limits<int>::max())
     bad_input(std::to_string(bytes) + " bytes of dynamic shared memory do not fit an int", "lower the tile's shared memory");
   SOL_CUDA_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, int(std::max(bytes, have.bytes))));
@@ -214,6 +228,7 @@ void opt_in_dynamic_smem(const void* func, int64_t bytes, bool max_carveout, boo
   have.bytes = std::max<int64_t>({bytes, have.bytes, 1});
   have.carveout = have.carveout || max_carveout;
   have.nonportable = have.nonportable || nonportable_cluster;
+  remember();
 }
 
 }  // namespace sol::kernels

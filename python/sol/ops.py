@@ -784,12 +784,13 @@ def _to_torch(x: Any) -> Any:
     if x is None or isinstance(x, torch.Tensor):
         return x
     kind = _kind(x)
-    if kind == "cupy" and any(st < 0 for st in x.strides):
-        # Negative strides (cupy.flip, x[::-1]): torch cannot take them through DLPack (older
-        # releases abort the process), so a packed copy goes instead.
-        import cupy
-
-        x = cupy.ascontiguousarray(x)
+    if any(st < 0 for st in getattr(x, "strides", ()) or ()):
+        # Negative strides (a flip, x[::-1]): torch's DLPack import aborts the process on them
+        # (pytorch/pytorch#188023), so a packed copy from the array's own library goes instead.
+        root = type(x).__module__.split(".")[0]
+        if root not in ("cupy", "numpy"):
+            _fail(f"sol.ops takes no {type(x).__name__} with negative strides {x.strides}: pass a packed copy")
+        x = __import__(root).ascontiguousarray(x)
     try:
         return torch.utils.dlpack.from_dlpack(x)
     except (RuntimeError, ValueError, TypeError, BufferError) as e:
@@ -945,6 +946,7 @@ def explain(op: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
         q, k, v = ts
         shapes = _attention_shapes(q, k, v)
         dev = _cuda(q, k, v)
+        q, k, v = _addressable(q), _addressable(k), _addressable(v)  # as attention() passes them
         causal = bool(kwargs.get("causal", False))
         r = _kernels.explain_attention_forward_direct(
             *_attention_args(q, k, v, _like(q, dev), None, causal, float(kwargs.get("scale") or 0.0), shapes))

@@ -1,6 +1,7 @@
 // Host half of the Hopper GEMM (kernels/gemm/tc/hopper.cuh): tensor maps, the SM count the
 // persistent rungs launch one CTA per, and how many CTAs (clusters) fit at once, each per device.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -36,18 +37,28 @@ int sm_count() {
 int resident_ctas(const void* kernel, int threads, int smem, int cluster, bool required) {
   int device = 0;
   SOL_CUDA_CHECK(cudaGetDevice(&device));
-  // One occupancy query per (kernel, device, launch shape), under a lock: the launchers ask on
-  // every launch.
+  // One occupancy query per (kernel, device, launch shape), kept under a lock; the launchers ask
+  // on every launch, so a thread remembers its last few answers and takes no lock for them.
   using Key = std::tuple<const void*, int, int, int, int>;
+  const Key key{kernel, device, threads, smem, cluster};
+  const auto answer = [&](int ctas) {
+    if (ctas < 1 && required) failure("no cluster of " + std::to_string(cluster) + " CTAs fits on this GPU");
+    return ctas;
+  };
+  thread_local std::array<std::pair<Key, int>, 8> seen{};
+  thread_local size_t next = 0;
+  for (const auto& [k, ctas] : seen)
+    if (k == key) return answer(ctas);
+  const auto remember = [&](int ctas) {
+    seen[next] = {key, ctas};
+    next = (next + 1) % seen.size();
+    return answer(ctas);
+  };
   static std::mutex mutex;
   static std::map<Key, int> known;
-  const Key key{kernel, device, threads, smem, cluster};
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (const auto it = known.find(key); it != known.end()) {
-      if (it->second < 1 && required) failure("no cluster of " + std::to_string(cluster) + " CTAs fits on this GPU");
-      return it->second;
-    }
+    if (const auto it = known.find(key); it != known.end()) return remember(it->second);
   }
   int ctas = 0;
   if (cluster == 1) {
@@ -65,8 +76,7 @@ int resident_ctas(const void* kernel, int threads, int smem, int cluster, bool r
     std::lock_guard<std::mutex> lock(mutex);
     known[key] = ctas;
   }
-  if (ctas < 1 && required) failure("no cluster of " + std::to_string(cluster) + " CTAs fits on this GPU");
-  return ctas;
+  return remember(ctas);
 }
 
 }  // namespace sol::kernels::gemm::tc::hopper
