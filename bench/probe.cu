@@ -35,6 +35,7 @@ constexpr int kFmaChains = 8;
 constexpr int64_t kMatmulSize = 8192;
 constexpr int kMatmulAlgos = 8;
 constexpr double kMatmulRestS = 0.2;
+constexpr double kMatmulBudgetS = 0.3;  // each algorithm's warm-up (the clock's ramp from idle) and its sampling
 constexpr int kLaunches = 1000;
 
 __global__ void copy16_kernel(const uint4* __restrict__ gSrc, uint4* __restrict__ gDst, int64_t n) {
@@ -106,6 +107,16 @@ Options probe_timing(double budget_s) {
   o.min_samples = 5;
   o.max_samples = 200;
   o.settle = 0.01;
+  return o;
+}
+
+// The matrix rates' timing: probe_timing with the warm-up as long as the budget and no sample
+// cap short of it (see matmul_rate).
+Options matrix_timing(double budget_s) {
+  Options o = probe_timing(budget_s);
+  o.warmup_s = budget_s;
+  o.max_samples = 100000;
+  o.full_budget = true;
   return o;
 }
 
@@ -204,9 +215,10 @@ MatrixRate matmul_rate(const LtHandle& lt, const MatmulType& t, cudaStream_t s, 
   if (found == 0) failure("cuBLASLt found no algorithm for " + t.key + " at 8192³");
   const float alpha = 1.0f, beta = 0.0f;
   // Alike for every algorithm: a rest first (out of the power cap the one before drove the card
-  // into), then the warm-up, then the whole budget.
-  Options timing = probe_timing(budget_s);
-  timing.full_budget = true;
+  // into), then the warm-up, then the whole budget (matrix_timing: fp8 at 8192³ runs in under
+  // 1 ms on an H200, so probe_timing's 200-sample cap would end it at 0.17 s; and the warm-up loop
+  // stops at the budget, bench/gpu.cu, so the warm-up asked for is the budget).
+  Options timing = matrix_timing(budget_s);
   MatrixRate best;
   best.offered = found;
   std::string refused;
@@ -223,6 +235,7 @@ MatrixRate matmul_rate(const LtHandle& lt, const MatmulType& t, cudaStream_t s, 
       timed = gpu::time_runs(run, 1, timing, s);
     } catch (const Error& e) {
       SOL_CUDA_CHECK(cudaStreamSynchronize(s));  // a fault of the GPU itself is not skipped
+      (void)cudaGetLastError();                  // a refusal's error is not the next algorithm's
       if (refused.empty()) refused = e.line();
       continue;
     }
@@ -345,20 +358,25 @@ ProbeResult probe(const ProbeOptions& opts) {
           continue;
         }
         try {
-          const MatrixRate r = matmul_rate(lt, t, s, 0.25);
+          const MatrixRate r = matmul_rate(lt, t, s, kMatmulBudgetS);
           p.ceilings.matrix_flops_per_s[t.key] = r.flops_per_s;
           p.notes.push_back(t.key + " matrix: " + si(r.flops_per_s, "FLOP/s") + ", the heuristic's algorithm " +
                             std::to_string(r.rank) + " of the " + std::to_string(r.timed) + " timed (" +
                             std::to_string(r.offered) + " offered); " + r.clocks);
         } catch (const Error& e) {
+          // A refusal is this dtype's; a fault of the GPU (a sticky error) ends the probe: every
+          // later measurement would fail on the dead context, and no profile is saved from it.
+          if (cudaDeviceSynchronize() != cudaSuccess) throw;
           (void)cudaGetLastError();
           p.notes.push_back(t.key + " matrix: not measured: " + e.line());
         }
       }
+      const Options timing = matrix_timing(kMatmulBudgetS);
       p.notes.push_back("matrix: cuBLASLt C = AᵀB, 8192³, random non-zero inputs, fp32 accumulation; fp8 = e4m3 "
                         "inputs, bf16 output; fp32 = SIMT SGEMM; each the fastest of the first " +
                         std::to_string(kMatmulAlgos) + " algorithms cuBLASLt's heuristic offers, each after " +
-                        fixed(kMatmulRestS, 1) + " s of rest and 0.3 s of warm-up, timed for 0.25 s");
+                        fixed(kMatmulRestS, 1) + " s of rest and at least " + fixed(timing.warmup_s, 2) +
+                        " s of warm-up, timed for " + fixed(timing.budget_s, 2) + " s");
     }
   } else {
     p.notes.push_back("quick probe: copy bandwidth and launch overhead only");
