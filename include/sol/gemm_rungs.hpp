@@ -105,7 +105,12 @@ constexpr int split_k(int64_t tiles, int64_t k_tiles, int sms, int max_splits = 
   while (2 * s <= max_splits && 2 * s <= kMaxSplitK && tiles * 2 * s <= sms && k_tiles >= 2 * s * kMinSplitKTiles) s *= 2;
   return s;
 }
-// v08's decomposition of an m × n output with k_tiles k-tiles (k_bytes each): the wide tile with
+// The k-tiles of the Hopper kernels (one k_bytes stage row each, both tiles) over k elements of
+// element_bytes each.
+constexpr int64_t hopper_k_tiles(int64_t k, int element_bytes) {
+  return (k * element_bytes + kHopperWide.k_bytes - 1) / kHopperWide.k_bytes;
+}
+// v08's decomposition of an m × n output with k_tiles k-tiles (hopper_k_tiles): the wide tile with
 // k split S ways where its tiles leave SMs idle and S > 1 fits, else one CTA a tile, of the tile
 // the wave count favours.
 struct Decomposition {

@@ -423,8 +423,7 @@ namespace {
 std::string split_note(const MatmulCall& c, const std::string& rung, TableGpu gpu) {
   if (rung != "v08_tile_choice") return {};
   static const std::array<int, 2> sms = {hw::find("h200").compute_units, hw::find("h100").compute_units};
-  const gemm_rungs::Tile& t = gemm_rungs::kHopperWide;
-  const int64_t elem = dtype_bytes(c.a_type), k_tiles = (c.k * elem + t.k_bytes - 1) / t.k_bytes;
+  const int64_t k_tiles = gemm_rungs::hopper_k_tiles(c.k, dtype_bytes(c.a_type));
   const int splits = gemm_rungs::decomposition(c.m, c.n, k_tiles, sms[size_t(gpu)]).splits;
   if (splits == 1) return {};
   return "; one CTA a tile: v08's k split over " + std::to_string(splits) +

@@ -197,7 +197,7 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
   const gemm_rungs::Rung* r = peer ? nullptr : gemm_rungs::find(variant);
   gemm_rungs::Tile t = r ? r->tile : gemm_rungs::kHopperWide;
   if (variant == "v08_tile_choice") {
-    const gemm_rungs::Decomposition d = gemm_rungs::decomposition(m, n, ceil_div(k, int64_t(t.k_elems(elem))), sms);
+    const gemm_rungs::Decomposition d = gemm_rungs::decomposition(m, n, gemm_rungs::hopper_k_tiles(k, elem), sms);
     t = d.tile;
     g.splits = d.splits;
   }

@@ -143,8 +143,8 @@ class GemmCase final : public Case {
     int device = 0, sms = 0;
     SOL_CUDA_CHECK(cudaGetDevice(&device));
     SOL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const int64_t k_tiles = (d_.k * in_bytes(v_.in) + gemm_rungs::kHopperWide.k_bytes - 1) / gemm_rungs::kHopperWide.k_bytes;
-    const gemm_rungs::Decomposition dec = gemm_rungs::decomposition(d_.m, d_.n, k_tiles, sms);
+    const gemm_rungs::Decomposition dec =
+        gemm_rungs::decomposition(d_.m, d_.n, gemm_rungs::hopper_k_tiles(d_.k, in_bytes(v_.in)), sms);
     if (dec.splits > 1)
       return "k split over " + std::to_string(dec.splits) + " CTAs of a cluster, 128x" + std::to_string(dec.tile.n) +
              " tiles";

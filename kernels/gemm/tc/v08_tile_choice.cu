@@ -21,8 +21,8 @@
 namespace sol::kernels::gemm::tc {
 
 void launch_v08_tile_choice(const Problem& p, Workspace& ws, cudaStream_t stream) {
-  const int64_t k_tiles = (p.k * in_bytes(p.in) + hopper::kRowBytes - 1) / hopper::kRowBytes;
-  const gemm_rungs::Decomposition d = gemm_rungs::decomposition(p.m, p.n, k_tiles, hopper::sm_count(), p.max_splits);
+  const gemm_rungs::Decomposition d = gemm_rungs::decomposition(
+      p.m, p.n, gemm_rungs::hopper_k_tiles(p.k, in_bytes(p.in)), hopper::sm_count(), p.max_splits);
   if (d.splits > 1)
     hopper::with_input(p.in, [&](auto in) { hopper::launch_split_k<in>(p, ws, d.splits, stream); });
   else if (d.tile.n == gemm_rungs::kHopperNarrow.n)
