@@ -409,12 +409,12 @@ def _as_rows(x: torch.Tensor, cols: int) -> tuple[torch.Tensor, int]:
     if x.is_contiguous():
         return x, cols
     x2 = x.reshape(-1, cols)
-    rows = x2.shape[0]
     # Rows the API cannot address: elements apart, or rows closer than their length (a broadcast
-    # with stride 0, whose pitch 0 the API reads as "packed"; overlapping windows).
-    if x2.stride(1) != 1 or (rows > 1 and x2.stride(0) < cols):
+    # with stride 0, whose pitch 0 the API reads as "packed"; overlapping windows). One row is
+    # never here: torch counts it contiguous whatever its row stride.
+    if x2.stride(1) != 1 or x2.stride(0) < cols:
         x2 = x2.contiguous()
-    return x2, x2.stride(0) if rows > 1 else cols
+    return x2, x2.stride(0)
 
 
 def _residual(residual: Optional[torch.Tensor], x: torch.Tensor) -> None:
@@ -783,7 +783,7 @@ def _kind(x: Any) -> str:
 def _to_torch(x: Any) -> Any:
     if x is None or isinstance(x, torch.Tensor):
         return x
-    kind = _kind(x)
+    _kind(x)
     if any(st < 0 for st in getattr(x, "strides", ()) or ()):
         # Negative strides (a flip, x[::-1]): torch's DLPack import aborts the process on them
         # (pytorch/pytorch#188023), so a packed copy from the array's own library goes instead.
