@@ -100,6 +100,9 @@ constexpr Tile tile_choice(int64_t m, int64_t n, int sms) {
 // pipeline fills). A cluster holds at most 8 CTAs portably. max_splits caps S (1: no split).
 inline constexpr int kMinSplitKTiles = 4;
 inline constexpr int kMaxSplitK = 8;
+// A GEMM shape's key that caps v08's S for one measurement ("max_splits=1": one CTA a tile), so that
+// one run can time the split beside the unsplit kernel; absent, S goes up to kMaxSplitK.
+inline constexpr char kMaxSplitsKey[] = "max_splits";
 constexpr int split_k(int64_t tiles, int64_t k_tiles, int sms, int max_splits = kMaxSplitK) {
   int s = 1;
   while (2 * s <= max_splits && 2 * s <= kMaxSplitK && tiles * 2 * s <= sms && k_tiles >= 2 * s * kMinSplitKTiles) s *= 2;

@@ -20,7 +20,7 @@ constexpr double kPoor = 0.80;
 void gemm_findings(const Work& w, const Ceilings& c, const Prediction& p, std::vector<Finding>& out) {
   const int64_t m = w.shape.at("m"), n = w.shape.at("n"), k = w.shape.at("k");
   const int sms = c.spec.compute_units;
-  const GemmRung g = gemm_rung(w.family, w.variant, w.dtype, m, n, k, sms);
+  const GemmRung g = gemm_rung(w.family, w.variant, w.dtype, w.shape, sms);
   const int64_t tm = ceil_div(m, g.tile.m), tn = ceil_div(n, g.tile.n), tiles = tm * tn;
   {
     Finding f{"tile quantization", "", "", p.tile_efficiency < kPoor};

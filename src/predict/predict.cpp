@@ -167,7 +167,7 @@ double reread_dram_bytes(const model::Reread& r, const Ceilings& c, std::string*
 bool is_gemm_family(const std::string& family) { return family.rfind("gemm_", 0) == 0 && family != sweep::kFamily; }
 
 GemmRung gemm_rung(const std::string& family, const std::string& variant, const std::string& dtype, int64_t m,
-                   int64_t n, int64_t k, int sms) {
+                   int64_t n, int64_t k, int sms, int max_splits) {
   if (!is_gemm_family(family)) bad_input("'" + family + "' is not a GEMM family");
   GemmRung g;
   const bool peer = variant.rfind("peer:", 0) == 0;
@@ -197,7 +197,8 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
   const gemm_rungs::Rung* r = peer ? nullptr : gemm_rungs::find(variant);
   gemm_rungs::Tile t = r ? r->tile : gemm_rungs::kHopperWide;
   if (variant == "v08_tile_choice") {
-    const gemm_rungs::Decomposition d = gemm_rungs::decomposition(m, n, gemm_rungs::hopper_k_tiles(k, elem), sms);
+    const gemm_rungs::Decomposition d = gemm_rungs::decomposition(m, n, gemm_rungs::hopper_k_tiles(k, elem), sms,
+                                                                  max_splits > 0 ? max_splits : gemm_rungs::kMaxSplitK);
     t = d.tile;
     g.splits = d.splits;
   }
@@ -222,6 +223,12 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
            (g.pack_pitch_bytes > 0 ? ", packs rows to " + std::to_string(g.pack_pitch_bytes) + " B" : ", unaligned rows read in place") +
            (g.splits > 1 ? ", k split " + std::to_string(g.splits) + " ways over a cluster" : "");
   return g;
+}
+
+GemmRung gemm_rung(const std::string& family, const std::string& variant, const std::string& dtype, const Shape& s,
+                   int sms) {
+  return gemm_rung(family, variant, dtype, s.at("m"), s.at("n"), s.at("k"), sms,
+                   int(s.get(gemm_rungs::kMaxSplitsKey, gemm_rungs::kMaxSplitK)));
 }
 
 Work work_of(const results::Record& r) {
@@ -395,7 +402,7 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
 Prediction predict_gemm(const Work& w, const Ceilings& c) {
   const int sms = c.spec.compute_units;
   if (sms < 1) bad_input("the ceilings have no SM count: a GEMM's waves cannot be modelled");
-  const GemmRung g = gemm_rung(w.family, w.variant, w.dtype, w.shape.at("m"), w.shape.at("n"), w.shape.at("k"), sms);
+  const GemmRung g = gemm_rung(w.family, w.variant, w.dtype, w.shape, sms);
   if (g.known) return predict_gemm_on(w, c, g);
   // A library picks its tile by the shape: the best of its usual block tiles, full and halved.
   Prediction best;

@@ -123,6 +123,15 @@ TEST(GemmTcRegistry, ShapeRules) {
   EXPECT_NE(v->unsupported(Shape::parse("m=0,n=64,k=64")), "");
   EXPECT_NE(v->unsupported(Shape::parse("m=64,n=64")), "");
   EXPECT_NE(v->unsupported(Shape::parse("m=64,n=64,k=64,batch=2")), "");
+  // max_splits caps v08's k split (1 to 8) and is refused by the rungs that never split.
+  const sol::Variant* v08 = find("gemm_bf16", "v08_tile_choice");
+  ASSERT_NE(v08, nullptr);
+  EXPECT_EQ(v08->unsupported(Shape::parse("m=1024,n=1024,k=1024,max_splits=1")), "");
+  EXPECT_EQ(v08->unsupported(Shape::parse("m=1024,n=1024,k=1024,max_splits=8")), "");
+  EXPECT_NE(v08->unsupported(Shape::parse("m=1024,n=1024,k=1024,max_splits=0")).find("max_splits"), std::string::npos);
+  EXPECT_NE(v08->unsupported(Shape::parse("m=1024,n=1024,k=1024,max_splits=9")).find("max_splits"), std::string::npos);
+  EXPECT_NE(find("gemm_bf16", "v07_tma_store")->unsupported(Shape::parse("m=1024,n=1024,k=1024,max_splits=1")).find("max_splits"),
+            std::string::npos);
   // fp8 through cuBLASLt: TN with 16-byte pitches and k % 16 == 0 (cuBLASLt's fp8 rules).
   const sol::Variant* fp8 = find("gemm_fp8", "peer:cublasLt");
   ASSERT_NE(fp8, nullptr);

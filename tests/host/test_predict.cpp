@@ -118,6 +118,18 @@ TEST(Predict, V08SplitsKWhereItsTilesLeaveSmsIdle) {
   EXPECT_DOUBLE_EQ(p.wave_efficiency, 128.0 / 132);
   EXPECT_NE(term(p, "split-k sum"), nullptr);
   EXPECT_NE(p.rung.find("k split 4 ways"), std::string::npos) << p.rung;
+  // The shape's max_splits caps the split the model sees, as it caps the kernel's.
+  EXPECT_EQ(gemm_rung("gemm_bf16", "v08_tile_choice", "bf16", sol::Shape::parse("m=1024,n=1024,k=1024,max_splits=1"), 132)
+                .splits,
+            1);
+  EXPECT_EQ(gemm_rung("gemm_bf16", "v08_tile_choice", "bf16", sol::Shape::parse("m=1024,n=1024,k=1024,max_splits=2"), 132)
+                .splits,
+            2);
+  Work capped = gemm("gemm_bf16", "v08_tile_choice", "bf16", 1024, 1024, 1024);
+  capped.shape.dims.emplace_back("max_splits", 1);
+  const Prediction unsplit = predict::predict(capped, h200());
+  EXPECT_EQ(term(unsplit, "split-k sum"), nullptr);
+  EXPECT_EQ(unsplit.rung.find("k split"), std::string::npos) << unsplit.rung;
   // An uneven split runs its longest share: 1024×1024×1088 has 17 k-tiles, 4 splits of ⌈17/4⌉ = 5.
   const Prediction q = predict::predict(gemm("gemm_bf16", "v08_tile_choice", "bf16", 1024, 1024, 1088), h200());
   EXPECT_DOUBLE_EQ(q.wave_efficiency, 128.0 / 132 * (17.0 / 4 / 5));

@@ -60,12 +60,15 @@ Launch launcher(Rung r) {
 
 // offset_a, offset_c: elements by which A and C start past their allocations (a tensor's slice:
 // base pointers that are not 16-, 4- or even 2-byte aligned for fp8).
+// max_splits: v08's cap on its k split (gemm_rungs::kMaxSplitsKey).
 struct Dims {
   int64_t m, n, k, lda, ldb, ldc, offset_a, offset_c;
+  int max_splits;
 };
 Dims dims_of(const Shape& s) {
   const int64_t k = s.at("k"), n = s.at("n");
-  return {s.at("m"), n, k, s.get("lda", k), s.get("ldb", k), s.get("ldc", n), s.get("offset_a", 0), s.get("offset_c", 0)};
+  return {s.at("m"),           n, k, s.get("lda", k), s.get("ldb", k), s.get("ldc", n), s.get("offset_a", 0),
+          s.get("offset_c", 0), int(s.get(gemm_rungs::kMaxSplitsKey, gemm_rungs::kMaxSplitK))};
 }
 
 // Fills n operand elements (any type) with operand_bits(t, seed, i).
@@ -144,7 +147,7 @@ class GemmCase final : public Case {
     SOL_CUDA_CHECK(cudaGetDevice(&device));
     SOL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const gemm_rungs::Decomposition dec =
-        gemm_rungs::decomposition(d_.m, d_.n, gemm_rungs::hopper_k_tiles(d_.k, in_bytes(v_.in)), sms);
+        gemm_rungs::decomposition(d_.m, d_.n, gemm_rungs::hopper_k_tiles(d_.k, in_bytes(v_.in)), sms, d_.max_splits);
     if (dec.splits > 1)
       return "k split over " + std::to_string(dec.splits) + " CTAs of a cluster, 128x" + std::to_string(dec.tile.n) +
              " tiles";
@@ -245,6 +248,7 @@ class GemmCase final : public Case {
     p.ldb = d_.ldb;
     p.ldc = d_.ldc;
     p.alpha = alpha_;
+    p.max_splits = d_.max_splits;
     if (set >= 0 && set < sets_) {
       p.A = a_[size_t(set)].get() + d_.offset_a * in_bytes(v_.in);
       p.B = b_[size_t(set)].get();
@@ -294,9 +298,12 @@ std::string unsupported(Version v, const Shape& s) {
                                        {"ldb", 1, kMax, false},
                                        {"ldc", 1, kMax, false},
                                        {"offset_a", 0, 15, false},
-                                       {"offset_c", 0, 15, false}});
+                                       {"offset_c", 0, 15, false},
+                                       {gemm_rungs::kMaxSplitsKey, 1, gemm_rungs::kMaxSplitK, false}});
       !why.empty())
     return why;
+  if (s.has(gemm_rungs::kMaxSplitsKey) && v.rung != Rung::v08_tile_choice)
+    return std::string(gemm_rungs::kMaxSplitsKey) + " caps v08_tile_choice's k split; this variant does not split k";
   const Dims d = dims_of(s);
   if (d.lda < d.k) return "lda=" + std::to_string(d.lda) + " is below the row length k=" + std::to_string(d.k);
   if (d.ldb < d.k) return "ldb=" + std::to_string(d.ldb) + " is below the row length k=" + std::to_string(d.k);
