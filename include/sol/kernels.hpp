@@ -77,7 +77,9 @@ void matmul(const MatmulArgs& args, void* workspace, size_t workspace_bytes, cud
 // dtype ∈ {bf16, f16}; d ∈ {64, 128}; any b, h, n, nk ≥ 1. scale 0 means 1/√d. n ≤ 16 (decode:
 // a few new tokens against a KV cache) runs the split-KV decode kernel, whose workspace holds the
 // splits' partial results.
-// Strides (elements) of the batch, sequence and head dimensions; d is contiguous. All 0: packed.
+// Strides (elements) of the batch, sequence and head dimensions; d is contiguous. All 0: packed;
+// else each a multiple of 8, except on a dimension of extent 1, which is never stepped over and may
+// carry any stride (its packed one is used).
 struct BSHDStrides {
   int64_t batch = 0, seq = 0, head = 0;
 };

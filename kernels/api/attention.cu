@@ -110,12 +110,19 @@ void check_shape(const AttentionArgs& a, const std::string& op) {
 }
 
 // A tensor's strides, all given or all 0 (packed); each a multiple of 8 elements (the kernels move
-// 16-byte chunks of d), and, for an output, no two elements at one address.
-at::Bshd check_strides(const BSHDStrides& s, int64_t b, int64_t rows, int64_t heads, int d, const std::string& op,
-                       const char* what, bool output) {
-  if (s.batch == 0 && s.seq == 0 && s.head == 0) return at::packed_or({}, rows, heads, d);
+// 16-byte chunks of d), and, for an output, no two elements at one address. A dimension of extent 1
+// is never stepped over: whatever stride it was given (a framework may leave any there, 0 too), it
+// gets its packed one.
+at::Bshd check_strides(const BSHDStrides& given_strides, int64_t b, int64_t rows, int64_t heads, int d,
+                       const std::string& op, const char* what, bool output) {
+  const at::Bshd packed = at::packed_or({}, rows, heads, d);
+  BSHDStrides s = given_strides;
+  if (s.batch == 0 && s.seq == 0 && s.head == 0) return packed;
   const std::string given = std::string(what) + " strides {batch " + std::to_string(s.batch) + ", seq " +
                             std::to_string(s.seq) + ", head " + std::to_string(s.head) + "}";
+  if (b == 1) s.batch = packed.batch;
+  if (rows == 1) s.seq = packed.seq;
+  if (heads == 1) s.head = packed.head;
   if (s.batch <= 0 || s.seq <= 0 || s.head <= 0)
     bad_input(op + ": " + given + ": give all three > 0, or all 0 for packed BSHD", "strides are in elements");
   if (s.batch % 8 || s.seq % 8 || s.head % 8)
@@ -135,11 +142,11 @@ at::Bshd check_strides(const BSHDStrides& s, int64_t b, int64_t rows, int64_t he
   return {s.batch, s.seq, s.head};
 }
 
-// Packed BSHD, up to the strides of dimensions of extent 1 (never stepped over: a [b, h, 1, d]
-// tensor transposed to [b, 1, h, d] is packed whatever its sequence stride).
-bool is_packed(const at::Bshd& s, int64_t b, int64_t rows, int64_t heads, int d) {
+// Packed BSHD, of strides check_strides returned (a dimension of extent 1 has its packed stride: a
+// [b, h, 1, d] tensor transposed to [b, 1, h, d] is packed whatever sequence stride it was given).
+bool is_packed(const at::Bshd& s, int64_t rows, int64_t heads, int d) {
   const at::Bshd p = at::packed_or({}, rows, heads, d);
-  return (heads == 1 || s.head == p.head) && (rows == 1 || s.seq == p.seq) && (b == 1 || s.batch == p.batch);
+  return s.head == p.head && s.seq == p.seq && s.batch == p.batch;
 }
 
 void check_pointer(const void* p, const std::string& op, const char* what) {
@@ -392,7 +399,7 @@ struct BackwardPlan {
 
 void check_packed(const BSHDStrides& s, int64_t b, int64_t rows, int64_t heads, int d, const std::string& op,
                   const char* what) {
-  if (!is_packed(check_strides(s, b, rows, heads, d, op, what, false), b, rows, heads, d))
+  if (!is_packed(check_strides(s, b, rows, heads, d, op, what, false), rows, heads, d))
     bad_input(op + ": " + what + " is strided; the backward serves packed BSHD only",
               "copy it into a packed [b, n, h, d] tensor (strides 0)");
 }

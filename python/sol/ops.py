@@ -288,15 +288,7 @@ def _attention_args(q, k, v, o, lse, causal: bool, scale: float, shapes: tuple) 
     """attention_forward_direct's arguments but the last four, from _attention_shapes(q, k, v)."""
     (b, n, h, d), (_, nk, h_kv, _) = shapes
     return (_DTYPES[q.dtype], b, h, h_kv, n, nk, d, causal, scale, q.data_ptr(), k.data_ptr(), v.data_ptr(),
-            o.data_ptr(), _ptr(lse), _bshd_strides(q), _bshd_strides(k), _bshd_strides(v), _bshd_strides(o))
-
-
-def _bshd_strides(t: torch.Tensor) -> tuple:
-    """t's four strides, a dimension of extent 1 given its packed stride (torch leaves any stride on
-    such a dimension, even 0, and the API checks the strides it is given)."""
-    (_, n, h, d), st = t.shape, t.stride()
-    packed = (n * h * d, h * d, d)
-    return tuple(packed[i] if t.shape[i] == 1 else st[i] for i in range(3)) + (st[3],)
+            o.data_ptr(), _ptr(lse), q.stride(), k.stride(), v.stride(), o.stride())
 
 
 def _addressable(t: torch.Tensor) -> torch.Tensor:
@@ -344,8 +336,8 @@ def _attention_backward_run(q, k, v, o, lse, dout, causal: bool, scale: float, d
     lse = lse.contiguous()
     dq, dk, dv = _like(q, dev), _like(k, dev), _like(v, dev)
     _launch(_kernels.attention_backward_direct, dev, *_attention_args(q, k, v, o, lse, causal, scale, shapes),
-            dout.data_ptr(), dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), _bshd_strides(dout), _bshd_strides(dq),
-            _bshd_strides(dk), _bshd_strides(dv), deterministic)
+            dout.data_ptr(), dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), dout.stride(), dq.stride(),
+            dk.stride(), dv.stride(), deterministic)
     return dq, dk, dv
 
 

@@ -93,6 +93,29 @@ TEST(ApiAttention, RefusesBadPointersStridesAndWorkspace) {
   SOL_EXPECT_BAD_INPUT(forward(a), "overlap");
 }
 
+TEST(ApiAttention, ADimensionOfExtentOneTakesAnyStride) {
+  // Never stepped over, so its stride may be anything, 0 and odd values included: a decode query
+  // [b, 1, h, d] transposed from BHSD has sequence stride d; a batch of one may say 0.
+  AttentionArgs a = sol::test::fake_attention_args(2, 4, 2, 1, 33, 64);
+  a.q_stride = {4 * 64, 3, 64};
+  a.o_stride = {4 * 64, 0, 64};
+  EXPECT_NO_THROW(api::explain_attention_forward_on(a, 90));
+  a.n = 2;  // now the sequence is stepped over
+  SOL_EXPECT_BAD_INPUT(api::explain_attention_forward_on(a, 90), "multiples of 8");
+  AttentionArgs one = sol::test::fake_attention_args(1, 4, 2, 17, 33, 64);
+  one.k_stride = {0, 2 * 64, 64};
+  EXPECT_NO_THROW(api::explain_attention_forward_on(one, 90));
+  one.b = 2;
+  SOL_EXPECT_BAD_INPUT(api::explain_attention_forward_on(one, 90), "all three");
+  // The backward serves packed BSHD: the transposed decode layout is packed whatever its sequence stride.
+  AttentionBackwardArgs g = valid_bwd_args();
+  g.fwd.n = 1;
+  g.fwd.q_stride = g.dout_stride = g.dq_stride = {4 * 64, 64, 64};
+  EXPECT_NO_THROW(api::explain_attention_backward_on(g, 90));
+  g.fwd.n = 2;
+  SOL_EXPECT_BAD_INPUT(api::explain_attention_backward_on(g, 90), "packed BSHD only");
+}
+
 TEST(ApiAttention, WorkspaceSizes) {
   AttentionArgs a = valid_args();
   EXPECT_EQ(attention_forward_workspace_size(a), 0u);  // lse given

@@ -344,8 +344,9 @@ def test_broadcast_rows_are_copied_not_read_as_packed(cpu):
 
 def test_attention_passes_strides_the_api_can_address(cpu):
     """K and V broadcast over batch, sequence and heads (strides 0, which the API reads as packed)
-    go as packed copies; a dimension of extent 1 is given its packed stride; the backward, which
-    serves packed BSHD only, gets packed copies of strided q, k, v (a fused QKV projection's)."""
+    go as packed copies; a dimension of extent 1 goes with torch's stride, whatever it is (the API
+    never steps over it); the backward, which serves packed BSHD only, gets packed copies of strided
+    q, k, v (a fused QKV projection's)."""
     b, n, h, d = 2, 8, 4, 64
     q = torch.randn(b, n, h, d, dtype=BF16)
     kv = torch.randn(d, dtype=BF16).expand(b, n, h, d)
@@ -355,7 +356,7 @@ def test_attention_passes_strides_the_api_can_address(cpu):
     assert args[15] == args[16] == (n * h * d, h * d, d, 1)  # k's and v's strides: packed copies
     decode = torch.randn(b, h, 1, d, dtype=BF16).transpose(1, 2)  # [b, 1, h, d], seq stride d
     ops.attention(decode, q, q)
-    assert cpu.calls[-1][1][14] == (h * d, h * d, d, 1)
+    assert cpu.calls[-1][1][14] == decode.stride() == (h * d, d, d, 1)
     qkv = torch.randn(b, n, 3, h, d, dtype=BF16, requires_grad=True)
     q3, k3, v3 = qkv.unbind(2)
     o = ops.attention(q3, k3, v3)
