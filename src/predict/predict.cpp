@@ -415,6 +415,15 @@ Prediction predict_gemm(const Work& w, const Ceilings& c) {
     Prediction p = predict_gemm_on(w, c, r);
     if (best.terms.empty() || p.seconds < best.seconds) best = std::move(p);
   }
+  // fp16 in, bf16 out is not among cuBLASLt's documented type combinations (an fp16 A and B give an
+  // fp16 or fp32 D): its peer writes fp16 D and converts it in one more pass
+  // (kernels/gemm/tc/peer_cublaslt.cu), reading 2 and writing 2 bytes an output.
+  if (w.family == "gemm_fp16" && w.variant == "peer:cublasLt") {
+    const double out_bytes = double(w.shape.at("m")) * double(w.shape.at("n")) * 4.0;
+    best.terms.push_back({"conversion", out_bytes / c.copy_bytes_per_s + c.launch_s,
+                          "fp16 D to bf16 C: " + si(out_bytes, "B") + " at the copy bandwidth, one launch"});
+    finish(best);
+  }
   return best;
 }
 

@@ -135,6 +135,18 @@ TEST(Predict, V08SplitsKWhereItsTilesLeaveSmsIdle) {
   EXPECT_DOUBLE_EQ(q.wave_efficiency, 128.0 / 132 * (17.0 / 4 / 5));
 }
 
+TEST(Predict, TheFp16CublasLtPeerPaysItsConversionPass) {
+  // fp16 D written, then read (2 B) and written as bf16 (2 B) an output, at the copy bandwidth.
+  const Prediction fp16 = predict::predict(gemm("gemm_fp16", "peer:cublasLt", "fp16", 1000, 3000, 512), h200());
+  const Term* pass = term(fp16, "conversion");
+  ASSERT_NE(pass, nullptr);
+  EXPECT_DOUBLE_EQ(pass->seconds, 1000.0 * 3000 * 4 / kCopy + kLaunch);
+  EXPECT_EQ(term(predict::predict(gemm("gemm_bf16", "peer:cublasLt", "bf16", 1000, 3000, 512), h200()), "conversion"),
+            nullptr);
+  EXPECT_EQ(term(predict::predict(gemm("gemm_fp16", "v07_tma_store", "fp16", 1000, 3000, 512), h200()), "conversion"),
+            nullptr);
+}
+
 TEST(Predict, UnalignedRowsArePackedByTheHopperRungsAndReadInPlaceByV01) {
   // 4095 bf16 = 8190-byte rows, padded to 8192: A and B each read once and written once.
   const Prediction v07 = predict::predict(gemm("gemm_bf16", "v07_tma_store", "bf16", 4095, 4095, 4095), h200());
