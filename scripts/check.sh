@@ -12,6 +12,8 @@ _phase_prefix=check
 # Generated sources equal their generator's output (fast; before the build).
 phase "generated sources"
 python3 "$root/scripts/gen-wgmma.py" --check
+python3 "$root/scripts/api-tables.py" --check       # the attention, MX and copy dispatch tables
+python3 "$root/scripts/dispatch-table.py" --check   # sol::matmul's tables
 # The tests are required here, even in a directory configured without them. The CLI (with the
 # libraries and kernels) first, then the test suites, so that each phase's time is its own.
 phase "build: libraries, kernels, CLI"
