@@ -2,6 +2,7 @@
 // The check every Case ends with: ‖out − ref‖₂ / ‖ref‖₂ in double over the written elements,
 // plus counts of unwritten (still poisoned) and non-finite outputs. Runs on all host cores so
 // that the ≥ 1 GiB headline shapes check in about a second.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -37,10 +38,14 @@ CheckResult summarize(const std::vector<ComparePart>& parts, double tol);
 
 // sample(i) → Sample for i in [0, n), judged with the reference's squared norm raised to floor2
 // where it is smaller: for results that cancel (a sum of nearly opposite terms), whose rounding
-// errors scale with the terms.
+// errors scale with the terms. work: what one sample costs, in units of one element's check (a
+// GEMM output's reference is a k-long dot product), so that a few thousand costly samples still
+// spread over the host's cores; sample must then be safe to call from several threads at once.
 template <class F>
-CheckResult compare_floored(int64_t n, double floor2, double tol, const F& sample) {
-  std::vector<ComparePart> parts(size_t(host_chunks(n)));
+CheckResult compare_floored(int64_t n, double floor2, double tol, const F& sample, int64_t work = 1) {
+  const int64_t per = std::max<int64_t>(work, 1), cap = int64_t(1) << 62;
+  const int64_t total = n > cap / per ? cap : n * per;  // the work, saturated
+  std::vector<ComparePart> parts(size_t(std::clamp<int64_t>(host_chunks(total), 1, std::max<int64_t>(n, 1))));
   parallel_chunks(
       n,
       [&](int64_t begin, int64_t end, int c) {
@@ -56,8 +61,8 @@ CheckResult compare_floored(int64_t n, double floor2, double tol, const F& sampl
 
 // sample(i) → Sample for i in [0, n), judged against the reference's own norm.
 template <class F>
-CheckResult compare(int64_t n, double tol, const F& sample) {
-  return compare_floored(n, 0.0, tol, sample);
+CheckResult compare(int64_t n, double tol, const F& sample, int64_t work = 1) {
+  return compare_floored(n, 0.0, tol, sample, work);
 }
 
 }  // namespace sol::kernels

@@ -137,7 +137,7 @@ class GemvCase final : public Case {
       const uint32_t b = bits_at(at);
       const double ref = ref::gemm_element(a.data(), 1, w.data(), 1, d_.k, double(kAlpha), d_.beta ? double(kBeta) : 0.0, c_in).value;
       return Sample{value_of(b), ref, poisoned(b) || kept_input(at, b, ref)};
-    });
+    }, 2 * d_.k);  // each sample a k-long dot product: spread over the host's cores
     uint64_t digest = 0x6A09E667F3BCC908ull;
     const CheckResult whole = compare(d_.m * d_.n, tol, [&](int64_t i) {
       const uint32_t b = bits_at((i / d_.n) * d_.ldc + i % d_.n);

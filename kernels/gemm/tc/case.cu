@@ -170,26 +170,29 @@ class GemmCase final : public Case {
       hostA = decode(seed_a_, d_.m, d_.lda);
       hostB = decode(seed_b_, d_.n, d_.ldb);
     }
-    std::vector<double> rowA, colB;  // one output's operands, where they are not all decoded
-    if (!decoded) {
-      rowA.resize(size_t(d_.k));
-      colB.resize(size_t(d_.k));
-    }
-    CheckResult err = compare(int64_t(picks.size()), tol, [&](int64_t j) {
-      const int64_t r = picks[size_t(j)] / d_.n, c = picks[size_t(j)] % d_.n;
-      const double *a = rowA.data(), *b = colB.data();
-      if (decoded) {
-        a = hostA.data() + r * d_.k;
-        b = hostB.data() + c * d_.k;
-      } else {
-        for (int64_t i = 0; i < d_.k; ++i) {
-          rowA[size_t(i)] = operand_value(v_.in, seed_a_, uint64_t(r * d_.lda + i));
-          colB[size_t(i)] = operand_value(v_.in, seed_b_, uint64_t(c * d_.ldb + i));
-        }
-      }
-      const uint16_t bits = got[size_t(r * d_.ldc + c)];
-      return Sample{decode_bf16(bits), ref::gemm_element(a, 1, b, 1, d_.k, double(alpha_)).value, is_poison(bits)};
-    });
+    // Each sample a k-long dot product: the samples spread over the host's cores (compare's work).
+    CheckResult err = compare(
+        int64_t(picks.size()), tol,
+        [&](int64_t j) {
+          const int64_t r = picks[size_t(j)] / d_.n, c = picks[size_t(j)] % d_.n;
+          std::vector<double> rowA, colB;  // this output's operands, where they are not all decoded
+          const double *a = nullptr, *b = nullptr;
+          if (decoded) {
+            a = hostA.data() + r * d_.k;
+            b = hostB.data() + c * d_.k;
+          } else {
+            rowA.resize(size_t(d_.k));
+            colB.resize(size_t(d_.k));
+            for (int64_t i = 0; i < d_.k; ++i) {
+              rowA[size_t(i)] = operand_value(v_.in, seed_a_, uint64_t(r * d_.lda + i));
+              colB[size_t(i)] = operand_value(v_.in, seed_b_, uint64_t(c * d_.ldb + i));
+            }
+            a = rowA.data(), b = colB.data();
+          }
+          const uint16_t bits = got[size_t(r * d_.ldc + c)];
+          return Sample{decode_bf16(bits), ref::gemm_element(a, 1, b, 1, d_.k, double(alpha_)).value, is_poison(bits)};
+        },
+        2 * d_.k);
     // Unwritten and non-finite outputs over the whole C, whether sampled or not.
     const CheckResult whole = compare(d_.m * d_.n, tol, [&](int64_t i) {
       const uint16_t bits = got[size_t((i / d_.n) * d_.ldc + i % d_.n)];

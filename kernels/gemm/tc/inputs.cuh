@@ -6,7 +6,6 @@
 //   fp16  sign | exponent 13…16 (2^-2 … 2^1) | 10 random mantissa bits
 //   e4m3  sign | exponent 5…8 (2^-2 … 2^1) | 3 random mantissa bits; with the per-tensor scales
 //         below every product is exact in fp32 and no partial sum comes near fp32's range
-#include <cmath>
 #include <cstdint>
 
 #include "kernels/common/random.cuh"
@@ -30,10 +29,8 @@ inline double operand_value(InType t, uint64_t seed, uint64_t i) {
   const uint32_t b = operand_bits(t, seed, i);
   switch (t) {
     case InType::bf16: return decode_bf16(uint16_t(b));
-    case InType::fp16: {
-      const double v = std::ldexp(1.0 + double(b & 0x3FFu) / 1024.0, int((b >> 10) & 0x1Fu) - 15);
-      return (b >> 15) ? -v : v;
-    }
+    case InType::fp16:  // a normal fp16 is the float of the same sign, mantissa and unbiased exponent
+      return decode_f32(((b & 0x8000u) << 16) | ((((b >> 10) & 0x1Fu) + (127u - 15u)) << 23) | ((b & 0x3FFu) << 13));
     case InType::fp8_e4m3: return decode_e4m3(uint8_t(b));
   }
   return 0;
