@@ -407,7 +407,7 @@ void launch(LaunchShape shape, const Problem& p, Workspace& ws, cudaStream_t str
   const CUtensorMap mapB = cached_map(q.B, p.in, p.n, p.k, q.ldb, kN / shape.cluster);
   const int tiles_m = int((p.m + kBlockM - 1) / kBlockM);
   const TileGrid grid{(tiles_m + shape.cluster - 1) / shape.cluster, int((p.n + kN - 1) / kN)};
-  const int k_tiles = int((p.k * in_bytes(p.in) + kRowBytes - 1) / kRowBytes);
+  const int k_tiles = int(gemm_rungs::hopper_k_tiles(p.k, in_bytes(p.in)));
   // C through TMA needs what TMA needs: a 16-byte aligned base and pitch. And rows of a whole
   // number of 16-byte chunks: a TMA store writes whole chunks, so past column n of a row whose
   // bytes end mid-chunk it would write up to the next 16-byte boundary, into the caller's part of

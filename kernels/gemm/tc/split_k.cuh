@@ -125,7 +125,7 @@ void launch_split_k(const Problem& p, Workspace& ws, int splits, cudaStream_t st
   const CUtensorMap mapA = cached_map(q.A, p.in, p.m, p.k, q.lda, kBlockM);
   const CUtensorMap mapB = cached_map(q.B, p.in, p.n, p.k, q.ldb, kSplitN);
   const TileGrid grid{int((p.m + kBlockM - 1) / kBlockM), int((p.n + kSplitN - 1) / kSplitN)};
-  const int k_tiles = int((p.k * in_bytes(p.in) + kRowBytes - 1) / kRowBytes);
+  const int k_tiles = int(gemm_rungs::hopper_k_tiles(p.k, in_bytes(p.in)));
   opt_in_dynamic_smem(kKernel, T::kSmemBytes);
   // CTAs held at once in clusters of S (0: that cluster fits nowhere, so S halves past it).
   const auto held = [&](int s) {
