@@ -31,6 +31,7 @@
 #include "kernels/api/unmeasured.hpp"
 #include "kernels/attention/decode.cuh"
 #include "kernels/attention/forward.cuh"
+#include "kernels/common/launch.cuh"
 #include "sol/core/shape.hpp"
 #include "sol/hw/spec.hpp"
 #include "sol/kernels.hpp"
@@ -318,7 +319,7 @@ ForwardPlan plan_forward(const AttentionArgs& a, const void* workspace, size_t w
     failure(op + ": " + api::cc_text(cc) + " has no bf16/f16 mma.sync", "attention needs an sm_80 or newer GPU");
   if (decode) {  // another device's choice is told for the H200's SMs
     p.decode = true;
-    p.sms = on_this_device ? at::decode_device_sms() : hw::find("h200").compute_units;
+    p.sms = on_this_device ? kernels::sm_count() : hw::find("h200").compute_units;
     p.choice.implementation = kDecodeName;
     p.choice.reason = shape_text(a) + " on " + api::cc_text(cc) + ": " + decode_reason(a, p.sms);
     p.choice.predicted_s = decode_predicted_s(a);

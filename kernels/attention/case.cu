@@ -22,6 +22,7 @@
 #include "kernels/common/buffer.cuh"
 #include "kernels/common/compare.cuh"
 #include "kernels/common/elem.cuh"
+#include "kernels/common/launch.cuh"
 #include "kernels/common/variant.cuh"
 #include "sol/formats/cast.hpp"
 #include "sol/kernels.hpp"
@@ -241,7 +242,7 @@ class AttentionCase final : public Case {
     const auto st = static_cast<cudaStream_t>(stream);
     if (v_ == Version::dispatch) return attention_forward(public_args(a), workspace_.get(), workspace_bytes_, st);
     if (v_ == Version::v06_split_kv_decode)
-      return decode_forward(decode_args(a, nullptr, decode_device_sms(), workspace_.get()), st);
+      return decode_forward(decode_args(a, nullptr, sm_count(), workspace_.get()), st);
     if (v_ == Version::v01_standard) return standard_forward(a, s_.get(), p_.get(), st);
     if (wgmma(v_)) return flash_wgmma_forward(a, st, v_ == Version::v05_flash_wgmma_overlap);
     flash_forward(a, st, slices(v_));
@@ -257,7 +258,7 @@ class AttentionCase final : public Case {
                                                  {"v04_flash_wgmma", Version::v04_flash_wgmma},
                                                  {"v05_flash_wgmma_overlap", Version::v05_flash_wgmma_overlap},
                                                  {"v06_split_kv_decode", Version::v06_split_kv_decode}});
-    if (v == Version::v06_split_kv_decode) return decode_plan(decode_args(a, nullptr, decode_device_sms(), nullptr));
+    if (v == Version::v06_split_kv_decode) return decode_plan(decode_args(a, nullptr, sm_count(), nullptr));
     if (wgmma(v)) return flash_wgmma_plan(a, v == Version::v05_flash_wgmma_overlap);
     return v == Version::v01_standard ? standard_plan(a) : flash_plan(a, slices(v));
   }

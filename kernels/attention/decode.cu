@@ -375,13 +375,6 @@ LaunchInfo decode_plan(const DecodeArgs<T>& p) {
   return p.a.d == 64 ? plan_for<T, 64, 1>(p) : plan_for<T, 128, 1>(p);
 }
 
-int decode_device_sms() {
-  int device = 0, sms = 0;
-  SOL_CUDA_CHECK(cudaGetDevice(&device));
-  SOL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
-
 template void decode_forward<__nv_bfloat16>(const DecodeArgs<__nv_bfloat16>&, cudaStream_t);
 template void decode_forward<__half>(const DecodeArgs<__half>&, cudaStream_t);
 template LaunchInfo decode_plan<__nv_bfloat16>(const DecodeArgs<__nv_bfloat16>&);

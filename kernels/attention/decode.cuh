@@ -40,9 +40,6 @@ DecodeArgs<T> decode_args(const AttnArgs<T>& a, const int32_t* seqlens_k, int sm
   return p;
 }
 
-// The current device's SM count (the split rule's input).
-int decode_device_sms();
-
 // Launches phase 1 (and, with more than one split, the combine) on `stream`. d ∈ {64, 128}.
 template <class T>
 void decode_forward(const DecodeArgs<T>& a, cudaStream_t stream);

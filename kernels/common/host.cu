@@ -1,6 +1,7 @@
 // Host-side pieces of kernels/common: allocation with clear errors, rotation count, decoders,
 // and the parallel comparison.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -189,6 +190,17 @@ CheckResult summarize(const std::vector<ComparePart>& parts, double tol) {
 #include "kernels/common/launch.cuh"
 
 namespace sol::kernels {
+
+int sm_count() {
+  static std::atomic<int> counts[64] = {};
+  int dev = 0, n = 0;
+  SOL_CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev >= 0 && dev < 64)
+    if (const int known = counts[dev].load(std::memory_order_relaxed)) return known;
+  SOL_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+  if (dev >= 0 && dev < 64) counts[dev].store(n, std::memory_order_relaxed);
+  return n;
+}
 
 void opt_in_dynamic_smem(const void* func, int64_t bytes, bool max_carveout, bool nonportable_cluster) {
   if (!func) failure("opt_in_dynamic_smem: no kernel function");

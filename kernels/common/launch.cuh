@@ -40,6 +40,10 @@ LaunchInfo plan_1d(void (*kernel)(Params...), int64_t work, int64_t per_block, i
   return p;
 }
 
+// The current device's SM count, asked of the runtime once per device (the first 64 ids) and read
+// without a lock after that: the launchers that size persistent grids and splits ask on every launch.
+int sm_count();
+
 // Past 48 KiB of dynamic shared memory a kernel needs an opt-in (cudaFuncSetAttribute) before the
 // runtime launches it or counts it resident: without it the occupancy query says 0 blocks. A plan
 // and its launcher both call this, so a LaunchInfo read before the first launch (the doctor, the

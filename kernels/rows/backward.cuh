@@ -24,6 +24,7 @@
 #include <algorithm>
 
 #include "kernels/common/cluster.cuh"
+#include "kernels/common/launch.cuh"
 #include "kernels/rows/ops.cuh"
 #include "kernels/rows/v01_eager.cuh"  // the eager passes' kernel, MeanPass
 
@@ -440,13 +441,6 @@ void launch_sliced(void (*kernel)(Params...), const LaunchInfo& p, int slices, c
     kernel<<<unsigned(p.grid_blocks), unsigned(p.block_threads), size_t(p.dynamic_smem_bytes), stream>>>(args...);
     SOL_LAUNCH_CHECK();
   }
-}
-
-inline int sm_count() {
-  int device = 0, sms = 0;
-  SOL_CUDA_CHECK(cudaGetDevice(&device));
-  SOL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
 }
 
 // The plan of one configuration: persistent grid of as many parts (CTAs, or clusters of

@@ -143,11 +143,8 @@ class GemmCase final : public Case {
   // reads "k split over" in a record's note as a measurement of the split.
   std::string detail() const override {
     if (v_.rung != Rung::v08_tile_choice) return {};
-    int device = 0, sms = 0;
-    SOL_CUDA_CHECK(cudaGetDevice(&device));
-    SOL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const gemm_rungs::Decomposition dec =
-        gemm_rungs::decomposition(d_.m, d_.n, gemm_rungs::hopper_k_tiles(d_.k, in_bytes(v_.in)), sms, d_.max_splits);
+    const gemm_rungs::Decomposition dec = gemm_rungs::decomposition(
+        d_.m, d_.n, gemm_rungs::hopper_k_tiles(d_.k, in_bytes(v_.in)), sm_count(), d_.max_splits);
     if (dec.splits > 1)
       return "k split over " + std::to_string(dec.splits) + " CTAs of a cluster, 128x" + std::to_string(dec.tile.n) +
              " tiles";

@@ -22,18 +22,6 @@ CUtensorMap cached_map(const void* base, InType in, int64_t rows, int64_t cols, 
   return cached_map_2d(base, type, in_bytes(in), rows, cols, pitch, box_rows);
 }
 
-int sm_count() {
-  // Per device (the first 64 ids asked once each, then read without a lock).
-  static std::atomic<int> counts[64] = {};
-  int dev = 0, n = 0;
-  SOL_CUDA_CHECK(cudaGetDevice(&dev));
-  if (dev >= 0 && dev < 64)
-    if (const int known = counts[dev].load(std::memory_order_relaxed)) return known;
-  SOL_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-  if (dev >= 0 && dev < 64) counts[dev].store(n, std::memory_order_relaxed);
-  return n;
-}
-
 int resident_ctas(const void* kernel, int threads, int smem, int cluster, bool required) {
   int device = 0;
   SOL_CUDA_CHECK(cudaGetDevice(&device));

@@ -349,7 +349,6 @@ __device__ __forceinline__ void store_tile_staged(const float (&rAcc)[kAcc], uin
 // 128 bytes), through the per-thread cache there.
 CUtensorMap cached_map(const void* base, InType in, int64_t rows, int64_t cols, int64_t pitch, int box_rows);
 
-int sm_count();  // the current device's
 // How many CTAs of `kernel` (clusters of `cluster` CTAs, `smem` bytes each) fit on the current GPU
 // at once, asked once per kernel, device and shape (its dynamic shared memory opted in first).
 // Where no such cluster fits at all (a GPU partitioned below a GPC): sol::Error if `required`,

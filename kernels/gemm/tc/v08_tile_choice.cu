@@ -22,7 +22,7 @@ namespace sol::kernels::gemm::tc {
 
 void launch_v08_tile_choice(const Problem& p, Workspace& ws, cudaStream_t stream) {
   const gemm_rungs::Decomposition d = gemm_rungs::decomposition(
-      p.m, p.n, gemm_rungs::hopper_k_tiles(p.k, in_bytes(p.in)), hopper::sm_count(), p.max_splits);
+      p.m, p.n, gemm_rungs::hopper_k_tiles(p.k, in_bytes(p.in)), sm_count(), p.max_splits);
   if (d.splits > 1)
     hopper::with_input(p.in, [&](auto in) { hopper::launch_split_k<in>(p, ws, d.splits, stream); });
   else if (d.tile.n == gemm_rungs::kHopperNarrow.n)
