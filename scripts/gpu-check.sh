@@ -5,6 +5,14 @@
 #   device    nvidia-smi's clocks, power and memory; the torch and triton versions
 #   tests     the host suite, then the GPU suite with SOL_REQUIRE_GPU=1 (a skip is a failure);
 #             $GPU_TEST_FILTER narrows the GPU suite
+#   suite-start, suite-wait
+#             the GPU suite as `tests` runs it, but detached, so that it outlives a command with a
+#             time limit (the whole suite takes ~18 minutes on an H100) and other steps run beside
+#             it (sanitize does: correctness only). suite-start starts it, logging to $SOL_RUN_DIR
+#             (default /tmp/sol-gpu-run, outside $OUT); suite-wait waits up to $SUITE_WAIT seconds
+#             (default 540) for it to end and copies its log into $OUT either way, e.g. one call
+#             with SOL_STEPS="device suite-start sanitize suite-wait", later calls with
+#             SOL_STEPS="suite-wait" until it says the suite ended. Time nothing while it runs.
 #   sanitize  compute-sanitizer memcheck on the small registry shapes, racecheck on the kernels
 #             that share tiles through shared memory (banks, the GEMM rungs, the decode GEMM,
 #             the Hopper and the decode attention); $MEMCHECK_FILTER and $RACECHECK_FILTER
@@ -29,7 +37,10 @@
 #   extra     probe again, the doctor on each memory lesson's first rung, the harness self-test
 #             family, copy under cold L2 and under CUDA graphs
 # Everything lands in $OUT (default out/gpu): a log per step, results/ (measured JSON), report/,
-# packed as $OUT/gpu-check.tgz. The exit status is the first failing step's.
+# packed as $OUT/gpu-check.tgz. The exit status is the first failing step's. $SOL_CMAKE_ARGS go to
+# the configure of a new build (e.g. -DSOL_CUDA_ARCH=90a, which halves the build, and
+# -DCMAKE_PREFIX_PATH=DIR where GoogleTest, CLI11 and nlohmann-json are unpacked rather than
+# installed: `dpkg -x` of their Debian packages into DIR, then DIR/usr).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 2
@@ -41,6 +52,7 @@ export SOL_PROFILE=$O/measured.json
 mkdir -p "$O/results"
 steps=${SOL_STEPS:-"device tests sanitize bench extra"}
 gemm_timeout=${GEMM_BENCH_TIMEOUT:-1200}
+run_dir=${SOL_RUN_DIR:-/tmp/sol-gpu-run}
 sanitize_timeout=${SANITIZE_TIMEOUT:-600}
 # Test names with a big shape in them (kept out of sanitizer runs, which are slow).
 big='*65536*:*16384*:*65537*:*2147483659*:*32768*:*16383*:*8192*:*4096*:*1000003*:*2048*'
@@ -60,7 +72,8 @@ check() {
 
 if [ ! -x "$B/sol" ] || [ ! -x "$B/sol_gpu_tests" ]; then
   step build
-  { cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOL_BUILD_TESTS=ON >/dev/null &&
+  # shellcheck disable=SC2086  # SOL_CMAKE_ARGS are words
+  { cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOL_BUILD_TESTS=ON ${SOL_CMAKE_ARGS:-} >/dev/null &&
     cmake --build "$B" -j "$(nproc)"; } || exit 1
 fi
 # gemm_shapes decode|prefill: the gemm_bf16 model shapes the decode rungs serve (m ≤ 64), or the
@@ -93,6 +106,33 @@ for s in $steps; do
       grep -E "^\[  (FAILED|PASSED) |tests ran" "$O/host-tests.log" | tail -5
       step "gpu tests"
       check gpu-tests env SOL_REQUIRE_GPU=1 "$B/sol_gpu_tests" ${GPU_TEST_FILTER:+--gtest_filter="$GPU_TEST_FILTER"}
+      grep -E "^\[  (FAILED|PASSED|SKIPPED) |tests ran|Failure|rel_l2|unwritten" "$O/gpu-tests.log" | tail -30 ;;
+    suite-start)
+      step "gpu tests, detached"
+      mkdir -p "$run_dir" && rm -f "$run_dir"/gpu-tests.* && : >"$run_dir/gpu-tests.log"
+      # shellcheck disable=SC2016  # expanded by the inner bash, from its arguments
+      setsid bash -c 'SOL_REQUIRE_GPU=1 stdbuf -oL "$@" >"$0/gpu-tests.log" 2>&1; echo $? >"$0/gpu-tests.rc"' \
+        "$run_dir" "$B/sol_gpu_tests" ${GPU_TEST_FILTER:+--gtest_filter="$GPU_TEST_FILTER"} </dev/null >/dev/null 2>&1 &
+      date +%s >"$run_dir/gpu-tests.start"
+      echo "gpu tests: started, logging to $run_dir/gpu-tests.log" ;;
+    suite-wait)
+      step "gpu tests, waiting"
+      [ -f "$run_dir/gpu-tests.start" ] || { echo "suite-wait: no suite started in $run_dir (run suite-start)"; exit 2; }
+      waited=0
+      while [ ! -f "$run_dir/gpu-tests.rc" ] && [ "$waited" -lt "${SUITE_WAIT:-540}" ]; do
+        sleep 5
+        waited=$((waited + 5))
+      done
+      cp "$run_dir/gpu-tests.log" "$O/gpu-tests.log"
+      began=$(cat "$run_dir/gpu-tests.start")
+      if [ -f "$run_dir/gpu-tests.rc" ]; then
+        rc=$(cat "$run_dir/gpu-tests.rc")
+        echo "gpu tests: exit $rc, $(($(stat -c %Y "$run_dir/gpu-tests.rc") - began)) s"
+        [ "$rc" -ne 0 ] && [ "$status" -eq 0 ] && status=$rc
+      else
+        echo "gpu tests: still running after $(($(date +%s) - began)) s, $(grep -c '^\[       OK \]' "$O/gpu-tests.log") passed so far"
+        grep -E '^\[ RUN      \]' "$O/gpu-tests.log" | tail -1
+      fi
       grep -E "^\[  (FAILED|PASSED|SKIPPED) |tests ran|Failure|rel_l2|unwritten" "$O/gpu-tests.log" | tail -30 ;;
     sanitize)
       step memcheck
@@ -167,7 +207,7 @@ for s in $steps; do
       } >"$O/extra.log" 2>&1
       echo "extra: exit $?"
       tail -25 "$O/extra.log" ;;
-    *) echo "unknown step '$s' (device, tests, sanitize, bench, table, dispatch, extra)" >&2; exit 2 ;;
+    *) echo "unknown step '$s' (device, tests, suite-start, suite-wait, sanitize, bench, table, dispatch, extra)" >&2; exit 2 ;;
   esac
 done
 step pack
