@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "sol/core/shape.hpp"
+#include "sol/gemm_rungs.hpp"
 #include "sol/hw/spec.hpp"
 #include "sol/model/checkpoint.hpp"
 #include "sol/model/cost.hpp"
@@ -131,10 +132,10 @@ struct GemmRung {
   std::string name;              // "128×256×64, 4 stages, packs to 128 B"
 };
 // The rung's facts at a GEMM shape (v08 picks its tile and k split by the shape, its split capped at
-// max_splits; 0: its own cap); known=false with the Hopper tile for peers. Throws sol::Error
-// (BadInput) for a family that is not a GEMM.
+// max_splits); known=false with the Hopper tile for peers. Throws sol::Error (BadInput) for a
+// family that is not a GEMM.
 GemmRung gemm_rung(const std::string& family, const std::string& variant, const std::string& dtype, int64_t m,
-                   int64_t n, int64_t k, int sms, int max_splits = 0);
+                   int64_t n, int64_t k, int sms, int max_splits = gemm_rungs::kMaxSplitK);
 // gemm_rung at a shape (its m, n, k and v08's cap, gemm_rungs::kMaxSplitsKey).
 GemmRung gemm_rung(const std::string& family, const std::string& variant, const std::string& dtype, const Shape& s,
                    int sms);

@@ -197,8 +197,8 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
   const gemm_rungs::Rung* r = peer ? nullptr : gemm_rungs::find(variant);
   gemm_rungs::Tile t = r ? r->tile : gemm_rungs::kHopperWide;
   if (variant == "v08_tile_choice") {
-    const gemm_rungs::Decomposition d = gemm_rungs::decomposition(m, n, gemm_rungs::hopper_k_tiles(k, elem), sms,
-                                                                  max_splits > 0 ? max_splits : gemm_rungs::kMaxSplitK);
+    const gemm_rungs::Decomposition d =
+        gemm_rungs::decomposition(m, n, gemm_rungs::hopper_k_tiles(k, elem), sms, max_splits);
     t = d.tile;
     g.splits = d.splits;
   }

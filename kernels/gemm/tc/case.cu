@@ -67,7 +67,7 @@ struct Dims {
 };
 Dims dims_of(const Shape& s) {
   const int64_t k = s.at("k"), n = s.at("n");
-  return {s.at("m"),           n, k, s.get("lda", k), s.get("ldb", k), s.get("ldc", n), s.get("offset_a", 0),
+  return {s.at("m"), n, k, s.get("lda", k), s.get("ldb", k), s.get("ldc", n), s.get("offset_a", 0),
           s.get("offset_c", 0), int(s.get(gemm_rungs::kMaxSplitsKey, gemm_rungs::kMaxSplitK))};
 }
 

@@ -1,8 +1,7 @@
-// Host half of the Hopper GEMM (kernels/gemm/tc/hopper.cuh): tensor maps, the SM count the
-// persistent rungs launch one CTA per, and how many CTAs (clusters) fit at once, each per device.
+// Host half of the Hopper GEMM (kernels/gemm/tc/hopper.cuh): tensor maps, and how many CTAs
+// (clusters) fit at once, per device.
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
