@@ -413,12 +413,14 @@ const Texts kGemmTest = {"m=1,n=1,k=1",       "m=1,n=1,k=17",        "m=17,n=13,
                          "m=300,n=300,k=64,ldc=302", "m=129,n=515,k=72,ldc=517", "m=130,n=301,k=64,ldc=304",
                          // too few tiles for one wave, where v08 splits k over a cluster: 4 ways with a
                          // ragged last k-tile; 8 uneven ways over packed operands into an odd pitch; 8
-                         // ways into a wider pitch (fp8, 128-element k-tiles: 2, 8 and 8 ways)
-                         "m=130,n=300,k=1000", "m=257,n=513,k=4097", "m=64,n=2048,k=8192,ldc=2056",
+                         // ways into a wider pitch; 2 ways (fp8, 128-element k-tiles: unsplit, 8, 8
+                         // and unsplit)
+                         "m=130,n=300,k=1500", "m=257,n=513,k=4097", "m=64,n=2048,k=8192,ldc=2056",
+                         "m=512,n=4096,k=8000",
                          // pointers into the middle of a tensor: C mid-pair with an even pitch (bf16x2
                          // stores would be misaligned); A packed from an odd base, k split 4 ways into
                          // an odd C
-                         "m=130,n=300,k=64,ldc=302,offset_c=1", "m=257,n=513,k=1000,offset_a=3,offset_c=5"};
+                         "m=130,n=300,k=64,ldc=302,offset_c=1", "m=257,n=513,k=1500,offset_a=3,offset_c=5"};
 
 // ---- the decode rungs of gemm_bf16 and gemm_fp16 (kernels/gemm/gemv): m ≤ 64 --------------------
 // Bench: decode shapes of the model set (Llama-3 8B's layers at 1 and 8 tokens, its LM head, GPT-2's

@@ -95,18 +95,43 @@ constexpr Tile tile_choice(int64_t m, int64_t n, int sms) {
   return takes_narrow_tile(m, n, sms) ? kHopperNarrow : kHopperWide;
 }
 
-// v08's k split: the largest S of 1, 2, 4, 8 whose tiles × S CTAs (one an SM) still fit in one
-// wave of `sms` SMs, each CTA keeping at least kMinSplitKTiles of the k_tiles (so that its
-// pipeline fills). A cluster holds at most 8 CTAs portably. max_splits caps S (1: no split).
+// v08's k split: S CTAs of a cluster (S = 2, 4 or 8; a cluster holds at most 8 portably) share
+// one wide tile's k-tiles, each at least kMinSplitKTiles (so that its pipeline fills), where the
+// tiles × S CTAs still fit one wave of `sms` SMs. It pays where the k-steps it saves on the
+// critical path outweigh its fixed cost: the S fp32 partials summed across the cluster, and the
+// wide tile's larger first stage and C tile than the narrow tile the unsplit kernel may take —
+// the shape model's "split-k sum" and "fill" terms, 2.1 + 1.5 µs at an H200's ceilings against
+// 0.77 µs for one k-step of the wide tile: kSplitCostKSteps. Unsplit, the critical path is the
+// chosen tile's rounds × k-tiles, a narrow k-step half the wide one's work and charged as
+// takes_narrow_tile charges it. S is the split of least cost, 1 where none beats the unsplit
+// kernel; max_splits caps it (1: no split).
 inline constexpr int kMinSplitKTiles = 4;
 inline constexpr int kMaxSplitK = 8;
+inline constexpr double kSplitCostKSteps = 5;
 // A GEMM shape's key that caps v08's S for one measurement ("max_splits=1": one CTA a tile), so that
 // one run can time the split beside the unsplit kernel; absent, S goes up to kMaxSplitK.
 inline constexpr char kMaxSplitsKey[] = "max_splits";
-constexpr int split_k(int64_t tiles, int64_t k_tiles, int sms, int max_splits = kMaxSplitK) {
-  int s = 1;
-  while (2 * s <= max_splits && 2 * s <= kMaxSplitK && tiles * 2 * s <= sms && k_tiles >= 2 * s * kMinSplitKTiles) s *= 2;
-  return s;
+// The critical path of v08 unsplit, in k-steps of the wide tile.
+constexpr double unsplit_k_steps(int64_t m, int64_t n, int64_t k_tiles, int sms) {
+  const bool narrow = takes_narrow_tile(m, n, sms);
+  const Tile t = narrow ? kHopperNarrow : kHopperWide;
+  return double(rounds(m, n, t.n, sms)) * double(k_tiles) * double(t.n) / double(kHopperWide.n) *
+         (narrow ? kNarrowTileCharge : 1.0);
+}
+// The critical path of v08 with k split S ways: one round, the longest share, the fixed cost.
+constexpr double split_k_steps(int64_t k_tiles, int s) {
+  return double((k_tiles + s - 1) / s) + kSplitCostKSteps;
+}
+constexpr int split_k(int64_t m, int64_t n, int64_t k_tiles, int sms, int max_splits = kMaxSplitK) {
+  const int64_t tiles = (m + kHopperWide.m - 1) / kHopperWide.m * ((n + kHopperWide.n - 1) / kHopperWide.n);
+  int best = 1;
+  double best_steps = unsplit_k_steps(m, n, k_tiles, sms);
+  for (int s = 2; s <= max_splits && s <= kMaxSplitK && tiles * s <= sms && k_tiles >= s * kMinSplitKTiles; s *= 2)
+    if (split_k_steps(k_tiles, s) < best_steps) {
+      best = s;
+      best_steps = split_k_steps(k_tiles, s);
+    }
+  return best;
 }
 // The k-tiles of the Hopper kernels (one k_bytes stage row each, both tiles) over k elements of
 // element_bytes each.
@@ -114,15 +139,14 @@ constexpr int64_t hopper_k_tiles(int64_t k, int element_bytes) {
   return (k * element_bytes + kHopperWide.k_bytes - 1) / kHopperWide.k_bytes;
 }
 // v08's decomposition of an m × n output with k_tiles k-tiles (hopper_k_tiles): the wide tile with
-// k split S ways where its tiles leave SMs idle and S > 1 fits, else one CTA a tile, of the tile
-// the wave count favours.
+// k split S ways where split_k finds a split that pays, else one CTA a tile, of the tile the wave
+// count favours.
 struct Decomposition {
   Tile tile;
   int splits;
 };
 constexpr Decomposition decomposition(int64_t m, int64_t n, int64_t k_tiles, int sms, int max_splits = kMaxSplitK) {
-  const int64_t wide = (m + kHopperWide.m - 1) / kHopperWide.m * ((n + kHopperWide.n - 1) / kHopperWide.n);
-  const int s = split_k(wide, k_tiles, sms, max_splits);
+  const int s = split_k(m, n, k_tiles, sms, max_splits);
   return s > 1 ? Decomposition{kHopperWide, s} : Decomposition{tile_choice(m, n, sms), 1};
 }
 

@@ -203,6 +203,10 @@ Work work_of(const results::File& f, const results::Record& r);
 // Throws sol::Error (BadInput) when the ceilings lack what the work needs (no copy bandwidth, no
 // peak for its type).
 Prediction predict(const Work& w, const Ceilings& c);
+// A GEMM's prediction on the rung facts given, not the ones its variant declares: what v08 would
+// take with another tile or k split (gemm_rungs::split_k is checked against it). Throws sol::Error
+// (BadInput) for work that is not a GEMM with m, n and k, or ceilings without an SM count.
+Prediction predict_gemm_with(const Work& w, const Ceilings& c, const GemmRung& g);
 
 // ---- validation: predicted against measured over committed results -----------------------------
 struct Check {

@@ -429,6 +429,14 @@ Prediction predict_gemm(const Work& w, const Ceilings& c) {
 
 }  // namespace
 
+Prediction predict_gemm_with(const Work& w, const Ceilings& c, const GemmRung& g) {
+  if (!(c.copy_bytes_per_s > 0)) bad_input("the ceilings have no copy bandwidth", "run sol probe, or give a datasheet row");
+  if (!is_gemm_family(w.family) || !w.shape.has("m") || !w.shape.has("n") || !w.shape.has("k"))
+    bad_input(w.family + "/" + w.variant + ": not a GEMM with m, n and k");
+  if (c.spec.compute_units < 1) bad_input("the ceilings have no SM count: a GEMM's waves cannot be modelled");
+  return predict_gemm_on(w, c, g);
+}
+
 Prediction predict(const Work& w, const Ceilings& c) {
   if (!(c.copy_bytes_per_s > 0)) bad_input("the ceilings have no copy bandwidth", "run sol probe, or give a datasheet row");
   if (w.flops < 0 || w.bytes < 0) bad_input(w.family + "/" + w.variant + ": negative FLOPs or bytes");

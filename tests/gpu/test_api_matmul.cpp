@@ -200,15 +200,15 @@ TEST(ApiMatmul, V08SplittingKMatchesTheReferenceWhereOptedIn) {
   // v08 splits k over a cluster only where the table measured the split, or opted in
   // (SOL_DISPATCH_UNMEASURED=1, read on every call): both must give the same answer. The table
   // sends these to v08 (the host test ApiMatmulPlan.V08SplitsKOnlyWhereTheTableMeasuredTheSplit
-  // checks it), whose 128×256 tiles are too few for a wave: k over 4 CTAs at 1023³ and
-  // 255 × 1023 × 1023, over 8 at 255 × 511 × 4095.
+  // checks it), whose 128×256 tiles are too few for a wave: k over 4 CTAs at 511 × 1023 × 1535 and
+  // 255 × 1023 × 1535, over 8 at 255 × 511 × 4095.
   const char* was = std::getenv("SOL_DISPATCH_UNMEASURED");
   const std::string saved = was ? was : "";
   const Transpose N = Transpose::N, T = Transpose::T;
   for (const char* opt : {"1", "0"}) {
     setenv("SOL_DISPATCH_UNMEASURED", opt, 1);
-    for (const Case& c : {Case{1023, 1023, 1023, DType::bf16, DType::bf16, N, T},
-                          Case{255, 1023, 1023, DType::bf16, DType::bf16, N, T, 0, 0.75f},
+    for (const Case& c : {Case{511, 1023, 1535, DType::bf16, DType::bf16, N, T},
+                          Case{255, 1023, 1535, DType::bf16, DType::bf16, N, T, 0, 0.75f},
                           Case{255, 511, 4095, DType::bf16, DType::bf16, N, T}})
       EXPECT_LE(run_case(c), tolerance(DType::bf16)) << name(c) << " SOL_DISPATCH_UNMEASURED=" << opt;
   }

@@ -421,14 +421,14 @@ TEST(BenchModelShapes, PlanListsTheFamilysModelShapesAndBadFlagsAreOneLine) {
 }
 
 TEST(ApiMatmulPlan, V08SplitsKOnlyWhereTheTableMeasuredTheSplit) {
-  // 1023³ bf16: the table's fastest is v08, whose 8 × 4 wide tiles leave 100 of 132 SMs idle, so
-  // its rule splits k (16 k-tiles) over 4 CTAs. A user's call splits only once the table's v08
-  // records measured the split; opted in, wherever the rule takes it.
-  const MatmulCall c = validate(tn(1023, 1023, 1023));
+  // 511 × 1023 × 1535 bf16: the table's fastest is v08, whose 4 × 4 wide tiles leave 116 of 132
+  // SMs idle, so its rule splits k (24 k-tiles) over 4 CTAs. A user's call splits only once the
+  // table's v08 records measured the split; opted in, wherever the rule takes it.
+  const MatmulCall c = validate(tn(511, 1023, 1535));
   const MatmulPlan any = plan(c, 90, true, Choices::any), measured = plan(c, 90, true, Choices::measured);
   ASSERT_EQ(any.impl, Impl::tc_rung) << any.reason;
   ASSERT_EQ(any.rung, "v08_tile_choice") << any.reason;
-  EXPECT_EQ(sol::gemm_rungs::decomposition(1023, 1023, 16, 132).splits, 4);
+  EXPECT_EQ(sol::gemm_rungs::decomposition(511, 1023, 24, 132).splits, 4);
   EXPECT_EQ(any.max_splits, sol::gemm_rungs::kMaxSplitK);
   EXPECT_EQ(any.reason.find("k split"), std::string::npos) << any.reason;
   ASSERT_EQ(measured.rung, any.rung);
@@ -443,7 +443,7 @@ TEST(ApiMatmulPlan, V08SplitsKOnlyWhereTheTableMeasuredTheSplit) {
   EXPECT_EQ(plan(c, 90, false, Choices::any).max_splits, any.max_splits);
   // The shapes the GPU test (ApiMatmul.V08SplittingKMatchesTheReferenceWhereOptedIn) runs through
   // sol::matmul reach v08 and split 4 and 8 ways there.
-  for (const auto& [m, n, k, splits] : {std::array<int64_t, 4>{1023, 1023, 1023, 4}, {255, 1023, 1023, 4},
+  for (const auto& [m, n, k, splits] : {std::array<int64_t, 4>{511, 1023, 1535, 4}, {255, 1023, 1535, 4},
                                         {255, 511, 4095, 8}}) {
     const MatmulPlan p = plan(validate(tn(m, n, k)), 90, true, Choices::any);
     EXPECT_EQ(p.rung, "v08_tile_choice") << m << "x" << n << "x" << k << ": " << p.reason;

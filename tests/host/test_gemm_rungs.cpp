@@ -35,23 +35,37 @@ TEST(GemmRungs, TechniquesStateTheTablesTile) {
   }
 }
 
-TEST(GemmRungs, V08SplitsKOnlyWhereItsTilesLeaveAWaveHalfEmpty) {
+TEST(GemmRungs, V08SplitsKWhereTheKStepsSavedOutweighTheSplitsCost) {
   using sol::gemm_rungs::decomposition;
+  using sol::gemm_rungs::kSplitCostKSteps;
   using sol::gemm_rungs::split_k;
-  // The largest power of two up to 8 with tiles × S ≤ SMs and ≥ 4 k-tiles a split.
-  EXPECT_EQ(split_k(16, 224, 132), 8);  // 128×4096×14336 bf16: 16 tiles → 128 CTAs
-  EXPECT_EQ(split_k(32, 16, 132), 4);   // 1024³ bf16: 16 k-tiles allow 4
-  EXPECT_EQ(split_k(64, 64, 132), 2);   // 512×4096×4096
-  EXPECT_EQ(split_k(67, 1000, 132), 1);  // 134 CTAs would not fit one wave
-  EXPECT_EQ(split_k(12, 7, 132), 1);    // 7 k-tiles: splitting would leave fewer than 4 a CTA
-  EXPECT_EQ(split_k(1, 1 << 20, 132), 8) << "never more than a portable cluster";
+  using sol::gemm_rungs::split_k_steps;
+  using sol::gemm_rungs::unsplit_k_steps;
+  // 128×4096×14336 bf16 (224 k-tiles): 16 wide tiles; unsplit, 64 narrow CTAs run all 224 k-steps
+  // at half the work (charged 10 %): 123.2; 8 ways: 28 + 5.
+  EXPECT_DOUBLE_EQ(unsplit_k_steps(128, 4096, 224, 132), 224 * 0.5 * 1.1);
+  EXPECT_DOUBLE_EQ(split_k_steps(224, 8), 28 + kSplitCostKSteps);
+  EXPECT_EQ(split_k(128, 4096, 224, 132), 8);
+  EXPECT_EQ(split_k(512, 768, 48, 132), 8);    // 12 tiles, 6 k-tiles a CTA: 11 against 26.4
+  // 1024³ (16 k-tiles): 4 ways would save 4.8 k-steps against the narrow tiles' 8.8 and pay 5.
+  EXPECT_EQ(split_k(1024, 1024, 16, 132), 1);
+  EXPECT_EQ(split_k(1023, 1023, 24, 132), 4);  // 24 k-tiles: 6 + 5 against 13.2
+  EXPECT_EQ(split_k(512, 4096, 125, 132), 2);  // 64 tiles: only 2 fit a wave; 63 + 5 against 68.75
+  EXPECT_EQ(split_k(512, 4096, 64, 132), 1);   // … which does not pay at 64 k-tiles
+  EXPECT_EQ(split_k(1100, 2048, 1000, 132), 1);  // 72 tiles: 2 ways would need 144 CTAs
+  EXPECT_EQ(split_k(64, 256, 7, 132), 1);      // 7 k-tiles: a split would leave fewer than 4 a CTA
+  EXPECT_EQ(split_k(1, 1, 1 << 20, 132), 8) << "never more than a portable cluster";
+  // max_splits caps S: the cheapest split within the cap, 1 for none.
+  EXPECT_EQ(split_k(128, 4096, 224, 132, 4), 4);
+  EXPECT_EQ(split_k(128, 4096, 224, 132, 1), 1);
   // The decomposition: split where it splits (the wide tile), else the tile rule as before.
-  const auto split = decomposition(1024, 1024, 16, 132);
+  const auto split = decomposition(1023, 1023, 24, 132);
   EXPECT_EQ(split.splits, 4);
   EXPECT_EQ(split.tile.n, kHopperWide.n);
-  const auto whole = decomposition(2049, 2049, 33, 132);  // 153 wide tiles: no split
+  const auto whole = decomposition(1024, 1024, 16, 132);
   EXPECT_EQ(whole.splits, 1);
-  EXPECT_EQ(whole.tile.n, tile_choice(2049, 2049, 132).n);
+  EXPECT_EQ(whole.tile.n, tile_choice(1024, 1024, 132).n);
+  EXPECT_EQ(decomposition(2049, 2049, 33, 132).splits, 1);  // 153 wide tiles: no split fits
 }
 
 TEST(GemmRungs, TheRegistryListsTheTablesRungs) {
