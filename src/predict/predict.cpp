@@ -440,7 +440,12 @@ Prediction predict_gemm_with(const Work& w, const Ceilings& c, const GemmRung& g
 Prediction predict(const Work& w, const Ceilings& c) {
   if (!(c.copy_bytes_per_s > 0)) bad_input("the ceilings have no copy bandwidth", "run sol probe, or give a datasheet row");
   if (w.flops < 0 || w.bytes < 0) bad_input(w.family + "/" + w.variant + ": negative FLOPs or bytes");
-  if (is_gemm_family(w.family) && w.shape.has("m") && w.shape.has("n") && w.shape.has("k")) return predict_gemm(w, c);
+  // The tiled GEMMs (the ladders' rungs, the libraries, the dispatcher) by their tiles and waves; a
+  // GEMM family's other kernels (the decode rungs: streams of W) by the execution they declare.
+  const bool peer = w.variant.rfind("peer:", 0) == 0;
+  const bool tiled = peer || w.variant == "dispatch" || gemm_rungs::find(w.variant) || gemm_rungs::find_fp32(w.variant) ||
+                     !w.exec.declared;
+  if (is_gemm_family(w.family) && tiled && w.shape.has("m") && w.shape.has("n") && w.shape.has("k")) return predict_gemm(w, c);
   model::Execution x = w.exec;
   if (!x.declared)
     if (auto peer = peer_execution(w)) x = *peer;

@@ -9,6 +9,7 @@
 
 #include "sol/core/error.hpp"
 #include "sol/predict.hpp"
+#include "sol/registry.hpp"
 #include "sol_cli.hpp"
 
 using namespace sol;
@@ -186,6 +187,34 @@ TEST(Predict, V08sSplitRuleIsTheModelsComparisonInClosedForm) {
                                            << " ways, the model's fastest " << best;
         }
   }
+}
+
+TEST(Predict, DecodeRungsAreStreamsOfWNotTiles) {
+  // m = 1, n = k = 4096 bf16: the decode rungs stream W's 33.6 MB once. Predicted from the
+  // execution they declare (registry), not as the Hopper tile serving one row of 128.
+  Work w = gemm("gemm_bf16", "v12_cluster_split_k", "bf16", 1, 4096, 4096);
+  const std::optional<model::Execution> x = declared_execution(w.family, w.variant, w.shape);
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(x->mma, model::MatrixInstruction::MmaSync);
+  EXPECT_EQ(x->kernels, 1) << "the split is summed on chip";
+  w.exec = *x;
+  const Prediction p = predict::predict(w, h200());
+  EXPECT_EQ(p.bound, "memory");
+  EXPECT_TRUE(p.rung.empty()) << p.rung;
+  EXPECT_NEAR(p.seconds, w.bytes / kCopy + kLaunch, 1e-9);
+  // v09 splits k off chip where its column tiles leave warps short: a second launch and the
+  // partials' traffic (written, then read).
+  Work v09 = gemm("gemm_bf16", "v09_warp_dot", "bf16", 1, 4096, 4096);
+  const std::optional<model::Execution> y = declared_execution(v09.family, v09.variant, v09.shape);
+  ASSERT_TRUE(y.has_value());
+  EXPECT_EQ(y->mma, model::MatrixInstruction::None);
+  ASSERT_EQ(y->kernels, 2) << y->how;
+  EXPECT_GT(y->dram_bytes, v09.bytes);
+  v09.exec = *y;
+  const Prediction q = predict::predict(v09, h200());
+  EXPECT_NEAR(q.seconds, y->dram_bytes / kCopy + 2 * kLaunch, 1e-9);
+  // Without a declaration (a record the registry no longer knows) the tile model stands.
+  EXPECT_FALSE(predict::predict(gemm("gemm_bf16", "v12_cluster_split_k", "bf16", 1, 4096, 4096), h200()).rung.empty());
 }
 
 TEST(Predict, TheFp16CublasLtPeerPaysItsConversionPass) {

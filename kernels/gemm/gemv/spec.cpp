@@ -58,7 +58,20 @@ model::Cost cost(Version v, const Shape& s) {
                           "partials stay on chip"
                         : "W (n·k) dominates the bytes: FLOP/B ≈ m, memory-bound below the ridge; split-k partials "
                           "(fp32, at most a quarter of W's bytes, mostly in L2) not counted");
-  c.unit = v.rung == Rung::v10_mma_swapped || splits_on_chip(v.rung) ? hw::Unit::Matrix : hw::Unit::Vector;
+  const bool tensor_cores = v.rung == Rung::v10_mma_swapped || splits_on_chip(v.rung);
+  c.unit = tensor_cores ? hw::Unit::Matrix : hw::Unit::Vector;
+  // How it runs, for the shape model: a stream of W, not tiles; mma.sync on the tensor-core rungs;
+  // with k split off chip, a second launch sums the fp32 partials (written and read once each).
+  const int launches = gemv::launches(v.rung, m, n, k);
+  const double partials = 2.0 * double(workspace_bytes(v.rung, m, n, k));
+  c.exec.declared = true;
+  c.exec.kernels = launches;
+  c.exec.mma = tensor_cores ? model::MatrixInstruction::MmaSync : model::MatrixInstruction::None;
+  c.exec.dram_bytes = c.bytes + partials;
+  c.exec.how = std::string("a stream of W") + (tensor_cores ? " on mma.sync" : " on FMAs") +
+               (launches > 1 ? ", k split over " + std::to_string(geometry(v.rung, m, n, k).splits) +
+                                   " CTAs whose fp32 partials a second launch sums"
+                             : "");
   return c;
 }
 
