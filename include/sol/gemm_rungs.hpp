@@ -150,6 +150,11 @@ constexpr Decomposition decomposition(int64_t m, int64_t n, int64_t k_tiles, int
   return s > 1 ? Decomposition{kHopperWide, s} : Decomposition{tile_choice(m, n, sms), 1};
 }
 
+// The decode rungs (kernels/gemm/gemv: v09–v14, streams of W) serve m ≤ this many tokens: the
+// decode regime, where FLOP/B ≈ m stays under the ridge. The dispatcher offers them there, and the
+// shape model predicts its call there as the faster of a tiled GEMM and a stream of W.
+inline constexpr int64_t kDecodeMaxM = 64;
+
 // ---- the SGEMM ladder (gemm_fp32) ----------------------------------------------------------------
 // X(name, version, min_cc, tile_m, tile_n, tile_k, stages, wavefronts, technique), in ladder
 // order. The tile is a block's outputs (tile_m × tile_n) and the k depth of its shared-memory tile

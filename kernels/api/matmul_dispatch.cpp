@@ -177,7 +177,7 @@ DecodePrediction decode_prediction(const MatmulCall& c, int cc, const std::strin
   DecodePrediction d;
   if (!is_16bit(c.a_type)) d.refusal = "the decode rungs take bf16 or f16 inputs";
   else if (c.trans_a) d.refusal = "the decode rungs read A m×k (trans_a=N)";
-  else if (c.m > gemm::gemv::kMaxM) d.refusal = "the decode rungs take m ≤ 64";
+  else if (c.m > gemm::gemv::kMaxM) d.refusal = "the decode rungs take m ≤ " + std::to_string(gemm::gemv::kMaxM);
   else if (cc != 90) d.refusal = "the decode rungs are measured for sm_90 (this GPU: sm_" + std::to_string(cc) + ")";
   if (!d.refusal.empty()) return d;
   // The layout's rung where the table names none: v11 for W k×n; for W n×k v12, which reads W

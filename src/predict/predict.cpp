@@ -437,15 +437,11 @@ Prediction predict_gemm_with(const Work& w, const Ceilings& c, const GemmRung& g
   return predict_gemm_on(w, c, g);
 }
 
-Prediction predict(const Work& w, const Ceilings& c) {
-  if (!(c.copy_bytes_per_s > 0)) bad_input("the ceilings have no copy bandwidth", "run sol probe, or give a datasheet row");
-  if (w.flops < 0 || w.bytes < 0) bad_input(w.family + "/" + w.variant + ": negative FLOPs or bytes");
-  // The tiled GEMMs (the ladders' rungs, the libraries, the dispatcher) by their tiles and waves; a
-  // GEMM family's other kernels (the decode rungs: streams of W) by the execution they declare.
-  const bool peer = w.variant.rfind("peer:", 0) == 0;
-  const bool tiled = peer || w.variant == "dispatch" || gemm_rungs::find(w.variant) || gemm_rungs::find_fp32(w.variant) ||
-                     !w.exec.declared;
-  if (is_gemm_family(w.family) && tiled && w.shape.has("m") && w.shape.has("n") && w.shape.has("k")) return predict_gemm(w, c);
+namespace {
+
+// The prediction from what the work declares of how it runs (else the roofline of its FLOPs and
+// bytes): every family but the tiled GEMMs.
+Prediction predict_declared(const Work& w, const Ceilings& c) {
   model::Execution x = w.exec;
   if (!x.declared)
     if (auto peer = peer_execution(w)) x = *peer;
@@ -552,6 +548,33 @@ Prediction predict(const Work& w, const Ceilings& c) {
   if (kernels * c.launch_s > std::max(core_s, memory_s)) p.bound = "launch";
   finish(p);
   return p;
+}
+
+}  // namespace
+
+Prediction predict(const Work& w, const Ceilings& c) {
+  if (!(c.copy_bytes_per_s > 0)) bad_input("the ceilings have no copy bandwidth", "run sol probe, or give a datasheet row");
+  if (w.flops < 0 || w.bytes < 0) bad_input(w.family + "/" + w.variant + ": negative FLOPs or bytes");
+  // The tiled GEMMs (the ladders' rungs, the libraries, the dispatcher) by their tiles and waves; a
+  // GEMM family's other kernels (the decode rungs: streams of W) by the execution they declare.
+  const bool peer = w.variant.rfind("peer:", 0) == 0;
+  const bool tiled = peer || w.variant == "dispatch" || gemm_rungs::find(w.variant) || gemm_rungs::find_fp32(w.variant) ||
+                     !w.exec.declared;
+  if (is_gemm_family(w.family) && tiled && w.shape.has("m") && w.shape.has("n") && w.shape.has("k")) {
+    Prediction tile = predict_gemm(w, c);
+    // The dispatcher's 16-bit call at a decode shape runs a decode rung where that is faster: a
+    // stream of W on mma.sync, one launch.
+    const bool decode_rungs = w.family == "gemm_bf16" || w.family == "gemm_fp16";
+    if (w.variant != "dispatch" || !decode_rungs || w.shape.at("m") > gemm_rungs::kDecodeMaxM) return tile;
+    Work stream = w;
+    stream.exec = {};
+    stream.exec.declared = true;
+    stream.exec.mma = model::MatrixInstruction::MmaSync;
+    stream.exec.how = "a decode rung's stream of W";
+    Prediction rung = predict_declared(stream, c);
+    return rung.seconds < tile.seconds ? rung : tile;
+  }
+  return predict_declared(w, c);
 }
 
 }  // namespace sol::predict

@@ -213,6 +213,12 @@ TEST(Predict, DecodeRungsAreStreamsOfWNotTiles) {
   v09.exec = *y;
   const Prediction q = predict::predict(v09, h200());
   EXPECT_NEAR(q.seconds, y->dram_bytes / kCopy + 2 * kLaunch, 1e-9);
+  // The dispatcher's call at a decode shape: the faster of the tiled GEMM and a decode rung's
+  // stream (here the stream: one row against 128-row tiles); past m = 64, or fp8, tiles alone.
+  const Prediction d = predict::predict(gemm("gemm_bf16", "dispatch", "bf16", 1, 4096, 4096), h200());
+  EXPECT_EQ(d.bound, "memory");
+  EXPECT_NEAR(d.seconds, w.bytes / kCopy + kLaunch, 1e-9);
+  EXPECT_FALSE(predict::predict(gemm("gemm_bf16", "dispatch", "bf16", 65, 4096, 4096), h200()).rung.empty());
   // Without a declaration (a record the registry no longer knows) the tile model stands.
   EXPECT_FALSE(predict::predict(gemm("gemm_bf16", "v12_cluster_split_k", "bf16", 1, 4096, 4096), h200()).rung.empty());
 }

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <string>
 
+#include "sol/gemm_rungs.hpp"
+
 namespace sol::kernels::gemm::gemv {
 
 enum class Rung {
@@ -50,7 +52,7 @@ constexpr bool splits_on_chip(Rung r) {
 // The oldest compute capability a rung runs on: a split over a cluster (and TMA) needs sm_90.
 constexpr int min_cc(Rung r) { return splits_on_chip(r) ? 90 : 80; }
 
-constexpr int64_t kMaxM = 64;                  // the decode regime: FLOP/B ≈ M stays under the ridge
+constexpr int64_t kMaxM = gemm_rungs::kDecodeMaxM;  // the decode regime: FLOP/B ≈ M stays under the ridge
 constexpr int64_t kMaxDim = int64_t(1) << 31;  // n, k and pitches index in int64; the grid's x counts N tiles
 constexpr int64_t kTargetWarps = 132 * 32;     // an H200's SMs × resident warps that keep HBM busy
 constexpr int kMaxSplits = 64;
@@ -176,7 +178,7 @@ inline int launches(Rung r, int64_t m, int64_t n, int64_t k) { return workspace_
 // Why r cannot serve a call, or "". w_k_contiguous: W stored n×k (trans_b = T).
 inline std::string refusal(Rung r, int64_t m, int64_t n, int64_t k, bool w_k_contiguous) {
   if (m < 1 || n < 1 || k < 1) return "m, n, k must be ≥ 1";
-  if (m > kMaxM) return "the decode GEMM takes m ≤ 64 (m=" + std::to_string(m) + ")";
+  if (m > kMaxM) return "the decode GEMM takes m ≤ " + std::to_string(kMaxM) + " (m=" + std::to_string(m) + ")";
   if (n > kMaxDim || k > kMaxDim) return "the decode GEMM takes n, k ≤ 2^31";
   if (r == Rung::v09_warp_dot && m > 8) return "v09 keeps m ≤ 8 token rows in registers (m=" + std::to_string(m) + ")";
   if (r == Rung::v11_n_contiguous && w_k_contiguous) return "v11 reads W stored k×n (tb=0, trans_b=N)";
