@@ -421,6 +421,16 @@ const Texts kGemmTest = {"m=1,n=1,k=1",       "m=1,n=1,k=17",        "m=17,n=13,
                          // stores would be misaligned); A packed from an odd base, k split 4 ways into
                          // an odd C
                          "m=130,n=300,k=64,ldc=302,offset_c=1", "m=257,n=513,k=1500,offset_a=3,offset_c=5"};
+// v08 with its tile forced (gemm_rungs::kTileNKey): the 128×64 tile through TMA-stored C (256²),
+// C stored by rows (n = 129, an odd pitch), element by element (C mid-pair), packed operands from an
+// odd base, n just past one tile, and a persistent walk of 435 tiles; the other widths forced where
+// the rule would not take them.
+const Texts kGemmV08Test = {"m=1,n=1,k=1,tile_n=64",          "m=127,n=129,k=131,tile_n=64",
+                            "m=256,n=256,k=256,tile_n=64",    "m=300,n=300,k=64,ldc=302,tile_n=64",
+                            "m=130,n=300,k=64,ldc=302,offset_c=1,tile_n=64",
+                            "m=257,n=513,k=1500,offset_a=3,offset_c=5,tile_n=64",
+                            "m=4097,n=65,k=33,tile_n=64",     "m=1793,n=1793,k=257,tile_n=64",
+                            "m=700,n=1300,k=300,tile_n=256",  "m=1793,n=1793,k=257,tile_n=128"};
 
 // ---- the decode rungs of gemm_bf16 and gemm_fp16 (kernels/gemm/gemv): m ≤ 64 --------------------
 // Bench: decode shapes of the model set (Llama-3 8B's layers at 1 and 8 tokens, its LM head, GPT-2's
@@ -508,6 +518,8 @@ void add_gemm_tc(std::vector<Variant>& all) {
       const gemm_rungs::Rung& r = gemm_rungs::kRungs[i];
       Variant x = entry(f.family, V{f.in, kernels::gemm::tc::rung_at(int(i))}, std::string(r.name).c_str(), r.version,
                         f.min_cc, std::string(r.technique).c_str(), kGemmBench, kGemmTest);
+      if (r.name == "v08_tile_choice")
+        for (const Shape& s : shapes(kGemmV08Test)) x.test_shapes.push_back(s);
       all.push_back(r.sm90a ? sm90a_only(std::move(x)) : std::move(x));
     }
     if (f.in != InType::fp8_e4m3) add_gemv(all, f.family, f.in == InType::fp16);

@@ -19,7 +19,7 @@ TYPE_E4M3 = ("e4m3", "e4m3", 32)
 # Shared-memory A and B (ss): the n extents used, per input type. 16-bit forms take imm-trans-a /
 # imm-trans-b (1 = MN-major); e4m3 has no transpose (K-major only).
 SS_16_N = [256, 128, 64]
-SS_E4M3_N = [256, 128]
+SS_E4M3_N = [256, 128, 64]
 # Register A, shared-memory B (rs): 16-bit only.
 RS_16_N = [128, 64]
 

@@ -30,6 +30,17 @@ inline constexpr Tile kMmaSyncStaged{128, 128, 64, 4, 2, 1};
 // staging buffers.
 inline constexpr Tile kHopperWide{128, 256, 128, 4, 1, 1};
 inline constexpr Tile kHopperNarrow{128, 128, 128, 6, 1, 1};  // v08's alternative
+// A third width (wgmma n = 64, 8 stages of 24 KiB): twice the wide tile's operand traffic per FLOP
+// for four times its CTAs. v08 takes it only where a shape asks (kTileNKey) until its rule has
+// measurements to weigh it by.
+inline constexpr Tile kHopperSlim{128, 64, 128, 8, 1, 1};
+// The Hopper tile of width n, or nullptr.
+constexpr const Tile* hopper_tile(int n) {
+  return n == kHopperWide.n ? &kHopperWide : n == kHopperNarrow.n ? &kHopperNarrow : n == kHopperSlim.n ? &kHopperSlim : nullptr;
+}
+// A GEMM shape's key that makes v08 run one tile width, one CTA a tile ("tile_n=64"), so that one
+// run can time the widths side by side; absent, v08's rule picks (decomposition).
+inline constexpr char kTileNKey[] = "tile_n";
 
 // X(name, version, sm90a, tile, pack_pitch_bytes, epilogue, technique), in ladder order.
 // sm90a: wgmma/TMA code compiled for sm_90a alone; else the family's minimum (sm_80, fp8 sm_89).
@@ -145,7 +156,10 @@ struct Decomposition {
   Tile tile;
   int splits;
 };
-constexpr Decomposition decomposition(int64_t m, int64_t n, int64_t k_tiles, int sms, int max_splits = kMaxSplitK) {
+// tile_n (a hopper_tile width) forces that tile, unsplit; 0 leaves the choice to the rule.
+constexpr Decomposition decomposition(int64_t m, int64_t n, int64_t k_tiles, int sms, int max_splits = kMaxSplitK,
+                                      int tile_n = 0) {
+  if (const Tile* forced = tile_n > 0 ? hopper_tile(tile_n) : nullptr) return Decomposition{*forced, 1};
   const int s = split_k(m, n, k_tiles, sms, max_splits);
   return s > 1 ? Decomposition{kHopperWide, s} : Decomposition{tile_choice(m, n, sms), 1};
 }

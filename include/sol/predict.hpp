@@ -132,11 +132,11 @@ struct GemmRung {
   std::string name;              // "128×256×64, 4 stages, packs to 128 B"
 };
 // The rung's facts at a GEMM shape (v08 picks its tile and k split by the shape, its split capped at
-// max_splits); known=false with the Hopper tile for peers. Throws sol::Error (BadInput) for a
-// family that is not a GEMM.
+// max_splits, its tile forced by tile_n where that is one of its widths); known=false with the
+// Hopper tile for peers. Throws sol::Error (BadInput) for a family that is not a GEMM.
 GemmRung gemm_rung(const std::string& family, const std::string& variant, const std::string& dtype, int64_t m,
-                   int64_t n, int64_t k, int sms, int max_splits = gemm_rungs::kMaxSplitK);
-// gemm_rung at a shape (its m, n, k and v08's cap, gemm_rungs::kMaxSplitsKey).
+                   int64_t n, int64_t k, int sms, int max_splits = gemm_rungs::kMaxSplitK, int tile_n = 0);
+// gemm_rung at a shape (its m, n, k and v08's keys, gemm_rungs::kMaxSplitsKey and kTileNKey).
 GemmRung gemm_rung(const std::string& family, const std::string& variant, const std::string& dtype, const Shape& s,
                    int sms);
 bool is_gemm_family(const std::string& family);

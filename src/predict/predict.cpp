@@ -167,7 +167,7 @@ double reread_dram_bytes(const model::Reread& r, const Ceilings& c, std::string*
 bool is_gemm_family(const std::string& family) { return family.rfind("gemm_", 0) == 0 && family != sweep::kFamily; }
 
 GemmRung gemm_rung(const std::string& family, const std::string& variant, const std::string& dtype, int64_t m,
-                   int64_t n, int64_t k, int sms, int max_splits) {
+                   int64_t n, int64_t k, int sms, int max_splits, int tile_n) {
   if (!is_gemm_family(family)) bad_input("'" + family + "' is not a GEMM family");
   GemmRung g;
   const bool peer = variant.rfind("peer:", 0) == 0;
@@ -198,7 +198,7 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
   gemm_rungs::Tile t = r ? r->tile : gemm_rungs::kHopperWide;
   if (variant == "v08_tile_choice") {
     const gemm_rungs::Decomposition d =
-        gemm_rungs::decomposition(m, n, gemm_rungs::hopper_k_tiles(k, elem), sms, max_splits);
+        gemm_rungs::decomposition(m, n, gemm_rungs::hopper_k_tiles(k, elem), sms, max_splits, tile_n);
     t = d.tile;
     g.splits = d.splits;
   }
@@ -228,7 +228,7 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
 GemmRung gemm_rung(const std::string& family, const std::string& variant, const std::string& dtype, const Shape& s,
                    int sms) {
   return gemm_rung(family, variant, dtype, s.at("m"), s.at("n"), s.at("k"), sms,
-                   int(s.get(gemm_rungs::kMaxSplitsKey, gemm_rungs::kMaxSplitK)));
+                   int(s.get(gemm_rungs::kMaxSplitsKey, gemm_rungs::kMaxSplitK)), int(s.get(gemm_rungs::kTileNKey, 0)));
 }
 
 Work work_of(const results::Record& r) {

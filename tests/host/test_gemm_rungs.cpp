@@ -68,6 +68,37 @@ TEST(GemmRungs, V08SplitsKWhereTheKStepsSavedOutweighTheSplitsCost) {
   EXPECT_EQ(decomposition(2049, 2049, 33, 132).splits, 1);  // 153 wide tiles: no split fits
 }
 
+TEST(GemmRungs, V08RunsAForcedTileUnsplit) {
+  using sol::gemm_rungs::decomposition;
+  using sol::gemm_rungs::hopper_tile;
+  using sol::gemm_rungs::kHopperNarrow;
+  using sol::gemm_rungs::kHopperSlim;
+  EXPECT_EQ(hopper_tile(64), &kHopperSlim);
+  EXPECT_EQ(hopper_tile(128), &kHopperNarrow);
+  EXPECT_EQ(hopper_tile(256), &kHopperWide);
+  EXPECT_EQ(hopper_tile(96), nullptr);
+  EXPECT_EQ(hopper_tile(0), nullptr);
+  // The rule alone never takes the 64-wide tile; forced, it runs one CTA a tile where the rule
+  // would split (128×4096×14336) or take another width.
+  for (int64_t m : {1, 128, 1024, 4096})
+    for (int64_t n : {64, 1024, 4096})
+      EXPECT_NE(decomposition(m, n, 64, 132).tile.n, kHopperSlim.n) << m << "x" << n;
+  const auto slim = decomposition(128, 4096, 224, 132, sol::gemm_rungs::kMaxSplitK, 64);
+  EXPECT_EQ(slim.tile.n, 64);
+  EXPECT_EQ(slim.splits, 1);
+  EXPECT_EQ(decomposition(4096, 4096, 64, 132, sol::gemm_rungs::kMaxSplitK, 128).tile.n, 128);
+  EXPECT_EQ(decomposition(1024, 1024, 16, 132, sol::gemm_rungs::kMaxSplitK, 96).tile.n,
+            decomposition(1024, 1024, 16, 132).tile.n)
+      << "a width that is no tile leaves the rule's choice";
+  // Each Hopper tile's stages fit the 227 KiB of shared memory beside the two 16 KiB C buffers
+  // (kernels/gemm/tc/hopper.cuh's TileN).
+  for (const auto* t : {&kHopperWide, &kHopperNarrow, &kHopperSlim}) {
+    const int stage = (t->m + t->n) * t->k_bytes;
+    EXPECT_LE(t->stages * stage + 2 * 16384 + 1024 + 256, 227 * 1024) << t->n;
+    EXPECT_GT((t->stages + 1) * stage + 2 * 16384 + 1024 + 256, 227 * 1024) << t->n << ": room for another stage";
+  }
+}
+
 TEST(GemmRungs, TheRegistryListsTheTablesRungs) {
   const auto check = [](const std::string& family, const auto& rungs) {
     std::vector<const sol::Variant*> listed;

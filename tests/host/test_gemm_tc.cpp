@@ -132,6 +132,20 @@ TEST(GemmTcRegistry, ShapeRules) {
   EXPECT_NE(v08->unsupported(Shape::parse("m=1024,n=1024,k=1024,max_splits=9")).find("max_splits"), std::string::npos);
   EXPECT_NE(find("gemm_bf16", "v07_tma_store")->unsupported(Shape::parse("m=1024,n=1024,k=1024,max_splits=1")).find("max_splits"),
             std::string::npos);
+  // tile_n forces one of v08's tile widths (64, 128, 256); the other rungs have one tile.
+  for (const char* width : {"64", "128", "256"})
+    EXPECT_EQ(v08->unsupported(Shape::parse(std::string("m=1024,n=1024,k=1024,tile_n=") + width)), "") << width;
+  EXPECT_NE(v08->unsupported(Shape::parse("m=1024,n=1024,k=1024,tile_n=96")).find("64, 128 or 256"), std::string::npos);
+  EXPECT_NE(v08->unsupported(Shape::parse("m=1024,n=1024,k=1024,tile_n=0")).find("tile_n"), std::string::npos);
+  EXPECT_NE(v08->unsupported(Shape::parse("m=1024,n=1024,k=1024,tile_n=512")).find("tile_n"), std::string::npos);
+  EXPECT_NE(find("gemm_bf16", "v07_tma_store")->unsupported(Shape::parse("m=1024,n=1024,k=1024,tile_n=64")).find("tile_n"),
+            std::string::npos);
+  // Every family's v08 tests the forced tiles.
+  for (const char* family : {"gemm_bf16", "gemm_fp16", "gemm_fp8"}) {
+    int forced = 0;
+    for (const Shape& t : find(family, "v08_tile_choice")->test_shapes) forced += t.has("tile_n");
+    EXPECT_GE(forced, 8) << family;
+  }
   // fp8 through cuBLASLt: TN with 16-byte pitches and k % 16 == 0 (cuBLASLt's fp8 rules).
   const sol::Variant* fp8 = find("gemm_fp8", "peer:cublasLt");
   ASSERT_NE(fp8, nullptr);

@@ -128,6 +128,12 @@ TEST(Predict, V08SplitsKWhereItsTilesLeaveSmsIdleAndTheSplitPays) {
   EXPECT_EQ(gemm_rung("gemm_bf16", "v08_tile_choice", "bf16", sol::Shape::parse("m=128,n=4096,k=14336,max_splits=4"), 132)
                 .splits,
             4);
+  // tile_n forces v08's tile in the model as in the kernel: 128×64×64 in 8 stages, unsplit.
+  const GemmRung slim =
+      gemm_rung("gemm_bf16", "v08_tile_choice", "bf16", sol::Shape::parse("m=1024,n=1024,k=1024,tile_n=64"), 132);
+  EXPECT_EQ(slim.tile.n, 64);
+  EXPECT_EQ(slim.stages, 8);
+  EXPECT_EQ(slim.splits, 1);
   Work capped = gemm("gemm_bf16", "v08_tile_choice", "bf16", 1024, 1024, 1536);
   capped.shape.dims.emplace_back("max_splits", 1);
   const Prediction unsplit = predict::predict(capped, h200());

@@ -60,15 +60,17 @@ Launch launcher(Rung r) {
 
 // offset_a, offset_c: elements by which A and C start past their allocations (a tensor's slice:
 // base pointers that are not 16-, 4- or even 2-byte aligned for fp8).
-// max_splits: v08's cap on its k split (gemm_rungs::kMaxSplitsKey).
+// max_splits: v08's cap on its k split (gemm_rungs::kMaxSplitsKey); tile_n: the one tile width v08
+// runs (gemm_rungs::kTileNKey; 0: its rule's).
 struct Dims {
   int64_t m, n, k, lda, ldb, ldc, offset_a, offset_c;
-  int max_splits;
+  int max_splits, tile_n;
 };
 Dims dims_of(const Shape& s) {
   const int64_t k = s.at("k"), n = s.at("n");
   return {s.at("m"), n, k, s.get("lda", k), s.get("ldb", k), s.get("ldc", n), s.get("offset_a", 0),
-          s.get("offset_c", 0), int(s.get(gemm_rungs::kMaxSplitsKey, gemm_rungs::kMaxSplitK))};
+          s.get("offset_c", 0), int(s.get(gemm_rungs::kMaxSplitsKey, gemm_rungs::kMaxSplitK)),
+          int(s.get(gemm_rungs::kTileNKey, 0))};
 }
 
 // Fills n operand elements (any type) with operand_bits(t, seed, i).
@@ -144,7 +146,7 @@ class GemmCase final : public Case {
   std::string detail() const override {
     if (v_.rung != Rung::v08_tile_choice) return {};
     const gemm_rungs::Decomposition dec = gemm_rungs::decomposition(
-        d_.m, d_.n, gemm_rungs::hopper_k_tiles(d_.k, in_bytes(v_.in)), sm_count(), d_.max_splits);
+        d_.m, d_.n, gemm_rungs::hopper_k_tiles(d_.k, in_bytes(v_.in)), sm_count(), d_.max_splits, d_.tile_n);
     if (dec.splits > 1)
       return "k split over " + std::to_string(dec.splits) + " CTAs of a cluster, 128x" + std::to_string(dec.tile.n) +
              " tiles";
@@ -249,6 +251,7 @@ class GemmCase final : public Case {
     p.ldc = d_.ldc;
     p.alpha = alpha_;
     p.max_splits = d_.max_splits;
+    p.tile_n = d_.tile_n;
     if (set >= 0 && set < sets_) {
       p.A = a_[size_t(set)].get() + d_.offset_a * in_bytes(v_.in);
       p.B = b_[size_t(set)].get();
@@ -299,11 +302,20 @@ std::string unsupported(Version v, const Shape& s) {
                                        {"ldc", 1, kMax, false},
                                        {"offset_a", 0, 15, false},
                                        {"offset_c", 0, 15, false},
-                                       {gemm_rungs::kMaxSplitsKey, 1, gemm_rungs::kMaxSplitK, false}});
+                                       {gemm_rungs::kMaxSplitsKey, 1, gemm_rungs::kMaxSplitK, false},
+                                       {gemm_rungs::kTileNKey, 1, gemm_rungs::kHopperWide.n, false}});
       !why.empty())
     return why;
   if (s.has(gemm_rungs::kMaxSplitsKey) && v.rung != Rung::v08_tile_choice)
     return std::string(gemm_rungs::kMaxSplitsKey) + " caps v08_tile_choice's k split; this variant does not split k";
+  if (s.has(gemm_rungs::kTileNKey)) {
+    if (v.rung != Rung::v08_tile_choice)
+      return std::string(gemm_rungs::kTileNKey) + " picks v08_tile_choice's tile; this variant has one tile";
+    if (!gemm_rungs::hopper_tile(int(s.at(gemm_rungs::kTileNKey))))
+      return std::string(gemm_rungs::kTileNKey) + "=" + std::to_string(s.at(gemm_rungs::kTileNKey)) + ": v08's tiles are " +
+             std::to_string(gemm_rungs::kHopperSlim.n) + ", " + std::to_string(gemm_rungs::kHopperNarrow.n) + " or " +
+             std::to_string(gemm_rungs::kHopperWide.n) + " wide";
+  }
   const Dims d = dims_of(s);
   if (d.lda < d.k) return "lda=" + std::to_string(d.lda) + " is below the row length k=" + std::to_string(d.k);
   if (d.ldb < d.k) return "ldb=" + std::to_string(d.ldb) + " is below the row length k=" + std::to_string(d.k);

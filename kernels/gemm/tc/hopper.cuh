@@ -51,15 +51,15 @@ constexpr int kStageA = kBlockM * kRowBytes;   // 16 KiB
 constexpr int kStageC = 64 * 128 * 2;           // one consumer's staging buffer for C, bf16: 16 KiB
 constexpr int kGroupM = 16;         // tile order: 16 row-tiles share each column of B tiles in L2
 
-// The CTA tile's n extent and what follows from it: 256 (one wgmma n = 256; every rung) or 128
-// (v08 picks it where it gives fewer or fuller waves). As many stages as fit in 227 KiB beside
-// the C staging buffers: 4 × 48 KiB or 6 × 32 KiB.
+// The CTA tile's n extent and what follows from it: 256 (one wgmma n = 256; every rung), 128 (v08
+// picks it where it gives fewer or fuller waves) or 64 (v08, where a shape asks for it). As many
+// stages as fit in 227 KiB beside the C staging buffers: 4 × 48 KiB, 6 × 32 KiB or 8 × 24 KiB.
 template <int kN>
 struct TileN {
-  static_assert(kN == kHopperNarrow.n || kN == kHopperWide.n, "wgmma n of 128 or 256");
+  static_assert(gemm_rungs::hopper_tile(kN) != nullptr, "wgmma n of 64, 128 or 256");
   static constexpr int kAcc = kN / 2;           // fp32 accumulators per consumer thread (64 × kN / 128)
   static constexpr int kStageB = kN * kRowBytes;
-  static constexpr int kStages = kN == kHopperWide.n ? kHopperWide.stages : kHopperNarrow.stages;
+  static constexpr int kStages = gemm_rungs::hopper_tile(kN)->stages;
   static constexpr int kSmemBytes = kStages * (kStageA + kStageB) + 2 * kStageC + 1024 /* alignment */ +
                                     256 /* barriers */;
 };
@@ -258,21 +258,27 @@ __device__ __forceinline__ void store_tile(const float (&rAcc)[kAcc], __nv_bfloa
 // half to a TMA store, which drains while the next tile's wgmmas run. TMA clips at the matrix
 // edge, so partial tiles need no guard.
 
-// Half `half` of a consumer's rAcc (64 rows × 128 columns), alpha applied, into sC as bf16: two
+// The columns of a consumer's rAcc (kAcc / 2 of its 64 rows) staged and stored at once: 128 (two
+// 64×64 boxes) of a 256- or 128-wide tile, all 64 of a 64-wide one.
+template <int kAcc>
+inline constexpr int kPartCols = 2 * kAcc < 128 ? 2 * kAcc : 128;
+
+// Part `part` of a consumer's rAcc (64 rows × kPartCols columns), alpha applied, into sC as bf16:
 // 64×64 boxes of 128-byte rows whose 16-byte chunks are XORed with the row (the 128B swizzle).
 template <int kAcc>
-__device__ __forceinline__ void stage_half(const float (&rAcc)[kAcc], uint8_t* sC, int half, float alpha) {
+__device__ __forceinline__ void stage_part(const float (&rAcc)[kAcc], uint8_t* sC, int part, float alpha) {
+  constexpr int kChunks = kPartCols<kAcc> / 8;  // 8-column chunks of the fragment in a part
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
 #pragma unroll
-  for (int j = 0; j < 16; ++j) {
-    const int col = j * 8 + (lane % 4) * 2;  // 0 … 127 within the half
+  for (int j = 0; j < kChunks; ++j) {
+    const int col = j * 8 + (lane % 4) * 2;  // 0 … kPartCols − 1 within the part
     const int box = col / 64, col_in_box = col % 64;
 #pragma unroll
     for (int r8 = 0; r8 < 2; ++r8) {
       const int row = warp * 16 + lane / 4 + r8 * 8;  // 0 … 63
       const int chunk = (col_in_box / 8) ^ (row % 8);
       uint8_t* dst = sC + box * (64 * 128) + row * 128 + chunk * 16 + (col_in_box % 8) * 2;
-      const int a = (half * 16 + j) * 4 + r8 * 2;
+      const int a = (part * kChunks + j) * 4 + r8 * 2;
       *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(alpha * rAcc[a], alpha * rAcc[a + 1]);
     }
   }
@@ -282,16 +288,18 @@ template <int kAcc>
 __device__ __forceinline__ void store_tile_tma(const float (&rAcc)[kAcc], uint8_t* sC, const CUtensorMap* mapC,
                                                int consumer, int64_t row0, int64_t col0, float alpha) {
   const bool issuer = threadIdx.x % 128 == 0;
+  constexpr int kCols = kPartCols<kAcc>;
 #pragma unroll
-  for (int half = 0; half < kAcc / 64; ++half) {  // 64×128 per half: two halves of 64×256, one of 64×128
+  for (int part = 0; part < 2 * kAcc / kCols; ++part) {  // two parts of 64×256, one of 64×128 or 64×64
     if (issuer) bulk_wait_read();  // the previous stores have finished reading sC
     consumer_sync(consumer);
-    stage_half(rAcc, sC, half, alpha);
+    stage_part(rAcc, sC, part, alpha);
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // generic writes → visible to TMA
     consumer_sync(consumer);
     if (issuer) {
-      tma_store(mapC, sC, int(col0 + half * 128), int(row0));
-      tma_store(mapC, sC + 64 * 128, int(col0 + half * 128 + 64), int(row0));
+#pragma unroll
+      for (int box = 0; box < kCols / 64; ++box)
+        tma_store(mapC, sC + box * (64 * 128), int(col0 + part * kCols + box * 64), int(row0));
       bulk_commit();
     }
   }
@@ -301,7 +309,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&rAcc)[kAcc], uint8_
 // A C base or pitch that is not 16-byte aligned, or rows that end mid-chunk, rule TMA out (launch's
 // c_by_tma). store_tile's fragment stores then write 4 bytes to each of 8 rows per warp
 // instruction: every 32-byte sector of C is written in pieces by several instructions. Staged as
-// for TMA, a half tile leaves by rows instead: a warp writes 32 consecutive elements of one row per
+// for TMA, a part of the tile leaves by rows instead: a warp writes 32 consecutive elements of one row per
 // instruction (bf16x2 pairs, 64 of them, where the row's start is 4-byte aligned), whole sectors
 // but at the row's ends.
 template <int kAcc>
@@ -309,24 +317,25 @@ __device__ __forceinline__ void store_tile_staged(const float (&rAcc)[kAcc], uin
                                                   int64_t ldc, int64_t m, int64_t n, int consumer, int64_t row0,
                                                   int64_t col0, float alpha) {
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  constexpr int kCols = kPartCols<kAcc>;
 #pragma unroll  // rAcc's indices must be constants (else it leaves the registers wgmma writes)
-  for (int half = 0; half < kAcc / 64; ++half) {
-    consumer_sync(consumer);  // the previous half has left sC
-    stage_half(rAcc, sC, half, alpha);
+  for (int part = 0; part < 2 * kAcc / kCols; ++part) {
+    consumer_sync(consumer);  // the previous part has left sC
+    stage_part(rAcc, sC, part, alpha);
     consumer_sync(consumer);
-    const int64_t c_half = col0 + half * 128;
-    const int64_t cols = n - c_half < 128 ? n - c_half : 128;  // ≤ 0: this half lies past C's last column
+    const int64_t c_part = col0 + part * kCols;
+    const int64_t cols = n - c_part < kCols ? n - c_part : kCols;  // ≤ 0: this part lies past C's last column
 #pragma unroll 1
     for (int row = warp * 16; row < warp * 16 + 16 && row0 + row < m; ++row) {
-      __nv_bfloat16* gRow = gC + (row0 + row) * ldc + c_half;
+      __nv_bfloat16* gRow = gC + (row0 + row) * ldc + c_part;
       const uint8_t* sRow = sC + row * 128;
-      // Element c of the half sits in box c / 64, 16-byte chunk (c % 64 / 8) ^ (row % 8).
+      // Element c of the part sits in box c / 64, 16-byte chunk (c % 64 / 8) ^ (row % 8).
       auto at = [&](int c) {
         return sRow + (c / 64) * (64 * 128) + ((((c % 64) / 8) ^ (row % 8)) * 16) + (c % 8) * 2;
       };
       if (reinterpret_cast<uintptr_t>(gRow) % 4 == 0) {
 #pragma unroll
-        for (int i = 0; i < 2; ++i) {
+        for (int i = 0; i < kCols / 64; ++i) {
           const int c = i * 64 + lane * 2;
           if (c + 1 < cols)
             *reinterpret_cast<__nv_bfloat162*>(gRow + c) = *reinterpret_cast<const __nv_bfloat162*>(at(c));
@@ -335,7 +344,7 @@ __device__ __forceinline__ void store_tile_staged(const float (&rAcc)[kAcc], uin
         }
       } else {
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
+        for (int i = 0; i < kCols / 32; ++i) {
           const int c = i * 32 + lane;
           if (c < cols) gRow[c] = *reinterpret_cast<const __nv_bfloat16*>(at(c));
         }

@@ -32,6 +32,8 @@ struct Problem {
   // The most CTAs a rung may split k over (v08: gemm_rungs::decomposition); 1 keeps each output
   // tile on one CTA. sol::matmul lowers it where the split is not measured yet.
   int max_splits = gemm_rungs::kMaxSplitK;
+  // v08: the one tile width to run (a gemm_rungs::hopper_tile's n, unsplit); 0: its rule's choice.
+  int tile_n = 0;
 };
 
 // Scratch that a launcher may need (a padded copy of an operand, split-k partials). It grows on

@@ -9,7 +9,9 @@
 // (gemm_rungs::takes_narrow_tile, which the shape model reads too).
 // Where even 128×128 tiles leave SMs idle (too few tiles for one wave), the tile stays 128×256
 // and k is split over a cluster instead (kernels/gemm/tc/split_k.cuh). The choice is
-// gemm_rungs::decomposition, which the shape model reads too.
+// gemm_rungs::decomposition, which the shape model reads too. A 128×64 tile (wgmma m64n64, eight
+// 24 KiB stages: four times the wide tile's CTAs, twice its operand traffic per FLOP) runs where
+// a shape asks for it (tile_n=64), until measurements say where the rule should take it.
 // Everything else is v07's kernel (kernels/gemm/tc/v07_tma_store.cuh): producer warpgroup,
 // persistent CTAs, clusters of two multicasting B, TMA-store epilogue.
 // Expected: 2049³ ~1.3× v07, 1024³ up to ~2× v07; unchanged where the 128×256 tile is chosen.
@@ -22,11 +24,13 @@ namespace sol::kernels::gemm::tc {
 
 void launch_v08_tile_choice(const Problem& p, Workspace& ws, cudaStream_t stream) {
   const gemm_rungs::Decomposition d = gemm_rungs::decomposition(
-      p.m, p.n, gemm_rungs::hopper_k_tiles(p.k, in_bytes(p.in)), sm_count(), p.max_splits);
+      p.m, p.n, gemm_rungs::hopper_k_tiles(p.k, in_bytes(p.in)), sm_count(), p.max_splits, p.tile_n);
   if (d.splits > 1)
     hopper::with_input(p.in, [&](auto in) { hopper::launch_split_k<in>(p, ws, d.splits, stream); });
   else if (d.tile.n == gemm_rungs::kHopperNarrow.n)
     hopper::launch_tma_store<gemm_rungs::kHopperNarrow.n>(p, ws, stream);
+  else if (d.tile.n == gemm_rungs::kHopperSlim.n)
+    hopper::launch_tma_store<gemm_rungs::kHopperSlim.n>(p, ws, stream);
   else
     hopper::launch_tma_store<gemm_rungs::kHopperWide.n>(p, ws, stream);
 }
