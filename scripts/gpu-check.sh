@@ -34,6 +34,10 @@
 #             $GEMM_BENCH_TIMEOUT seconds each (default 1200), the others $BENCH_TIMEOUT. On an
 #             H100 the dispatch step takes ~27 minutes: the GEMM's decode 6 (349 s), its prefill ~8
 #             (estimated from the shapes done within 300 s), the other families 13
+#   v08-ab    v08's decompositions side by side at the shapes that decide its rule (the small and
+#             mid cubes, the prefill shapes with few tiles): the rule's own, each tile width forced
+#             (tile_n=64/128/256) and the split turned off (max_splits=1), with cuBLASLt, into
+#             results/tuning/v08-ab.json ($V08_AB_SHAPES replaces the shapes)
 #   extra     probe again, the doctor on each memory lesson's first rung, the harness self-test
 #             family, copy under cold L2 and under CUDA graphs
 # Everything lands in $OUT (default out/gpu): a log per step, results/ (measured JSON), report/,
@@ -193,6 +197,22 @@ for s in $steps; do
           dispatch_bench "${spec%%/*}" "${BENCH_TIMEOUT:-300}" "$spec" --model-shapes --budget 0.1
         done
       } ;;
+    v08-ab)
+      step "v08 a/b"
+      mkdir -p "$O/results/tuning"
+      read -r -a ab_shapes <<<"${V08_AB_SHAPES:-m=1024,n=1024,k=1024 m=1023,n=1023,k=1023 m=2048,n=2048,k=2048 \
+m=2049,n=2049,k=2049 m=512,n=768,k=3072 m=128,n=4096,k=14336 m=512,n=4096,k=14336 m=511,n=1023,k=1535 m=5000,n=3000,k=1000}"
+      ab=() peer=()
+      for shape in "${ab_shapes[@]}"; do
+        ab+=(--shape "$shape" --shape "$shape,max_splits=1")
+        for width in 64 128 256; do ab+=(--shape "$shape,tile_n=$width"); done
+        peer+=(--shape "$shape")
+      done
+      check v08-ab timeout "$gemm_timeout" "$B/sol" bench gemm_bf16/v08 "${ab[@]}" --no-peers --rest 0.2 \
+        --json "$O/results/tuning/v08-ab.json"
+      check v08-ab-peer timeout "${BENCH_TIMEOUT:-300}" "$B/sol" bench gemm_bf16/peer:cublasLt "${peer[@]}" --no-peers \
+        --rest 0.2 --json "$O/results/tuning/v08-ab-cublaslt.json"
+      grep -E "^v08|^peer" "$O/v08-ab.log" "$O/v08-ab-peer.log" | tail -60 ;;
     extra)
       step extra
       {
@@ -207,7 +227,7 @@ for s in $steps; do
       } >"$O/extra.log" 2>&1
       echo "extra: exit $?"
       tail -25 "$O/extra.log" ;;
-    *) echo "unknown step '$s' (device, tests, suite-start, suite-wait, sanitize, bench, table, dispatch, extra)" >&2; exit 2 ;;
+    *) echo "unknown step '$s' (device, tests, suite-start, suite-wait, sanitize, bench, table, dispatch, v08-ab, extra)" >&2; exit 2 ;;
   esac
 done
 step pack
