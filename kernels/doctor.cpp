@@ -24,6 +24,10 @@ namespace {
 // registry's cost.
 predict::Work unmeasured_work(const std::string& family, const std::string& variant, const Shape& s) {
   predict::Work w{family, variant, "", s, 0, 0, {}};
+  for (const Variant& v : registry())  // where this build describes the variant, its refusal first
+    if (v.family == family && v.name == variant && v.unsupported)
+      if (const std::string why = v.unsupported(s); !why.empty())
+        bad_input(family + "/" + variant + " does not take " + s.str() + ": " + why);
   if (predict::is_gemm_family(family)) {
     const DType t = sweep::gemm_family(family).dtype;
     const model::Cost c = model::matmul({.m = s.at("m"), .n = s.at("n"), .k = s.at("k"), .dtype = t});
@@ -41,8 +45,6 @@ predict::Work unmeasured_work(const std::string& family, const std::string& vari
   }
   for (const Variant& v : registry())
     if (v.family == family && v.name == variant && v.cost) {
-      if (const std::string why = v.unsupported ? v.unsupported(s) : ""; !why.empty())
-        bad_input(family + "/" + variant + " does not take " + s.str() + ": " + why);
       const model::Cost c = v.cost(s);
       w.dtype = dtype_name(c.dtype);
       w.flops = c.flops;

@@ -227,6 +227,15 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
 
 GemmRung gemm_rung(const std::string& family, const std::string& variant, const std::string& dtype, const Shape& s,
                    int sms) {
+  // v08's keys, as its Case refuses them: a cap of 1 to kMaxSplitK, one of its tile widths.
+  if (s.has(gemm_rungs::kMaxSplitsKey) &&
+      (s.at(gemm_rungs::kMaxSplitsKey) < 1 || s.at(gemm_rungs::kMaxSplitsKey) > gemm_rungs::kMaxSplitK))
+    bad_input(std::string(gemm_rungs::kMaxSplitsKey) + "=" + std::to_string(s.at(gemm_rungs::kMaxSplitsKey)) +
+              ": v08 splits k 1 to " + std::to_string(gemm_rungs::kMaxSplitK) + " ways");
+  if (s.has(gemm_rungs::kTileNKey) && !gemm_rungs::hopper_tile(int(s.at(gemm_rungs::kTileNKey))))
+    bad_input(std::string(gemm_rungs::kTileNKey) + "=" + std::to_string(s.at(gemm_rungs::kTileNKey)) +
+              ": v08's tiles are " + std::to_string(gemm_rungs::kHopperSlim.n) + ", " +
+              std::to_string(gemm_rungs::kHopperNarrow.n) + " or " + std::to_string(gemm_rungs::kHopperWide.n) + " wide");
   return gemm_rung(family, variant, dtype, s.at("m"), s.at("n"), s.at("k"), sms,
                    int(s.get(gemm_rungs::kMaxSplitsKey, gemm_rungs::kMaxSplitK)), int(s.get(gemm_rungs::kTileNKey, 0)));
 }

@@ -134,6 +134,12 @@ TEST(Predict, V08SplitsKWhereItsTilesLeaveSmsIdleAndTheSplitPays) {
   EXPECT_EQ(slim.tile.n, 64);
   EXPECT_EQ(slim.stages, 8);
   EXPECT_EQ(slim.splits, 1);
+  // The keys' values v08 cannot run are refused, as its Case refuses them.
+  for (const char* bad : {"tile_n=96", "tile_n=0", "max_splits=0", "max_splits=9"})
+    EXPECT_THROW((void)gemm_rung("gemm_bf16", "v08_tile_choice", "bf16",
+                                 sol::Shape::parse(std::string("m=1024,n=1024,k=1024,") + bad), 132),
+                 Error)
+        << bad;
   Work capped = gemm("gemm_bf16", "v08_tile_choice", "bf16", 1024, 1024, 1536);
   capped.shape.dims.emplace_back("max_splits", 1);
   const Prediction unsplit = predict::predict(capped, h200());
