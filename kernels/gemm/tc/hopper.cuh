@@ -5,8 +5,8 @@
 // v05 (+ persistent CTAs), v06 (+ B multicast in clusters of two), v07 (+ the TMA-store epilogue,
 // kernels/gemm/tc/v07_tma_store.cuh) and v08 (v07's kernel with a tile shape per problem).
 //   gA, gB --TMA, 128B swizzle--> sA[stage], sB[stage] --wgmma--> rAcc (fp32) --> gC (bf16)
-// One CTA tile is 128×256 outputs (v08: or 128×128), computed by two consumer warpgroups of
-// 64×256 (64×128) each; k moves in steps of 128 bytes per row (64 bf16/fp16 or 128 fp8),
+// One CTA tile is 128×256 outputs (v08: or 128×128, 128×64), computed by two consumer warpgroups
+// of 64×256 (64×128, 64×64) each; k moves in steps of 128 bytes per row (64 bf16/fp16 or 128 fp8),
 // kStages deep in shared memory.
 // Each stage has a "full" mbarrier (TMA's bytes arrived) and an "empty" one (both consumers
 // finished reading it), so loads run kStages − 1 tiles ahead of the tensor cores.
