@@ -7,7 +7,7 @@
 #             $GPU_TEST_FILTER narrows the GPU suite
 #   suite-start, suite-wait
 #             the GPU suite as `tests` runs it, but detached, so that it outlives a command with a
-#             time limit (the whole suite takes ~18 minutes on an H100) and other steps run beside
+#             time limit (the whole suite took 12 minutes on an H100) and other steps run beside
 #             it (sanitize does: correctness only). suite-start starts it, logging to $SOL_RUN_DIR
 #             (default /tmp/sol-gpu-run, outside $OUT); suite-wait waits up to $SUITE_WAIT seconds
 #             (default 540) for it to end and copies its log into $OUT either way, e.g. one call
@@ -34,6 +34,9 @@
 #             $GEMM_BENCH_TIMEOUT seconds each (default 1200), the others $BENCH_TIMEOUT. On an
 #             H100 the dispatch step takes ~27 minutes: the GEMM's decode 6 (349 s), its prefill ~8
 #             (estimated from the shapes done within 300 s), the other families 13
+#   python    the Python package staged on this build's archives (scripts/python-stage.sh, in
+#             $SOL_RUN_DIR/py), its tests with SOL_REQUIRE_GPU=1, then bench/python's overhead and
+#             Llama-block benchmarks into results/python/
 #   v08-ab    v08's decompositions side by side at the shapes that decide its rule (the small and
 #             mid cubes, the prefill shapes with few tiles): the rule's own, each tile width forced
 #             (tile_n=64/128/256) and the split turned off (max_splits=1), with cuBLASLt, into
@@ -197,6 +200,20 @@ for s in $steps; do
           dispatch_bench "${spec%%/*}" "${BENCH_TIMEOUT:-300}" "$spec" --model-shapes --budget 0.1
         done
       } ;;
+    python)
+      step python
+      case $B in /*) abs_b=$B ;; *) abs_b=$root/$B ;; esac
+      check python-stage env SOL_BUILD_DIR="$run_dir/py" SOL_CMAKE_ARGS="${SOL_CMAKE_ARGS:-} \
+-DSOL_HOST_PREBUILT=$abs_b/libsol_host.a -DSOL_KERNELS_PREBUILT=$abs_b/libsol_kernels.a" scripts/python-stage.sh
+      mkdir -p "$O/results/python"
+      check python-tests env PYTHONPATH="$run_dir/py/stage" SOL_BIN="$abs_b/sol" SOL_REQUIRE_GPU=1 \
+        python3 -m pytest -q -p no:cacheprovider tests/python
+      for bench in overhead llama_block; do
+        check "python-$bench" env PYTHONPATH="$run_dir/py/stage" timeout "${BENCH_TIMEOUT:-300}" \
+          python3 "bench/python/$bench.py" --out "$O/results/python/$bench.json"
+      done
+      tail -2 "$O/python-tests.log"
+      tail -n 4 "$O/python-overhead.log" "$O/python-llama_block.log" ;;
     v08-ab)
       step "v08 a/b"
       mkdir -p "$O/results/tuning"
@@ -227,7 +244,7 @@ m=2049,n=2049,k=2049 m=512,n=768,k=3072 m=128,n=4096,k=14336 m=512,n=4096,k=1433
       } >"$O/extra.log" 2>&1
       echo "extra: exit $?"
       tail -25 "$O/extra.log" ;;
-    *) echo "unknown step '$s' (device, tests, suite-start, suite-wait, sanitize, bench, table, dispatch, v08-ab, extra)" >&2; exit 2 ;;
+    *) echo "unknown step '$s' (device, tests, suite-start, suite-wait, sanitize, python, bench, table, dispatch, v08-ab, extra)" >&2; exit 2 ;;
   esac
 done
 step pack
