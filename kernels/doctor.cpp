@@ -24,10 +24,15 @@ namespace {
 // registry's cost.
 predict::Work unmeasured_work(const std::string& family, const std::string& variant, const Shape& s) {
   predict::Work w{family, variant, "", s, 0, 0, {}};
-  for (const Variant& v : registry())  // where this build describes the variant, its refusal first
-    if (v.family == family && v.name == variant && v.unsupported)
-      if (const std::string why = v.unsupported(s); !why.empty())
-        bad_input(family + "/" + variant + " does not take " + s.str() + ": " + why);
+  const Variant* described = nullptr;  // where this build describes the variant: its refusal first
+  for (const Variant& v : registry())
+    if (v.family == family && v.name == variant) {
+      described = &v;
+      break;
+    }
+  if (described && described->unsupported)
+    if (const std::string why = described->unsupported(s); !why.empty())
+      bad_input(family + "/" + variant + " does not take " + s.str() + ": " + why);
   if (predict::is_gemm_family(family)) {
     const DType t = sweep::gemm_family(family).dtype;
     const model::Cost c = model::matmul({.m = s.at("m"), .n = s.at("n"), .k = s.at("k"), .dtype = t});
@@ -43,14 +48,13 @@ predict::Work unmeasured_work(const std::string& family, const std::string& vari
     w.bytes = c.bytes;
     return w;
   }
-  for (const Variant& v : registry())
-    if (v.family == family && v.name == variant && v.cost) {
-      const model::Cost c = v.cost(s);
-      w.dtype = dtype_name(c.dtype);
-      w.flops = c.flops;
-      w.bytes = c.bytes;
-      return w;
-    }
+  if (described && described->cost) {
+    const model::Cost c = described->cost(s);
+    w.dtype = dtype_name(c.dtype);
+    w.flops = c.flops;
+    w.bytes = c.bytes;
+    return w;
+  }
   bad_input(family + "/" + variant + " has no record at " + s.str() + " and this build has no cost model for it",
             "give a shape that the results hold, or a variant of sol list");
 }

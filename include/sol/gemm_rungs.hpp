@@ -6,6 +6,7 @@
 // kernels' tile constants and the shape model's view of a rung (find, tile_choice) derive from it.
 // Host-only and header-only: the host library, the kernels and the CUDA code read the same facts.
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace sol::gemm_rungs {
@@ -41,6 +42,12 @@ constexpr const Tile* hopper_tile(int n) {
 // A GEMM shape's key that makes v08 run one tile width, one CTA a tile ("tile_n=64"), so that one
 // run can time the widths side by side; absent, v08's rule picks (decomposition).
 inline constexpr char kTileNKey[] = "tile_n";
+// Why v08 cannot run tile_n=width, or "" where width is one of its tiles.
+inline std::string tile_n_refusal(int64_t width) {
+  if (hopper_tile(int(width))) return {};
+  return std::string(kTileNKey) + "=" + std::to_string(width) + ": v08's tiles are " + std::to_string(kHopperSlim.n) +
+         ", " + std::to_string(kHopperNarrow.n) + " or " + std::to_string(kHopperWide.n) + " wide";
+}
 
 // X(name, version, sm90a, tile, pack_pitch_bytes, epilogue, technique), in ladder order.
 // sm90a: wgmma/TMA code compiled for sm_90a alone; else the family's minimum (sm_80, fp8 sm_89).

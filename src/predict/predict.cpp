@@ -232,10 +232,8 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
       (s.at(gemm_rungs::kMaxSplitsKey) < 1 || s.at(gemm_rungs::kMaxSplitsKey) > gemm_rungs::kMaxSplitK))
     bad_input(std::string(gemm_rungs::kMaxSplitsKey) + "=" + std::to_string(s.at(gemm_rungs::kMaxSplitsKey)) +
               ": v08 splits k 1 to " + std::to_string(gemm_rungs::kMaxSplitK) + " ways");
-  if (s.has(gemm_rungs::kTileNKey) && !gemm_rungs::hopper_tile(int(s.at(gemm_rungs::kTileNKey))))
-    bad_input(std::string(gemm_rungs::kTileNKey) + "=" + std::to_string(s.at(gemm_rungs::kTileNKey)) +
-              ": v08's tiles are " + std::to_string(gemm_rungs::kHopperSlim.n) + ", " +
-              std::to_string(gemm_rungs::kHopperNarrow.n) + " or " + std::to_string(gemm_rungs::kHopperWide.n) + " wide");
+  if (s.has(gemm_rungs::kTileNKey))
+    if (std::string why = gemm_rungs::tile_n_refusal(s.at(gemm_rungs::kTileNKey)); !why.empty()) bad_input(why);
   return gemm_rung(family, variant, dtype, s.at("m"), s.at("n"), s.at("k"), sms,
                    int(s.get(gemm_rungs::kMaxSplitsKey, gemm_rungs::kMaxSplitK)), int(s.get(gemm_rungs::kTileNKey, 0)));
 }

@@ -311,10 +311,7 @@ std::string unsupported(Version v, const Shape& s) {
   if (s.has(gemm_rungs::kTileNKey)) {
     if (v.rung != Rung::v08_tile_choice)
       return std::string(gemm_rungs::kTileNKey) + " picks v08_tile_choice's tile; this variant has one tile";
-    if (!gemm_rungs::hopper_tile(int(s.at(gemm_rungs::kTileNKey))))
-      return std::string(gemm_rungs::kTileNKey) + "=" + std::to_string(s.at(gemm_rungs::kTileNKey)) + ": v08's tiles are " +
-             std::to_string(gemm_rungs::kHopperSlim.n) + ", " + std::to_string(gemm_rungs::kHopperNarrow.n) + " or " +
-             std::to_string(gemm_rungs::kHopperWide.n) + " wide";
+    if (std::string why = gemm_rungs::tile_n_refusal(s.at(gemm_rungs::kTileNKey)); !why.empty()) return why;
   }
   const Dims d = dims_of(s);
   if (d.lda < d.k) return "lda=" + std::to_string(d.lda) + " is below the row length k=" + std::to_string(d.k);
