@@ -626,9 +626,13 @@ void add_rows(std::vector<Variant>& all) {
   }
 }
 // ---- layernorm_bwd, rmsnorm_bwd, softmax_bwd: dx (and dγ, dβ) from x or y, dy ------------------
-// Beyond the forward's test shapes: persistent blocks walking several rows (rows ≫ parts), and
-// cluster-split rows (cols > 8192 bf16) walking several rows (the exchange's double buffer).
-const Texts kRowBwdTest = {"rows=1,cols=1",      "rows=7,cols=3",       "rows=1025,cols=1",    "rows=5,cols=7",
+// Beyond the forward's test shapes: persistent blocks walking several rows (rows ≫ parts), lane
+// groups of every width (16-bit: 16 → 1 lane, 64 → 2, 128 → 4, 256 → 8, 512 → 16, 520 → 32 with a
+// partial last pack round) at row counts that leave a block's groups uneven, and cluster-split
+// rows (cols > 8192 bf16) walking several rows (the exchange's double buffer).
+const Texts kRowBwdTest = {"rows=333,cols=16",   "rows=2049,cols=64",   "rows=1037,cols=128",  "rows=1001,cols=256",
+                           "rows=4097,cols=512", "rows=77,cols=520",
+                           "rows=1,cols=1",      "rows=7,cols=3",       "rows=1025,cols=1",    "rows=5,cols=7",
                            "rows=31,cols=33",    "rows=129,cols=127",   "rows=7,cols=1000",    "rows=17,cols=1023",
                            "rows=1025,cols=96",  "rows=9,cols=1024",    "rows=13,cols=1032",   "rows=11,cols=4096",
                            "rows=3,cols=4099",   "rows=5,cols=8192",    "rows=3,cols=16384",   "rows=2,cols=32768",

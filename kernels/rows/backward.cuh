@@ -110,25 +110,30 @@ __device__ inline Pack<T, kPerVec> fresh(const Pack<T, kPerVec>& p) {
 }
 
 // ---- one-read kernel ------------------------------------------------------------------------------
-// kGroups row groups of kThreads threads per block (kGroups > 1 only for warp rows, kThreads = 32,
-// never in a cluster). A row's pack range [0, npack) is split over the cluster's `slices` CTAs:
-// CTA rank s holds packs [s·per, min(npack, (s+1)·per)); thread t of a group holds packs
-// start + k·kThreads + t, k < kVecs. Cluster c's groups walk rows (c·kGroups + g) + i·parts·kGroups.
-// Shared memory: kParams slots per held element per thread, [g][q][k][j][t] (conflict-free).
+// kGroups row groups of kThreads threads per block: short rows go to lane groups (kThreads = 1 …
+// 32 lanes, kGroups rows at a time, never in a cluster; the forward's register_config picks the
+// group), longer ones to a block (kGroups = 1). A row's pack range [0, npack) is split over the
+// cluster's `slices` CTAs: CTA rank s holds packs [s·per, min(npack, (s+1)·per)); thread t of a
+// group holds packs start + k·kThreads + t, k < kVecs. Cluster c's groups walk rows
+// (c·kGroups + g) + i·parts·kGroups.
+// Shared memory: kParams slots per held element per thread, [q][k][j][threadIdx.x]: a warp's lanes
+// touch consecutive words whatever the group size (conflict-free).
 template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups, bool kPipelined>
 __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a, int per) {
   extern __shared__ float sAcc[];
   __shared__ float sRed[32];
   __shared__ float sXch[2][2];  // this CTA's block sums, by row parity (cluster exchange)
-  constexpr int kSlots = kVecs * kPerVec * kThreads;  // per group and parameter
+  constexpr int kBlock = kThreads * kGroups;
+  constexpr int kElems = kVecs * kPerVec;     // elements a thread holds
+  constexpr int kSlots = kElems * kBlock;     // per parameter
   using P = Pack<T, kPerVec>;
   const int g = threadIdx.x / kThreads, t = threadIdx.x % kThreads;
   const int slices = cluster_size(), rank = cluster_rank();
   const int64_t part = blockIdx.x / slices, parts = gridDim.x / slices;
   const int npack = int(a.cols / kPerVec);  // ≤ 65536
   const int start = rank * per, end = min(npack, start + per);
-  float* sMine = sAcc + g * Op::kParams * kSlots;
-  for (int i = 0; i < Op::kParams * kVecs * kPerVec; ++i) sMine[i * kThreads + t] = 0.f;
+  float* sMine = sAcc + threadIdx.x;  // slot (q, k·kPerVec + j): sMine[(q·kElems + k·kPerVec + j)·kBlock]
+  for (int i = 0; i < Op::kParams * kElems; ++i) sMine[i * kBlock] = 0.f;
   // γ is the same for every row this thread walks. Pipelined: held in registers (kVecs packs);
   // otherwise re-read (L1/L2 hits) in each sweep, sparing the registers.
   const bool hasG = a.gamma != nullptr;
@@ -162,7 +167,7 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
     }
   };
   int parity = 0;
-  // Groups walk rows independently (kGroups > 1 only for warp rows: no block-wide sync inside);
+  // Groups walk rows independently (kGroups > 1 only for lane groups: no block-wide sync inside);
   // the CTAs of a cluster share `part`, hence the same rows, so their cluster syncs pair up.
   // Software pipeline: the next row's loads are issued before this row's sums, block (and
   // cluster) reductions and writes, so HBM always has a row of this group in flight; without it
@@ -217,7 +222,7 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
           const float x = to_f32(pA.e[j]), dy = to_f32(pDy.e[j]);
           rO.e[j] = from_f32<T>(Op::out(x, dy, hasG ? to_f32(pG.e[j]) : 1.f, st, m));
           if constexpr (Op::kParams > 0) {
-            float* pS = sMine + (k * kPerVec + j) * kThreads + t;
+            float* pS = sMine + (k * kPerVec + j) * kBlock;
             Op::grads(x, dy, st, pS, pS + kSlots);
           }
         }
@@ -233,15 +238,15 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
     }
   }
   if constexpr (Op::kParams > 0) {
-    // This part's column sums: groups added in order, then plain stores to the workspace.
+    // This part's column sums: groups added in order, then plain stores to the workspace. Item i
+    // is (q, k·kPerVec + j, lane t of a group): its groups' slots lie kThreads apart.
     __syncthreads();
-    for (int i = threadIdx.x; i < Op::kParams * kSlots; i += kThreads * kGroups) {
-      const int q = i / kSlots, slot = i % kSlots;
-      const int kj = slot / kThreads, tt = slot % kThreads;
+    for (int i = threadIdx.x; i < Op::kParams * kElems * kThreads; i += kBlock) {
+      const int qkj = i / kThreads, tt = i % kThreads, kj = qkj % kElems, q = qkj / kElems;
       const int v = start + (kj / kPerVec) * kThreads + tt;
       if (v >= end) continue;
       float sum = 0.f;
-      for (int gg = 0; gg < kGroups; ++gg) sum += sAcc[(gg * Op::kParams + q) * kSlots + slot];
+      for (int gg = 0; gg < kGroups; ++gg) sum += sAcc[qkj * kBlock + gg * kThreads + tt];
       const int64_t c = int64_t(v) * kPerVec + kj % kPerVec;
       a.work[(part * Op::kParams + q) * a.cols + c] = sum;
     }
@@ -502,11 +507,29 @@ inline constexpr int64_t kClusterMaxCols = 65536;
 // vocabulary lengths: 8 CTAs × 512 threads × 8 packs of y and dy in registers (64 of them).
 inline constexpr int64_t kSoftmaxClusterMaxCols = 262144;
 
-// 16-byte packs when every row is 16-byte aligned, single elements otherwise. Warp rows (eight
-// per block) to 128 packs; then a block per row, or per row slice of ≤ kThreads·kVecs packs in a
-// cluster of ≤ 8 (portable size). Every cols ≤ 65536 fits.
+// Rows of at most 32·kRegisterVecs packs in lane groups, the forward's (register_config): each
+// thread holds up to kRegisterVecs packs of a and of dy, so that a qk-norm row (128 bf16 columns,
+// 16 packs) keeps four lanes' 8 loads each in flight instead of 16 lanes' 2 of a warp per row;
+// kBwdLaneRowThreads to a block.
+inline constexpr int kBwdLaneRowThreads = 256;
+template <class Op, class T, int kPerVec, bool kPipelined>
+BwdPlan plan_lane_rows(const BwdArgs<T>& a, int64_t npack) {
+  constexpr int V = kRegisterVecs, B = kBwdLaneRowThreads;
+  switch (register_config(npack).group) {
+    case 1: return plan_config<Op, T, kPerVec, 1, V, B, kPipelined>(a, 1);
+    case 2: return plan_config<Op, T, kPerVec, 2, V, B / 2, kPipelined>(a, 1);
+    case 4: return plan_config<Op, T, kPerVec, 4, V, B / 4, kPipelined>(a, 1);
+    case 8: return plan_config<Op, T, kPerVec, 8, V, B / 8, kPipelined>(a, 1);
+    case 16: return plan_config<Op, T, kPerVec, 16, V, B / 16, kPipelined>(a, 1);
+    default: return plan_config<Op, T, kPerVec, 32, V, B / 32, kPipelined>(a, 1);
+  }
+}
+
+// 16-byte packs when every row is 16-byte aligned, single elements otherwise. Lane-group rows
+// (plan_lane_rows) to 128 packs; then a block per row, or per row slice of ≤ kThreads·kVecs packs
+// in a cluster of ≤ 8 (portable size). Every cols ≤ 65536 fits.
 // Pipelined (the next row's loads in flight, γ in registers: 128 registers instead of ~72) where
-// the H200 measured it faster (same harness): bf16 warp rows and 128-thread rows
+// the H200 measured it faster (same harness): 16-bit lane-group rows and 128-thread rows
 // (LayerNorm 65536×1024: 128 → 119 µs, 32768×4096: 314 → 262 µs) and the fp32 256-thread rows
 // (32768×4096: 416 → 408 µs). Not in clusters, where each row already waits on a cluster barrier
 // and the halved occupancy lost (softmax 4096×65536: 431 → 509 µs), nor fp32 128-thread rows
@@ -526,7 +549,7 @@ BwdPlan plan_backward(const BwdArgs<T>& a, bool aligned) {
   }
   if (aligned && a.cols % kVec == 0) {
     const int64_t npack = a.cols / kVec;
-    if (npack <= 32 * 4) return plan_config<Op, T, kVec, 32, 4, 8, kBf16>(a, 1);
+    if (npack <= 32 * kRegisterVecs) return plan_lane_rows<Op, T, kVec, kBf16>(a, npack);
     if (npack <= 128 * 4) return plan_config<Op, T, kVec, 128, 4, 1, kBf16>(a, 1);
     if (!kBf16 && npack <= 256 * 4) return plan_config<Op, T, kVec, 256, 4, 1, true>(a, 1);
     if (kBf16 || npack <= 8 * 256 * 4) return plan_config<Op, T, kVec, 256, 4, 1>(a, slices(npack, 256 * 4));
