@@ -393,22 +393,22 @@ Choice backward_choice(const RowsBackward& b) {
     Choice c;
     c.implementation = std::string(family(b.kind, true)) + "/" + (b.dtype == DType::f32 ? "v03_one_read_" : "v02_one_read_") +
                        type_token(b.dtype);
-    const bool packed16 = rk::rows_aligned(a);  // then plan_backward takes 16-byte packs
-    const int64_t per = packed16 ? 16 / int64_t(sizeof(T)) : 1;
-    const std::string packs = packed16 ? "16-byte packs" : "single elements (unaligned rows)";
-    if (p.main.block_threads == 512 && p.slices > 1 && b.cols > rk::kClusterMaxCols)  // 16-bit softmax, vocabulary rows
-      c.reason = "one-read kernel, " + packs + ", a cluster of " + std::to_string(p.slices) +
-                 " CTAs of 512 threads per row (y and dy in registers)";
-    else if (b.cols > rk::kClusterMaxCols)
+    const std::string packs = p.pack == 1 ? "single elements (unaligned rows)"
+                              : p.window  ? "16-byte packs over each row's aligned window (rows at one offset)"
+                                          : "16-byte packs";
+    const std::string block = std::to_string(p.main.block_threads) + " threads";
+    if (p.looped)
       c.reason = "looped kernel, " + packs + ": " + std::to_string(b.cols) + " columns exceed a cluster's " +
-                 std::to_string(b.kind == Kind::Softmax && sizeof(T) == 2 && packed16 ? rk::kSoftmaxClusterMaxCols
-                                                                                       : rk::kClusterMaxCols);
+                 std::to_string(b.kind == Kind::Softmax && sizeof(T) == 2 && p.pack > 1 ? rk::kSoftmaxClusterMaxCols
+                                                                                        : rk::kClusterMaxCols);
     else if (p.slices > 1)
-      c.reason = "one-read kernel, " + packs + ", a cluster of " + std::to_string(p.slices) + " CTAs per row";
-    else if (b.cols / per <= 128)
-      c.reason = "one-read kernel, " + packs + ", a warp per row";
+      c.reason = "one-read kernel, " + packs + ", a cluster of " + std::to_string(p.slices) + " CTAs of " + block +
+                 " per row";
+    else if (p.lanes > 0)
+      c.reason = "one-read kernel, " + packs + ", " + std::to_string(p.lanes) + (p.lanes == 1 ? " lane" : " lanes") +
+                 " per row, " + std::to_string(p.main.block_threads / p.lanes) + " rows to a block";
     else
-      c.reason = "one-read kernel, " + packs + ", a block of " + std::to_string(p.main.block_threads) + " threads per row";
+      c.reason = "one-read kernel, " + packs + ", a block of " + block + " per row";
     if (p.params > 0) c.reason += std::string("; dγ") + (p.params == 2 ? "/dβ" : "") + " over " + std::to_string(p.parts) + " parts";
     c.predicted_s = predicted(b.kind, true, b.dtype, b.rows, b.cols);
     return c;

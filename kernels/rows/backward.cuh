@@ -15,10 +15,10 @@
 // shared-memory slots (no races, a fixed order). At the end a block writes its partial column
 // sums to a workspace [parts × params × cols] with plain stores, and a small second kernel adds
 // the parts of each column in a fixed order: bit-identical results across runs.
-// Rows longer than a cluster holds (cols > kClusterMaxCols; for 16-bit softmax, aligned rows,
-// kSoftmaxClusterMaxCols) go to the looped kernel: a block per row, two sweeps over a and dy (the
-// second mostly L2 hits), the parameter gradients accumulated straight into the workspace (see
-// row_bwd_looped_kernel).
+// Rows longer than a cluster holds (cols > kClusterMaxCols; for 16-bit softmax, packed rows and
+// windows, kSoftmaxClusterMaxCols) go to the looped kernel: a block per row, two sweeps over a
+// and dy (the second mostly L2 hits), the parameter gradients accumulated straight into the
+// workspace (see row_bwd_looped_kernel).
 // Rows lie lda, lddy, lddx elements apart; the eager passes (v01) take packed rows only.
 
 #include <algorithm>
@@ -109,6 +109,26 @@ __device__ inline Pack<T, kPerVec> fresh(const Pack<T, kPerVec>& p) {
   }
 }
 
+// A row's window of packs: the row starts `off` elements into pack 0 (0 for single elements).
+// Column of lane j of pack v: v·kPerVec + j − off; a pack is partial when it holds a column
+// outside [0, cols).
+template <int kPerVec>
+struct RowWindow {
+  int off = 0, npack = 0;
+  RowWindow() = default;
+  __device__ RowWindow(const void* row, int64_t elem_bytes, int64_t cols)
+      : off(kPerVec > 1 ? int(reinterpret_cast<uintptr_t>(row) % 16 / uintptr_t(elem_bytes)) : 0),
+        npack(int((off + cols + kPerVec - 1) / kPerVec)) {}
+  __device__ int column(int v, int j) const { return v * kPerVec + j - off; }
+  __device__ bool partial(int v, int64_t cols) const {
+    return kPerVec > 1 && (column(v, 0) < 0 || column(v, kPerVec - 1) >= cols);
+  }
+  template <class T>
+  __device__ static T* aligned(T* p) {  // the pack holding p's first element
+    return reinterpret_cast<T*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(kPerVec > 1 ? 15 : 0));
+  }
+};
+
 // ---- one-read kernel ------------------------------------------------------------------------------
 // kGroups row groups of kThreads threads per block: short rows go to lane groups (kThreads = 1 …
 // 32 lanes, kGroups rows at a time, never in a cluster; the forward's register_config picks the
@@ -118,8 +138,13 @@ __device__ inline Pack<T, kPerVec> fresh(const Pack<T, kPerVec>& p) {
 // (c·kGroups + g) + i·parts·kGroups.
 // Shared memory: kParams slots per held element per thread, [q][k][j][threadIdx.x]: a warp's lanes
 // touch consecutive words whatever the group size (conflict-free).
-template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups, bool kPipelined>
+// kWindow (ops without parameters, i.e. softmax): rows that are not 16-byte aligned but lie at one
+// offset from a boundary in a, dy and dx alike are read in 16-byte packs over their window
+// (RowWindow), as the forward's cluster rung reads them; a partial first or last pack is read
+// element by element with zeros outside the row (zero terms) and written element by element.
+template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups, bool kPipelined, bool kWindow = false>
 __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a, int per) {
+  static_assert(!kWindow || (Op::kParams == 0 && kPerVec > 1), "windows are for packed rows without parameters");
   extern __shared__ float sAcc[];
   __shared__ float sRed[32];
   __shared__ float sXch[2][2];  // this CTA's block sums, by row parity (cluster exchange)
@@ -130,8 +155,15 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
   const int g = threadIdx.x / kThreads, t = threadIdx.x % kThreads;
   const int slices = cluster_size(), rank = cluster_rank();
   const int64_t part = blockIdx.x / slices, parts = gridDim.x / slices;
-  const int npack = int(a.cols / kPerVec);  // ≤ 65536
+  const int npack = int(a.cols / kPerVec);  // ≤ 65536 (kWindow: each row's window has its own)
   const int start = rank * per, end = min(npack, start + per);
+  // A row's window; without kWindow, the packs of an aligned row.
+  const auto window = [&](int64_t row) {
+    if constexpr (kWindow) return RowWindow<kPerVec>(a.a + row * a.lda, sizeof(T), a.cols);
+    RowWindow<kPerVec> w;
+    w.npack = npack;
+    return w;
+  };
   float* sMine = sAcc + threadIdx.x;  // slot (q, k·kPerVec + j): sMine[(q·kElems + k·kPerVec + j)·kBlock]
   for (int i = 0; i < Op::kParams * kElems; ++i) sMine[i * kBlock] = 0.f;
   // γ is the same for every row this thread walks. Pipelined: held in registers (kVecs packs);
@@ -155,12 +187,25 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
   // Loads of a row's a and dy packs into registers (nothing for rows past the end).
   auto load_row = [&](int64_t row, P* rA, P* rDy) {
     if (row >= a.rows) return;
-    const P* gA = reinterpret_cast<const P*>(a.a + row * a.lda);
-    const P* gDy = reinterpret_cast<const P*>(a.dy + row * a.lddy);
+    const T* rowA = a.a + row * a.lda;
+    const T* rowDy = a.dy + row * a.lddy;
+    const P* gA = reinterpret_cast<const P*>(RowWindow<kPerVec>::aligned(rowA));
+    const P* gDy = reinterpret_cast<const P*>(RowWindow<kPerVec>::aligned(rowDy));
+    const RowWindow<kPerVec> w = window(row);
+    const int rowEnd = kWindow ? min(w.npack, start + per) : end;
 #pragma unroll
     for (int k = 0; k < kVecs; ++k) {
       const int v = start + k * kThreads + t;
-      if (v < end) {
+      if (v >= rowEnd) continue;
+      if (kWindow && w.partial(v, a.cols)) {
+#pragma unroll
+        for (int j = 0; j < kPerVec; ++j) {
+          const int c = w.column(v, j);
+          const bool in = c >= 0 && c < a.cols;
+          rA[k].e[j] = in ? rowA[c] : from_f32<T>(0.f);
+          rDy[k].e[j] = in ? rowDy[c] : from_f32<T>(0.f);
+        }
+      } else {
         rA[k] = gA[v];
         rDy[k] = gDy[v];
       }
@@ -180,11 +225,13 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
     if constexpr (kPipelined) load_row(row + step, nA, nDy);
     else load_row(row, rA, rDy);
     const float2 st = Op::row_stats(a.mean, a.rstd, row);
+    const RowWindow<kPerVec> w = window(row);
+    const int rowEnd = kWindow ? min(w.npack, start + per) : end;
     float s0 = 0.f, s1 = 0.f;
 #pragma unroll
     for (int k = 0; k < kVecs; ++k) {
       const int v = start + k * kThreads + t;
-      if (v < end) {
+      if (v < rowEnd) {
         const P pA = fresh(rA[k]), pDy = fresh(rDy[k]), pG = gamma(k, v);
 #pragma unroll
         for (int j = 0; j < kPerVec; ++j)
@@ -210,11 +257,12 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
       parity ^= 1;
     }
     const float2 m = Op::finish(s0, s1, a.cols);
-    P* gDx = reinterpret_cast<P*>(a.dx + row * a.lddx);
+    T* rowDx = a.dx + row * a.lddx;
+    P* gDx = reinterpret_cast<P*>(RowWindow<kPerVec>::aligned(rowDx));
 #pragma unroll
     for (int k = 0; k < kVecs; ++k) {
       const int v = start + k * kThreads + t;
-      if (v < end) {
+      if (v < rowEnd) {
         P rO;
         const P pA = fresh(rA[k]), pDy = fresh(rDy[k]), pG = gamma(k, v);
 #pragma unroll
@@ -226,7 +274,15 @@ __global__ void __launch_bounds__(kThreads* kGroups) row_bwd_kernel(BwdArgs<T> a
             Op::grads(x, dy, st, pS, pS + kSlots);
           }
         }
-        gDx[v] = rO;
+        if (kWindow && w.partial(v, a.cols)) {
+#pragma unroll
+          for (int j = 0; j < kPerVec; ++j) {
+            const int c = w.column(v, j);
+            if (c >= 0 && c < a.cols) rowDx[c] = rO.e[j];
+          }
+        } else {
+          gDx[v] = rO;
+        }
       }
     }
     if constexpr (kPipelined) {
@@ -417,6 +473,13 @@ struct BwdPlan {
   int64_t parts = 0;
   int params = 0;
   int64_t work_floats = 0;  // parts × params × cols
+  // How rows are read (what explain_*_backward reports): elements a load moves (1 or a 16-byte
+  // pack), over each row's window (unaligned softmax rows), lanes per row where a block holds
+  // several rows (0: a block or a cluster per row), the looped kernel.
+  int pack = 1;
+  bool window = false;
+  int lanes = 0;
+  bool looped = false;
 };
 
 // A launch of `grid` CTAs in clusters of `slices` (attr: storage the config points to).
@@ -450,14 +513,25 @@ void launch_sliced(void (*kernel)(Params...), const LaunchInfo& p, int slices, c
 
 // The plan of one configuration: persistent grid of as many parts (CTAs, or clusters of
 // `slices` CTAs) as fit on the device at once, at most one per row group.
-template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups, bool kPipelined = false>
+// The packs a row spans: cols / kPerVec, or with kWindow the longest window (cols + kPerVec − 1
+// elements, rounded up).
+template <int kPerVec, bool kWindow>
+constexpr int64_t row_packs(int64_t cols) {
+  return kWindow ? (cols + 2 * (kPerVec - 1)) / kPerVec : cols / kPerVec;
+}
+
+template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups, bool kPipelined = false,
+          bool kWindow = false>
 BwdPlan plan_config(const BwdArgs<T>& a, int slices) {
-  auto* kernel = row_bwd_kernel<Op, T, kPerVec, kThreads, kVecs, kGroups, kPipelined>;
+  auto* kernel = row_bwd_kernel<Op, T, kPerVec, kThreads, kVecs, kGroups, kPipelined, kWindow>;
   BwdPlan p;
-  const int64_t npack = a.cols / kPerVec;
+  const int64_t npack = row_packs<kPerVec, kWindow>(a.cols);
   p.slices = slices;
   p.per = int((npack + slices - 1) / slices);
   p.params = Op::kParams;
+  p.pack = kPerVec;
+  p.window = kWindow;
+  p.lanes = kGroups > 1 ? kThreads : 0;
   p.main.block_threads = kThreads * kGroups;
   p.main.dynamic_smem_bytes = int64_t(kGroups) * Op::kParams * kVecs * kPerVec * kThreads * int64_t(sizeof(float));
   opt_in_dynamic_smem(kernel, p.main.dynamic_smem_bytes);
@@ -488,6 +562,8 @@ BwdPlan plan_looped_config(const BwdArgs<T>& a) {
   auto* kernel = row_bwd_looped_kernel<Op, T, kPerVec, kThreads>;
   BwdPlan p;
   p.params = Op::kParams;
+  p.pack = kPerVec;
+  p.looped = true;
   p.main.block_threads = kThreads;
   const int sms = sm_count();
   int fit = 0;
@@ -512,49 +588,83 @@ inline constexpr int64_t kSoftmaxClusterMaxCols = 262144;
 // 16 packs) keeps four lanes' 8 loads each in flight instead of 16 lanes' 2 of a warp per row;
 // kBwdLaneRowThreads to a block.
 inline constexpr int kBwdLaneRowThreads = 256;
-template <class Op, class T, int kPerVec, bool kPipelined>
+template <class Op, class T, int kPerVec, bool kPipelined, bool kWindow>
 BwdPlan plan_lane_rows(const BwdArgs<T>& a, int64_t npack) {
   constexpr int V = kRegisterVecs, B = kBwdLaneRowThreads;
   switch (register_config(npack).group) {
-    case 1: return plan_config<Op, T, kPerVec, 1, V, B, kPipelined>(a, 1);
-    case 2: return plan_config<Op, T, kPerVec, 2, V, B / 2, kPipelined>(a, 1);
-    case 4: return plan_config<Op, T, kPerVec, 4, V, B / 4, kPipelined>(a, 1);
-    case 8: return plan_config<Op, T, kPerVec, 8, V, B / 8, kPipelined>(a, 1);
-    case 16: return plan_config<Op, T, kPerVec, 16, V, B / 16, kPipelined>(a, 1);
-    default: return plan_config<Op, T, kPerVec, 32, V, B / 32, kPipelined>(a, 1);
+    case 1: return plan_config<Op, T, kPerVec, 1, V, B, kPipelined, kWindow>(a, 1);
+    case 2: return plan_config<Op, T, kPerVec, 2, V, B / 2, kPipelined, kWindow>(a, 1);
+    case 4: return plan_config<Op, T, kPerVec, 4, V, B / 4, kPipelined, kWindow>(a, 1);
+    case 8: return plan_config<Op, T, kPerVec, 8, V, B / 8, kPipelined, kWindow>(a, 1);
+    case 16: return plan_config<Op, T, kPerVec, 16, V, B / 16, kPipelined, kWindow>(a, 1);
+    default: return plan_config<Op, T, kPerVec, 32, V, B / 32, kPipelined, kWindow>(a, 1);
   }
 }
 
-// 16-byte packs when every row is 16-byte aligned, single elements otherwise. Lane-group rows
-// (plan_lane_rows) to 128 packs; then a block per row, or per row slice of ≤ kThreads·kVecs packs
-// in a cluster of ≤ 8 (portable size). Every cols ≤ 65536 fits.
+// Rows of npack 16-byte packs (aligned rows, or windows): lane-group rows (plan_lane_rows) to 128
+// packs; then a block per row, or per row slice of ≤ kThreads·kVecs packs in a cluster of ≤ 8
+// (portable size), for rows to kClusterMaxCols.
 // Pipelined (the next row's loads in flight, γ in registers: 128 registers instead of ~72) where
 // the H200 measured it faster (same harness): 16-bit lane-group rows and 128-thread rows
 // (LayerNorm 65536×1024: 128 → 119 µs, 32768×4096: 314 → 262 µs) and the fp32 256-thread rows
 // (32768×4096: 416 → 408 µs). Not in clusters, where each row already waits on a cluster barrier
 // and the halved occupancy lost (softmax 4096×65536: 431 → 509 µs), nor fp32 128-thread rows
 // (LayerNorm 65536×1024: 219 → 262 µs).
+// Windows are not pipelined: their partial packs' element loads take the registers the second
+// row would (ptxas: 150 instead of 126 a thread, one block of 256 an SM).
+template <class Op, class T, bool kWindow>
+BwdPlan plan_packs(const BwdArgs<T>& a, int64_t npack) {
+  constexpr int kVec = 16 / int(sizeof(T));
+  constexpr bool kBf16 = sizeof(T) == 2;
+  const auto slices = [npack](int64_t cap) { return int((npack + cap - 1) / cap); };
+  if (npack <= 32 * kRegisterVecs) return plan_lane_rows<Op, T, kVec, kBf16 && !kWindow, kWindow>(a, npack);
+  if (npack <= 128 * 4) return plan_config<Op, T, kVec, 128, 4, 1, kBf16 && !kWindow, kWindow>(a, 1);
+  if constexpr (kBf16) {
+    return plan_config<Op, T, kVec, 256, 4, 1, false, kWindow>(a, slices(256 * 4));
+  } else {
+    if (npack <= 256 * 4) return plan_config<Op, T, kVec, 256, 4, 1, !kWindow, kWindow>(a, 1);
+    if (npack <= 8 * 256 * 4) return plan_config<Op, T, kVec, 256, 4, 1, false, kWindow>(a, slices(256 * 4));
+    return plan_config<Op, T, kVec, 512, 4, 1, false, kWindow>(a, slices(512 * 4));
+  }
+}
+
+// a, dy and dx lie at one offset from a 16-byte boundary in every row (bases 16 bytes apart
+// modulo 16, pitches equal modulo 16 bytes): their rows share a window.
+template <class T>
+bool rows_congruent(const BwdArgs<T>& a) {
+  const uintptr_t ba = reinterpret_cast<uintptr_t>(a.a), bdy = reinterpret_cast<uintptr_t>(a.dy),
+                  bdx = reinterpret_cast<uintptr_t>(a.dx);
+  const int64_t b = int64_t(sizeof(T));
+  return (ba - bdy) % 16 == 0 && (ba - bdx) % 16 == 0 && (a.lda - a.lddy) * b % 16 == 0 &&
+         (a.lda - a.lddx) * b % 16 == 0;
+}
+
+// 16-byte packs when every row is 16-byte aligned; for softmax (no parameters) also over the
+// windows of rows that share an offset (rows_congruent: GPT-2's 50257 columns); single elements
+// otherwise. Every cols ≤ kClusterMaxCols fits a cluster, 16-bit softmax rows to
+// kSoftmaxClusterMaxCols; longer rows go to the looped kernel.
 template <class Op, class T>
 BwdPlan plan_backward(const BwdArgs<T>& a, bool aligned) {
   constexpr int kVec = 16 / int(sizeof(T));
   constexpr bool kBf16 = sizeof(T) == 2;
   const auto slices = [](int64_t npack, int64_t cap) { return int((npack + cap - 1) / cap); };
-  if constexpr (Op::kParams == 0 && kBf16) {
-    if (a.cols > kClusterMaxCols && a.cols <= kSoftmaxClusterMaxCols && aligned && a.cols % kVec == 0)
-      return plan_config<Op, T, kVec, 512, 8, 1>(a, slices(a.cols / kVec, 512 * 8));
+  const bool packs = aligned && a.cols % kVec == 0;
+  if constexpr (Op::kParams == 0) {
+    const int64_t wpack = row_packs<kVec, true>(a.cols);
+    const bool window = !packs && rows_congruent(a);
+    if constexpr (kBf16) {
+      if (a.cols > kClusterMaxCols && packs && a.cols <= kSoftmaxClusterMaxCols)
+        return plan_config<Op, T, kVec, 512, 8, 1>(a, slices(a.cols / kVec, 512 * 8));
+      if (a.cols > kClusterMaxCols && window && wpack * kVec <= kSoftmaxClusterMaxCols)
+        return plan_config<Op, T, kVec, 512, 8, 1, false, true>(a, slices(wpack, 512 * 8));
+    }
+    if (window && wpack * kVec <= kClusterMaxCols) return plan_packs<Op, T, true>(a, wpack);
   }
   if (a.cols > kClusterMaxCols) {
-    if (aligned && a.cols % kVec == 0) return plan_looped_config<Op, T, kVec, 512>(a);
+    if (packs) return plan_looped_config<Op, T, kVec, 512>(a);
     return plan_looped_config<Op, T, 1, 512>(a);
   }
-  if (aligned && a.cols % kVec == 0) {
-    const int64_t npack = a.cols / kVec;
-    if (npack <= 32 * kRegisterVecs) return plan_lane_rows<Op, T, kVec, kBf16>(a, npack);
-    if (npack <= 128 * 4) return plan_config<Op, T, kVec, 128, 4, 1, kBf16>(a, 1);
-    if (!kBf16 && npack <= 256 * 4) return plan_config<Op, T, kVec, 256, 4, 1, true>(a, 1);
-    if (kBf16 || npack <= 8 * 256 * 4) return plan_config<Op, T, kVec, 256, 4, 1>(a, slices(npack, 256 * 4));
-    if constexpr (!kBf16) return plan_config<Op, T, kVec, 512, 4, 1>(a, slices(npack, 512 * 4));
-  }
+  if (packs) return plan_packs<Op, T, false>(a, a.cols / kVec);
   if (a.cols <= 32 * 4) return plan_config<Op, T, 1, 32, 4, 8>(a, 1);
   return plan_config<Op, T, 1, 512, 16, 1>(a, slices(a.cols, 512 * 16));
 }

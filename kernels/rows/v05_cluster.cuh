@@ -73,25 +73,6 @@ struct RowAcc {
 // Single elements of 16-bit types are copied kLoadBatch at a time per thread (cp.async needs ≥ 4 bytes).
 inline constexpr int kLoadBatch = 8;
 
-// A row's window of packs: the row starts `off` elements into pack 0 (0 for single elements).
-// Column of lane j of pack v: v·kPerVec + j − off; a pack is partial when it holds a column
-// outside [0, cols).
-template <int kPerVec>
-struct RowWindow {
-  int off = 0, npack = 0;
-  __device__ RowWindow(const void* row, int64_t elem_bytes, int64_t cols)
-      : off(kPerVec > 1 ? int(reinterpret_cast<uintptr_t>(row) % 16 / uintptr_t(elem_bytes)) : 0),
-        npack(int((off + cols + kPerVec - 1) / kPerVec)) {}
-  __device__ int column(int v, int j) const { return v * kPerVec + j - off; }
-  __device__ bool partial(int v, int64_t cols) const {
-    return kPerVec > 1 && (column(v, 0) < 0 || column(v, kPerVec - 1) >= cols);
-  }
-  template <class T>
-  __device__ static T* aligned(T* p) {  // the pack holding p's first element
-    return reinterpret_cast<T*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(kPerVec > 1 ? 15 : 0));
-  }
-};
-
 // kThreads threads a CTA (cluster_split's choice); registers for 1536 threads an SM (six CTAs of
 // 256, three of 512): at most 40.
 template <class Op, class T, int kPerVec, class Args, int kThreads>

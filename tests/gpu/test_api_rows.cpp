@@ -511,6 +511,24 @@ TEST(ApiRows, BackwardPaddedPitchesAbsentGammaAndGradients) {
     }
 }
 
+// Softmax rows that are not 16-byte aligned but lie at one offset in y, dy and dx (odd lengths;
+// equal odd pitches) are read in 16-byte packs over each row's window, with partial first and
+// last packs: lane-group rows, block rows, cluster rows, 16-bit rows past a 256-thread cluster
+// (512-thread CTAs), and many rows at every offset. Rows at other offsets in each tensor take
+// single elements.
+TEST(ApiRows, SoftmaxBackwardOverRowWindows) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  for (DType d : kTypes) {
+    for (int64_t cols : {int64_t(3), int64_t(33), int64_t(127), int64_t(1001), int64_t(4099), int64_t(50257),
+                         int64_t(65537), int64_t(100003), int64_t(131071)}) {
+      check_backward({Op::Softmax, d, 5, cols});           // packed odd rows
+      check_backward({Op::Softmax, d, 3, cols, 5, 5, 5});  // equal odd pitches
+      check_backward({Op::Softmax, d, 3, cols, 5, 0, 3});  // other offsets: single elements
+    }
+    check_backward({Op::Softmax, d, 200, 50257});
+  }
+}
+
 TEST(ApiRows, BackwardPastAClusterRow) {
   SOL_REQUIRE_GPU_OR_SKIP();
   for (DType d : kTypes)
@@ -699,6 +717,28 @@ TEST(ApiRowsChecks, BackwardRefusesBadArgumentsAndMissingStatistics) {
   s.ldy = 0;
   s.rows = -1;
   expect_refused([s] { (void)softmax_backward_workspace_size(s); }, "rows = -1");
+}
+
+// The backward's explanation says how its plan reads rows (the plan needs the device: occupancy).
+TEST(ApiRows, BackwardExplainsHowItReadsRows) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  RMSNormBackwardArgs r;
+  r.rows = 1048576;
+  r.cols = 128;  // qk-norm: 16 packs, four lanes of four
+  r.x = r.dy = r.dx = fake();
+  r.rstd = fake_f();
+  const Choice qk = explain_rmsnorm_backward(r);
+  EXPECT_NE(qk.reason.find("16-byte packs, 4 lanes per row, 64 rows to a block"), std::string::npos) << qk.reason;
+  SoftmaxBackwardArgs s;
+  s.rows = 4096;
+  s.cols = 50257;  // GPT-2's vocabulary: each row at its own offset, the same in y, dy and dx
+  s.y = s.dy = s.dx = fake();
+  const Choice window = explain_softmax_backward(s);
+  EXPECT_NE(window.reason.find("aligned window"), std::string::npos) << window.reason;
+  EXPECT_NE(window.reason.find("a cluster of 7 CTAs of 256 threads"), std::string::npos) << window.reason;
+  s.dx = fake(2);  // dx one element off: single elements
+  const Choice single = explain_softmax_backward(s);
+  EXPECT_NE(single.reason.find("single elements"), std::string::npos) << single.reason;
 }
 
 // The forward dispatcher decides from the shape, dtype, alignment and pitches alone.
