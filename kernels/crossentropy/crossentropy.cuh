@@ -58,26 +58,13 @@ struct CeRow {
   bool ignored = true;
 };
 
-// What a row needs besides its logits: its label, whether that is the ignore index, and the count
-// of rows the mean divides by (the count kernel's, written before this launch).
-struct CeHead {
-  int64_t label = 0;
-  bool ignored = true;
-  int n_valid = 0;
-};
-template <class T>
-__device__ inline CeHead ce_head(const CeArgs<T>& a, int64_t row) {
-  const int64_t label = label_of(a, row);
-  return {label, label == a.ignore_index, a.mean ? *a.n_valid : 0};
-}
-
 // The row's loss and dlogits values from its statistics: max, Σ exp(x − max), Σx and x_label.
 template <class T>
 __device__ inline CeRow ce_row(const CeArgs<T>& a, int64_t row, float max, float sum, float sumx, float x_label,
-                               const CeHead& h, bool leader) {
-  const int64_t label = h.label;
+                               bool leader) {
+  const int64_t label = label_of(a, row);
   CeRow r;
-  if (h.ignored) {
+  if (label == a.ignore_index) {
     if (leader) a.loss[row] = 0.f;
     return r;
   }
@@ -87,7 +74,7 @@ __device__ inline CeRow ce_row(const CeArgs<T>& a, int64_t row, float max, float
     a.loss[row] = valid ? lse - (1.f - a.smoothing) * x_label - a.smoothing * sumx / float(a.cols) : NAN;
   r.max = max;
   r.inv_sum = sum > 0.f ? 1.f / sum : 0.f;
-  r.scale = !valid ? NAN : a.mean ? a.grad_scale / float(h.n_valid) : a.grad_scale;
+  r.scale = !valid ? NAN : a.mean ? a.grad_scale / float(*a.n_valid) : a.grad_scale;
   r.uniform = a.smoothing / float(a.cols);
   r.target = 1.f - a.smoothing;
   r.label = valid ? int(label) : -1;
@@ -103,19 +90,18 @@ __device__ inline float ce_dlogit(float x, int64_t c, const CeRow& r) {
 // ---- the cluster Op (v02) -------------------------------------------------------------------------
 struct CrossEntropyClusterOp {
   static constexpr bool kSumX = true;
-  using Head = CeHead;
   using Row = CeRow;
   template <class T>
-  __device__ static Head head(const CeArgs<T>& a, int64_t row) { return ce_head(a, row); }
-  __device__ static bool read(const Head& h) { return !h.ignored; }
+  __device__ static bool read(const CeArgs<T>& a, int64_t row) { return label_of(a, row) != a.ignore_index; }
   template <class T>
-  __device__ static float pick(const CeArgs<T>& a, int64_t row, const Head& h) {
-    return h.label >= 0 && h.label < a.cols ? to_f32(a.x[row * a.ldx + h.label]) : 0.f;
+  __device__ static float pick(const CeArgs<T>& a, int64_t row) {
+    const int64_t label = label_of(a, row);
+    return label >= 0 && label < a.cols ? to_f32(a.x[row * a.ldx + label]) : 0.f;
   }
   template <class T>
-  __device__ static Row finish(const CeArgs<T>& a, int64_t row, float max, float sum, float sumx, float picked,
-                               const Head& h, bool leader) {
-    return ce_row(a, row, max, sum, sumx, picked, h, leader);
+  __device__ static Row finish(const CeArgs<T>& a, int64_t row, float max, float sum, float sumx, float picked, bool,
+                               bool leader) {
+    return ce_row(a, row, max, sum, sumx, picked, leader);
   }
   __device__ static float out(float x, int64_t c, const Row& r) { return ce_dlogit(x, c, r); }
 };

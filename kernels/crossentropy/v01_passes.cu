@@ -39,9 +39,9 @@ __global__ void __launch_bounds__(kThreads) sum_pass_kernel(CeArgs<T> a) {
     s = group_reduce<Reduce::Sum, kThreads>(s, sRed);
     sx = group_reduce<Reduce::Sum, kThreads>(sx, sRed);
     if (threadIdx.x == 0) {
-      const CeHead h = ce_head(a, row);
-      const float x_label = h.label >= 0 && h.label < a.cols ? to_f32(gX[h.label]) : 0.f;
-      ce_row(a, row, m, s, sx, x_label, h, true);  // writes the loss
+      const int64_t label = label_of(a, row);
+      const float x_label = label >= 0 && label < a.cols ? to_f32(gX[label]) : 0.f;
+      ce_row(a, row, m, s, sx, x_label, true);  // writes the loss
       a.row_sum[row] = s;
     }
   }
@@ -52,7 +52,7 @@ __global__ void __launch_bounds__(kThreads) dlogits_pass_kernel(CeArgs<T> a) {
   for (int64_t row = blockIdx.x; row < a.rows; row += gridDim.x) {
     const T* gX = a.x + row * a.ldx;
     T* gY = a.y + row * a.ldy;
-    const CeRow r = ce_row(a, row, a.row_max[row], a.row_sum[row], 0.f, 0.f, ce_head(a, row), false);
+    const CeRow r = ce_row(a, row, a.row_max[row], a.row_sum[row], 0.f, 0.f, false);
     for (int64_t c = threadIdx.x; c < a.cols; c += kThreads) gY[c] = from_f32<T>(ce_dlogit(to_f32(gX[c]), c, r));
   }
 }

@@ -64,14 +64,9 @@ struct RowAcc {
 // Cluster c (CTAs c·slices … c·slices + slices − 1) walks rows c, c + parts, …; CTA rank s holds
 // packs [s·per, min(npack, (s+1)·per)) of each row's window in sSlice. Op (device, static):
 //   kSumX                         whether Σx is accumulated
-//   head(a, row) → Op::Head       what the row needs from outside its logits (cross-entropy: its
-//                                 label and the count of rows its mean divides by), loaded once
-//                                 per row before the slice's copies are issued
-//   read(Op::Head) → bool         whether the row's x is read (false: out gets x = 0)
-//   pick(a, row, Op::Head) → float  one more value of the row the leader (rank 0, thread 0)
-//                                 reads; issued beside the slice's copies, so that its latency
-//                                 hides behind them
-//   finish(a, row, max, sum, sumx, picked, Op::Head, leader) → Op::Row   the row's values; the
+//   read(a, row) → bool           whether the row's x is read (false: out gets x = 0)
+//   pick(a, row) → float          one more value of the row the leader (rank 0, thread 0) reads
+//   finish(a, row, max, sum, sumx, picked, read, leader) → Op::Row   the row's values; the
 //                                 leader writes what the row saves
 //   out(x, column, Op::Row) → float                          an output element
 // a.y == nullptr: nothing written per element.
@@ -94,12 +89,7 @@ __global__ void __launch_bounds__(kThreads, 1536 / kThreads) cluster_row_kernel(
   P* sX = reinterpret_cast<P*>(sSlice);
   int parity = 0;
   for (int64_t row = part; row < a.rows; row += parts) {  // uniform over the cluster
-    const typename Op::Head head = Op::head(a, row);
-    const bool read = Op::read(head);
-    // What the leader reads of the row besides its slice, before any CTA of the cluster writes y
-    // (they do after the exchange below), so that y may be x itself.
-    const bool leader = rank == 0 && t == 0;
-    const float picked = read && leader ? Op::pick(a, row, head) : 0.f;
+    const bool read = Op::read(a, row);
     const T* gRow = a.x + row * a.ldx;
     const RowWindow<kPerVec> w(gRow, sizeof(T), cols);  // y's rows lie at the same offset (cluster_layout)
     const int start = rank * int(per), end = min(w.npack, start + int(per));
@@ -156,6 +146,10 @@ __global__ void __launch_bounds__(kThreads, 1536 / kThreads) cluster_row_kernel(
         SoftmaxOp::push(acc.max, acc.sum, d);
       }
     }
+    // What the leader reads of the row besides its slice, before any CTA of the cluster writes y
+    // (they do after the exchange below), so that y may be x itself.
+    const bool leader = rank == 0 && t == 0;
+    const float picked = read && leader ? Op::pick(a, row) : 0.f;
     // The block's pair: the max first, then every thread's sum rescaled to it.
     const float bmax = group_reduce<Reduce::Max, kThreads>(acc.max, sRed);
     float bsum = group_reduce<Reduce::Sum, kThreads>(SoftmaxOp::rescale(acc.sum, acc.max, bmax), sRed);
@@ -180,7 +174,7 @@ __global__ void __launch_bounds__(kThreads, 1536 / kThreads) cluster_row_kernel(
       }
       parity ^= 1;
     }
-    const typename Op::Row rv = Op::finish(a, row, rmax, bsum, bsumx, picked, head, leader);
+    const typename Op::Row rv = Op::finish(a, row, rmax, bsum, bsumx, picked, read, leader);
     if (a.y) {
       T* gYRow = a.y + row * a.ldy;
       P* gY = reinterpret_cast<P*>(RowWindow<kPerVec>::aligned(gYRow));
@@ -248,17 +242,15 @@ void launch_cluster_rows(const ClusterPlan& p, const Args& a, cudaStream_t strea
 // row gives zeros (kernels/rows/ops.cuh).
 struct SoftmaxClusterOp {
   static constexpr bool kSumX = false;
-  struct Head {};
   struct Row {
     Stats s;
   };
   template <class A>
-  __device__ static Head head(const A&, int64_t) { return {}; }
-  __device__ static bool read(const Head&) { return true; }
+  __device__ static bool read(const A&, int64_t) { return true; }
   template <class A>
-  __device__ static float pick(const A&, int64_t, const Head&) { return 0.f; }
+  __device__ static float pick(const A&, int64_t) { return 0.f; }
   template <class A>
-  __device__ static Row finish(const A& a, int64_t row, float max, float sum, float, float, const Head&, bool leader) {
+  __device__ static Row finish(const A& a, int64_t row, float max, float sum, float, float, bool, bool leader) {
     const Stats s = SoftmaxOp::stats(max, sum, a.cols, 0.f);
     if (leader) save_stats<SoftmaxOp>(a, row, s);
     return {s};
