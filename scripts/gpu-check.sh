@@ -41,6 +41,12 @@
 #             mid cubes, the prefill shapes with few tiles): the rule's own, each tile width forced
 #             (tile_n=64/128/256) and the split turned off (max_splits=1), with cuBLASLt, into
 #             results/tuning/v08-ab.json ($V08_AB_SHAPES replaces the shapes)
+#   profile   Nsight Compute on each of $NCU_CASES (words FAMILY/VARIANT@SHAPE@KERNEL_REGEX; default:
+#             cross-entropy v02 beside softmax v05 at 4096 × 151936, whose bytes are the same and
+#             which run one cluster kernel, and the RMSNorm backward at 4096 × 4096, 46 % of the
+#             roof on an H100) into results/ncu/, the speed-of-light, memory, occupancy, launch,
+#             warp-state and scheduler sections of the first matching launch, $NCU_TIMEOUT seconds
+#             each (default 60)
 #   extra     probe again, the doctor on each memory lesson's first rung, the harness self-test
 #             family, copy under cold L2 and under CUDA graphs
 # Everything lands in $OUT (default out/gpu): a log per step, results/ (measured JSON), report/,
@@ -230,6 +236,20 @@ m=2049,n=2049,k=2049 m=512,n=768,k=3072 m=128,n=4096,k=14336 m=512,n=4096,k=1433
       check v08-ab-peer timeout "${BENCH_TIMEOUT:-300}" "$B/sol" bench gemm_bf16/peer:cublasLt "${peer[@]}" --no-peers \
         --rest 0.2 --json "$O/results/tuning/v08-ab-cublaslt.json"
       grep -E "^v08|^peer" "$O/v08-ab.log" "$O/v08-ab-peer.log" | tail -60 ;;
+    profile)
+      mkdir -p "$O/results/ncu"
+      read -r -a ncu_cases <<<"${NCU_CASES:-crossentropy/v02_one_read_bf16@rows=4096,vocab=151936@cluster_row_kernel \
+softmax/v05_cluster_bf16@rows=4096,cols=151936@cluster_row_kernel rmsnorm_bwd/v02_one_read_bf16@rows=4096,cols=4096@row_bwd}"
+      for case in "${ncu_cases[@]}"; do
+        IFS=@ read -r variant shape kernel <<<"$case"
+        name=$(echo "${variant//\//-}-$shape" | tr '=,' '_x')
+        step "profile $variant $shape"
+        check "ncu-$name" timeout "${NCU_TIMEOUT:-60}" ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
+          --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats -k "regex:$kernel" \
+          -c 1 "$B/sol" bench "$variant" --shape "$shape" --no-peers --budget 0.01 --min-samples 3
+        cp "$O/ncu-$name.log" "$O/results/ncu/$name.txt"
+        grep -E "Duration|DRAM Throughput|Achieved Occupancy|No Eligible" "$O/ncu-$name.log" | head -6
+      done ;;
     extra)
       step extra
       {
@@ -244,7 +264,7 @@ m=2049,n=2049,k=2049 m=512,n=768,k=3072 m=128,n=4096,k=14336 m=512,n=4096,k=1433
       } >"$O/extra.log" 2>&1
       echo "extra: exit $?"
       tail -25 "$O/extra.log" ;;
-    *) echo "unknown step '$s' (device, tests, suite-start, suite-wait, sanitize, python, bench, table, dispatch, v08-ab, extra)" >&2; exit 2 ;;
+    *) echo "unknown step '$s' (device, tests, suite-start, suite-wait, sanitize, python, bench, table, dispatch, v08-ab, profile, extra)" >&2; exit 2 ;;
   esac
 done
 step pack
