@@ -88,7 +88,8 @@ def main() -> None:
     cases = {
         "kernels_entry": lambda: _kernels.rmsnorm_forward(args, 0, 0, stream),
         "kernels_direct_entry": lambda: _kernels.rmsnorm_forward_direct(
-            "bf16", 8, 64, x.data_ptr(), 64, y.data_ptr(), 64, w.data_ptr(), 1e-6, 0, 0, 0, 0, 0, 0, 0, stream, device),
+            "bf16", 8, 64, x.data_ptr(), 64, y.data_ptr(), 64, w.data_ptr(), 1e-6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            stream, device),
         "sol_ops_rmsnorm": lambda: ops.rmsnorm(x, w),
         "sol_custom_op_rmsnorm": lambda: torch.ops.sol.rmsnorm(x, w, 1e-6),
         "sol_ops_rmsnorm_recording_grad": lambda: ops.rmsnorm(xg, wg),

@@ -141,6 +141,12 @@ void attention_backward(const AttentionBackwardArgs& args, void* workspace, size
 // the row normalized is s = x + residual (an fp32 add rounded to dtype, as an add kernel rounds
 // it), s is written to `sum` (required then) and the saved statistics are s's; the backward takes
 // s as its x. sum may be x or residual itself (with that one's pitch); pitches ldr, lds (0: cols).
+// The norms also write, where `y_fp8` is given, y's codes for an fp8 GEMM (sol::matmul with fp8
+// operands) in the same pass: y_fp8[r, c] = e4m3(y[r, c] · *fp8_scale), y rounded to dtype first
+// (the codes of quantizing the y a plain call writes), round to nearest even, saturating at ±448;
+// one byte per element, rows ldy_fp8 bytes apart (0: cols). fp8_scale is one fp32 on the device
+// (required then; the GEMM's dequantization scale is its reciprocal). With y_fp8, y may be
+// nullptr: only the codes are written. y_fp8 may not be x, residual or sum.
 struct LayerNormArgs {
   DType dtype = DType::bf16;
   int64_t rows = 0, cols = 0;
@@ -155,6 +161,9 @@ struct LayerNormArgs {
   const void* residual = nullptr;  // rows × cols, or nullptr (no residual add)
   void* sum = nullptr;             // rows × cols: x + residual
   int64_t ldr = 0, lds = 0;
+  void* y_fp8 = nullptr;            // rows × cols e4m3 codes of y, or nullptr
+  int64_t ldy_fp8 = 0;
+  const float* fp8_scale = nullptr;  // one fp32 on the device (with y_fp8)
 };
 struct RMSNormArgs {
   DType dtype = DType::bf16;
@@ -168,6 +177,9 @@ struct RMSNormArgs {
   const void* residual = nullptr;  // rows × cols, or nullptr (no residual add)
   void* sum = nullptr;             // rows × cols: x + residual
   int64_t ldr = 0, lds = 0;
+  void* y_fp8 = nullptr;            // rows × cols e4m3 codes of y, or nullptr
+  int64_t ldy_fp8 = 0;
+  const float* fp8_scale = nullptr;  // one fp32 on the device (with y_fp8)
 };
 struct SoftmaxArgs {
   DType dtype = DType::bf16;

@@ -67,6 +67,9 @@ struct RowsForward {
   const void* res = nullptr;  // the norms' residual add: s = x + res written to sum
   void* sum = nullptr;
   int64_t ldr = 0, lds = 0;
+  void* y8 = nullptr;  // the norms' e4m3 codes of y, rows ldy8 bytes apart, under *y8_scale
+  int64_t ldy8 = 0;
+  const float* y8_scale = nullptr;
 };
 struct RowsBackward {
   const char* op;
@@ -121,11 +124,11 @@ void check_eps(const char* op, float eps) {
 }
 
 RowsForward forward(const char* op, Kind kind, DType dtype, int64_t rows, int64_t cols, const void* x, void* y,
-                    int64_t ldx, int64_t ldy) {
+                    int64_t ldx, int64_t ldy, bool codes_only = false) {
   check_dtype(op, dtype);
   check_extent(op, rows, cols);
   check_pointer(op, x, "x");
-  check_pointer(op, y, "y");
+  if (!codes_only) check_pointer(op, y, "y");
   RowsForward f{op, kind, dtype, rows, cols, x, y, 0, 0, nullptr, nullptr, 0.f, nullptr, nullptr};
   f.ldx = check_pitch(op, ldx, "ldx", rows, cols);
   f.ldy = check_pitch(op, ldy, "ldy", rows, cols);
@@ -146,11 +149,29 @@ void residual_args(RowsForward& f, const Args& a) {
   if ((f.sum == f.x && f.lds != f.ldx) || (f.sum == f.res && f.lds != f.ldr))
     refuse(f.op, "sum is x or residual but with another pitch (lds = " + std::to_string(f.lds) + ")",
            "give sum the pitch of the tensor it overwrites");
-  if (f.sum == f.y) refuse(f.op, "sum and y are one buffer", "give y and sum buffers of their own");
+  if (f.sum == f.y && f.y) refuse(f.op, "sum and y are one buffer", "give y and sum buffers of their own");
+}
+// The e4m3 output: y_fp8 with its scale, a pitch of whole codes, in a buffer of its own.
+template <class Args>
+void fp8_args(RowsForward& f, const Args& a) {
+  if (!a.y_fp8) {
+    if (a.fp8_scale) refuse(f.op, "fp8_scale is given without y_fp8", "pass y_fp8 too, or fp8_scale = nullptr");
+    return;
+  }
+  check_pointer(f.op, a.fp8_scale, "fp8_scale (required with y_fp8)");
+  if (reinterpret_cast<uintptr_t>(a.fp8_scale) % alignof(float) != 0)
+    refuse(f.op, "fp8_scale is not 4-byte aligned", "pass a device pointer to one fp32");
+  if (a.y_fp8 == f.x || a.y_fp8 == f.res || a.y_fp8 == f.sum || a.y_fp8 == f.y)
+    refuse(f.op, "y_fp8 is x, y, residual or sum", "give y_fp8 a buffer of its own (one byte per element)");
+  f.y8 = a.y_fp8;
+  f.ldy8 = check_pitch(f.op, a.ldy_fp8, "ldy_fp8", f.rows, f.cols);
+  f.y8_scale = a.fp8_scale;
 }
 RowsForward forward(const LayerNormArgs& a) {
-  RowsForward f = forward("layernorm_forward", Kind::LayerNorm, a.dtype, a.rows, a.cols, a.x, a.y, a.ldx, a.ldy);
+  RowsForward f = forward("layernorm_forward", Kind::LayerNorm, a.dtype, a.rows, a.cols, a.x, a.y, a.ldx, a.ldy,
+                          a.y_fp8 != nullptr);
   residual_args(f, a);
+  fp8_args(f, a);
   check_eps(f.op, a.eps);
   f.gamma = a.gamma;
   f.beta = a.beta;
@@ -160,8 +181,10 @@ RowsForward forward(const LayerNormArgs& a) {
   return f;
 }
 RowsForward forward(const RMSNormArgs& a) {
-  RowsForward f = forward("rmsnorm_forward", Kind::RMSNorm, a.dtype, a.rows, a.cols, a.x, a.y, a.ldx, a.ldy);
+  RowsForward f = forward("rmsnorm_forward", Kind::RMSNorm, a.dtype, a.rows, a.cols, a.x, a.y, a.ldx, a.ldy,
+                          a.y_fp8 != nullptr);
   residual_args(f, a);
+  fp8_args(f, a);
   check_eps(f.op, a.eps);
   f.gamma = a.gamma;
   f.eps = a.eps;
@@ -240,9 +263,10 @@ const char* family(Kind k, bool backward) {
 std::string type_token(DType d) { return d == DType::f32 ? "fp32" : d == DType::f16 ? "fp16" : "bf16"; }
 
 // The model's floor on an H200 for the rung's registry twin (fp16 moves the bytes of bf16).
-double predicted(Kind k, bool backward, DType dtype, int64_t rows, int64_t cols, bool residual = false) {
+// fp8: 0 none, 1 the e4m3 codes beside y, 2 the codes alone (rk::kFp8Key's values).
+double predicted(Kind k, bool backward, DType dtype, int64_t rows, int64_t cols, bool residual = false, int fp8 = 0) {
   const Shape s = Shape::parse("rows=" + std::to_string(rows) + ",cols=" + std::to_string(cols) +
-                               (residual ? ",residual=1" : ""));
+                               (residual ? ",residual=1" : "") + (fp8 ? ",fp8=" + std::to_string(fp8) : ""));
   const bool fp32 = dtype == DType::f32;
   const int i = int(k);
   model::Cost c;
@@ -270,6 +294,9 @@ rk::RowArgs<T> forward_args(const RowsForward& f) {
   a.sum = static_cast<T*>(f.sum);
   a.ldr = f.ldr;
   a.lds = f.lds;
+  a.y8 = static_cast<uint8_t*>(f.y8);
+  a.ldy8 = f.ldy8;
+  a.y8_scale = f.y8_scale;
   return a;
 }
 
@@ -325,11 +352,13 @@ Choice forward_choice(const RowsForward& f, int cc) {
       else if (f.cols > most) why = std::to_string(f.cols) + " columns exceed the registers' " + std::to_string(most);
       else if (f.cols * int64_t(sizeof(T)) % 16 != 0)
         why = "a row of " + std::to_string(f.cols * int64_t(sizeof(T))) + " bytes is not a multiple of 16";
-      else why = std::string("x, y, γ, β") + (f.res ? ", residual, sum" : "") + " or a pitch not 16-byte aligned";
+      else why = std::string("x, y, γ, β") + (f.res ? ", residual, sum" : "") + (f.y8 ? ", y_fp8" : "") +
+                 " or a pitch not 16-byte aligned";
       c.reason = "looped kernel, two reads per row: " + why;
     }
     if (f.res) c.reason += "; the residual add fused (reads x and residual, writes sum and y)";
-    c.predicted_s = predicted(f.kind, false, f.dtype, f.rows, f.cols, f.res != nullptr);
+    if (f.y8) c.reason += f.y ? "; y's e4m3 codes written beside it" : "; y's e4m3 codes written in its place";
+    c.predicted_s = predicted(f.kind, false, f.dtype, f.rows, f.cols, f.res != nullptr, !f.y8 ? 0 : f.y ? 1 : 2);
     return c;
   });
 }

@@ -3,6 +3,9 @@
 // the same scale-and-mask step, rounded to T the same way), and the saved statistics (mean /
 // max, rstd / 1/sum) are checked beside y. residual=1 (norms): a second hashed input res is
 // added first; the reference normalizes round_T(x + res), and the written sum is checked too.
+// fp8=1 (norms): y's e4m3 codes under kFp8Scale are checked bit for bit against the host's
+// saturating encode of the y the kernel wrote; fp8=2 (codes alone, y not written): against the
+// encode of the reference y rounded to T, within one code where the kernel's y rounds the other way.
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -18,12 +21,16 @@
 #include "kernels/rows/forward.cuh"
 #include "kernels/rows/prepare.cuh"
 #include "sol/kernels.hpp"
+#include "sol/formats/scalar.hpp"
 #include "sol/ref/rows.hpp"
 
 namespace sol::kernels::rows {
 namespace {
 
 constexpr double kEps = 1e-5;
+// The e4m3 quantization scale of the fp8 shapes: |y| beyond 448 / 100 = 4.48 saturates (γ up to 2
+// and |x̂| of a few σ reach it), so both the rounding and the saturation are checked.
+constexpr float kFp8Scale = 100.f;
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 // Host twin of from_f32: round to nearest even (finite inputs).
@@ -50,9 +57,9 @@ class RowCase final : public Case {
  public:
   RowCase(Version v, const Shape& s, const CaseOptions& opts)
       : v_(v), in_(info(v)), rows_(s.at("rows")), cols_(s.at("cols")), scale_(s.get("scale", 1)),
-        mask_(s.get("mask", 0) != 0), residual_(s.get("residual", 0) != 0) {
+        mask_(s.get("mask", 0) != 0), residual_(s.get("residual", 0) != 0), fp8_(int(s.get(kFp8Key, 0))) {
     const int64_t n = rows_ * cols_;
-    sets_ = rotating_sets((residual_ ? 4.0 : 2.0) * double(n) * sizeof(T), opts);
+    sets_ = rotating_sets((residual_ ? 4.0 : 2.0) * double(n) * sizeof(T) + (fp8_ ? double(n) : 0.0), opts);
     for (int i = 0; i < sets_; ++i) {
       x_.emplace_back(n);
       y_.emplace_back(n);
@@ -60,6 +67,11 @@ class RowCase final : public Case {
         res_.emplace_back(n);
         sum_.emplace_back(n);
       }
+      if (fp8_) y8_.emplace_back(n);
+    }
+    if (fp8_) {
+      y8_scale_ = DeviceBuffer<float>(1);
+      SOL_CUDA_CHECK(cudaMemcpy(y8_scale_.get(), &kFp8Scale, sizeof(float), cudaMemcpyHostToDevice));
     }
     if (in_.kind != Kind::Softmax) gamma_ = DeviceBuffer<T>(cols_);
     if (in_.kind == Kind::LayerNorm) beta_ = DeviceBuffer<T>(cols_);
@@ -91,6 +103,7 @@ class RowCase final : public Case {
   void poison(int set) override {
     y_.at(size_t(set)).poison();
     if (residual_) sum_.at(size_t(set)).poison();
+    if (fp8_) y8_.at(size_t(set)).poison();
     if (stat0_.get()) stat0_.poison();
     if (stat1_.get()) stat1_.poison();
   }
@@ -128,19 +141,24 @@ class RowCase final : public Case {
     };
     parallel_chunks(rows_, body, host_chunks(rows_ * cols_));
     const std::vector<Bits> got = y_[0].template to_host<Bits>(0, rows_ * cols_);
-    CheckResult y = compare(rows_ * cols_, tol, [&](int64_t i) {
+    CheckResult y = fp8_ == 2 ? codes_alone(ref) : compare(rows_ * cols_, tol, [&](int64_t i) {
       const int64_t r = i / cols_, c = i % cols_;
       return Sample{Elem<T>::decode(got[size_t(i)]), expected(ref[size_t(r)], x(r, c), c), is_poison(got[size_t(i)])};
     });
+    if (fp8_ == 1) {  // the codes of the y written, bit for bit
+      const std::vector<uint8_t> codes = y8_[0].template to_host<uint8_t>(0, rows_ * cols_);
+      const CheckResult q = compare(rows_ * cols_, 0.0, [&](int64_t i) {
+        const double want = decode_code(encode_code(float(Elem<T>::decode(got[size_t(i)]))));
+        return Sample{decode_code(codes[size_t(i)]), want, codes[size_t(i)] == kPoisonByte};
+      });
+      merge(y, q, "e4m3 codes of y");
+    }
     if (residual_) {  // the sum, bit for bit: one fp32 add rounded to T
       const std::vector<Bits> sum = sum_[0].template to_host<Bits>(0, rows_ * cols_);
       const CheckResult s = compare(rows_ * cols_, 0.0, [&](int64_t i) {
         return Sample{Elem<T>::decode(sum[size_t(i)]), x(i / cols_, i % cols_), is_poison(sum[size_t(i)])};
       });
-      y.ok = y.ok && s.ok;
-      y.unwritten += s.unwritten;
-      y.nonfinite += s.nonfinite;
-      if (!s.ok) y.detail += (y.detail.empty() ? "" : "; ") + std::string("sum x + res: ") + s.detail;
+      merge(y, s, "sum x + res");
     }
     if (!stat1_.get()) return y;
     // Saved statistics, fp32: the same tolerance (they are at least as accurate as y).
@@ -166,10 +184,50 @@ class RowCase final : public Case {
   }
 
  private:
+  // A further check folded into the first: both must hold; the counts add up.
+  static void merge(CheckResult& into, const CheckResult& more, const char* what) {
+    into.ok = into.ok && more.ok;
+    into.unwritten += more.unwritten;
+    into.nonfinite += more.nonfinite;
+    if (!more.ok) into.detail += (into.detail.empty() ? "" : "; ") + std::string(what) + ": " + more.detail;
+  }
+
+  // The host's e4m3 code of y·kFp8Scale (fp32 product, round to nearest even, saturating), and a
+  // code's value back in y's units.
+  static uint8_t encode_code(float y) {
+    const float v = y * kFp8Scale;
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    return uint8_t(formats::encode(bits, formats::kE4m3, formats::Overflow::Saturate));
+  }
+  static double decode_code(uint8_t code) {
+    const uint32_t bits = formats::decode(code, formats::kE4m3);
+    float v;
+    std::memcpy(&v, &bits, 4);
+    return double(v) / double(kFp8Scale);
+  }
+
+  // fp8=2, y not written: the codes against the reference y rounded to T, encoded. The kernel's
+  // fp32 y may round to the neighbouring T value and land in the next code: a few such codes stay
+  // far below the tolerance of y itself.
+  CheckResult codes_alone(const std::vector<RowRef>& ref) const {
+    const std::vector<uint8_t> codes = y8_[0].template to_host<uint8_t>(0, rows_ * cols_);
+    return compare(rows_ * cols_, tolerance(v_).rel_l2, [&](int64_t i) {
+      const int64_t r = i / cols_, c = i % cols_;
+      const double want = decode_code(encode_code(float(round_host<T>(float(expected(ref[size_t(r)], x(r, c), c))))));
+      return Sample{decode_code(codes[size_t(i)]), want, codes[size_t(i)] == kPoisonByte};
+    });
+  }
+
   RowArgs<T> args(int set) const {
     RowArgs<T> a;
     a.x = x_.at(size_t(set)).get();
-    a.y = y_.at(size_t(set)).get();
+    a.y = fp8_ == 2 ? nullptr : y_.at(size_t(set)).get();
+    if (fp8_) {
+      a.y8 = y8_.at(size_t(set)).get();
+      a.ldy8 = cols_;
+      a.y8_scale = y8_scale_.get();
+    }
     a.gamma = gamma_.get();
     a.beta = beta_.get();
     a.stat0 = stat0_.get();
@@ -193,12 +251,13 @@ class RowCase final : public Case {
       case Kind::LayerNorm:
         return sol::layernorm_forward(LayerNormArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.x, .y = a.y,
                                                     .gamma = a.gamma, .beta = a.beta, .eps = a.eps, .mean = a.stat0,
-                                                    .rstd = a.stat1, .residual = a.res, .sum = a.sum},
+                                                    .rstd = a.stat1, .residual = a.res, .sum = a.sum, .y_fp8 = a.y8,
+                                                    .fp8_scale = a.y8_scale},
                                       nullptr, 0, st);
       case Kind::RMSNorm:
         return sol::rmsnorm_forward(RMSNormArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.x, .y = a.y,
                                                 .gamma = a.gamma, .eps = a.eps, .rstd = a.stat1, .residual = a.res,
-                                                .sum = a.sum},
+                                                .sum = a.sum, .y_fp8 = a.y8, .fp8_scale = a.y8_scale},
                                     nullptr, 0, st);
       case Kind::Softmax:
         return sol::softmax_forward(SoftmaxArgs{.dtype = dt, .rows = a.rows, .cols = a.cols, .x = a.x, .y = a.y}, nullptr,
@@ -254,10 +313,12 @@ class RowCase final : public Case {
   Info in_;
   int64_t rows_, cols_, scale_;
   bool mask_, residual_;
+  int fp8_;  // kFp8Key: 0, 1 (codes beside y), 2 (codes alone)
   int sets_ = 1;
   std::vector<DeviceBuffer<T>> x_, y_, res_, sum_;  // res_, sum_: residual=1 only
+  std::vector<DeviceBuffer<uint8_t>> y8_;           // fp8 ≥ 1 only
   DeviceBuffer<T> gamma_, beta_, temp_;
-  DeviceBuffer<float> stat0_, stat1_;
+  DeviceBuffer<float> stat0_, stat1_, y8_scale_;
   uint64_t seed0_ = 0, rseed_ = 0, gseed_ = 0, bseed_ = 0;
   bool randomized_ = false;
 };

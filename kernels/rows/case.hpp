@@ -1,8 +1,9 @@
 #pragma once
 // The registry's view of the row families layernorm, rmsnorm and softmax (no CUDA types).
-// Shape: rows, cols (1 … 2^24), optional scale (inputs multiplied by it, 1 … 1000) and, for
+// Shape: rows, cols (1 … 2^24), optional scale (inputs multiplied by it, 1 … 1000); for
 // softmax, mask=1 (rows r % 3 == 1 hold −inf at columns c % 4 == 1; rows r % 3 == 2 are fully
-// masked).
+// masked); for the norms, residual=1 (the fused residual add) and fp8=1 or 2 (kFp8Key: y's e4m3
+// codes beside y, or in its place).
 #include <memory>
 #include <string>
 
@@ -19,6 +20,10 @@ enum class Version {
 };
 
 enum class Kind { LayerNorm, RMSNorm, Softmax };
+
+// The shape key of the norms' e4m3 output of y: 1 the codes beside y, 2 the codes alone
+// (model::RowOp::Fp8's values).
+inline constexpr const char* kFp8Key = "fp8";
 // The forward rungs, a file each: kernels/rows/v01_eager.cuh … v05_cluster.cuh.
 enum class Impl {
   Eager,     // v01: the lecture's passes, one kernel each

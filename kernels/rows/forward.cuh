@@ -53,9 +53,15 @@ void fused_run(Impl impl, const RowArgs<T>& a, cudaStream_t stream) {
 }
 
 // The norms: Op, or Residual<Op> where a.res is given (the eager rungs add in a pass of their own
-// first and normalize the sum: eager_input).
+// first and normalize the sum: eager_input); Codes<…> of either where a.y8 is given (the fused
+// rungs only: the eager passes write no codes).
 template <class Op, class T>
 LaunchInfo norm_plan(Impl impl, const RowArgs<T>& a) {
+  if (a.y8) {
+    if (impl == Impl::Eager)
+      failure("row forward: the eager passes write no e4m3 codes", "take the looped or the register rung");
+    return a.res ? fused_plan<Codes<Residual<Op>>, T>(impl, a) : fused_plan<Codes<Op>, T>(impl, a);
+  }
   return a.res ? fused_plan<Residual<Op>, T>(impl, a) : fused_plan<Op, T>(impl, a);
 }
 template <class Op, class T>

@@ -10,10 +10,13 @@
 // the launches.
 // The norms fuse the decoder's residual add (Residual<Op>): the row normalized is s = x + res,
 // rounded to T as an add kernel would round it, and s is written beside y — one read of x and
-// res, one write of s and y, where an add kernel and a norm read s once more.
+// res, one write of s and y, where an add kernel and a norm read s once more. They also write, where
+// asked, y's e4m3 codes under a per-tensor scale (RowArgs::y8) for the fp8 GEMM that follows, in
+// place of or beside y: the quantization pass that would read y again is gone.
 // Statistics are fp32 whatever T is; sizes are 64-bit; rows of any count. Rows lie ldx (x) and
 // ldy (y) elements apart; 16-byte loads need the pitches, not only cols, to keep every row aligned.
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -83,6 +86,12 @@ struct RowArgs {
   const T* res = nullptr;
   T* sum = nullptr;
   int64_t ldr = 0, lds = 0;
+  // Norms only: an e4m3 copy of y for an fp8 GEMM, y8[r, c] = e4m3(y[r, c]·(*y8_scale)) from y
+  // rounded to T (the codes of quantizing the y this call writes), saturating at ±448; one byte
+  // per element, rows ldy8 bytes apart. y may then be nullptr (only the codes are written).
+  uint8_t* y8 = nullptr;
+  int64_t ldy8 = 0;
+  const float* y8_scale = nullptr;
 };
 
 // An Op with the residual add before it (norms): Op's statistics and outputs of s = x + res.
@@ -93,6 +102,17 @@ struct Residual : Op {
 template <class Op>
 constexpr bool has_residual() {
   if constexpr (requires { Op::kResidual; }) return Op::kResidual;
+  else return false;
+}
+// An Op that also writes y's e4m3 codes (RowArgs::y8; norms): kernels of their own, so that those
+// without codes carry none of their code.
+template <class Op>
+struct Codes : Op {
+  static constexpr bool kCodes = true;
+};
+template <class Op>
+constexpr bool has_codes() {
+  if constexpr (requires { Op::kCodes; }) return Op::kCodes;
   else return false;
 }
 
@@ -148,8 +168,52 @@ __device__ inline uint4 opaque(uint4 v) {
   return v;
 }
 
+// kN elements of y (rounded to T) as e4m3 codes: times the quantization scale in fp32, then the
+// hardware's round-to-nearest-even convert that saturates at ±448 (NaN stays NaN), a pair at a
+// time; stored as one kN-byte access (kN·sizeof(T) = 16 for a vector, so kN bytes stay aligned
+// where y's 16 bytes are).
+template <int kN, class T>
+__device__ inline void store_e4m3(uint8_t* p, const T (&e)[kN], float scale) {
+  if constexpr (kN == 1) {
+    *p = uint8_t(__nv_cvt_float_to_fp8(to_f32(e[0]) * scale, __NV_SATFINITE, __NV_E4M3));
+  } else {
+    uint8_t code[kN];
+#pragma unroll
+    for (int j = 0; j < kN; j += 2) {
+      const __nv_fp8x2_storage_t two =
+          __nv_cvt_float2_to_fp8x2(make_float2(to_f32(e[j]) * scale, to_f32(e[j + 1]) * scale), __NV_SATFINITE, __NV_E4M3);
+      code[j] = uint8_t(two & 0xFF);
+      code[j + 1] = uint8_t(two >> 8);
+    }
+    if constexpr (kN == 8) {
+      uint2 o;
+      memcpy(&o, code, 8);
+      *reinterpret_cast<uint2*>(p) = o;
+    } else {
+      static_assert(kN == 4, "a 16-byte vector holds 8 16-bit or 4 fp32 elements");
+      uint32_t o;
+      memcpy(&o, code, 4);
+      *reinterpret_cast<uint32_t*>(p) = o;
+    }
+  }
+}
+
+// y's element c of a row (the looped kernel's scalar path): written to y and, for Codes<Op>, its
+// e4m3 code to y8 (y may then be nullptr).
+template <class Op, class T>
+__device__ inline void write_element(const RowArgs<T>& a, int64_t row, int64_t c, T e) {
+  if constexpr (has_codes<Op>()) {
+    if (a.y) a.y[row * a.ldy + c] = e;
+    const T one[1] = {e};
+    store_e4m3(a.y8 + row * a.ldy8 + c, one, *a.y8_scale);
+  } else {
+    a.y[row * a.ldy + c] = e;
+  }
+}
+
 // y's 16-byte vector v of a row from x's vector rX and the row's statistics (γ and β: 16-byte
-// loads too, cols·sizeof(T) being a multiple of 16; they are L2-resident).
+// loads too, cols·sizeof(T) being a multiple of 16; they are L2-resident); for Codes<Op> its e4m3
+// codes too (y may then be nullptr).
 template <class Op, class T>
 __device__ inline void write_vector(const RowArgs<T>& a, int64_t row, int v, const uint4& rX, const Stats& s) {
   constexpr int kPerVec = 16 / int(sizeof(T));
@@ -169,9 +233,12 @@ __device__ inline void write_vector(const RowArgs<T>& a, int64_t row, int v, con
 #pragma unroll
   for (int j = 0; j < kPerVec; ++j)
     e[j] = from_f32<T>(Op::out(to_f32(e[j]), s, gG16 ? to_f32(g[j]) : 1.f, gB16 ? to_f32(b[j]) : 0.f));
-  uint4 o;
-  memcpy(&o, e, 16);
-  reinterpret_cast<uint4*>(a.y + row * a.ldy)[v] = o;
+  if (!has_codes<Op>() || a.y) {
+    uint4 o;
+    memcpy(&o, e, 16);
+    reinterpret_cast<uint4*>(a.y + row * a.ldy)[v] = o;
+  }
+  if constexpr (has_codes<Op>()) store_e4m3(a.y8 + row * a.ldy8 + int64_t(v) * kPerVec, e, *a.y8_scale);
 }
 
 // ---- launches ---------------------------------------------------------------------------------

@@ -21,9 +21,14 @@ constexpr int64_t kMaxCols = int64_t(1) << 24;
 
 std::string unsupported(Version v, const Shape& s) {
   std::vector<DimRule> rules = {{"rows", 1, int64_t(1) << 31}, {"cols", 1, kMaxCols}, {"scale", 1, 1000, false}};
-  if (info(v).kind == Kind::Softmax) rules.push_back({"mask", 0, 1, false});
+  const Info i = info(v);
+  if (i.kind == Kind::Softmax) rules.push_back({"mask", 0, 1, false});
   else rules.push_back({"residual", 0, 1, false});  // the norms' fused residual add (RowArgs::res)
+  // The norms' e4m3 codes of y (RowArgs::y8): 1 beside y, 2 in its place (kFp8Key).
+  if (i.kind != Kind::Softmax) rules.push_back({kFp8Key, 0, 2, false});
   if (std::string why = check_dims(s, rules); !why.empty()) return why;
+  if (s.get(kFp8Key, 0) != 0 && i.impl == Impl::Eager)
+    return "fp8: the eager passes write no e4m3 codes (the one-kernel rungs v02–v04 and the dispatcher do)";
   if (product_or_minus1({s.at("rows"), s.at("cols"), 4}, int64_t(1) << 40) < 0)
     return "rows × cols is too large (over 2^38 elements)";
   return {};
@@ -91,6 +96,7 @@ model::Cost cost(Version v, const Shape& s) {
   op.fused = i.impl != Impl::Eager;
   op.dtype = i.fp32 ? DType::f32 : DType::bf16;
   op.residual = i.kind != Kind::Softmax && s.get("residual", 0) != 0;
+  if (i.kind != Kind::Softmax) op.fp8 = model::RowOp::Fp8(s.get(kFp8Key, 0));
   model::Cost c = model::row_op(op);
   const int b = i.fp32 ? 4 : 2;
   if (i.impl == Impl::Cluster)

@@ -33,6 +33,10 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>) row_looped_kernel(Row
   uintptr_t bases = reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y) |
                     reinterpret_cast<uintptr_t>(a.gamma) | reinterpret_cast<uintptr_t>(a.beta);
   int64_t pitches = a.cols | a.ldx | a.ldy;
+  if constexpr (has_codes<Op>()) {
+    bases |= reinterpret_cast<uintptr_t>(a.y8);
+    pitches |= a.ldy8;
+  }
   if constexpr (kRes) {
     bases |= reinterpret_cast<uintptr_t>(a.res) | reinterpret_cast<uintptr_t>(a.sum);
     pitches |= a.ldr | a.lds;
@@ -86,11 +90,10 @@ __global__ void __launch_bounds__(kBlockThreads<kThreads>) row_looped_kernel(Row
     if constexpr (kRes) reinterpret_cast<uint4*>(gS)[v] = rX;
     write_vector<Op>(a, row, v, rX, s);
   });
-  T* gY = a.y + row * a.ldy;
   for (int64_t c = int64_t(nvec) * kPerVec + t; c < a.cols; c += kThreads) {
     const T e = elem(c);
     if constexpr (kRes) gS[c] = e;
-    gY[c] = from_f32<T>(Op::out(to_f32(e), s, param(a.gamma, c, 1.f), param(a.beta, c, 0.f)));
+    write_element<Op>(a, row, c, from_f32<T>(Op::out(to_f32(e), s, param(a.gamma, c, 1.f), param(a.beta, c, 0.f))));
   }
 }
 

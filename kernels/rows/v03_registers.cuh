@@ -84,15 +84,17 @@ __global__ void __launch_bounds__(kGroup == kWholeBlock ? 1024 : kBlockThreads<k
 }
 
 // The register kernel fits when every row of x and y starts 16-byte aligned (the bases, and cols
-// and both pitches multiples of 16 bytes), γ and β are 16-byte aligned, and the row has at most
+// and both pitches multiples of 16 bytes), γ and β are 16-byte aligned (and y8's rows, where
+// asked, start on a multiple of its kPerVec-byte codes), and the row has at most
 // kThreads·kVecs vectors for the largest configuration below (register_max_cols, launch.hpp).
 template <class T>
 bool fits_registers(const RowArgs<T>& a) {
   constexpr int64_t kPerVec = 16 / int64_t(sizeof(T));
   const uintptr_t bases = reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y) |
                           reinterpret_cast<uintptr_t>(a.gamma) | reinterpret_cast<uintptr_t>(a.beta) |
-                          reinterpret_cast<uintptr_t>(a.res) | reinterpret_cast<uintptr_t>(a.sum);
-  const int64_t pitches = a.ldx | a.ldy | (a.res ? a.ldr | a.lds : 0);
+                          reinterpret_cast<uintptr_t>(a.res) | reinterpret_cast<uintptr_t>(a.sum) |
+                          reinterpret_cast<uintptr_t>(a.y8);
+  const int64_t pitches = a.ldx | a.ldy | (a.res ? a.ldr | a.lds : 0) | a.ldy8;
   const int64_t most = a.res ? residual_register_max_cols(sizeof(T)) : register_max_cols(sizeof(T));
   return bases % 16 == 0 && a.cols % kPerVec == 0 && pitches % kPerVec == 0 && a.cols <= most;
 }

@@ -414,30 +414,55 @@ def _residual(residual: Optional[torch.Tensor], x: torch.Tensor) -> None:
         _fail(f"residual must be {tuple(x.shape)} {x.dtype} as x, got {tuple(residual.shape)} {residual.dtype}")
 
 
-def _norm_run(kind: str, x, weight, bias, eps: float, save: bool, dev: int = -1, residual=None):
+def _norm_run(kind: str, x, weight, bias, eps: float, save: bool, dev: int = -1, residual=None, fp8_scale=None):
     """(y, mean, rstd, s); the statistics only where save (the backward reads them), else None; with
-    a residual, s = x + residual (the row normalized, written by the same kernel), else None."""
+    a residual, s = x + residual (the row normalized, written by the same kernel), else None. With
+    fp8_scale, y is its e4m3 codes (torch.float8_e4m3fn), written in place of y."""
     rows, cols, d = _rows("x", x)
     _param("weight", weight, x, cols)
     _param("bias", bias, x, cols)
     _residual(residual, x)
     dev = _cuda(x, weight, bias, residual) if dev < 0 else dev
     x2, ldx = _as_rows(x, cols)
-    y = _like(x, dev)
+    codes = None
+    if fp8_scale is not None:
+        _fp8_scale(kind, fp8_scale, x)
+        codes = torch.empty_like(x, dtype=torch.float8_e4m3fn, memory_format=torch.contiguous_format)
+    y = _like(x, dev) if codes is None else None
     mean = _empty((rows,), torch.float32, dev) if save and kind == "layernorm" else None
     rstd = _empty((rows,), torch.float32, dev) if save else None
     w = None if weight is None else weight.contiguous()
     r2, ldr = _as_rows(residual, cols) if residual is not None else (None, 0)
     s = _like(x, dev) if residual is not None else None
     res = (_ptr(r2), ldr, _ptr(s), cols if s is not None else 0)
+    fp8 = (_ptr(codes), cols if codes is not None else 0, _ptr(fp8_scale))
     if kind == "layernorm":
         b = None if bias is None else bias.contiguous()
-        _launch(_kernels.layernorm_forward_direct, dev, d, rows, cols, x2.data_ptr(), ldx, y.data_ptr(),
-                cols, _ptr(w), _ptr(b), eps, _ptr(mean), _ptr(rstd), *res)
+        _launch(_kernels.layernorm_forward_direct, dev, d, rows, cols, x2.data_ptr(), ldx, _ptr(y),
+                cols, _ptr(w), _ptr(b), eps, _ptr(mean), _ptr(rstd), *res, *fp8)
     else:
-        _launch(_kernels.rmsnorm_forward_direct, dev, d, rows, cols, x2.data_ptr(), ldx, y.data_ptr(),
-                cols, _ptr(w), eps, _ptr(rstd), *res)
-    return y, mean, rstd, s
+        _launch(_kernels.rmsnorm_forward_direct, dev, d, rows, cols, x2.data_ptr(), ldx, _ptr(y),
+                cols, _ptr(w), eps, _ptr(rstd), *res, *fp8)
+    return (y if codes is None else codes), mean, rstd, s
+
+
+def _fp8_scale(kind: str, scale, x) -> None:
+    """The e4m3 output's quantization scale: one fp32 element on x's device."""
+    if not isinstance(scale, torch.Tensor) or scale.dtype != torch.float32 or scale.numel() != 1:
+        _fail(f"{kind}: fp8_scale must be a one-element fp32 tensor (the e4m3 codes are y·fp8_scale), "
+              f"got {getattr(scale, 'dtype', type(scale).__name__)}")
+    if scale.device != x.device:
+        _fail(f"{kind}: fp8_scale is on {scale.device} and x on {x.device}; give them one device")
+
+
+def _norm_codes(kind: str, x, weight, bias, eps: float, residual, fp8_scale):
+    """The norms' e4m3 output: eager CUDA calls that record no gradient only (the codes have none)."""
+    dev = _direct(x, residual, weight, bias, fp8_scale)
+    if dev < 0:
+        _fail(f"{kind} with fp8_scale: the e4m3 codes carry no gradient and have no torch.compile op; call it "
+              "eagerly on CUDA tensors under torch.no_grad() (inference)")
+    codes, _, _, s = _norm_run(kind, x, weight, bias, eps, False, dev, residual, fp8_scale)
+    return codes if residual is None else (codes, s)
 
 
 @torch.library.custom_op("sol::layernorm", mutates_args=())
@@ -833,11 +858,18 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: Optional[floa
     return _back(kind, o)
 
 
-def layernorm(x: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5, residual: Any = None) -> Any:
+def layernorm(x: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5, residual: Any = None,
+              fp8_scale: Any = None) -> Any:
     """LayerNorm over the last dimension (``torch.nn.functional.layer_norm`` with
     ``normalized_shape = x.shape[-1:]``); fp32 statistics. With ``residual`` (x's shape and type):
     the decoder's residual add in the same kernel, ``s = x + residual`` (rounded to x's type) is
-    normalized and returned beside it: ``(layernorm(s), s)``."""
+    normalized and returned beside it: ``(layernorm(s), s)``. With ``fp8_scale`` (one fp32 element
+    on the device): y's e4m3 codes (``torch.float8_e4m3fn``) are returned in place of y, from the
+    same kernel: ``e4m3(y·fp8_scale)``, y rounded to x's type first, saturating at ±448 — an fp8
+    GEMM's operand (``matmul(codes, w8, scale_a=1/fp8_scale, …)``). No gradient flows through
+    the codes: eager calls under ``torch.no_grad()`` only."""
+    if fp8_scale is not None:
+        return _norm_codes("layernorm", x, weight, bias, float(eps), residual, fp8_scale)
     if residual is not None:
         dev = _direct(x, residual, weight, bias)
         if dev >= 0:
@@ -855,11 +887,13 @@ def layernorm(x: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5, r
     return _back(kind, y)
 
 
-def rmsnorm(x: Any, weight: Any = None, eps: float = 1e-6, residual: Any = None) -> Any:
+def rmsnorm(x: Any, weight: Any = None, eps: float = 1e-6, residual: Any = None, fp8_scale: Any = None) -> Any:
     """RMSNorm over the last dimension: ``x / sqrt(mean(x²) + eps) · weight``; fp32 statistics.
     With ``residual`` (x's shape and type): the decoder's residual add in the same kernel,
     ``s = x + residual`` (rounded to x's type) is normalized and returned beside it:
-    ``(rmsnorm(s), s)``."""
+    ``(rmsnorm(s), s)``. With ``fp8_scale``: y's e4m3 codes in place of y, as :func:`layernorm`."""
+    if fp8_scale is not None:
+        return _norm_codes("rmsnorm", x, weight, None, float(eps), residual, fp8_scale)
     if residual is not None:
         dev = _direct(x, residual, weight)
         if dev >= 0:
@@ -959,10 +993,10 @@ def explain(op: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
             r = _kernels.explain_softmax_forward_direct(*common)
         elif op == "rmsnorm":
             r = _kernels.explain_rmsnorm_forward_direct(*common, _ptr(ts[1] if len(ts) > 1 else None), 1e-6, 0,
-                                                        0, 0, 0, 0)
+                                                        0, 0, 0, 0, 0, 0, 0)
         else:
             r = _kernels.explain_layernorm_forward_direct(*common, _ptr(ts[1] if len(ts) > 1 else None), 0, 1e-5, 0, 0,
-                                                          0, 0, 0, 0)
+                                                          0, 0, 0, 0, 0, 0, 0)
         r["shape"] = _shape_text(rows=rows, cols=cols)
         return r
     _fail(f"explain knows matmul, attention, layernorm, rmsnorm and softmax, not '{op}'")

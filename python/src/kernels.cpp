@@ -184,22 +184,25 @@ sol::AttentionBackwardArgs attention_backward_args(
 sol::LayerNormArgs layernorm_args(const std::string& dtype, int64_t rows, int64_t cols, uintptr_t x, int64_t ldx,
                                   uintptr_t y, int64_t ldy, uintptr_t gamma, uintptr_t beta, float eps,
                                   uintptr_t mean, uintptr_t rstd, uintptr_t residual, int64_t ldr, uintptr_t sum,
-                                  int64_t lds) {
+                                  int64_t lds, uintptr_t y_fp8, int64_t ldy_fp8, uintptr_t fp8_scale) {
   sol::LayerNormArgs a;
   a.dtype = sol::parse_dtype(dtype), a.rows = rows, a.cols = cols, a.x = as<const void>(x), a.ldx = ldx;
   a.y = as<void>(y), a.ldy = ldy, a.gamma = as<const void>(gamma), a.beta = as<const void>(beta), a.eps = eps;
   a.mean = as<float>(mean), a.rstd = as<float>(rstd);
   a.residual = as<const void>(residual), a.ldr = ldr, a.sum = as<void>(sum), a.lds = lds;
+  a.y_fp8 = as<void>(y_fp8), a.ldy_fp8 = ldy_fp8, a.fp8_scale = as<const float>(fp8_scale);
   return a;
 }
 
 sol::RMSNormArgs rmsnorm_args(const std::string& dtype, int64_t rows, int64_t cols, uintptr_t x, int64_t ldx,
                               uintptr_t y, int64_t ldy, uintptr_t gamma, float eps, uintptr_t rstd,
-                              uintptr_t residual, int64_t ldr, uintptr_t sum, int64_t lds) {
+                              uintptr_t residual, int64_t ldr, uintptr_t sum, int64_t lds, uintptr_t y_fp8,
+                              int64_t ldy_fp8, uintptr_t fp8_scale) {
   sol::RMSNormArgs a;
   a.dtype = sol::parse_dtype(dtype), a.rows = rows, a.cols = cols, a.x = as<const void>(x), a.ldx = ldx;
   a.y = as<void>(y), a.ldy = ldy, a.gamma = as<const void>(gamma), a.eps = eps, a.rstd = as<float>(rstd);
   a.residual = as<const void>(residual), a.ldr = ldr, a.sum = as<void>(sum), a.lds = lds;
+  a.y_fp8 = as<void>(y_fp8), a.ldy_fp8 = ldy_fp8, a.fp8_scale = as<const float>(fp8_scale);
   return a;
 }
 
@@ -399,7 +402,10 @@ NB_MODULE(_kernels, m) {
   pointer(ln, "rstd", &sol::LayerNormArgs::rstd);
   pointer(ln, "residual", &sol::LayerNormArgs::residual);
   pointer(ln, "sum", &sol::LayerNormArgs::sum);
+  pointer(ln, "y_fp8", &sol::LayerNormArgs::y_fp8);
+  pointer(ln, "fp8_scale", &sol::LayerNormArgs::fp8_scale);
   ln.def_rw("ldr", &sol::LayerNormArgs::ldr).def_rw("lds", &sol::LayerNormArgs::lds);
+  ln.def_rw("ldy_fp8", &sol::LayerNormArgs::ldy_fp8);
   SOL_OP(m, sol::LayerNormArgs, layernorm_forward_workspace_size, explain_layernorm_forward, layernorm_forward);
 
   nb::class_<sol::RMSNormArgs> rn(m, "RMSNormArgs");
@@ -416,7 +422,10 @@ NB_MODULE(_kernels, m) {
   pointer(rn, "rstd", &sol::RMSNormArgs::rstd);
   pointer(rn, "residual", &sol::RMSNormArgs::residual);
   pointer(rn, "sum", &sol::RMSNormArgs::sum);
+  pointer(rn, "y_fp8", &sol::RMSNormArgs::y_fp8);
+  pointer(rn, "fp8_scale", &sol::RMSNormArgs::fp8_scale);
   rn.def_rw("ldr", &sol::RMSNormArgs::ldr).def_rw("lds", &sol::RMSNormArgs::lds);
+  rn.def_rw("ldy_fp8", &sol::RMSNormArgs::ldy_fp8);
   SOL_OP(m, sol::RMSNormArgs, rmsnorm_forward_workspace_size, explain_rmsnorm_forward, rmsnorm_forward);
 
   nb::class_<sol::SoftmaxArgs> sm(m, "SoftmaxArgs");

@@ -207,8 +207,11 @@ Cost row_op(const RowOp& op) {
   c.unit = hw::Unit::Vector;
   const double flops_per_element = r.flops_per_element + (op.residual ? 1 : 0);  // the add
   c.flops = flops_per_element * double(n);
+  if (op.fp8 != RowOp::Fp8::None && (!op.fused || op.kind == RowKind::Softmax))
+    bad_input("row op: the e4m3 output of y is the fused norms'", "give fp8 with fused LayerNorm or RMSNorm only");
   c.op = std::string(op.residual ? "residual add + " : "") + r.name + " over " + dims({op.rows, op.cols}) + " " +
-         dtype_name(op.dtype) + (op.fused ? ", fused" : ", naive");
+         dtype_name(op.dtype) + (op.fused ? ", fused" : ", naive") +
+         (op.fp8 == RowOp::Fp8::BesideY ? ", e4m3 codes beside y" : op.fp8 == RowOp::Fp8::InsteadOfY ? ", e4m3 codes for y" : "");
   ByteCount q(what);
   if (r.param_vectors > 0) q.add(checked_product({op.cols, b}, what), r.param_vectors);
   if (op.residual) {
@@ -216,7 +219,13 @@ Cost row_op(const RowOp& op) {
     c.notes.push_back(op.fused ? "residual: res read and s = x + res written in the same kernel: 2·n·b more bytes"
                                : "residual: an add pass reads x and res and writes s (3·n·b), the passes then read s");
   }
-  if (op.fused) {
+  if (op.fused && op.fp8 != RowOp::Fp8::None) {
+    const bool beside = op.fp8 == RowOp::Fp8::BesideY;
+    q.add(tensor, beside ? 2 : 1);
+    q.add(n, 1);
+    c.notes.push_back(beside ? "fused: one kernel reads x once and writes y and its e4m3 codes once: 2·n·b + n bytes"
+                             : "fused: one kernel reads x once and writes y's e4m3 codes, not y: n·b + n bytes");
+  } else if (op.fused) {
     q.add(tensor, 2);
     c.notes.push_back("fused: one kernel reads x once and writes y once (statistics stay on chip): 2·n·b bytes");
   } else {

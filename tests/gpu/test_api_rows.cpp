@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kernels/api/choice.hpp"
+#include "sol/formats/scalar.hpp"
 #include "sol/kernels.hpp"
 #include "sol/model/model_shapes.hpp"
 #include "tests/gpu/api_test_util.hpp"
@@ -487,6 +488,93 @@ TEST(ApiRows, ResidualAddFusedIntoTheNorms) {
     }
 }
 
+// The norms' e4m3 codes of y (y_fp8 under *fp8_scale): beside y, every code is the host's
+// saturating encode of the written y times the scale (the scale makes |y| > 4.48 saturate, which
+// these inputs reach); with y nullptr the codes are the same; padded code rows keep their
+// padding. Lane groups, whole-warp blocks, the looped kernel's vectors (past the registers) and
+// single elements (unaligned rows), tiny rows, the residual add.
+void check_fp8(Op op, DType d, int64_t rows, int64_t cols, int64_t pad, bool residual) {
+  SCOPED_TRACE(std::string(op_name(op)) + " " + dtype_name(d) + " " + std::to_string(rows) + "×" + std::to_string(cols) +
+               " code pad " + std::to_string(pad) + (residual ? " residual" : ""));
+  const float scale = 100.f;
+  const int64_t ld8 = cols + pad;
+  const size_t code_bytes = size_t(rows * ld8);
+  Matrix x(d, rows, cols, cols), h(d, rows, cols, cols), sum(d, rows, cols, cols), y(d, rows, cols, cols);
+  Matrix g(d, 1, cols, cols), b(d, 1, cols, cols);
+  x.fill(0xF8 + uint64_t(cols));
+  h.fill(0x8F + uint64_t(rows));
+  g.fill(0x77);
+  b.fill(0x99);
+  for (Matrix* m : {&x, &h, &sum, &y, &g, &b}) m->upload();
+  float* dScale = nullptr;
+  void* dCodes[2] = {nullptr, nullptr};
+  ASSERT_EQ(cudaMalloc(&dScale, sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dScale, &scale, sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  for (void*& c : dCodes) {
+    ASSERT_EQ(cudaMalloc(&c, code_bytes), cudaSuccess);
+    ASSERT_EQ(cudaMemset(c, 0xFF, code_bytes), cudaSuccess);
+  }
+  for (int pass = 0; pass < 2; ++pass) {  // y and its codes, then the codes alone
+    void* out = pass == 0 ? y.dev() : nullptr;
+    const void* res = residual ? h.dev() : nullptr;
+    void* s = residual ? sum.dev() : nullptr;
+    Choice c;
+    if (op == Op::LayerNorm) {
+      const LayerNormArgs a{.dtype = d, .rows = rows, .cols = cols, .x = x.dev(), .y = out, .gamma = g.dev(),
+                            .beta = b.dev(), .residual = res, .sum = s, .y_fp8 = dCodes[pass], .ldy_fp8 = ld8,
+                            .fp8_scale = dScale};
+      c = explain_layernorm_forward(a);
+      layernorm_forward(a, nullptr, 0, nullptr);
+    } else {
+      const RMSNormArgs a{.dtype = d, .rows = rows, .cols = cols, .x = x.dev(), .y = out, .gamma = g.dev(),
+                          .residual = res, .sum = s, .y_fp8 = dCodes[pass], .ldy_fp8 = ld8, .fp8_scale = dScale};
+      c = explain_rmsnorm_forward(a);
+      rmsnorm_forward(a, nullptr, 0, nullptr);
+    }
+    EXPECT_NE(c.reason.find(pass == 0 ? "e4m3 codes written beside it" : "e4m3 codes written in its place"),
+              std::string::npos) << c.reason;
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  y.download();
+  std::vector<uint8_t> codes[2] = {std::vector<uint8_t>(code_bytes), std::vector<uint8_t>(code_bytes)};
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(cudaMemcpy(codes[i].data(), dCodes[i], code_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  int64_t wrong = 0, differ = 0, padding = 0, saturated = 0;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < ld8; ++c) {
+      const size_t i = size_t(r * ld8 + c);
+      if (c >= cols) {
+        padding += codes[0][i] != 0xFF || codes[1][i] != 0xFF;
+        continue;
+      }
+      const float v = float(y.at(r, c)) * scale;
+      uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      const uint32_t want = formats::encode(bits, formats::kE4m3, formats::Overflow::Saturate);
+      wrong += codes[0][i] != want;
+      differ += codes[1][i] != codes[0][i];
+      saturated += (want & 0x7F) == formats::kE4m3.max_code;
+    }
+  EXPECT_EQ(wrong, 0) << "codes that are not e4m3(y · scale) of the y written";
+  EXPECT_EQ(differ, 0) << "codes written without y that differ from those written beside it";
+  EXPECT_EQ(padding, 0) << "padding bytes of the code rows written";
+  if (rows * cols >= 1000) EXPECT_GT(saturated, 0) << "no code saturated: the check of ±448 did not run";
+  cudaFree(dScale);
+  for (void* c : dCodes) cudaFree(c);
+}
+
+TEST(ApiRows, Fp8CodesOfTheNorms) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  for (Op op : {Op::LayerNorm, Op::RMSNorm})
+    for (DType d : kTypes) {
+      for (const auto& s : {std::array<int64_t, 2>{37, 128}, {19, 5120}, {3, 4099}, {5, 7}, {2, 70000}, {1000, 96}})
+        check_fp8(op, d, s[0], s[1], 0, false);
+      check_fp8(op, d, 33, 4096, 0, true);  // the decoder's residual add, then the codes
+      check_fp8(op, d, 9, 1024, 16, true);  // padded code rows, 16-byte aligned: the register kernel
+      check_fp8(op, d, 9, 1024, 3, false);  // padded code rows, unaligned: the looped kernel
+    }
+}
+
 TEST(ApiRows, BackwardEveryOpAndTypeAgainstTheReference) {
   SOL_REQUIRE_GPU_OR_SKIP();
   for (Op o : kOps)
@@ -652,6 +740,17 @@ TEST(ApiRowsChecks, ForwardRefusesBadArgumentsBeforeAnyCudaCall) {
   expect_refused(ln([other](LayerNormArgs& a) { a.residual = other, a.sum = const_cast<void*>(a.x), a.lds = 128; }),
                  "another pitch");
   expect_refused(ln([other](LayerNormArgs& a) { a.residual = a.sum = other, a.ldr = 63; }), "ldr = 63");
+  // The e4m3 codes: with their scale, in a buffer of their own, rows at least cols bytes apart.
+  expect_refused(ln([other](LayerNormArgs& a) { a.y_fp8 = other; }), "fp8_scale (required with y_fp8)");
+  expect_refused(ln([](LayerNormArgs& a) { a.fp8_scale = fake_f(); }), "fp8_scale is given without y_fp8");
+  expect_refused(ln([](LayerNormArgs& a) { a.y_fp8 = const_cast<void*>(a.x), a.fp8_scale = fake_f(); }), "y_fp8 is x");
+  expect_refused(ln([other](LayerNormArgs& a) { a.y_fp8 = other, a.fp8_scale = fake_f(), a.ldy_fp8 = 10; }),
+                 "ldy_fp8 = 10");
+  expect_refused(ln([other](LayerNormArgs& a) {
+                   a.y_fp8 = other, a.fp8_scale = reinterpret_cast<const float*>(fake(2));
+                 }),
+                 "not 4-byte aligned");
+  expect_refused(ln([](LayerNormArgs& a) { a.y = nullptr, a.fp8_scale = fake_f(); }), "y is nullptr");
 
   RMSNormArgs r;
   r.rows = 2;
@@ -813,6 +912,28 @@ TEST(ApiRowsChecks, ForwardDispatchTakesTheRegisterKernelOnlyWhereItCanRun) {
   s.cols = 32776;  // fp32 rows hold half the bf16 columns in the same registers
   EXPECT_EQ(api::explain_softmax_forward_on(s, 0).implementation, "softmax/v02_online_fp32");
   EXPECT_EQ(api::explain_softmax_forward_on(s, 90).implementation, "softmax/v06_cluster_fp32");
+}
+
+// The e4m3 codes go where y goes: the register kernel when their rows are aligned too, y's bytes
+// replaced by one a column in the prediction when y is not written.
+TEST(ApiRowsChecks, ForwardDispatchOfTheFp8Codes) {
+  RMSNormArgs r;
+  r.rows = 1024;
+  r.cols = 4096;
+  r.x = fake();
+  r.y_fp8 = fake(0x1000);  // distinct buffers, 16-byte aligned
+  r.fp8_scale = fake_f();
+  const Choice alone = explain_rmsnorm_forward(r);
+  EXPECT_EQ(alone.implementation, "rmsnorm/v03_one_read_bf16");
+  EXPECT_NE(alone.reason.find("in its place"), std::string::npos) << alone.reason;
+  r.y = fake(0x2000);
+  const Choice beside = explain_rmsnorm_forward(r);
+  EXPECT_NE(beside.reason.find("beside it"), std::string::npos) << beside.reason;
+  EXPECT_GT(beside.predicted_s, alone.predicted_s);  // 5 bytes an element against 3
+  r.y_fp8 = fake(0x1008);  // code rows off a 16-byte boundary
+  const Choice looped = explain_rmsnorm_forward(r);
+  EXPECT_EQ(looped.implementation, "rmsnorm/v02_two_read_bf16");
+  EXPECT_NE(looped.reason.find("y_fp8"), std::string::npos) << looped.reason;
 }
 
 // Over the model shape set (bf16, packed): hidden sizes and head dims take the register kernel

@@ -157,12 +157,22 @@ TEST(CostRows, NaivePassesAndFusedPass) {
   Cost rmsn = row_op({.kind = RowKind::RMSNorm, .rows = rows, .cols = cols, .dtype = DType::f32, .residual = true});
   EXPECT_DOUBLE_EQ(rmsn.bytes, rms.bytes + 4.0 * 3 * n);
   EXPECT_DOUBLE_EQ(rmsn.flops, rms.flops + n);
+  // y's e4m3 codes, one byte an element: beside y, or in its place (x, res read; s written).
+  Cost beside = row_op({.kind = RowKind::RMSNorm, .rows = rows, .cols = cols, .fused = true, .dtype = DType::bf16,
+                        .residual = true, .fp8 = RowOp::Fp8::BesideY});
+  EXPECT_DOUBLE_EQ(beside.bytes, rmsr.bytes + n);
+  Cost alone = row_op({.kind = RowKind::RMSNorm, .rows = rows, .cols = cols, .fused = true, .dtype = DType::bf16,
+                       .residual = true, .fp8 = RowOp::Fp8::InsteadOfY});
+  EXPECT_DOUBLE_EQ(alone.bytes, rmsr.bytes - 2.0 * n + n);
 }
 
 TEST(CostRows, BadInput) {
   expect_bad_input([] { row_op({.rows = 0, .cols = 4}); }, "rows");
   expect_bad_input([] { row_op({.rows = 4, .cols = -4}); }, "cols");
   expect_bad_input([] { row_op({.rows = int64_t(1) << 40, .cols = int64_t(1) << 30}); }, "overflows 64 bits");
+  expect_bad_input([] { row_op({.kind = RowKind::Softmax, .rows = 4, .cols = 4, .fused = true, .fp8 = RowOp::Fp8::BesideY}); },
+                   "e4m3");
+  expect_bad_input([] { row_op({.kind = RowKind::RMSNorm, .rows = 4, .cols = 4, .fp8 = RowOp::Fp8::InsteadOfY}); }, "e4m3");
 }
 
 TEST(CostAttention, StandardForwardByHand) {

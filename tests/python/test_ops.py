@@ -216,6 +216,28 @@ def test_an_eager_call_skips_the_custom_op(cpu):
     assert rstd_of(cpu.calls[1]) == 0
 
 
+def test_fp8_codes_go_to_the_same_launch(cpu):
+    """fp8_scale: the e4m3 codes' buffer, pitch and scale at the end of the same launch, y not
+    written; refused under autograd and for a scale that is not one fp32 element."""
+    x, h, w = torch.randn(8, 64, dtype=BF16), torch.randn(8, 64, dtype=BF16), torch.ones(64, dtype=BF16)
+    scale = torch.tensor([100.0])
+    codes = ops.rmsnorm(x, w, fp8_scale=scale)
+    ((name, args),) = cpu.calls
+    assert name == "rmsnorm_forward_direct" and args[5] == 0  # y not written
+    assert args[14:17] == (codes.data_ptr(), 64, scale.data_ptr())
+    assert codes.dtype == torch.float8_e4m3fn and codes.shape == x.shape
+    codes, s = ops.layernorm(x, w, residual=h, fp8_scale=scale)
+    name, args = cpu.calls[1]
+    assert name == "layernorm_forward_direct" and args[12:19] == (h.data_ptr(), 64, s.data_ptr(), 64, codes.data_ptr(),
+                                                                  64, scale.data_ptr())
+    ops.rmsnorm(x, w)
+    assert cpu.calls[2][1][14:17] == (0, 0, 0)  # no codes asked: none passed
+    with pytest.raises(sol.Error, match="one-element fp32"):
+        ops.rmsnorm(x, w, fp8_scale=torch.tensor([1.0, 2.0]))
+    with pytest.raises(sol.Error, match="no gradient"):
+        ops.rmsnorm(x.float().requires_grad_(), w.float(), fp8_scale=scale)
+
+
 def test_a_call_that_records_a_gradient_goes_through_the_op(cpu):
     x, w = torch.randn(8, 64, requires_grad=True), torch.ones(64, requires_grad=True)
     y = ops.rmsnorm(x, w)

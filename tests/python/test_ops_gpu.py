@@ -237,6 +237,31 @@ def test_norms_with_the_residual_add(dtype, shape):
         ops.rmsnorm(x, w, residual=h[..., :-1])
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("shape", [(37, 128), (19, 5120), (3, 4099), (2, 3, 96)])
+def test_norms_write_e4m3_codes(dtype, shape):
+    """y's e4m3 codes in place of y (fp8_scale): bit for bit torch's saturating cast of the y the
+    same call writes without it (y·scale clamped to ±448, rounded to nearest even), with and
+    without the residual add; none under autograd."""
+    c = shape[-1]
+    x, h = rand(*shape, dtype=dtype), rand(*shape, dtype=dtype, seed=5)
+    w, bias = rand(c, dtype=dtype, seed=3), rand(c, dtype=dtype, seed=4)
+    scale = torch.tensor([100.0], device="cuda")
+
+    def codes_of(y):
+        return (y.float() * scale).clamp(-448, 448).to(torch.float8_e4m3fn).view(torch.uint8)
+
+    with torch.no_grad():
+        got = ops.rmsnorm(x, w, fp8_scale=scale)
+        assert got.dtype == torch.float8_e4m3fn and got.shape == x.shape
+        assert torch.equal(got.view(torch.uint8), codes_of(ops.rmsnorm(x, w)))
+        got, s = ops.layernorm(x, w, bias, residual=h, fp8_scale=scale)
+        y, s2 = ops.layernorm(x, w, bias, residual=h)
+        assert torch.equal(s, s2) and torch.equal(got.view(torch.uint8), codes_of(y))
+    with pytest.raises(sol.Error, match="no gradient"):
+        ops.rmsnorm(x.requires_grad_(), w, fp8_scale=scale)
+
+
 def test_softmax_vocabulary_row():
     x = rand(2, 151937, dtype=torch.float32)
     close(ops.softmax(x), torch.softmax(x, -1), torch.float32)

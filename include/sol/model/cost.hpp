@@ -135,6 +135,9 @@ struct RowOp {
   // read and s written beside x and y; naive: an add pass (reads x and res, writes s) before the
   // passes over s.
   bool residual = false;
+  // Fused norms only: y's e4m3 codes (one byte per element) written beside y, or in its place.
+  enum class Fp8 { None, BesideY, InsteadOfY };
+  Fp8 fp8 = Fp8::None;
 };
 Cost row_op(const RowOp& op);
 
