@@ -497,8 +497,62 @@ def residual_peers(family, rows, cols, torch, timer, device, dims, costs):
                        "the fused floor; compile time excluded", dtype="bf16")
 
 
+def fp8_peers(family, torch, timer, device, dims, costs):
+    """The norms' e4m3 codes of y for an fp8 GEMM (fp8=1: beside y, 2: in its place), after the
+    residual add where residual=1: torch's ops, then y·scale cast to float8_e4m3fn with torch's
+    saturation by hand (the cast alone overflows to NaN: clamp to ±448 first), eager and compiled.
+    Outputs as sol's: the codes (and y), and the sum."""
+    d = dict(dims)
+    fp8, residual = d.pop("fp8"), d.pop("residual", 0)
+    rows, cols = dims_of(list(d.items()), family, "rows", "cols")
+    F = torch.nn.functional
+    dt, f8, scale = torch.bfloat16, torch.float8_e4m3fn, 100.0
+    g = random_positive(torch, cols, device).to(dt)
+    b = (random_positive(torch, cols, device) - 1.25).to(dt)
+    ins = 2 if residual else 1
+    make = lambda: random_signed(torch, ins * rows * cols, device).view(ins, rows, cols).to(dt)
+    if family == "layernorm":
+        fused, naive = (lambda s: F.layer_norm(s, (cols,), g, b, 1e-5)), (lambda s: naive_layer_norm(torch, s, g, b))
+        ref_norm = lambda s: naive_layer_norm(torch, s, g.double(), b.double())
+        name = "layer_norm"
+    else:
+        fused, naive = (lambda s: F.rms_norm(s, (cols,), g, 1e-5)), (lambda s: naive_rms_norm(torch, s, g))
+        ref_norm = lambda s: naive_rms_norm(torch, s, g.double())
+        name = "rms_norm"
+
+    def outputs(y, s):
+        codes = (y.float() * scale).clamp(-448, 448).to(f8)
+        return ((y,) if fp8 == 1 else ()) + (codes,) + ((s,) if residual else ())
+
+    def with_codes(norm):
+        def fn(xh):
+            s = xh[0] + xh[1] if residual else xh[0]
+            return outputs(norm(s), s)
+        return fn
+
+    # The reference: the sum rounded to bf16 as every implementation rounds it, normalized in double,
+    # rounded to bf16 (the y the codes are taken from), then cast as above.
+    def ref(xh):
+        s = xh[0] + xh[1] if residual else xh[0]
+        y = ref_norm(s.double())
+        return outputs(y.to(dt), s)
+
+    cost = costs.floor("bf16")
+    what = ("x + h, then " if residual else "") + f"F.{name}, then y·{scale:g} cast to e4m3 ({'codes beside y' if fp8 == 1 else 'codes only'})"
+    add = "add_" if residual else ""
+    yield run_peer(torch, timer, family, f"peer:torch.{add}F.{name}_e4m3_bf16", what + " on bf16 (eager)", dims, make,
+                   with_codes(fused), ref, cost, 1e-2, "the fused floor", dtype="bf16")
+    if OPTIONS["compile"]:
+        yield run_peer(torch, timer, family, f"peer:torch.compile_{add}naive_{name}_e4m3_bf16",
+                       f"torch.compile of the same with naive_{name}", dims, make, torch.compile(with_codes(naive)), ref,
+                       cost, 1e-2, "the fused floor; compile time excluded", dtype="bf16")
+
+
 def row_peers(family):
     def peers(torch, timer, device, dims, costs):
+        if family != "softmax" and dict(dims).get("fp8", 0):
+            yield from fp8_peers(family, torch, timer, device, dims, costs)
+            return
         if family != "softmax" and dict(dims).get("residual", 0):
             rows, cols = dims_of([d for d in dims if d[0] != "residual"], family, "rows", "cols")
             yield from residual_peers(family, rows, cols, torch, timer, device, dims, costs)
