@@ -471,20 +471,23 @@ def with_residual(torch, norm):
     return fn
 
 
-def residual_peers(family, rows, cols, torch, timer, device, dims, costs):
+def norm_fns(torch, family, cols, g, b):
+    """A norm's torch forms over rows of cols: F's (fused), the naive formula, the double reference,
+    and its name."""
     F = torch.nn.functional
+    if family == "layernorm":
+        return ((lambda s: F.layer_norm(s, (cols,), g, b, 1e-5)), (lambda s: naive_layer_norm(torch, s, g, b)),
+                (lambda s: naive_layer_norm(torch, s, g.double(), b.double())), "layer_norm")
+    return ((lambda s: F.rms_norm(s, (cols,), g, 1e-5)), (lambda s: naive_rms_norm(torch, s, g)),
+            (lambda s: naive_rms_norm(torch, s, g.double())), "rms_norm")
+
+
+def residual_peers(family, rows, cols, torch, timer, device, dims, costs):
     dt = torch.bfloat16
     g = random_positive(torch, cols, device).to(dt)
     b = (random_positive(torch, cols, device) - 1.25).to(dt)
     make = lambda: random_signed(torch, 2 * rows * cols, device).view(2, rows, cols).to(dt)
-    if family == "layernorm":
-        fused, naive = (lambda s: F.layer_norm(s, (cols,), g, b, 1e-5)), (lambda s: naive_layer_norm(torch, s, g, b))
-        ref_norm = lambda s: naive_layer_norm(torch, s, g.double(), b.double())
-        name = "layer_norm"
-    else:
-        fused, naive = (lambda s: F.rms_norm(s, (cols,), g, 1e-5)), (lambda s: naive_rms_norm(torch, s, g))
-        ref_norm = lambda s: naive_rms_norm(torch, s, g.double())
-        name = "rms_norm"
+    fused, naive, ref_norm, name = norm_fns(torch, family, cols, g, b)
     # The reference rounds the sum to bf16 as every implementation does, then normalizes in double.
     ref = lambda xh: (lambda s: (ref_norm(s.double()), s))(xh[0] + xh[1])
     cost = costs.floor("bf16")
@@ -505,20 +508,12 @@ def fp8_peers(family, torch, timer, device, dims, costs):
     d = dict(dims)
     fp8, residual = d.pop("fp8"), d.pop("residual", 0)
     rows, cols = dims_of(list(d.items()), family, "rows", "cols")
-    F = torch.nn.functional
     dt, f8, scale = torch.bfloat16, torch.float8_e4m3fn, 100.0
     g = random_positive(torch, cols, device).to(dt)
     b = (random_positive(torch, cols, device) - 1.25).to(dt)
     ins = 2 if residual else 1
     make = lambda: random_signed(torch, ins * rows * cols, device).view(ins, rows, cols).to(dt)
-    if family == "layernorm":
-        fused, naive = (lambda s: F.layer_norm(s, (cols,), g, b, 1e-5)), (lambda s: naive_layer_norm(torch, s, g, b))
-        ref_norm = lambda s: naive_layer_norm(torch, s, g.double(), b.double())
-        name = "layer_norm"
-    else:
-        fused, naive = (lambda s: F.rms_norm(s, (cols,), g, 1e-5)), (lambda s: naive_rms_norm(torch, s, g))
-        ref_norm = lambda s: naive_rms_norm(torch, s, g.double())
-        name = "rms_norm"
+    fused, naive, ref_norm, name = norm_fns(torch, family, cols, g, b)
 
     def outputs(y, s):
         codes = (y.float() * scale).clamp(-448, 448).to(f8)
