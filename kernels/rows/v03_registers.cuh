@@ -84,8 +84,8 @@ __global__ void __launch_bounds__(kGroup == kWholeBlock ? 1024 : kBlockThreads<k
 }
 
 // The register kernel fits when every row of x and y starts 16-byte aligned (the bases, and cols
-// and both pitches multiples of 16 bytes), γ and β are 16-byte aligned (and y8's rows, where
-// asked, start on a multiple of its kPerVec-byte codes), and the row has at most
+// and both pitches multiples of 16 bytes), γ and β are 16-byte aligned (y8 too, where asked, its
+// pitch a multiple of the kPerVec bytes a vector's codes take), and the row has at most
 // kThreads·kVecs vectors for the largest configuration below (register_max_cols, launch.hpp).
 template <class T>
 bool fits_registers(const RowArgs<T>& a) {
