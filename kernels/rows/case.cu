@@ -208,11 +208,12 @@ class RowCase final : public Case {
   }
 
   // fp8=2, y not written: the codes against the reference y rounded to T, encoded. The kernel's
-  // fp32 y may round to the neighbouring T value and land in the next code: a few such codes stay
-  // far below the tolerance of y itself.
+  // fp32 y may round to the neighbouring T value and land in the next code, one e4m3 step (2^-3
+  // of the value at most): on a row of a few elements one such code is a few percent of the
+  // norm, so the bound is half an e4m3 step, 2^-4 (a wrong scale or saturation is off by far more).
   CheckResult codes_alone(const std::vector<RowRef>& ref) const {
     const std::vector<uint8_t> codes = y8_[0].template to_host<uint8_t>(0, rows_ * cols_);
-    return compare(rows_ * cols_, tolerance(v_).rel_l2, [&](int64_t i) {
+    return compare(rows_ * cols_, 0.0625, [&](int64_t i) {
       const int64_t r = i / cols_, c = i % cols_;
       const double want = decode_code(encode_code(float(round_host<T>(float(expected(ref[size_t(r)], x(r, c), c))))));
       return Sample{decode_code(codes[size_t(i)]), want, codes[size_t(i)] == kPoisonByte};
