@@ -240,24 +240,29 @@ def test_norms_with_the_residual_add(dtype, shape):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
 @pytest.mark.parametrize("shape", [(37, 128), (19, 5120), (3, 4099), (2, 3, 96)])
 def test_norms_write_e4m3_codes(dtype, shape):
-    """y's e4m3 codes in place of y (fp8_scale): bit for bit torch's saturating cast of the y the
-    same call writes without it (y·scale clamped to ±448, rounded to nearest even), with and
-    without the residual add; none under autograd."""
+    """y's e4m3 codes in place of y (fp8_scale): torch's saturating cast (y·scale clamped to ±448,
+    rounded to nearest even) of the y a call without fp8_scale writes, with and without the
+    residual add; none under autograd. That y comes from another kernel (the codes' kernels are
+    instantiations of their own), whose fp32 arithmetic may round a y the other way: a code may
+    then be one e4m3 step off, and few are (the C++ tests check the codes bit for bit against the
+    y the same kernel writes)."""
     c = shape[-1]
     x, h = rand(*shape, dtype=dtype), rand(*shape, dtype=dtype, seed=5)
     w, bias = rand(c, dtype=dtype, seed=3), rand(c, dtype=dtype, seed=4)
     scale = torch.tensor([100.0], device="cuda")
 
-    def codes_of(y):
-        return (y.float() * scale).clamp(-448, 448).to(torch.float8_e4m3fn).view(torch.uint8)
+    def same_codes(got, y):
+        want = (y.float() * scale).clamp(-448, 448).to(torch.float8_e4m3fn)
+        assert got.dtype == torch.float8_e4m3fn and got.shape == want.shape
+        torch.testing.assert_close(got.float(), want.float(), rtol=0.125, atol=2.0**-9)  # one e4m3 step
+        assert (got.view(torch.uint8) != want.view(torch.uint8)).float().mean().item() <= 0.01
 
     with torch.no_grad():
-        got = ops.rmsnorm(x, w, fp8_scale=scale)
-        assert got.dtype == torch.float8_e4m3fn and got.shape == x.shape
-        assert torch.equal(got.view(torch.uint8), codes_of(ops.rmsnorm(x, w)))
+        same_codes(ops.rmsnorm(x, w, fp8_scale=scale), ops.rmsnorm(x, w))
         got, s = ops.layernorm(x, w, bias, residual=h, fp8_scale=scale)
         y, s2 = ops.layernorm(x, w, bias, residual=h)
-        assert torch.equal(s, s2) and torch.equal(got.view(torch.uint8), codes_of(y))
+        assert torch.equal(s, s2)
+        same_codes(got, y)
     with pytest.raises(sol.Error, match="no gradient"):
         ops.rmsnorm(x.requires_grad_(), w, fp8_scale=scale)
 
