@@ -122,15 +122,6 @@ void require_written(CheckResult& r, const std::vector<Bits>& got, const char* w
   r.detail += (r.detail.empty() ? "" : "; ") + std::to_string(n) + " " + what + " element(s) unwritten";
 }
 
-// Folds b into a: both must pass; the worse rel L2 is reported; details prefixed with b's name.
-void merge(CheckResult& a, const CheckResult& b, const char* what) {
-  a.ok = a.ok && b.ok;
-  a.rel_l2 = std::max(a.rel_l2, b.rel_l2);
-  a.unwritten += b.unwritten;
-  a.nonfinite += b.nonfinite;
-  if (!b.ok) a.detail += (a.detail.empty() ? "" : "; ") + std::string(what) + ": " + b.detail;
-}
-
 // Q, K, V (hashed inputs) and O, L (the forward's outputs) of every rotating set; both Cases hold one.
 template <class T>
 struct ForwardSets {

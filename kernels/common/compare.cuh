@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "sol/registry.hpp"
@@ -63,6 +64,16 @@ CheckResult compare_floored(int64_t n, double floor2, double tol, const F& sampl
 template <class F>
 CheckResult compare(int64_t n, double tol, const F& sample, int64_t work = 1) {
   return compare_floored(n, 0.0, tol, sample, work);
+}
+
+// Folds the check of another output into `into`: both must pass, the worse rel L2 is reported,
+// the counts add up, and `more`'s detail is kept behind its name.
+inline void merge(CheckResult& into, const CheckResult& more, const char* what) {
+  into.ok = into.ok && more.ok;
+  into.rel_l2 = std::max(into.rel_l2, more.rel_l2);
+  into.unwritten += more.unwritten;
+  into.nonfinite += more.nonfinite;
+  if (!more.ok) into.detail += (into.detail.empty() ? "" : "; ") + std::string(what) + ": " + more.detail;
 }
 
 }  // namespace sol::kernels

@@ -27,13 +27,7 @@ CheckResult merge(const std::vector<std::pair<const char*, CheckResult>>& parts)
   out.ok = true;
   out.detail.clear();
   out.rel_l2 = out.unwritten = out.nonfinite = 0;
-  for (const auto& [name, r] : parts) {
-    out.ok = out.ok && r.ok;
-    out.rel_l2 = std::max(out.rel_l2, r.rel_l2);
-    out.unwritten += r.unwritten;
-    out.nonfinite += r.nonfinite;
-    if (!r.ok) out.detail += (out.detail.empty() ? "" : "; ") + std::string(name) + ": " + r.detail;
-  }
+  for (const auto& [name, r] : parts) kernels::merge(out, r, name);
   return out;
 }
 

@@ -129,6 +129,16 @@ struct RowWindow {
   }
 };
 
+// The most elements a row's window spans: the row's, plus up to kPerVec − 1 before it in its first
+// pack (host: plans and splits size for the longest).
+constexpr int64_t window_max_cols(int64_t cols, int64_t per_vec) { return cols + per_vec - 1; }
+
+// Rows of two tensors lie at one offset from a 16-byte boundary in every row (bases 16 bytes apart
+// modulo 16, pitches equal modulo 16 bytes): one window serves both.
+inline bool same_offset(const void* p, int64_t ldp, const void* q, int64_t ldq, int64_t elem_bytes) {
+  return (reinterpret_cast<uintptr_t>(p) - reinterpret_cast<uintptr_t>(q)) % 16 == 0 && (ldp - ldq) * elem_bytes % 16 == 0;
+}
+
 // ---- one-read kernel ------------------------------------------------------------------------------
 // kGroups row groups of kThreads threads per block: short rows go to lane groups (kThreads = 1 …
 // 32 lanes, kGroups rows at a time, never in a cluster; the forward's register_config picks the
@@ -513,11 +523,10 @@ void launch_sliced(void (*kernel)(Params...), const LaunchInfo& p, int slices, c
 
 // The plan of one configuration: persistent grid of as many parts (CTAs, or clusters of
 // `slices` CTAs) as fit on the device at once, at most one per row group.
-// The packs a row spans: cols / kPerVec, or with kWindow the longest window (cols + kPerVec − 1
-// elements, rounded up).
+// The packs a row spans: cols / kPerVec, or with kWindow the longest window's, rounded up.
 template <int kPerVec, bool kWindow>
 constexpr int64_t row_packs(int64_t cols) {
-  return kWindow ? (cols + 2 * (kPerVec - 1)) / kPerVec : cols / kPerVec;
+  return kWindow ? (window_max_cols(cols, kPerVec) + kPerVec - 1) / kPerVec : cols / kPerVec;
 }
 
 template <class Op, class T, int kPerVec, int kThreads, int kVecs, int kGroups, bool kPipelined = false,
@@ -628,15 +637,11 @@ BwdPlan plan_packs(const BwdArgs<T>& a, int64_t npack) {
   }
 }
 
-// a, dy and dx lie at one offset from a 16-byte boundary in every row (bases 16 bytes apart
-// modulo 16, pitches equal modulo 16 bytes): their rows share a window.
+// a, dy and dx lie at one offset from a 16-byte boundary in every row: their rows share a window.
 template <class T>
 bool rows_congruent(const BwdArgs<T>& a) {
-  const uintptr_t ba = reinterpret_cast<uintptr_t>(a.a), bdy = reinterpret_cast<uintptr_t>(a.dy),
-                  bdx = reinterpret_cast<uintptr_t>(a.dx);
   const int64_t b = int64_t(sizeof(T));
-  return (ba - bdy) % 16 == 0 && (ba - bdx) % 16 == 0 && (a.lda - a.lddy) * b % 16 == 0 &&
-         (a.lda - a.lddx) * b % 16 == 0;
+  return same_offset(a.a, a.lda, a.dy, a.lddy, b) && same_offset(a.a, a.lda, a.dx, a.lddx, b);
 }
 
 // 16-byte packs when every row is 16-byte aligned; for softmax (no parameters) also over the

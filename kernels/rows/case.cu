@@ -174,24 +174,11 @@ class RowCase final : public Case {
       if (want == kNegInf && have == kNegInf) want = have = 0;  // fully masked row: max is −inf
       return Sample{have, want, is_poison(bits)};
     });
-    CheckResult out = y;
-    out.ok = y.ok && st.ok;
-    out.rel_l2 = std::max(y.rel_l2, st.rel_l2);
-    out.unwritten += st.unwritten;
-    out.nonfinite += st.nonfinite;
-    if (!st.ok) out.detail += (out.detail.empty() ? "" : "; ") + std::string("saved statistics: ") + st.detail;
-    return out;
+    merge(y, st, "saved statistics");
+    return y;
   }
 
  private:
-  // A further check folded into the first: both must hold; the counts add up.
-  static void merge(CheckResult& into, const CheckResult& more, const char* what) {
-    into.ok = into.ok && more.ok;
-    into.unwritten += more.unwritten;
-    into.nonfinite += more.nonfinite;
-    if (!more.ok) into.detail += (into.detail.empty() ? "" : "; ") + std::string(what) + ": " + more.detail;
-  }
-
   // The host's e4m3 code of y·kFp8Scale (fp32 product, round to nearest even, saturating), and a
   // code's value back in y's units.
   static uint8_t encode_code(float y) {

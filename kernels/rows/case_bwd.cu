@@ -206,14 +206,6 @@ class RowBwdCase final : public Case {
     return o;
   }
 
-  static void merge(CheckResult& out, const CheckResult& more, const char* what) {
-    out.ok = out.ok && more.ok;
-    out.rel_l2 = std::max(out.rel_l2, more.rel_l2);
-    out.unwritten += more.unwritten;
-    out.nonfinite += more.nonfinite;
-    if (!more.ok) out.detail += (out.detail.empty() ? "" : "; ") + std::string(what) + ": " + more.detail;
-  }
-
   rows::BwdPlan plan(const rows::BwdArgs<T>& a) const {
     switch (in_.kind) {
       case Kind::LayerNorm: return rows::layernorm_bwd_plan(a);

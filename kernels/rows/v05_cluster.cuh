@@ -33,8 +33,8 @@
 namespace sol::kernels::rows {
 
 // How rows are read and split: 16-byte packs over each row's aligned window when x and y lie at
-// the same offset from a 16-byte boundary in every row (bases 16 bytes apart modulo 16, pitches
-// equal modulo 16 bytes), single elements otherwise or when the window's extra pack does not fit.
+// the same offset from a 16-byte boundary in every row (same_offset), single elements otherwise or
+// when the window's extra pack does not fit.
 // A window spans cols elements where every row starts on a boundary and cols is a multiple of a
 // pack, at most cols + (pack − 1) otherwise; the split is made for the longest.
 struct ClusterLayout {
@@ -45,10 +45,9 @@ struct ClusterLayout {
 template <class T>
 ClusterLayout cluster_layout(const void* x, const void* y, int64_t cols, int64_t ldx, int64_t ldy, int cc) {
   constexpr int64_t kVec = 16 / int64_t(sizeof(T)), kBytes = int64_t(sizeof(T));
-  const uintptr_t bx = reinterpret_cast<uintptr_t>(x), by = reinterpret_cast<uintptr_t>(y);
-  if ((bx - by) % 16 == 0 && (ldx - ldy) * kBytes % 16 == 0) {
-    const bool whole = bx % 16 == 0 && ldx * kBytes % 16 == 0 && cols % kVec == 0;
-    const ClusterSplit s = cluster_split(whole ? cols : cols + kVec - 1, kBytes, kVec, cc);
+  if (same_offset(x, ldx, y, ldy, kBytes)) {
+    const bool whole = reinterpret_cast<uintptr_t>(x) % 16 == 0 && ldx * kBytes % 16 == 0 && cols % kVec == 0;
+    const ClusterSplit s = cluster_split(whole ? cols : window_max_cols(cols, kVec), kBytes, kVec, cc);
     if (s.slices > 0) return {s, true, !whole};
   }
   return {cluster_split(cols, kBytes, 1, cc), false};

@@ -193,10 +193,16 @@ def _matmul_scales(a: torch.Tensor, scale_a: Optional[torch.Tensor], scale_b: Op
         _fail("fp8 matmul needs scale_a and scale_b: one-element fp32 tensors (the per-tensor dequantization "
               "scales; the product is scale_a·scale_b·a@b)")
     for name, t in (("scale_a", scale_a), ("scale_b", scale_b)):
-        if t.dtype != torch.float32 or t.numel() != 1:
-            _fail(f"matmul: {name} must be one fp32 element, got {t.dtype} of shape {tuple(t.shape)}")
-        if t.device != a.device:
-            _fail(f"matmul: {name} is on {t.device} and a on {a.device}; give them one device")
+        _one_fp32("matmul", name, t, a, "a")
+
+
+def _one_fp32(op: str, name: str, t: Any, like: Any, like_name: str) -> None:
+    """A per-tensor scale: one fp32 element, on like's device (like: a torch tensor, or None)."""
+    if not isinstance(t, torch.Tensor) or t.dtype != torch.float32 or t.numel() != 1:
+        _fail(f"{op}: {name} must be a one-element fp32 tensor, got {getattr(t, 'dtype', type(t).__name__)} of "
+              f"shape {tuple(getattr(t, 'shape', ()))}")
+    if isinstance(like, torch.Tensor) and t.device != like.device:
+        _fail(f"{op}: {name} is on {t.device} and {like_name} on {like.device}; give them one device")
 
 
 def _matmul_args(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, shapes: tuple,
@@ -425,8 +431,7 @@ def _norm_run(kind: str, x, weight, bias, eps: float, save: bool, dev: int = -1,
     dev = _cuda(x, weight, bias, residual) if dev < 0 else dev
     x2, ldx = _as_rows(x, cols)
     codes = None
-    if fp8_scale is not None:
-        _fp8_scale(kind, fp8_scale, x)
+    if fp8_scale is not None:  # checked by _norm_codes
         codes = torch.empty_like(x, dtype=torch.float8_e4m3fn, memory_format=torch.contiguous_format)
     y = _like(x, dev) if codes is None else None
     mean = _empty((rows,), torch.float32, dev) if save and kind == "layernorm" else None
@@ -446,17 +451,10 @@ def _norm_run(kind: str, x, weight, bias, eps: float, save: bool, dev: int = -1,
     return (y if codes is None else codes), mean, rstd, s
 
 
-def _fp8_scale(kind: str, scale, x) -> None:
-    """The e4m3 output's quantization scale: one fp32 element on x's device."""
-    if not isinstance(scale, torch.Tensor) or scale.dtype != torch.float32 or scale.numel() != 1:
-        _fail(f"{kind}: fp8_scale must be a one-element fp32 tensor (the e4m3 codes are y·fp8_scale), "
-              f"got {getattr(scale, 'dtype', type(scale).__name__)}")
-    if scale.device != x.device:
-        _fail(f"{kind}: fp8_scale is on {scale.device} and x on {x.device}; give them one device")
-
-
 def _norm_codes(kind: str, x, weight, bias, eps: float, residual, fp8_scale):
-    """The norms' e4m3 output: eager CUDA calls that record no gradient only (the codes have none)."""
+    """The norms' e4m3 output (codes = y·fp8_scale): eager CUDA calls that record no gradient only
+    (the codes have none)."""
+    _one_fp32(kind, "fp8_scale", fp8_scale, x, "x")
     dev = _direct(x, residual, weight, bias, fp8_scale)
     if dev < 0:
         _fail(f"{kind} with fp8_scale: the e4m3 codes carry no gradient and have no torch.compile op; call it "
