@@ -97,6 +97,12 @@ def main() -> None:
         "torch_custom_op_empty_like": lambda: torch.ops.sol_bench.empty_like(x),
         "torch_empty_like": lambda: torch.empty_like(x),
         "torch_rms_norm": lambda: F.rms_norm(x, (64,), w, 1e-6),
+        # The eager path's pieces, each alone, in the order sol.ops.rmsnorm runs them: where the
+        # time over the kernel entry goes.
+        "path_dispatcher_checks": lambda: ops._direct(x, w),
+        "path_shape_checks": lambda: (ops._rows("x", x), ops._param("weight", w, x, 64), ops._as_rows(x, 64)),
+        "path_output_alloc": lambda: ops._like(x, device),
+        "path_stream_lookup": lambda: ops._raw_stream(device),
     }
     results = {name: per_call(fn, a.calls, a.rounds) for name, fn in cases.items()}
     base = results["kernels_entry"]["median_s"]
@@ -108,6 +114,7 @@ def main() -> None:
            "sol_ops_over_kernels_entry_s": over,
            "sol_custom_op_over_kernels_entry_s": results["sol_custom_op_rmsnorm"]["median_s"] - base,
            "torch_custom_op_dispatch_s": results["torch_custom_op_nothing"]["median_s"],
+           "path_s": {k[len("path_"):]: r["median_s"] for k, r in results.items() if k.startswith("path_")},
            "target_over_kernels_entry_s": TARGET_S, "meets_target": over <= TARGET_S}
     path = common.write(gpu, "overhead", doc, a.out)
     for name, r in results.items():
