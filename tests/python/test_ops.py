@@ -309,8 +309,8 @@ def test_fp8_matmul_takes_both_scales_and_nothing_else_does(cpu):
     assert cpu.calls[-1][1][14:16] == (0, 0)  # no scales outside fp8
     for call, text in [(lambda: ops.matmul(a, b), "needs scale_a and scale_b"),
                        (lambda: ops.matmul(a, b, scale_b=sb), "needs scale_a and scale_b"),
-                       (lambda: ops.matmul(a, b, scale_a=sa.double(), scale_b=sb), "scale_a must be one fp32"),
-                       (lambda: ops.matmul(a, b, scale_a=sa, scale_b=torch.ones(2)), "scale_b must be one fp32"),
+                       (lambda: ops.matmul(a, b, scale_a=sa.double(), scale_b=sb), "scale_a must be a one-element fp32"),
+                       (lambda: ops.matmul(a, b, scale_a=sa, scale_b=torch.ones(2)), "scale_b must be a one-element fp32"),
                        (lambda: ops.matmul(a.to(BF16), b.to(BF16), scale_a=sa, scale_b=sb), "apply to fp8")]:
         with pytest.raises(sol.Error, match=text):
             call()
