@@ -172,6 +172,7 @@ Outputs run_fused(Inputs& s, bool graph = false) {
   DevBuf dDh(size_t(p.rows * lddh * bytes_of(p.dtype))), dDw(s.dw0.bytes.size()), dLoss(size_t(p.rows) * 4), dRed(4);
   cudaMemset(dDh.get(), 0xFF, dDh.bytes());
   dDw.upload(s.dw0.bytes);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // before a call on a stream that does not wait for these
   LinearCrossEntropyArgs a{.dtype = p.dtype, .rows = p.rows, .hidden = p.hidden, .vocab = p.vocab, .h = s.dH.get(),
                            .ldh = s.ldh, .w = s.dW.get(), .ldw = s.ldw, .labels = s.dLabels.get(), .label_type = p.labels,
                            .ignore_index = kIgnore, .label_smoothing = p.smoothing, .reduction = p.reduction,
@@ -193,6 +194,7 @@ Outputs run_fused(Inputs& s, bool graph = false) {
     EXPECT_EQ(cudaStreamSynchronize(st), cudaSuccess);
     dDw.upload(s.dw0.bytes);  // the replay starts from the same dW
     cudaMemset(dDh.get(), 0xFF, dDh.bytes());
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     cudaGraph_t g = nullptr;
     cudaGraphExec_t exec = nullptr;
     EXPECT_EQ(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), cudaSuccess);
