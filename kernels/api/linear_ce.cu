@@ -307,12 +307,13 @@ Choice explain_linear_cross_entropy(const LinearCrossEntropyArgs& args) {
   add(ce_choice(a, r.chunk, logits, p.layout.pitch, cc), ce_choice(a, last, logits, p.layout.pitch, cc));
   if (a.dh) add(explain_matmul(full.dh), explain_matmul(tail.dh));
   if (a.dw) add(explain_matmul(full.dw), explain_matmul(tail.dw));
-  out.implementation = "linear_cross_entropy: " + text(r.chunks) + (r.chunks == 1 ? " chunk of " : " chunks of ") +
-                       text(r.chunk) + (r.chunk == 1 ? " row: " : " rows: ") + parts;
+  out.implementation = "linear_ce/dispatch";  // the registry's name of this entry (kernels/linear_ce)
   const double unfused = double(lce::lce_unfused_bytes(p.shape, p.layout.total - p.layout.gemm));
   const std::string memory = r.memory > 0 ? text(r.memory) + " rows, the most within 1/8 of the unfused path's memory"
                                           : "not 128 rows within 1/8 of the unfused path's memory";
   out.reason =
+      text(r.chunks) + (r.chunks == 1 ? " chunk of " : " chunks of ") + text(r.chunk) + (r.chunk == 1 ? " row: " : " rows: ") +
+      parts + "; " +
       (r.requested ? "chunk_rows = " + text(a.chunk_rows) + " as asked"
                    : "the rule: max(" + text(r.ridge) + " rows, where dW's accumulation (2·chunk FLOP per 8 bytes of C) "
                          "reaches the " + p.gpu->name + "'s " + num(p.ridge, 3) + " FLOP/B; " + memory +

@@ -183,7 +183,8 @@ Outputs run_fused(Inputs& s, bool graph = false) {
   const size_t bytes = linear_cross_entropy_workspace_size(a);
   DevBuf work(bytes);
   const Choice choice = explain_linear_cross_entropy(a);
-  EXPECT_NE(choice.implementation.find("linear_cross_entropy: "), std::string::npos) << choice.implementation;
+  EXPECT_EQ(choice.implementation, "linear_ce/dispatch");
+  EXPECT_NE(choice.reason.find(" rows: "), std::string::npos) << choice.reason;
   EXPECT_GT(choice.predicted_s, 0);
   if (!graph) {
     linear_cross_entropy(a, work.get(), bytes, nullptr);
@@ -515,7 +516,9 @@ TEST(ApiLinearCrossEntropyChecks, WorkspaceSizeAndExplainFollowTheRule) {
   if (!gpu) {  // the H200's rule: 9 chunks of 1920 rows, cuBLASLt's 32 MiB for every GEMM
     EXPECT_EQ(bytes, kernels::api::lce_layout(shape, 1920, kernels::gemm::tc::kLtWorkspaceBytes).total);
     const Choice c = explain_linear_cross_entropy(a);
-    EXPECT_NE(c.implementation.find("9 chunks of 1920 rows"), std::string::npos) << c.implementation;
+    EXPECT_EQ(c.implementation, "linear_ce/dispatch");
+    EXPECT_EQ(c.reason.rfind("9 chunks of 1920 rows: ", 0), 0u) << c.reason;
+    EXPECT_NE(c.reason.find("crossentropy/v02_one_read_bf16"), std::string::npos) << c.reason;
     EXPECT_NE(c.reason.find("896 rows"), std::string::npos) << c.reason;
     EXPECT_NE(c.reason.find("no GPU visible"), std::string::npos) << c.reason;
     EXPECT_GT(c.predicted_s, 0);
@@ -524,7 +527,7 @@ TEST(ApiLinearCrossEntropyChecks, WorkspaceSizeAndExplainFollowTheRule) {
   a.chunk_rows = 1;
   a.loss = nullptr;
   const Choice one = explain_linear_cross_entropy(a);
-  EXPECT_NE(one.implementation.find("16384 chunks of 1 row:"), std::string::npos) << one.implementation;
+  EXPECT_NE(one.reason.find("16384 chunks of 1 row:"), std::string::npos) << one.reason;
   EXPECT_NE(one.reason.find("chunk_rows = 1 as asked"), std::string::npos) << one.reason;
   EXPECT_GT(linear_cross_entropy_workspace_size(a), size_t(a.rows) * 4);
 }
