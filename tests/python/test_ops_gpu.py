@@ -326,8 +326,10 @@ def lce_float64(h, w, labels, smoothing, reduction):
     return (loss, *torch.autograd.grad(loss, [hd, wd]))
 
 
-# The logits and dlogits are stored in the dtype (one rounding each), as F.linear's output would be.
+# The logits and dlogits are stored in the dtype (one rounding each), as F.linear's output would be: a
+# logit of about 2 is off by up to 2^-8 (bf16), which moves a row's loss of about log(vocab) by as much.
 LCE_TOL = {torch.bfloat16: 3e-2, torch.float16: 1e-2}
+LCE_LOSS_TOL = {torch.bfloat16: 1e-2, torch.float16: 3e-3}
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
@@ -339,7 +341,7 @@ def test_linear_cross_entropy_matches_float64(dtype, rows, hidden, vocab, reduct
     hg, wg = h.clone().requires_grad_(), w.clone().requires_grad_()
     loss = ops.linear_cross_entropy(hg, wg, labels, label_smoothing=smoothing, reduction=reduction)
     assert loss.shape == () and loss.dtype == torch.float32
-    assert abs(loss.item() - want.item()) <= 2e-3 * abs(want.item())
+    assert abs(loss.item() - want.item()) <= LCE_LOSS_TOL[dtype] * abs(want.item())
     loss.backward(torch.tensor(0.75, device=DEV))  # the saved gradients scaled by the upstream one
     for got, ref in ((hg.grad, want_dh), (wg.grad, want_dw)):
         assert got.dtype == dtype and torch.isfinite(got).all()
@@ -368,7 +370,7 @@ def test_linear_cross_entropy_per_row_and_no_grad():
     want, _, _ = lce_float64(h, w, labels, 0.0, "none")
     got = ops.linear_cross_entropy(h.view(1, 17, 520), w, labels.view(1, 17), reduction="none")
     assert got.shape == (1, 17) and got.dtype == torch.float32
-    assert rel_l2(got.view(17), want) <= 2e-3
+    assert rel_l2(got.view(17), want) <= LCE_LOSS_TOL[torch.bfloat16]
     with pytest.raises(sol.Error, match="no backward"):
         ops.linear_cross_entropy(h.requires_grad_(), w, labels, reduction="none")
     with torch.no_grad():  # the loss alone: nothing saved, no gradient computed
