@@ -18,6 +18,7 @@
 #include "kernels/elementwise/case.hpp"
 #include "kernels/gemm/fp32/case.hpp"
 #include "kernels/gemm/gemv/case.hpp"
+#include "kernels/linear_ce/case.hpp"
 #include "kernels/rows/case.hpp"
 #include "kernels/rows/case_bwd.hpp"
 #include "kernels/precision/case.hpp"
@@ -715,6 +716,30 @@ void add_crossentropy(std::vector<Variant>& all) {
                       kCeTest));
 }
 
+// ---- linear_ce: the LM head and its cross-entropy, forward and gradients -------------------------------
+// Bench: a training step's tokens × hidden × the model set's vocabularies, the headline 16384 tokens of
+// a Llama-3 8B head (4096 × 128256). Tests: tiny, odd and prime sizes, ignored rows, smoothing, chunks
+// of a few rows (the rule's chunk is the whole of these rows).
+const Texts kLceBench = {"rows=16384,hidden=4096,vocab=128256", "rows=8192,hidden=4096,vocab=128256",
+                         "rows=4096,hidden=4096,vocab=128256",  "rows=16384,hidden=4096,vocab=151936",
+                         "rows=16384,hidden=4096,vocab=50257",  "rows=16384,hidden=2048,vocab=32000"};
+const Texts kLceTest = {"rows=1,hidden=64,vocab=7",          "rows=1,hidden=4096,vocab=1",
+                        "rows=17,hidden=520,vocab=32000,ignore=3", "rows=1000,hidden=64,vocab=50257,smooth=100",
+                        "rows=300,hidden=4096,vocab=7,chunk=7", "rows=17,hidden=520,vocab=50257,chunk=5,ignore=4,smooth=50"};
+
+void add_linear_ce(std::vector<Variant>& all) {
+  using V = kernels::linear_ce::Version;
+  const char* f = "linear_ce";
+  all.push_back(dispatch_entry(f, V::dispatch, 80,
+                               "sol::linear_cross_entropy (the public API): chunks of rows, one chunk's logits at a "
+                               "time in the workspace, dW accumulated over the chunks",
+                               kLceBench, kLceTest));
+  all.push_back(entry(f, V::v01_unfused, "v01_unfused", 1, 80,
+                      "sol's entries one after another: sol::matmul into all rows × vocab logits, sol::cross_entropy "
+                      "in place, sol::matmul for dh and for dW",
+                      kLceBench, kLceTest));
+}
+
 // ==== gemm_fp32: the fp32 matrix-multiply ladder, C = 1.25·A·B + beta·C ===========
 const Texts kSgemmBench = {"m=4096,n=4096,k=4096", "m=1024,n=1024,k=1024", "m=2048,n=2048,k=2048",
                            "m=8192,n=8192,k=8192", "m=1023,n=1023,k=1023", "m=1025,n=1025,k=1025",
@@ -772,6 +797,7 @@ const std::vector<Variant>& registry() {
 #endif
     add_rows_bwd(v);     // fusion block (backward)
     add_crossentropy(v);
+    add_linear_ce(v);
 #ifdef SOL_WITH_CUDA
     add_attention(v);
 #endif

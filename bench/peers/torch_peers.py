@@ -635,6 +635,58 @@ def crossentropy_peers(torch, timer, device, dims, costs):
 FAMILIES.update({"crossentropy": crossentropy_peers})
 
 
+# ---- linear_ce: F.linear + F.cross_entropy forward and backward (a training step's LM head) -------------------
+# The timed call is the forward and torch.autograd.grad of the mean loss with respect to h and W: eager
+# (all rows × vocab logits, then their gradient) or with the forward torch.compile'd (its compiled
+# backward). h and W live in one flat bf16 tensor (run_peer rotates one input per set), W scaled by
+# 0.65/√hidden as the Case scales it; labels: torch's own draw, every ignore-th −100; smoothing ε =
+# smooth/1000. Checked against the same in fp32 (loss, dh and dW: the worst); FLOPs and bytes of sol's
+# v01_unfused, which holds all the logits as these do.
+def linear_ce_peers(torch, timer, device, dims, costs):
+    d = dict(dims)
+    known = {"rows", "hidden", "vocab", "chunk", "smooth", "ignore"}
+    if any(k not in d for k in ("rows", "hidden", "vocab")) or any(k not in known for k in d):
+        fail(2, f"shape '{shape_str(dims)}' does not fit linear_ce: give rows=N,hidden=N,vocab=N[,chunk,smooth,ignore]")
+    rows, hidden, vocab = d["rows"], d["hidden"], d["vocab"]
+    F = torch.nn.functional
+    eps, every = d.get("smooth", 0) / 1000, d.get("ignore", 0)
+    labels = torch.randint(0, vocab, (rows,), device=device)
+    if every > 0:
+        labels[every - 1 :: every] = -100
+
+    def make():
+        x = random_signed(torch, rows * hidden + vocab * hidden, device)
+        x[rows * hidden :].mul_(0.65 / math.sqrt(hidden))
+        return x.to(torch.bfloat16)
+
+    def split(x):
+        return x[: rows * hidden].view(rows, hidden), x[rows * hidden :].view(vocab, hidden)
+
+    def loss_of(h, w):
+        return F.cross_entropy(F.linear(h, w), labels, ignore_index=-100, label_smoothing=eps)
+
+    def step(fwd, dtype=None):
+        def fn(x):
+            h, w = (t.detach().to(dtype or t.dtype).requires_grad_() for t in split(x))
+            loss = fwd(h, w)
+            return (loss.detach(), *torch.autograd.grad(loss, (h, w)))
+        return fn
+
+    cost = costs.of("v01_unfused")
+    note = "timed: the forward and autograd.grad of the mean loss for h and W (loss, dh, dW checked)"
+    yield run_peer(torch, timer, "linear_ce", "peer:torch.F.linear_cross_entropy_bf16",
+                   "F.linear + F.cross_entropy forward + backward on bf16 h and W (eager autograd)", dims, make,
+                   step(loss_of), step(loss_of, torch.float32), cost, 3e-2, note, dtype="bf16", unit="matrix")
+    if OPTIONS["compile"]:
+        yield run_peer(torch, timer, "linear_ce", "peer:torch.compile_linear_cross_entropy_bf16",
+                       "torch.compile(F.linear + F.cross_entropy) forward + its compiled backward on bf16 h and W",
+                       dims, make, step(torch.compile(loss_of)), step(loss_of, torch.float32), cost, 3e-2,
+                       note + "; compile time excluded", dtype="bf16", unit="matrix")
+
+
+FAMILIES.update({"linear_ce": linear_ce_peers})
+
+
 # ---- gemm_fp32: torch.matmul on fp32, TF32 off (the fp32 peer) and on (…_tf32) ------------------------
 def gemm_fp32_peers(torch, timer, device, dims, costs):
     m, n, k = dims_of(dims, "gemm_fp32", "m", "n", "k")

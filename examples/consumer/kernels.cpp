@@ -335,6 +335,49 @@ void check_cross_entropy() {
   expect_close("cross_entropy dlogits", dDx.read(), dx, 1e-5);
 }
 
+// logits = h·Wᵀ (rounded to bf16), their cross-entropy as above (row 2 ignored), dh = dlogits·W and
+// dW = dlogitsᵀ·h with dlogits rounded to bf16, in chunks of 4 rows (two chunks; dW accumulates).
+void check_linear_cross_entropy() {
+  const int64_t hidden = 40;
+  const Floats h = random_values(kRows * hidden, 15), w = random_values(kCols * hidden, 16);
+  std::vector<int64_t> labels(kRows);
+  for (int64_t r = 0; r < kRows; ++r) labels[size_t(r)] = r == 2 ? -100 : (r * 53 + 11) % kCols;
+  const Device<Bf16> dH(to_bf16(h)), dW(to_bf16(w));
+  const Device<int64_t> dL(labels);
+  Device<float> dLoss(kRows), dMean(1), dGradW(w.size());
+  Device<Bf16> dGradH(h.size());
+  sol::LinearCrossEntropyArgs a{.rows = kRows, .hidden = hidden, .vocab = kCols, .h = dH.ptr, .w = dW.ptr,
+                                .labels = dL.ptr, .loss = dLoss.ptr, .loss_reduced = dMean.ptr, .dh = dGradH.ptr,
+                                .dw = dGradW.ptr, .chunk_rows = 4};
+  Workspace ws(sol::linear_cross_entropy_workspace_size(a));
+  std::printf("linear_cross_entropy runs "), show(sol::explain_linear_cross_entropy(a));
+  sol::linear_cross_entropy(a, ws.ptr(), ws.bytes, nullptr);
+  Doubles loss(kRows, 0.0), mean(1, 0.0), dh(h.size(), 0.0), dw(w.size(), 0.0);
+  for (int64_t r = 0; r < kRows; ++r) {
+    if (labels[size_t(r)] < 0) continue;
+    Doubles z(kCols);
+    for (int64_t c = 0; c < kCols; ++c) {
+      double dot = 0;
+      for (int64_t k = 0; k < hidden; ++k) dot += double(h[r * hidden + k]) * w[c * hidden + k];
+      z[size_t(c)] = from_bf16(to_bf16(float(dot)));
+    }
+    const double mx = *std::max_element(z.begin(), z.end());
+    double sum = 0;
+    for (double v : z) sum += std::exp(v - mx);
+    const double lse = mx + std::log(sum);
+    loss[size_t(r)] = lse - z[size_t(labels[size_t(r)])];
+    mean[0] += loss[size_t(r)] / double(kRows - 1);
+    for (int64_t c = 0; c < kCols; ++c) {
+      const double g = from_bf16(to_bf16(float((std::exp(z[size_t(c)] - lse) - (c == labels[size_t(r)])) / double(kRows - 1))));
+      for (int64_t k = 0; k < hidden; ++k) dh[r * hidden + k] += g * w[c * hidden + k], dw[c * hidden + k] += g * h[r * hidden + k];
+    }
+  }
+  expect_close("linear_cross_entropy loss", dLoss.read(), loss, 1e-3);
+  expect_close("linear_cross_entropy mean", dMean.read(), mean, 1e-3);
+  expect_close("linear_cross_entropy dh", from_bf16(dGradH.read()), dh, 1e-2);
+  expect_close("linear_cross_entropy dW", dGradW.read(), dw, 1e-2);
+}
+
 // ---- MX quantization: both orientations of a 40 × 70 bf16 tensor (blocks cut short at the edges) ----
 void check_mx() {
   namespace fmt = sol::formats;
@@ -392,6 +435,7 @@ int main() {
     check_norm(true);
     check_softmax();
     check_cross_entropy();
+    check_linear_cross_entropy();
     check_mx();
     check_copy();
     // An argument the API cannot serve is a sol::Error before anything launches.

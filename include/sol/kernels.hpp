@@ -281,6 +281,54 @@ size_t cross_entropy_workspace_size(const CrossEntropyArgs& args);
 Choice explain_cross_entropy(const CrossEntropyArgs& args);
 void cross_entropy(const CrossEntropyArgs& args, void* workspace, size_t workspace_bytes, cudaStream_t stream);
 
+// ---- linear + cross-entropy: the LM head and its loss, chunked --------------------------------------
+// logits = h·Wᵀ (h: rows × hidden, W: vocab × hidden, nn.Linear's weight), then cross_entropy's
+// loss of those logits (its formulas, labels, ignore_index, smoothing, reductions and NaN for a bad
+// label), and where asked its gradients dh = dlogits·W and dW = dlogitsᵀ·h, with dlogits as
+// cross_entropy defines them (grad_scale: the upstream gradient of the reduced loss; Mean divides
+// by the rows not ignored in the whole call). The rows run in chunks: only one chunk's logits
+// (chunk × vocab, dlogits written over them) exist at a time, in the workspace, never all rows × vocab.
+// Per chunk: sol::matmul (logits), the cross-entropy rows, sol::matmul (dh rows), sol::matmul (dW
+// accumulated, fp32 accumulation in the GEMM). chunk_rows = 0 takes the rule of
+// kernels/api/linear_ce_plan.hpp: the larger of the rows at which the dW accumulation is compute-bound
+// on this GPU (4 × its FLOP per HBM byte) and the most rows whose workspace is within 1/8 of the unfused
+// path's memory, spread evenly over the chunks; explain_linear_cross_entropy states both and the memory.
+// dtype ∈ {bf16, f16} for h, W, the logits and dh; dW is fp32 (dw_type f32) or dtype (each chunk's
+// GEMM then rounds dW to dtype once: one rounding per chunk, half the memory). dW is overwritten, or
+// added into with dw_accumulate (a gradient accumulation buffer). dh is overwritten. Pitches in
+// elements, 0: hidden. Outputs given as nullptr are not computed (no dh and no dW: the forward alone).
+// Per-row upstream gradients (PyTorch's reduction "none" with a backward) are not served: dh and dW
+// are those of the reduced loss. Asynchronous on the stream and graph-capturable: the count for Mean
+// is computed on the device, nothing is read back, nothing allocated.
+struct LinearCrossEntropyArgs {
+  DType dtype = DType::bf16;
+  int64_t rows = 0, hidden = 0, vocab = 0;
+  const void* h = nullptr;  // rows × hidden
+  int64_t ldh = 0;
+  const void* w = nullptr;  // vocab × hidden
+  int64_t ldw = 0;
+  const void* labels = nullptr;  // rows of int32 or int64
+  IndexType label_type = IndexType::i64;
+  int64_t ignore_index = -100;
+  float label_smoothing = 0.f;  // ε ∈ [0, 1]
+  Reduction reduction = Reduction::Mean;
+  float grad_scale = 1.f;         // the upstream gradient of the reduced loss (dh and dW)
+  float* loss = nullptr;          // rows fp32, or nullptr
+  float* loss_reduced = nullptr;  // 1 fp32, or nullptr
+  void* dh = nullptr;             // rows × hidden in dtype, or nullptr
+  int64_t lddh = 0;
+  void* dw = nullptr;             // vocab × hidden in dw_type, or nullptr
+  int64_t lddw = 0;
+  DType dw_type = DType::f32;     // f32, or dtype
+  bool dw_accumulate = false;     // false: dW = the gradient; true: dW += the gradient
+  int64_t chunk_rows = 0;         // rows per chunk; 0: the rule's
+};
+
+size_t linear_cross_entropy_workspace_size(const LinearCrossEntropyArgs& args);
+Choice explain_linear_cross_entropy(const LinearCrossEntropyArgs& args);
+void linear_cross_entropy(const LinearCrossEntropyArgs& args, void* workspace, size_t workspace_bytes,
+                          cudaStream_t stream);
+
 // ---- MX (OCP microscaling) quantization -----------------------------------------------------------
 // x: rows × cols bf16, row-major, packed. Codes keep x's layout (one byte per element); scales are
 // e8m0, row-major: rowwise (1×32 blocks along a row) rows × ⌈cols/32⌉, columnwise (32×1 blocks down

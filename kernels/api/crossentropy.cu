@@ -43,12 +43,7 @@ CrossEntropyArgs checked(const CrossEntropyArgs& in) {
   if (a.vocab > std::numeric_limits<int32_t>::max())  // a column index is 32 bits (kernels/crossentropy)
     refuse("vocab = " + std::to_string(a.vocab) + " is more than 2^31 − 1", "split the vocabulary");
   if (!a.logits) refuse("logits is nullptr", "pass a device pointer for logits");
-  if (!a.labels) refuse("labels is nullptr", "pass a device pointer for labels (rows of int32 or int64)");
-  if (a.label_type != IndexType::i32 && a.label_type != IndexType::i64) refuse("label_type is not i32 or i64", "use IndexType");
-  if (a.reduction != Reduction::Mean && a.reduction != Reduction::Sum) refuse("reduction is not Mean or Sum", "use Reduction");
-  if (!(a.label_smoothing >= 0.f && a.label_smoothing <= 1.f))
-    refuse("label_smoothing = " + std::to_string(a.label_smoothing) + " is outside [0, 1]", "give ε in [0, 1] (0: none)");
-  if (!std::isfinite(a.grad_scale)) refuse("grad_scale is not finite", "give the upstream gradient (1 for the loss itself)");
+  api::check_loss_args(kOp, a.labels, a.label_type, a.reduction, a.label_smoothing, a.grad_scale);
   if (!a.loss && !a.loss_reduced && !a.dlogits)
     refuse("no output: loss, loss_reduced and dlogits are all nullptr", "pass at least one of them");
   for (auto [ld, name] : {std::pair{&a.ldlogits, "ldlogits"}, std::pair{&a.lddlogits, "lddlogits"}}) {

@@ -1,16 +1,18 @@
 #pragma once
-// Small pieces the public entries share: the current device's compute
-// capability, the storage type of a dtype, workspace alignment, times in reasons.
+// Small pieces the public entries share: the current device's compute capability, the storage type
+// of a dtype, workspace alignment, the loss's argument checks, times in reasons.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "sol/core/dtype.hpp"
 #include "sol/core/error.hpp"
+#include "sol/kernels.hpp"
 
 namespace sol::api {
 
@@ -70,6 +72,19 @@ inline std::string cc_text(int cc) { return "sm_" + std::to_string(cc); }
 
 // Bytes rounded up to 256, so that consecutive workspace pieces stay aligned.
 constexpr size_t align256(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// The labels and the loss's parameters, as cross_entropy and linear_cross_entropy take them: a
+// sol::Error (BadInput) whose message starts with `op` for the first one that is wrong.
+inline void check_loss_args(const char* op, const void* labels, IndexType label_type, Reduction reduction,
+                            float label_smoothing, float grad_scale) {
+  const auto refuse = [op](const std::string& what, const std::string& fix) { bad_input(std::string(op) + ": " + what, fix); };
+  if (!labels) refuse("labels is nullptr", "pass a device pointer for labels (rows of int32 or int64)");
+  if (label_type != IndexType::i32 && label_type != IndexType::i64) refuse("label_type is not i32 or i64", "use IndexType");
+  if (reduction != Reduction::Mean && reduction != Reduction::Sum) refuse("reduction is not Mean or Sum", "use Reduction");
+  if (!(label_smoothing >= 0.f && label_smoothing <= 1.f))
+    refuse("label_smoothing = " + std::to_string(label_smoothing) + " is outside [0, 1]", "give ε in [0, 1] (0: none)");
+  if (!std::isfinite(grad_scale)) refuse("grad_scale is not finite", "give the upstream gradient (1 for the loss itself)");
+}
 
 // "12.5 µs": a time for a reason line.
 inline std::string us_text(double seconds) {

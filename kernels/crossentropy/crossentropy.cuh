@@ -113,14 +113,21 @@ void count_valid(const CeArgs<T>& a, cudaStream_t stream);
 template <class T>
 void reduce_loss(const CeArgs<T>& a, cudaStream_t stream);
 
+// A run: the count, the rows, the reduction. *_rows: the rows alone, for a caller that counts and
+// reduces over more rows than one launch covers (sol::linear_cross_entropy's chunks): a.n_valid
+// holds its count and a.loss_reduced is not written.
 template <class T>
 void passes_run(const CeArgs<T>& a, cudaStream_t stream);
+template <class T>
+void passes_rows(const CeArgs<T>& a, cudaStream_t stream);
 // The one-read rung's plan on a GPU of compute capability cc (main.func nullptr: the row does not
 // fit the cluster's shared memory) and its run.
 template <class T>
 rows::ClusterPlan one_read_plan(const CeArgs<T>& a, int cc);
 template <class T>
 void one_read_run(const rows::ClusterPlan& p, const CeArgs<T>& a, cudaStream_t stream);
+template <class T>
+void one_read_rows(const rows::ClusterPlan& p, const CeArgs<T>& a, cudaStream_t stream);
 
 // Scratch both rungs share, carved from one buffer: n_valid, then rows floats of per-row losses
 // (when the caller keeps none), then v01's row max and Σexp.
@@ -140,7 +147,5 @@ inline CeWorkspace ce_workspace(void* base, int64_t rows) {
   return {reinterpret_cast<int*>(p), reinterpret_cast<float*>(p + 256), reinterpret_cast<float*>(p + 256 + piece),
           reinterpret_cast<float*>(p + 256 + 2 * piece)};
 }
-
-
 
 }  // namespace sol::kernels::crossentropy

@@ -60,10 +60,9 @@ __global__ void __launch_bounds__(kThreads) dlogits_pass_kernel(CeArgs<T> a) {
 }  // namespace
 
 template <class T>
-void passes_run(const CeArgs<T>& a, cudaStream_t stream) {
+void passes_rows(const CeArgs<T>& a, cudaStream_t stream) {
   const unsigned grid = unsigned(std::min<int64_t>(a.rows, std::numeric_limits<int32_t>::max()));
   if (grid == 0) return;
-  count_valid(a, stream);
   max_pass_kernel<T><<<grid, kThreads, 0, stream>>>(a);
   SOL_LAUNCH_CHECK();
   sum_pass_kernel<T><<<grid, kThreads, 0, stream>>>(a);
@@ -72,11 +71,20 @@ void passes_run(const CeArgs<T>& a, cudaStream_t stream) {
     dlogits_pass_kernel<T><<<grid, kThreads, 0, stream>>>(a);
     SOL_LAUNCH_CHECK();
   }
+}
+
+template <class T>
+void passes_run(const CeArgs<T>& a, cudaStream_t stream) {
+  if (a.rows == 0) return;
+  count_valid(a, stream);
+  passes_rows(a, stream);
   reduce_loss(a, stream);
 }
 
 template void passes_run<float>(const CeArgs<float>&, cudaStream_t);
 template void passes_run<__nv_bfloat16>(const CeArgs<__nv_bfloat16>&, cudaStream_t);
 template void passes_run<__half>(const CeArgs<__half>&, cudaStream_t);
+template void passes_rows<__nv_bfloat16>(const CeArgs<__nv_bfloat16>&, cudaStream_t);
+template void passes_rows<__half>(const CeArgs<__half>&, cudaStream_t);
 
 }  // namespace sol::kernels::crossentropy

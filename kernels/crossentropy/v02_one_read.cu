@@ -16,11 +16,23 @@ rows::ClusterPlan one_read_plan(const CeArgs<T>& a, int cc) {
   return rows::plan_cluster_rows<CrossEntropyClusterOp, T>(a, layout);
 }
 
+namespace {
+void require_fit(const rows::ClusterPlan& p, int64_t cols) {
+  if (!p.main.func)
+    failure("cross-entropy one read: a row of " + std::to_string(cols) + " logits does not fit the cluster",
+            "use the passes rung (v01) for such vocabularies");
+}
+}  // namespace
+
+template <class T>
+void one_read_rows(const rows::ClusterPlan& p, const CeArgs<T>& a, cudaStream_t stream) {
+  require_fit(p, a.cols);
+  rows::launch_cluster_rows(p, a, stream);
+}
+
 template <class T>
 void one_read_run(const rows::ClusterPlan& p, const CeArgs<T>& a, cudaStream_t stream) {
-  if (!p.main.func)
-    failure("cross-entropy one read: a row of " + std::to_string(a.cols) + " logits does not fit the cluster",
-            "use the passes rung (v01) for such vocabularies");
+  require_fit(p, a.cols);
   count_valid(a, stream);
   rows::launch_cluster_rows(p, a, stream);
   reduce_loss(a, stream);
@@ -32,5 +44,7 @@ template rows::ClusterPlan one_read_plan<__half>(const CeArgs<__half>&, int);
 template void one_read_run<float>(const rows::ClusterPlan&, const CeArgs<float>&, cudaStream_t);
 template void one_read_run<__nv_bfloat16>(const rows::ClusterPlan&, const CeArgs<__nv_bfloat16>&, cudaStream_t);
 template void one_read_run<__half>(const rows::ClusterPlan&, const CeArgs<__half>&, cudaStream_t);
+template void one_read_rows<__nv_bfloat16>(const rows::ClusterPlan&, const CeArgs<__nv_bfloat16>&, cudaStream_t);
+template void one_read_rows<__half>(const rows::ClusterPlan&, const CeArgs<__half>&, cudaStream_t);
 
 }  // namespace sol::kernels::crossentropy

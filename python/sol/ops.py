@@ -10,9 +10,10 @@
 
 Every op is a ``torch.library.custom_op`` with a fake (meta) implementation, so that
 ``torch.compile(fullgraph=True)`` traces through it, and an autograd formula where sol has a
-backward (matmul, attention, layernorm, rmsnorm, softmax). Kernels run on the current CUDA stream
-of the input's device; workspaces come from PyTorch's caching allocator. The functions also take
-any DLPack tensor (CuPy, JAX) and return the same kind. Errors are ``sol.Error`` with one line.
+backward (matmul, attention, layernorm, rmsnorm, softmax; linear_cross_entropy computes its
+gradients in the forward). Kernels run on the current CUDA stream of the input's device;
+workspaces come from PyTorch's caching allocator. The functions also take any DLPack tensor
+(CuPy, JAX) and return the same kind. Errors are ``sol.Error`` with one line.
 An eager call on CUDA tensors that records no gradient (no torch.compile, tracing, mode or functorch
 transform around it) skips the custom op's dispatch and launches at once, with the same checks and
 results; ``bench/python/overhead.py`` measures what a call costs over the C++ entry.
@@ -696,6 +697,103 @@ def _softmax_grad(ctx, dy):
 _softmax.register_autograd(_softmax_grad, setup_context=_softmax_setup)
 
 
+# ---- linear + cross-entropy: the LM head and its loss, chunked ----------------------------------------------
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _lce_shapes(h: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, label_smoothing: float,
+                reduction: str, chunk_rows: int) -> tuple[int, int, int, str]:
+    """(rows, hidden, vocab, dtype name) after the checks."""
+    if h.dim() < 1 or weight.dim() != 2:
+        _fail(f"linear_cross_entropy takes h [..., hidden] and weight [vocab, hidden], got {tuple(h.shape)} and "
+              f"{tuple(weight.shape)}")
+    vocab, hidden = weight.shape
+    if h.shape[-1] != hidden or hidden == 0 or vocab == 0:
+        _fail(f"linear_cross_entropy: h is {tuple(h.shape)} and weight {tuple(weight.shape)}: give h [..., hidden] "
+              "and weight [vocab, hidden] with hidden and vocab ≥ 1")
+    if h.dtype != weight.dtype:
+        _fail(f"linear_cross_entropy: h is {h.dtype} and weight {weight.dtype}; give both one type")
+    d = _dtype("h", h, ("bf16", "fp16"))
+    if labels.dtype not in (torch.int64, torch.int32) or tuple(labels.shape) != tuple(h.shape[:-1]):
+        _fail(f"linear_cross_entropy: labels are {tuple(labels.shape)} {labels.dtype}; h {tuple(h.shape)} needs "
+              f"int64 or int32 labels of shape {tuple(h.shape[:-1])}")
+    if reduction not in _REDUCTIONS:
+        _fail(f"linear_cross_entropy: reduction must be one of {', '.join(_REDUCTIONS)}, got '{reduction}'")
+    if not 0.0 <= label_smoothing <= 1.0:
+        _fail(f"linear_cross_entropy: label_smoothing = {label_smoothing} is outside [0, 1]")
+    if chunk_rows < 0:
+        _fail(f"linear_cross_entropy: chunk_rows = {chunk_rows} is negative (0: the rule's)")
+    return labels.numel(), hidden, vocab, d
+
+
+def _lce_args(h2: torch.Tensor, w: torch.Tensor, labels: torch.Tensor, shapes: tuple, ignore_index: int,
+              label_smoothing: float, reduction: str, chunk_rows: int, loss: Optional[torch.Tensor],
+              dh: Optional[torch.Tensor], dw: Optional[torch.Tensor]) -> tuple:
+    """linear_cross_entropy_direct's arguments but the last four: h2 [rows × hidden] with unit column stride,
+    w [vocab × hidden] likewise, labels packed; the loss reduced (mean, sum) or per row (none)."""
+    rows, hidden, vocab, d = shapes
+    per_row = reduction == "none"
+    return (d, rows, hidden, vocab, h2.data_ptr(), max(h2.stride(0), hidden), w.data_ptr(), max(w.stride(0), hidden),
+            labels.data_ptr(), "int64" if labels.dtype == torch.int64 else "int32", ignore_index, label_smoothing,
+            "sum" if per_row else reduction, 1.0, _ptr(loss) if per_row else 0, 0 if per_row else _ptr(loss), _ptr(dh),
+            hidden, _ptr(dw), hidden, d, False, chunk_rows)
+
+
+def _unit_columns(t: torch.Tensor, rows: int, cols: int) -> torch.Tensor:
+    """t as rows × cols with unit column stride: a view where it has one, else a packed copy."""
+    t2 = t.reshape(rows, cols)
+    unit = (t2.stride(1) == 1 or cols == 1) and (t2.stride(0) >= cols or rows == 1)  # not a broadcast row
+    return t2 if unit else t2.contiguous()
+
+
+def _lce_run(h: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, ignore_index: int, label_smoothing: float,
+             reduction: str, chunk_rows: int, want_dh: bool, want_dw: bool, dev: int = -1) -> tuple:
+    shapes = _lce_shapes(h, weight, labels, label_smoothing, reduction, chunk_rows)
+    dev = _cuda(h, weight, labels) if dev < 0 else dev
+    rows, hidden = shapes[:2]
+    loss = torch.empty(tuple(labels.shape) if reduction == "none" else (), dtype=torch.float32, device=_device(dev))
+    dh = _empty(tuple(h.shape), h.dtype, dev) if want_dh else _empty((0,), h.dtype, dev)
+    dw = _empty(tuple(weight.shape), weight.dtype, dev) if want_dw else _empty((0,), weight.dtype, dev)
+    if rows == 0:  # no token: PyTorch's mean of nothing is NaN, the sum 0; the gradients are 0
+        loss.fill_(float("nan") if reduction == "mean" else 0.0)
+        dw.zero_()
+        return loss, dh, dw
+    h2, w2 = _unit_columns(h, rows, hidden), _unit_columns(weight, *weight.shape)
+    _launch(_kernels.linear_cross_entropy_direct, dev,
+            *_lce_args(h2, w2, labels.reshape(rows).contiguous(), shapes, ignore_index, label_smoothing, reduction,
+                       chunk_rows, loss, dh if want_dh else None, dw if want_dw else None))
+    return loss, dh, dw
+
+
+@torch.library.custom_op("sol::linear_cross_entropy", mutates_args=())
+def _linear_cross_entropy(h: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, ignore_index: int,
+                          label_smoothing: float, reduction: str, chunk_rows: int, want_dh: bool,
+                          want_dw: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    return _lce_run(h, weight, labels, ignore_index, label_smoothing, reduction, chunk_rows, want_dh, want_dw)
+
+
+@_linear_cross_entropy.register_fake
+def _(h, weight, labels, ignore_index, label_smoothing, reduction, chunk_rows, want_dh, want_dw):
+    _lce_shapes(h, weight, labels, label_smoothing, reduction, chunk_rows)
+    loss = h.new_empty(tuple(labels.shape) if reduction == "none" else (), dtype=torch.float32)
+    return loss, h.new_empty(h.shape if want_dh else (0,)), weight.new_empty(weight.shape if want_dw else (0,))
+
+
+def _lce_setup(ctx, inputs, output):
+    ctx.save_for_backward(output[1], output[2])
+
+
+def _lce_grad(ctx, dloss, ddh, ddw):
+    """The gradients the forward computed, scaled by the reduced loss's upstream gradient."""
+    dh, dw = ctx.saved_tensors
+    gh = torch.mul(dh, dloss) if ctx.needs_input_grad[0] else None
+    gw = torch.mul(dw, dloss) if ctx.needs_input_grad[1] else None
+    return gh, gw, None, None, None, None, None, None, None
+
+
+_linear_cross_entropy.register_autograd(_lce_grad, setup_context=_lce_setup)
+
+
 # ---- MX quantization and copy (no backward) ---------------------------------------------------------------
 def _mx_shapes(x: torch.Tensor, elem: str, columnwise: bool) -> tuple[int, int, tuple[int, int]]:
     if x.dim() != 2 or x.dtype != torch.bfloat16:
@@ -946,6 +1044,38 @@ def copy(x: Any) -> Any:
     return _back(kind, _copy(_to_torch(x)))
 
 
+def linear_cross_entropy(h: Any, weight: Any, labels: Any, ignore_index: int = -100, label_smoothing: float = 0.0,
+                         reduction: str = "mean", chunk_rows: int = 0) -> Any:
+    """``F.cross_entropy(F.linear(h, weight), labels, ...)`` without the logits: h ``[..., hidden]`` and
+    weight ``[vocab, hidden]`` (nn.Linear's, bf16 or f16, one type), labels ``h.shape[:-1]`` of int64 or
+    int32; ``ignore_index``, ``label_smoothing`` and ``reduction`` (``"mean"``, ``"sum"``, ``"none"``) as
+    PyTorch's. The loss is fp32 (a 0-d tensor, or one per label for ``"none"``).
+
+    The rows run in chunks (``chunk_rows``; 0: sol's rule, :func:`explain` says which), so that only one
+    chunk's logits exist at a time (at 16384 tokens × 128256 classes, 0.5 GB in place of 4.2 GB of
+    bf16 logits and as much again of their gradient). Where a gradient is recorded, the same pass
+    computes dh and dW (as Liger-Kernel's fused linear cross-entropy does) and the backward scales them
+    by the loss's upstream gradient. The trade: the logits are computed once, not again in the
+    backward, but dh and dW (in h's and weight's types; dW is rounded once per chunk as it accumulates)
+    are held from the forward to the backward, and computed even if no backward follows — call it
+    under ``torch.no_grad()`` for the loss alone. ``reduction="none"`` has no backward (a per-row
+    upstream gradient does not exist yet when the gradients are computed)."""
+    dev = _direct(h, weight, labels)
+    args = (int(ignore_index), float(label_smoothing), reduction, int(chunk_rows))
+    if dev >= 0:
+        return _lce_run(h, weight, labels, *args, False, False, dev)[0]
+    kind = _kind(h)
+    ht, wt, lt = _to_torch(h), _to_torch(weight), _to_torch(labels)
+    grad = torch.is_grad_enabled()
+    want_dh, want_dw = grad and ht.requires_grad, grad and wt.requires_grad
+    if reduction == "none" and (want_dh or want_dw):
+        _fail("linear_cross_entropy: reduction='none' has no backward (its gradients are computed in the forward, "
+              "before a per-row upstream gradient exists): call it under torch.no_grad(), or reduce with "
+              "'mean' or 'sum'")
+    loss, _, _ = _linear_cross_entropy(ht, wt, lt, *args, want_dh, want_dw)
+    return _back(kind, loss)
+
+
 def _shape_text(**dims: int) -> str:
     """A registry shape ("rows=4096,cols=5120"): the dims a family's variants are measured at."""
     return ",".join(f"{k}={v}" for k, v in dims.items())
@@ -953,7 +1083,8 @@ def _shape_text(**dims: int) -> str:
 
 def explain(op: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
     """What the dispatcher would run for ``op`` (``"matmul"``, ``"attention"``, ``"layernorm"``,
-    ``"rmsnorm"``, ``"softmax"``) on these arguments, and why: a dict (implementation, reason,
+    ``"rmsnorm"``, ``"softmax"``, ``"linear_cross_entropy"``: h, weight, labels and its keywords; the
+    gradients where h or weight requires one) on these arguments, and why: a dict (implementation, reason,
     predicted_s, and shape: the call in the registry's shape syntax, so that
     ``sol.doctor(e["implementation"], e["shape"], measured=m)`` diagnoses a sol kernel's time).
     Runs nothing; the tensors must be on the GPU (their pointers are part of the question)."""
@@ -997,9 +1128,24 @@ def explain(op: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
                                                           0, 0, 0, 0, 0, 0, 0)
         r["shape"] = _shape_text(rows=rows, cols=cols)
         return r
-    _fail(f"explain knows matmul, attention, layernorm, rmsnorm and softmax, not '{op}'")
+    if op == "linear_cross_entropy":
+        h, weight, labels = ts
+        reduction = kwargs.get("reduction", "mean")
+        smoothing, chunk_rows = float(kwargs.get("label_smoothing", 0.0)), int(kwargs.get("chunk_rows", 0))
+        shapes = _lce_shapes(h, weight, labels, smoothing, reduction, chunk_rows)
+        dev = _cuda(h, weight, labels)
+        rows, hidden, vocab = shapes[:3]
+        h2, w2 = _unit_columns(h, rows, hidden), _unit_columns(weight, vocab, hidden)
+        grads = [_empty(tuple(t.shape), t.dtype, dev) if t.requires_grad else None for t in (h, weight)]
+        loss = _empty(tuple(labels.shape) if reduction == "none" else (1,), torch.float32, dev)
+        r = _kernels.explain_linear_cross_entropy_direct(
+            *_lce_args(h2, w2, labels.reshape(rows), shapes, int(kwargs.get("ignore_index", -100)), smoothing,
+                       reduction, chunk_rows, loss, *grads))
+        r["shape"] = _shape_text(rows=rows, hidden=hidden, vocab=vocab)
+        return r
+    _fail(f"explain knows matmul, attention, layernorm, rmsnorm, softmax and linear_cross_entropy, not '{op}'")
     raise AssertionError
 
 
-__all__ = ["matmul", "attention", "layernorm", "rmsnorm", "softmax", "mx_quantize", "mx_dequantize", "copy",
-           "explain"]
+__all__ = ["matmul", "attention", "layernorm", "rmsnorm", "softmax", "linear_cross_entropy", "mx_quantize",
+           "mx_dequantize", "copy", "explain"]

@@ -244,6 +244,29 @@ sol::SoftmaxBackwardArgs softmax_backward_args(const std::string& dtype, int64_t
   return a;
 }
 
+sol::IndexType parse_label_type(const std::string& s) {
+  return one_of_two("label_type", s, sol::IndexType::i32, "int32", sol::IndexType::i64, "int64");
+}
+sol::Reduction parse_reduction(const std::string& s) {
+  return one_of_two("reduction", s, sol::Reduction::Mean, "mean", sol::Reduction::Sum, "sum");
+}
+
+sol::LinearCrossEntropyArgs linear_cross_entropy_args(
+    const std::string& dtype, int64_t rows, int64_t hidden, int64_t vocab, uintptr_t h, int64_t ldh, uintptr_t w,
+    int64_t ldw, uintptr_t labels, const std::string& label_type, int64_t ignore_index, float label_smoothing,
+    const std::string& reduction, float grad_scale, uintptr_t loss, uintptr_t loss_reduced, uintptr_t dh, int64_t lddh,
+    uintptr_t dw, int64_t lddw, const std::string& dw_type, bool dw_accumulate, int64_t chunk_rows) {
+  sol::LinearCrossEntropyArgs a;
+  a.dtype = sol::parse_dtype(dtype), a.rows = rows, a.hidden = hidden, a.vocab = vocab;
+  a.h = as<const void>(h), a.ldh = ldh, a.w = as<const void>(w), a.ldw = ldw;
+  a.labels = as<const void>(labels), a.label_type = parse_label_type(label_type), a.ignore_index = ignore_index;
+  a.label_smoothing = label_smoothing, a.reduction = parse_reduction(reduction), a.grad_scale = grad_scale;
+  a.loss = as<float>(loss), a.loss_reduced = as<float>(loss_reduced), a.dh = as<void>(dh), a.lddh = lddh;
+  a.dw = as<void>(dw), a.lddw = lddw, a.dw_type = sol::parse_dtype(dw_type), a.dw_accumulate = dw_accumulate;
+  a.chunk_rows = chunk_rows;
+  return a;
+}
+
 sol::MxScaleRule parse_rule(const std::string& s) {
   return one_of_two("rule", s, sol::MxScaleRule::Ceil, "ceil", sol::MxScaleRule::Floor, "floor");
 }
@@ -508,6 +531,36 @@ NB_MODULE(_kernels, m) {
   pointer(ce, "dlogits", &sol::CrossEntropyArgs::dlogits);
   SOL_OP(m, sol::CrossEntropyArgs, cross_entropy_workspace_size, explain_cross_entropy, cross_entropy);
 
+  nb::class_<sol::LinearCrossEntropyArgs> lce(m, "LinearCrossEntropyArgs");
+  lce.def(nb::init<>())
+      .def_rw("rows", &sol::LinearCrossEntropyArgs::rows)
+      .def_rw("hidden", &sol::LinearCrossEntropyArgs::hidden)
+      .def_rw("vocab", &sol::LinearCrossEntropyArgs::vocab)
+      .def_rw("ldh", &sol::LinearCrossEntropyArgs::ldh)
+      .def_rw("ldw", &sol::LinearCrossEntropyArgs::ldw)
+      .def_rw("ignore_index", &sol::LinearCrossEntropyArgs::ignore_index)
+      .def_rw("label_smoothing", &sol::LinearCrossEntropyArgs::label_smoothing)
+      .def_rw("grad_scale", &sol::LinearCrossEntropyArgs::grad_scale)
+      .def_rw("lddh", &sol::LinearCrossEntropyArgs::lddh)
+      .def_rw("lddw", &sol::LinearCrossEntropyArgs::lddw)
+      .def_rw("dw_accumulate", &sol::LinearCrossEntropyArgs::dw_accumulate)
+      .def_rw("chunk_rows", &sol::LinearCrossEntropyArgs::chunk_rows);
+  dtype(lce, "dtype", &sol::LinearCrossEntropyArgs::dtype);
+  dtype(lce, "dw_type", &sol::LinearCrossEntropyArgs::dw_type);
+  two_names(lce, "label_type", &sol::LinearCrossEntropyArgs::label_type, sol::IndexType::i32, "int32",
+            sol::IndexType::i64, "int64");
+  two_names(lce, "reduction", &sol::LinearCrossEntropyArgs::reduction, sol::Reduction::Mean, "mean",
+            sol::Reduction::Sum, "sum");
+  pointer(lce, "h", &sol::LinearCrossEntropyArgs::h);
+  pointer(lce, "w", &sol::LinearCrossEntropyArgs::w);
+  pointer(lce, "labels", &sol::LinearCrossEntropyArgs::labels);
+  pointer(lce, "loss", &sol::LinearCrossEntropyArgs::loss);
+  pointer(lce, "loss_reduced", &sol::LinearCrossEntropyArgs::loss_reduced);
+  pointer(lce, "dh", &sol::LinearCrossEntropyArgs::dh);
+  pointer(lce, "dw", &sol::LinearCrossEntropyArgs::dw);
+  SOL_OP(m, sol::LinearCrossEntropyArgs, linear_cross_entropy_workspace_size, explain_linear_cross_entropy,
+         linear_cross_entropy);
+
   // ---- MX quantization and copy (no workspace) -------------------------------------------------------
   nb::class_<sol::MxQuantizeArgs> mq(m, "MxQuantizeArgs");
   mq.def(nb::init<>()).def_rw("rows", &sol::MxQuantizeArgs::rows).def_rw("cols", &sol::MxQuantizeArgs::cols);
@@ -559,6 +612,7 @@ NB_MODULE(_kernels, m) {
   SOL_DIRECT(m, layernorm_backward, layernorm_backward_args);
   SOL_DIRECT(m, rmsnorm_backward, rmsnorm_backward_args);
   SOL_DIRECT(m, softmax_backward, softmax_backward_args);
+  SOL_DIRECT(m, linear_cross_entropy, linear_cross_entropy_args);
   direct(m, "mx_quantize_direct", "explain_mx_quantize_direct", mx_quantize_args, no_workspace<sol::MxQuantizeArgs>,
          sol::explain_mx_quantize, without_workspace<sol::MxQuantizeArgs, sol::mx_quantize>);
   direct(m, "mx_dequantize_direct", "explain_mx_dequantize_direct", mx_dequantize_args,

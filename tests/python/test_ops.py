@@ -50,6 +50,10 @@ def test_fake_shapes(mode):
     assert scales.shape == (3, 100)
     assert ops.mx_dequantize(codes, scales, columnwise=True).shape == (65, 100)
     assert ops.copy(fake(9, 3).t()).is_contiguous()
+    labels = fake(3, 17, dtype=torch.int64)
+    assert ops.linear_cross_entropy(fake(3, 17, 520), fake(50257, 520), labels).shape == ()
+    per_row = ops.linear_cross_entropy(fake(3, 17, 520), fake(7, 520), labels.int(), reduction="none")
+    assert per_row.shape == (3, 17) and per_row.dtype == torch.float32
 
 
 def test_fake_gradients():
@@ -68,6 +72,9 @@ def test_fake_gradients():
     a, b = meta(7, 5), meta(5, 3)
     ops.matmul(a, b).sum().backward()
     assert a.grad.shape == a.shape and b.grad.shape == b.shape
+    h, w = meta(2, 9, 64), meta(33, 64)
+    ops.linear_cross_entropy(h, w, torch.empty(2, 9, dtype=torch.int64, device="meta"), reduction="sum").backward()
+    assert h.grad.shape == h.shape and w.grad.shape == w.shape
 
 
 def test_a_block_traces_through_the_ops():
@@ -106,6 +113,16 @@ def test_a_block_traces_through_the_ops():
     lambda: ops.mx_quantize(fake(4, 8), elem="int4"),
     lambda: ops.mx_dequantize(fake(4, 64, dtype=torch.uint8), fake(4, 3, dtype=torch.uint8)),
     lambda: ops.explain("gemv", fake(4, 4)),
+    lambda: ops.linear_cross_entropy(fake(4, 64), fake(7, 65), fake(4, dtype=torch.int64)),
+    lambda: ops.linear_cross_entropy(fake(4, 64), fake(7, 64, dtype=torch.float16), fake(4, dtype=torch.int64)),
+    lambda: ops.linear_cross_entropy(fake(4, 64, dtype=torch.float32), fake(7, 64, dtype=torch.float32),
+                                     fake(4, dtype=torch.int64)),
+    lambda: ops.linear_cross_entropy(fake(4, 64), fake(7, 64), fake(5, dtype=torch.int64)),
+    lambda: ops.linear_cross_entropy(fake(4, 64), fake(7, 64), fake(4)),
+    lambda: ops.linear_cross_entropy(fake(4, 64), fake(7, 64), fake(4, dtype=torch.int64), reduction="avg"),
+    lambda: ops.linear_cross_entropy(fake(4, 64), fake(7, 64), fake(4, dtype=torch.int64), label_smoothing=2.0),
+    lambda: ops.linear_cross_entropy(fake(4, 64), fake(7, 64), fake(4, dtype=torch.int64), chunk_rows=-1),
+    lambda: ops.linear_cross_entropy(fake(4, 64, grad=True), fake(7, 64), fake(4, dtype=torch.int64), reduction="none"),
 ], ids=lambda c: "")
 def test_bad_arguments_are_sol_errors(mode, call):
     with pytest.raises(sol.Error) as e:
@@ -148,7 +165,10 @@ def test_opcheck_on_meta_tensors():
                      (torch.ops.sol.rmsnorm_residual.default, (x, meta(5, 96), w, 1e-6)),
                      (torch.ops.sol.softmax.default, (x,)),
                      (torch.ops.sol.mx_quantize.default, (fake(33, 64, device="meta"), "fp8_e4m3", "ceil", False)),
-                     (torch.ops.sol.copy.default, (fake(5, 96, device="meta"),))]:
+                     (torch.ops.sol.copy.default, (fake(5, 96, device="meta"),)),
+                     (torch.ops.sol.linear_cross_entropy.default,
+                      (meta(5, 96), meta(33, 96), torch.zeros(5, dtype=torch.int64, device="meta"), -100, 0.0, "mean",
+                       0, True, True))]:
         torch.library.opcheck(op, args)
 
 
@@ -416,6 +436,31 @@ def test_a_dlpack_array_with_negative_strides_goes_as_a_packed_copy():
 
     with pytest.raises(sol.Error, match="negative strides"):
         ops._to_torch(Flipped())
+
+
+def test_linear_cross_entropy_launches_once_and_scales_its_saved_gradients(cpu):
+    """One launch: the loss alone without a gradient to record; dh and dW from the same launch where one
+    is recorded, the backward multiplying them by the upstream gradient (no launch of its own)."""
+    h, w = torch.randn(2, 5, 64, dtype=BF16), torch.randn(33, 64, dtype=BF16)
+    labels = torch.randint(0, 33, (2, 5))
+    loss = ops.linear_cross_entropy(h, w, labels, label_smoothing=0.1)
+    ((name, args),) = cpu.calls
+    assert name == "linear_cross_entropy_direct" and loss.shape == () and loss.dtype == torch.float32
+    assert args[:9] == ("bf16", 10, 64, 33, h.data_ptr(), 64, w.data_ptr(), 64, labels.data_ptr())
+    assert args[9:13] == ("int64", -100, pytest.approx(0.1), "mean") and args[14] == 0 and args[15] == loss.data_ptr()
+    assert args[16] == 0 and args[18] == 0 and args[20:23] == ("bf16", False, 0)  # no dh, no dW
+    per_row = ops.linear_cross_entropy(h, w, labels.int(), reduction="none", chunk_rows=3)
+    args = cpu.calls[1][1]
+    assert per_row.shape == (2, 5) and args[9] == "int32" and args[12] == "sum" and args[22] == 3
+    assert args[14] == per_row.data_ptr() and args[15] == 0
+    hg, wg = h.clone().requires_grad_(), w.clone().requires_grad_()
+    loss = ops.linear_cross_entropy(hg, wg, labels, reduction="sum")
+    args = cpu.calls[2][1]
+    assert args[16] != 0 and args[18] != 0  # dh and dW written by the forward
+    (2.0 * loss).backward()
+    assert len(cpu.calls) == 3 and hg.grad.shape == h.shape and wg.grad.shape == w.shape
+    ops.linear_cross_entropy(h, w.clone().requires_grad_(), labels)
+    assert cpu.calls[3][1][16] == 0 and cpu.calls[3][1][18] != 0  # a frozen h: dW alone
 
 
 def test_an_empty_product_launches_nothing(cpu):

@@ -304,6 +304,98 @@ def test_copy():
     assert torch.equal(ops.copy(x), x.contiguous())
 
 
+# ---- linear + cross-entropy --------------------------------------------------------------------------
+def lce_inputs(rows, hidden, vocab, dtype, ignore_every=0, seed=0):
+    """h [rows, hidden], W [vocab, hidden] scaled so that the logits spread about ±2, labels (every
+    ignore_every-th -100)."""
+    h = rand(rows, hidden, dtype=dtype, seed=seed)
+    w = (rand(vocab, hidden, dtype=torch.float32, seed=seed + 1) * (2.0 / hidden**0.5)).to(dtype)
+    g = torch.Generator(device=DEV).manual_seed(seed + 2)
+    labels = torch.randint(0, vocab, (rows,), device=DEV, generator=g)
+    if ignore_every:
+        labels[ignore_every - 1::ignore_every] = -100
+    return h, w, labels
+
+
+def lce_float64(h, w, labels, smoothing, reduction):
+    """F.linear + F.cross_entropy in float64, and the reduced loss's gradients."""
+    hd, wd = h.detach().double().requires_grad_(), w.detach().double().requires_grad_()
+    loss = F.cross_entropy(F.linear(hd, wd), labels, ignore_index=-100, label_smoothing=smoothing, reduction=reduction)
+    if reduction == "none":
+        return loss, None, None
+    return (loss, *torch.autograd.grad(loss, [hd, wd]))
+
+
+# The logits and dlogits are stored in the dtype (one rounding each), as F.linear's output would be: a
+# logit of about 2 is off by up to 2^-8 (bf16), which moves a row's loss of about log(vocab) by as much.
+LCE_TOL = {torch.bfloat16: 3e-2, torch.float16: 1e-2}
+LCE_LOSS_TOL = {torch.bfloat16: 1e-2, torch.float16: 3e-3}
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("rows,hidden,vocab", [(1, 64, 7), (17, 520, 32000), (1000, 64, 50257), (258, 4096, 32000)])
+@pytest.mark.parametrize("reduction,smoothing,ignore_every", [("mean", 0.0, 0), ("mean", 0.1, 3), ("sum", 0.0, 5)])
+def test_linear_cross_entropy_matches_float64(dtype, rows, hidden, vocab, reduction, smoothing, ignore_every):
+    h, w, labels = lce_inputs(rows, hidden, vocab, dtype, ignore_every)
+    want, want_dh, want_dw = lce_float64(h, w, labels, smoothing, reduction)
+    hg, wg = h.clone().requires_grad_(), w.clone().requires_grad_()
+    loss = ops.linear_cross_entropy(hg, wg, labels, label_smoothing=smoothing, reduction=reduction)
+    assert loss.shape == () and loss.dtype == torch.float32
+    assert abs(loss.item() - want.item()) <= LCE_LOSS_TOL[dtype] * abs(want.item())
+    loss.backward(torch.tensor(0.75, device=DEV))  # the saved gradients scaled by the upstream one
+    for got, ref in ((hg.grad, want_dh), (wg.grad, want_dw)):
+        assert got.dtype == dtype and torch.isfinite(got).all()
+        assert rel_l2(got, 0.75 * ref) <= LCE_TOL[dtype], f"rel L2 {rel_l2(got, 0.75 * ref):.3g}"
+
+
+def test_linear_cross_entropy_chunks_agree():
+    """Chunks of one row, of a few, of more than the rows and the rule's: the same loss, and gradients
+    within the dtype's rounding (dW is rounded once per chunk as it accumulates)."""
+    h, w, labels = lce_inputs(64, 128, 1000, torch.bfloat16, ignore_every=4)
+    results = []
+    for chunk in (0, 1, 7, 64, 10**6):
+        hg, wg = h.clone().requires_grad_(), w.clone().requires_grad_()
+        loss = ops.linear_cross_entropy(hg, wg, labels, label_smoothing=0.05, chunk_rows=chunk)
+        loss.backward()
+        results.append((loss.detach(), hg.grad, wg.grad))
+    base = results[0]
+    for loss, dh, dw in results[1:]:
+        assert abs((loss - base[0]).item()) <= 1e-3 * abs(base[0].item())
+        close(dh, base[1], torch.bfloat16)
+        close(dw, base[2], torch.bfloat16, factor=2)
+
+
+def test_linear_cross_entropy_per_row_and_no_grad():
+    h, w, labels = lce_inputs(17, 520, 32000, torch.bfloat16, ignore_every=3)
+    want, _, _ = lce_float64(h, w, labels, 0.0, "none")
+    got = ops.linear_cross_entropy(h.view(1, 17, 520), w, labels.view(1, 17), reduction="none")
+    assert got.shape == (1, 17) and got.dtype == torch.float32
+    assert rel_l2(got.view(17), want) <= LCE_LOSS_TOL[torch.bfloat16]
+    with pytest.raises(sol.Error, match="no backward"):
+        ops.linear_cross_entropy(h.requires_grad_(), w, labels, reduction="none")
+    with torch.no_grad():  # the loss alone: nothing saved, no gradient computed
+        assert ops.linear_cross_entropy(h, w, labels, reduction="none").shape == (17,)
+
+
+def test_linear_cross_entropy_compiles():
+    h, w, labels = lce_inputs(129, 256, 5000, torch.bfloat16, ignore_every=7)
+
+    def step(h, w):
+        return ops.linear_cross_entropy(h, w, labels, label_smoothing=0.1) * 2
+
+    grads = []
+    for fn in (step, torch.compile(step, fullgraph=True)):
+        hg, wg = h.clone().requires_grad_(), w.clone().requires_grad_()
+        loss = fn(hg, wg)
+        loss.backward()
+        grads.append((loss.detach(), hg.grad, wg.grad))
+    (l0, dh0, dw0), (l1, dh1, dw1) = grads
+    assert abs((l0 - l1).item()) <= 1e-6 * abs(l0.item())
+    close(dh1, dh0, torch.bfloat16, factor=0.1)
+    close(dw1, dw0, torch.bfloat16, factor=0.1)
+    assert ops.explain("linear_cross_entropy", h, w.requires_grad_(), labels)["shape"] == "rows=129,hidden=256,vocab=5000"
+
+
 # ---- opcheck: schema, fake, autograd registration, and dispatch consistency -----------------------
 def opcheck_cases():
     x, w = rand(5, 96, dtype=torch.float32), rand(96, dtype=torch.float32, seed=1)
@@ -316,14 +408,17 @@ def opcheck_cases():
         (torch.ops.sol.softmax.default, (x,)),
         (torch.ops.sol.mx_quantize.default, (rand(33, 64), "fp8_e4m3", "ceil", False)),
         (torch.ops.sol.copy.default, (x,)),
+        (torch.ops.sol.linear_cross_entropy.default, (*lce_inputs(17, 96, 333, torch.bfloat16, 4), -100, 0.1, "mean", 0,
+                                                      True, True)),
     ]
 
 
-@pytest.mark.parametrize("i", range(7))
+@pytest.mark.parametrize("i", range(8))
 def test_opcheck(i):
     op, args = opcheck_cases()[i]
-    differentiable = i < 5  # matmul, attention, layernorm, rmsnorm, softmax have a backward
-    args = tuple(a.detach().requires_grad_(differentiable) if isinstance(a, torch.Tensor) else a for a in args)
+    differentiable = i < 5 or i == 7  # all but mx_quantize and copy have a backward
+    args = tuple(a.detach().requires_grad_(differentiable and a.is_floating_point()) if isinstance(a, torch.Tensor)
+                 else a for a in args)
     torch.library.opcheck(op, args)
 
 
