@@ -74,6 +74,14 @@ void matmul(const MatmulArgs& args, void* workspace, size_t workspace_bytes, cud
 // the scaled, masked scores; −∞ for a row that sees no key, whose O is 0).
 // Query head i reads K/V head i / (h / h_kv) (h_kv divides h: grouped-query attention).
 // Causal masking is bottom-right aligned: query i sees key j iff j ≤ i + nk − n.
+// A sliding window (Mistral, Gemma; FlashAttention's window_size = (left, right)) bounds both
+// sides in the same frame: query i sees key j iff
+//   i + nk − n − window_left ≤ j ≤ i + nk − n + window_right,
+// each bound dropped where its size is −1 (the default: no window). causal is window_right = 0:
+// causal with window_right > 0 is refused. Work outside the window is skipped, not masked.
+// softcap > 0 (Gemma 2): each scaled score s = scale·q·k becomes softcap·tanh(s / softcap) before
+// the mask and the softmax, and LSE is of these capped scores; 0: off. Windows and softcap run on
+// the wgmma rungs (sm_90) and, for n ≤ 16, on the decode kernel (any device); elsewhere refused.
 // dtype ∈ {bf16, f16}; d ∈ {64, 128}; any b, h, n, nk ≥ 1. scale 0 means 1/√d. n ≤ 16 (decode:
 // a few new tokens against a KV cache) runs the split-KV decode kernel, whose workspace holds the
 // splits' partial results.
@@ -90,6 +98,8 @@ struct AttentionArgs {
   int d = 128;
   bool causal = false;
   float scale = 0.f;
+  int64_t window_left = -1, window_right = -1;  // ≥ −1; −1: unbounded on that side
+  float softcap = 0.f;                          // ≥ 0, finite; 0: off
   const void* q = nullptr;
   const void* k = nullptr;
   const void* v = nullptr;
@@ -98,8 +108,9 @@ struct AttentionArgs {
   BSHDStrides q_stride, k_stride, v_stride, o_stride;
   // Per-sequence cache lengths, forward with n ≤ 16 only: nullptr (every sequence has nk keys) or a
   // device array of b int32, 4-byte aligned: sequence i attends to its first seqlens_k[i] keys
-  // (values outside [0, nk] are clamped to it) and its causal mask aligns to that length (query t
-  // sees key j iff j ≤ t + seqlens_k[i] − n). A sequence with no key: O = 0, LSE = −∞.
+  // (values outside [0, nk] are clamped to it) and its causal mask and window align to that length
+  // (query t sees key j iff t + seqlens_k[i] − n − window_left ≤ j ≤ t + seqlens_k[i] − n +
+  // window_right, causal: window_right = 0). A sequence with no key: O = 0, LSE = −∞.
   const int32_t* seqlens_k = nullptr;
   // Paged KV cache, forward with n ≤ 16 only: nullptr, or a device array [b × pages_per_seq] of int32
   // page indices, 4-byte aligned. K and V are then pages [pages, page_size, h_kv, d] (the strides'
@@ -117,7 +128,8 @@ void attention_forward(const AttentionArgs& args, void* workspace, size_t worksp
 
 // The backward reads Q, K, V, O and LSE of the forward (fwd.o, fwd.lse are inputs) and dO (O's
 // layout), and writes dQ, dK, dV (the layouts of Q, K, V). deterministic: bit-identical results
-// across runs (dQ without atomics).
+// across runs (dQ without atomics). fwd's window and softcap are the forward's (the gradient of a
+// capped score is scaled by 1 − (s_capped / softcap)²); with either, the wgmma rungs (sm_90) serve it.
 struct AttentionBackwardArgs {
   AttentionArgs fwd;
   const void* dout = nullptr;

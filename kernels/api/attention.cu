@@ -32,6 +32,8 @@
 #include "kernels/attention/decode.cuh"
 #include "kernels/attention/forward.cuh"
 #include "kernels/common/launch.cuh"
+#include "sol/core/attention_window.hpp"
+#include "sol/core/format.hpp"
 #include "sol/core/shape.hpp"
 #include "sol/hw/spec.hpp"
 #include "sol/kernels.hpp"
@@ -75,13 +77,36 @@ constexpr int64_t kMaxRows = int64_t(1) << 31;        // n, nk: tile counts stay
 constexpr int64_t kMaxElements = int64_t(1) << 40;    // per tensor, as the registry's shapes
 constexpr int64_t kMaxTmaStrideBytes = int64_t(1) << 40;  // a tensor map's strides are below 2^40 bytes
 
+// The mask a call asks for, as the kernels take it (sol/core/attention_window.hpp): a window size
+// that never binds (left ≥ nk − 1, right ≥ n − 1) is −1; a window of (−1, 0) is the causal mask
+// (the causal kernels and their measurements serve it); causal beside a bounded left side is the
+// window's right = 0. windowed: the Windowed kernels are needed (a window, or a softcap).
+struct Mask {
+  bool causal = false;
+  int64_t left = -1, right = -1;
+  bool windowed = false;
+};
+Mask mask_of(const AttentionArgs& a) {
+  Mask m;
+  m.left = a.window_left >= a.nk - 1 ? -1 : a.window_left;
+  m.right = a.window_right >= a.n - 1 ? -1 : a.window_right;
+  m.causal = a.causal;
+  if (m.left < 0 && m.right == 0) m.causal = true, m.right = -1;
+  if (m.left >= 0 && m.causal) m.causal = false, m.right = 0;
+  m.windowed = m.left >= 0 || m.right >= 0 || a.softcap > 0.f;
+  return m;
+}
+
 std::string shape_text(const AttentionArgs& a) {
   std::string s = "b=" + std::to_string(a.b) + ",h=" + std::to_string(a.h);
   if (a.h_kv != a.h) s += ",h_kv=" + std::to_string(a.h_kv);
   s += ",n=" + std::to_string(a.n);
   if (a.nk != a.n) s += ",nk=" + std::to_string(a.nk);
   s += ",d=" + std::to_string(a.d);
-  if (a.causal) s += ",causal";
+  const Mask m = mask_of(a);
+  if (m.causal) s += ",causal";
+  if (m.left >= 0 || m.right >= 0) s += ",window=(" + std::to_string(m.left) + "," + std::to_string(m.right) + ")";
+  if (a.softcap > 0.f) s += ",softcap=" + num(a.softcap);
   return s + (a.dtype == DType::f16 ? " f16" : " bf16");
 }
 
@@ -108,6 +133,17 @@ void check_shape(const AttentionArgs& a, const std::string& op) {
   if (q > double(kMaxElements) || kv > double(kMaxElements))
     bad_input(op + ": " + shape_text(a) + ": Q, K or V would exceed 2^40 elements", "split the call");
   if (!std::isfinite(a.scale)) bad_input(op + ": scale is not finite", "give a finite scale, or 0 for 1/√d");
+  if (a.window_left < -1 || a.window_right < -1)
+    bad_input(op + ": window (" + std::to_string(a.window_left) + ", " + std::to_string(a.window_right) +
+                  ") has a size below −1",
+              "give each side's size ≥ 0 in keys, or −1 for no bound on that side");
+  if (a.causal && a.window_right > 0)
+    bad_input(op + ": causal with window_right = " + std::to_string(a.window_right) +
+                  ": causal means no key right of the diagonal (window_right = 0)",
+              "drop causal, or give window_right 0 or −1");
+  if (!(a.softcap >= 0.f) || !std::isfinite(a.softcap))
+    bad_input(op + ": softcap = " + num(a.softcap) + " is not a cap",
+              "give a finite softcap > 0 (Gemma 2 uses 50), or 0 for none");
 }
 
 // A tensor's strides, all given or all 0 (packed); each a multiple of 8 elements (the kernels move
@@ -168,15 +204,11 @@ void check_workspace(size_t need, const void* workspace, size_t bytes, const std
 
 // ---- the choice ---------------------------------------------------------------------------------
 
-// Query–key pairs that are computed (causal: those each row sees), with the query rows padded to
-// whole tiles of tile_rows (the tensor cores compute a partial tile whole): the work a time
-// scales with.
-double pairs(int64_t b, int64_t h, int64_t n, int64_t nk, bool causal, int64_t tile_rows) {
-  double per_head = double(n) * double(nk);
-  if (causal) {  // row i sees clamp(i + nk − n + 1, 0, nk) keys
-    const int64_t s = nk - n + 1, lo = std::max<int64_t>(0, 1 - s), hi = std::clamp<int64_t>(nk - s + 1, lo, n);
-    per_head = (double(lo + s) + double(hi - 1 + s)) * double(hi - lo) / 2 + double(n - hi) * double(nk);
-  }
+// Query–key pairs that are computed (causal or windowed: those each row sees), with the query rows
+// padded to whole tiles of tile_rows (the tensor cores compute a partial tile whole): the work a
+// time scales with.
+double pairs(int64_t b, int64_t h, int64_t n, int64_t nk, const Mask& m, int64_t tile_rows) {
+  const double per_head = window_pairs(n, nk, m.left, m.causal ? 0 : m.right);
   const double padded = double((n + tile_rows - 1) / tile_rows * tile_rows) / double(n);
   return double(b) * double(h) * per_head * padded;
 }
@@ -192,9 +224,11 @@ int64_t tile_rows(bool backward, int rung) { return backward || rung == kV02 ? 6
 
 // The fastest allowed rung at the nearest measured shape.
 Ranked rank(bool backward, const AttentionArgs& a, bool det, const std::vector<bool>& allowed, const char* const* names) {
+  const Mask mask = mask_of(a);  // a window's tiles are skipped and masked as causal ones are: nearest to those
+  const bool masked = mask.causal || mask.left >= 0 || mask.right >= 0;
   auto distance = [&](const Measured& m) {
     return std::abs(std::log(double(a.n) / double(m.n))) + std::abs(std::log(double(a.nk) / double(m.nk))) +
-           std::abs(std::log(double(a.b * a.h) / double(m.b * m.h))) + (m.causal != int(a.causal) ? 2.0 : 0.0) +
+           std::abs(std::log(double(a.b * a.h) / double(m.b * m.h))) + (m.causal != int(masked) ? 2.0 : 0.0) +
            (m.det != int(det) ? 4.0 : 0.0) + (m.fp16 != int(a.dtype == DType::f16) ? 0.5 : 0.0);
   };
   const Measured* nearest = nullptr;
@@ -218,8 +252,8 @@ Ranked rank(bool backward, const AttentionArgs& a, bool det, const std::vector<b
   const Measured& best = *at_shape.front();
   r.rung = best.rung;
   const int64_t tile = tile_rows(backward, best.rung);
-  r.predicted_s = best.seconds * pairs(a.b, a.h, a.n, a.nk, a.causal, tile) /
-                  pairs(best.b, best.h, best.n, best.nk, best.causal != 0, tile);
+  r.predicted_s = best.seconds * pairs(a.b, a.h, a.n, a.nk, mask, tile) /
+                  pairs(best.b, best.h, best.n, best.nk, Mask{best.causal != 0}, tile);
   const auto us = api::us_text;
   auto rung = [&](const Measured& m) { return std::string(names[m.rung]).substr(std::string(names[m.rung]).find('/') + 1); };
   r.reason = "nearest measured (H200) b=" + std::to_string(best.b) + ",h=" + std::to_string(best.h) +
@@ -338,6 +372,15 @@ ForwardPlan plan_forward(const AttentionArgs& a, const void* workspace, size_t w
   std::vector<bool> allowed(kFwdRungs, true);
   allowed[kV04] = allowed[kV05] = tma_why.empty();
   allowed[kV06] = false;  // decode shapes are decided above
+  if (mask_of(a).windowed) {  // only the wgmma rungs have a Windowed form
+    allowed[kV02] = allowed[kV03] = false;
+    if (!tma_why.empty()) {
+      const std::string what = op + ": " + shape_text(a) + ": a sliding window or softcap runs on the wgmma rungs (or, for n ≤ " +
+                               std::to_string(at::kDecodeMaxQueries) + ", the decode kernel); " + tma_why;
+      if (cc != 90) failure(what, "run it on an sm_90 GPU (H100, H200)");
+      bad_input(what, "pass Q, K and V with each row's heads contiguous (head stride = d)");
+    }
+  }
   const Ranked r = rank(false, a, false, allowed, kFwdNames);
   p.rung = r.rung;
   p.choice.implementation = kFwdNames[r.rung];
@@ -363,7 +406,11 @@ at::AttnArgs<T> kernel_args(const AttentionArgs& a) {
   k.n = a.n;
   k.nk = a.nk;
   k.d = a.d;
-  k.causal = a.causal;
+  const Mask m = mask_of(a);
+  k.causal = m.causal;
+  k.window_left = m.left;
+  k.window_right = m.right;
+  k.softcap = a.softcap;
   k.scale = a.scale != 0.f ? a.scale : float(1.0 / std::sqrt(double(a.d)));
   return k;
 }
@@ -441,6 +488,13 @@ BackwardPlan plan_backward(const AttentionBackwardArgs& g, const void* workspace
   std::vector<bool> allowed(kBwdRungs, true);
   allowed[kB02] = cc >= 90;  // float4 atomicAdd
   allowed[kB03] = allowed[kB04] = cc == 90;
+  if (mask_of(a).windowed) {  // only the wgmma rungs have a Windowed form
+    allowed[kB01] = allowed[kB02] = false;
+    if (cc != 90)
+      failure(op + ": " + shape_text(a) + ": a sliding window or softcap runs on the wgmma rungs, which are sm_90a (this device is " +
+                  api::cc_text(cc) + ")",
+              "run the backward on an sm_90 GPU (H100, H200)");
+  }
   const Ranked r = rank(true, a, g.deterministic, allowed, kBwdNames);
   BackwardPlan p;
   p.rung = r.rung;

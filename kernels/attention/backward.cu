@@ -209,6 +209,7 @@ void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
 
 template <class T>
 void flash_backward(const AttnBwdArgs<T>& a, cudaStream_t stream) {
+  refuse_scores(a.f, "attention_bwd/v01_flash_bwd");
   if (a.f.d != 64 && a.f.d != 128)
     bad_input("flash attention backward: head dimension " + std::to_string(a.f.d) + " is not built", "use d=64 or d=128");
   bwd::launch_delta(a, stream);

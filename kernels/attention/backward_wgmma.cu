@@ -547,6 +547,7 @@ LaunchInfo plan(const AttnBwdArgs<T>& a) {
 
 template <class T>
 void flash_backward_wgmma(const AttnBwdArgs<T>& a, cudaStream_t stream, int warpgroups) {
+  refuse_scores(a.f, "attention_bwd/v03, v04 (wgmma)");
   if (a.f.d != 64 && a.f.d != 128)
     bad_input("flash attention backward (wgmma): head dimension " + std::to_string(a.f.d) + " is not built",
               "use d=64 or d=128");

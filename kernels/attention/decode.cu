@@ -363,6 +363,7 @@ void check(const DecodeArgs<T>& p, bool launching) {
 
 template <class T>
 void decode_forward(const DecodeArgs<T>& p, cudaStream_t stream) {
+  refuse_scores(p.a, "attention/v06_split_kv_decode");
   check(p, true);
   if (p.split.slices == 2) return p.a.d == 64 ? launch<T, 64, 2>(p, stream) : launch<T, 128, 2>(p, stream);
   return p.a.d == 64 ? launch<T, 64, 1>(p, stream) : launch<T, 128, 1>(p, stream);

@@ -237,6 +237,7 @@ void launch(const AttnArgs<T>& a, cudaStream_t stream) {
 
 template <class T>
 void flash_forward(const AttnArgs<T>& a, cudaStream_t stream, int slices) {
+  refuse_scores(a, slices == 2 ? "attention/v03_flash_mma_128" : "attention/v02_flash_mma");
   if (a.d != 64 && a.d != 128)
     bad_input("flash attention: head dimension " + std::to_string(a.d) + " is not built", "use d=64 or d=128");
   if (slices == 2) return a.d == 64 ? launch<T, 64, 2>(a, stream) : launch<T, 128, 2>(a, stream);

@@ -397,6 +397,7 @@ void launch(const AttnArgs<T>& a, cudaStream_t stream) {
 
 template <class T>
 void flash_wgmma_forward(const AttnArgs<T>& a, cudaStream_t stream, bool overlap) {
+  refuse_scores(a, "attention/v04, v05 (wgmma)");
   if (a.d != 64 && a.d != 128)
     bad_input("flash attention (wgmma): head dimension " + std::to_string(a.d) + " is not built", "use d=64 or d=128");
   if (overlap) return a.d == 64 ? launch<T, 64, true>(a, stream) : launch<T, 128, true>(a, stream);

@@ -5,12 +5,16 @@
 //   the scaled, masked scores of each query row; −∞ where a row sees no key).
 // Query head hi reads K/V head hi / (h / hkv) (grouped-query attention).
 // Causal: bottom-right aligned, query i sees key j iff j ≤ i + nk − n (FlashAttention ≥ 2.1);
-// a row that sees no key has O = 0 and L = −∞.
+// a sliding window bounds both sides, i + nk − n − left ≤ j ≤ i + nk − n + right
+// (sol/core/attention_window.hpp); a row that sees no key has O = 0 and L = −∞. Softcap > 0:
+// scores s = scale·q·k become softcap·tanh(s / softcap) before the mask.
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 
 #include "kernels/common/launch.cuh"
+#include "sol/core/attention_window.hpp"
 
 namespace sol::kernels::attention {
 
@@ -37,7 +41,36 @@ struct AttnArgs {
   bool causal = false;
   float scale = 0;  // 1/√d
   Bshd qs, ks, vs, os;  // strides of Q, K, V, O (packed by default)
+  // Last, so that the fields above keep their places in the kernels' parameters.
+  int64_t window_left = -1, window_right = -1;  // −1: unbounded (Scores::Windowed kernels only)
+  float softcap = 0;                            // 0: off (Scores::Windowed kernels only)
 };
+
+// What a kernel computes from q·k, fixed at compile time so that each form is its own code:
+//   Plain:    scale·q·k under the run-time causal flag (the rungs as first written, unchanged);
+//   Windowed: the sliding window's two bounds (causal is right = 0), the visited tiles cut to it,
+//             and Gemma 2's softcap where softcap > 0 (a uniform run-time branch).
+// Only the wgmma rungs and the decode kernel have a Windowed form; the others refuse a window or
+// a softcap (refuse_scores).
+enum class Scores { Plain, Windowed };
+
+template <class T>
+bool windowed(const AttnArgs<T>& a) {
+  return a.window_left >= 0 || a.window_right >= 0 || a.softcap > 0.f;
+}
+// The window a Windowed kernel applies against `nk` keys (the decode kernel: a sequence's own
+// length), causal folded in as right = 0, in 32-bit rows and keys.
+template <class T>
+__host__ __device__ inline KeyWindow<int> window_of(const AttnArgs<T>& a, int64_t nk) {
+  return key_window<int>(a.n, nk, a.window_left, a.causal ? 0 : a.window_right);
+}
+// For the rungs without a Windowed form: a window or softcap is refused, never ignored.
+template <class T>
+void refuse_scores(const AttnArgs<T>& a, const char* rung) {
+  if (windowed(a))
+    bad_input(std::string(rung) + ": a sliding window or softcap is not built into this rung",
+              "run it on the wgmma rungs (sm_90) or the decode kernel, or through sol::attention_forward");
+}
 
 // v01: S = QKᵀ·scale in fp32 (HBM), row softmax → P (T, HBM) and L, O = P·V; three SIMT kernels.
 // sS holds b·h·n·nk floats, sP as many T.

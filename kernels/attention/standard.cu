@@ -96,6 +96,7 @@ constexpr int kSoftmaxThreads = 256;
 
 template <class T>
 void standard_forward(const AttnArgs<T>& a, float* gS, T* gP, cudaStream_t stream) {
+  refuse_scores(a, "attention/v01_standard");
   const dim3 block(kTile, kTile);
   const unsigned bh = unsigned(a.b * a.h);
   scores_kernel<T><<<dim3(unsigned(blocks_for(a.nk, kTile)), unsigned(blocks_for(a.n, kTile)), bh), block, 0, stream>>>(a, gS);

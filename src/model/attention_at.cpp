@@ -15,6 +15,9 @@ Cost attention_at(const Shape& s, bool flash, bool backward, int64_t block_q) {
   op.flash = flash;
   op.block_q = block_q;
   op.causal = s.get("causal", 0) != 0;
+  op.window_left = s.get("wl", -1);
+  op.window_right = s.get("wr", -1);
+  op.softcap = s.get("softcap", 0) != 0;
   op.backward = backward;
   op.dtype = s.get("fp16", 0) ? DType::f16 : DType::bf16;
   if (!flash) op.score_bytes = sizeof(float);  // the standard kernels keep S in fp32

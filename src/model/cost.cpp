@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 
+#include "sol/core/attention_window.hpp"
 #include "sol/core/error.hpp"
 
 namespace sol::model {
@@ -247,13 +248,6 @@ Cost row_op(const RowOp& op) {
 
 // ---- attention ---------------------------------------------------------------------------------
 namespace {
-// Query-key pairs the bottom-right causal mask keeps per head: row i sees keys j ≤ i + nk − n,
-// so rows from max(0, n − nk) on see i + nk − n + 1 keys, the last row all nk.
-double causal_pairs(int64_t n, int64_t nk) {
-  const int64_t first = std::max<int64_t>(0, n - nk);
-  const double rows = double(n - first);
-  return rows * (double(first + nk - n + 1) + double(nk)) / 2;
-}
 // Σ_{t = lo..hi} max(0, t·step − off), exactly, refused past 64 bits: the rows a causal mask
 // leaves to each block, summed over the blocks.
 int64_t ramp_sum(int64_t step, int64_t off, int64_t lo, int64_t hi, const std::string& what) {
@@ -274,9 +268,23 @@ Cost attention(const AttentionOp& op) {
   if (op.heads_kv < 0 || op.seq_k < 0 || op.score_bytes < 0)
     bad_input("attention heads_kv, seq_k and score_bytes must be ≥ 0 (0: the default)");
   if (op.flash) require_positive(op.block_q, "block_q");
+  if (op.window_left < -1 || op.window_right < -1 || (op.causal && op.window_right > 0))
+    bad_input("attention window sizes must be ≥ −1 (−1: unbounded), and causal allows window_right ≤ 0");
   const int64_t b = dtype_bytes(op.dtype);
   const int64_t N = op.seq, d = op.head_dim;
   const int64_t Nk = op.seq_k > 0 ? op.seq_k : N, hkv = op.heads_kv > 0 ? op.heads_kv : op.heads;
+  const bool window = op.window_left >= 0 || op.window_right >= 0;
+  const int64_t right = op.causal ? 0 : op.window_right;  // the mask's right side
+  const KeyWindow<int64_t> w = key_window<int64_t>(N, Nk, op.window_left, right);
+  // Keys that rows [i0, i1] see between them (sol/core/attention_window.hpp); rows that see keys [j0, j1].
+  const auto keys_seen = [&](int64_t i0, int64_t i1) {
+    const TileSpan<int64_t> t = key_tiles(w, i0, i1, Nk, int64_t(1));
+    return t.end - t.begin;
+  };
+  const auto rows_seeing = [&](int64_t j0, int64_t j1) {
+    const TileSpan<int64_t> t = query_tiles(w, j0, j1, N, int64_t(1));
+    return t.end - t.begin;
+  };
   if (op.heads % hkv != 0)
     bad_input("attention heads_kv=" + std::to_string(hkv) + " must divide heads=" + std::to_string(op.heads));
   const bool square = Nk == N && hkv == op.heads;
@@ -291,26 +299,34 @@ Cost attention(const AttentionOp& op) {
   // fp32 row vectors (logsumexp, D: H × N). Each further term is formed only where it is counted,
   // so a flash shape is not refused for an N×Nk it never stores.
   const int64_t nd = checked_product({bh, N, d, b}, what);
-  const int64_t kd = checked_product({op.batch, hkv, Nk, d, b}, what);
+  // The flash kernels read only the keys some row sees (a window on a long cache: far fewer than Nk).
+  const int64_t kd = checked_product({op.batch, hkv, window && op.flash ? keys_seen(0, N - 1) : Nk, d, b}, what);
   constexpr int64_t kStatBytes = 4;  // logsumexp and D = rowsum(dO∘O) are kept in fp32
   const int64_t rows_f32 = checked_product({bh, N, kStatBytes}, what);
 
   Cost c;
   c.dtype = op.dtype;
   c.unit = hw::Unit::Matrix;
-  // Causal: the convention's half for a square mask, the pairs the mask keeps otherwise.
-  const double pairs = !op.causal ? double(N) * double(Nk) : Nk == N ? 0.5 * double(N) * double(N) : causal_pairs(N, Nk);
+  // Causal: the convention's half for a square mask, the pairs the mask keeps otherwise; a window:
+  // the pairs in it.
+  const double pairs = window || (op.causal && Nk != N) ? window_pairs(N, Nk, op.window_left, right)
+                       : op.causal                     ? 0.5 * double(N) * double(N)
+                                                       : double(N) * double(Nk);
   const double fwd_flops = 4.0 * double(bh) * pairs * double(d);
   c.flops = op.backward ? 2.5 * fwd_flops : fwd_flops;
   const std::string nn_text = Nk == N ? "N²" : "N·Nk";
+  const std::string window_text =
+      window ? " window=(" + std::to_string(op.window_left) + "," + std::to_string(right) + ")" : std::string();
   c.notes.push_back("FLOPs: forward = 4·B·H·" + nn_text + "·d (QKᵀ and PV)" +
-                    (op.causal ? (Nk == N ? std::string(", halved for the causal mask")
-                                          : std::string(", over the query-key pairs the causal mask keeps"))
-                               : std::string()) +
+                    (window     ? std::string(", over the query-key pairs in the window")
+                     : op.causal ? (Nk == N ? std::string(", halved for the causal mask")
+                                            : std::string(", over the query-key pairs the causal mask keeps"))
+                                 : std::string()) +
                     (op.backward ? "; backward = 2.5 × forward (five matmuls, recomputing S)" : ""));
+  if (op.softcap) c.notes.push_back("softcap: one tanh per score beside its exponential (not counted as FLOPs)");
   c.op = std::string("attention ") + (op.flash ? "flash Bq=" + std::to_string(op.block_q) : "standard") +
-         (op.causal ? " causal" : "") + (op.backward ? " backward" : " forward") + " " + sizes + " " +
-         dtype_name(op.dtype);
+         (op.causal && !window ? " causal" : "") + window_text + (op.softcap ? " softcap" : "") +
+         (op.backward ? " backward" : " forward") + " " + sizes + " " + dtype_name(op.dtype);
   if (!square)
     c.notes.push_back("Q, O" + std::string(op.backward ? ", dQ, dO" : "") + ": H = " + std::to_string(op.heads) +
                       " heads × N = " + std::to_string(N) + " rows; K, V" + (op.backward ? ", dK, dV" : "") +
@@ -365,7 +381,11 @@ Cost attention(const AttentionOp& op) {
   if (!op.backward) {
     // Key rows each query block loads: all Nk; causal: up to the last key its last row sees — Nk
     // for the last block, max(0, t·Bq − (N − Nk)) for block t − 1 of the others.
-    const int64_t key_rows = op.causal ? Nk + ramp_sum(bq, N - Nk, 1, blocks - 1, what) : checked_product({blocks, Nk}, what);
+    int64_t key_rows = op.causal ? Nk + ramp_sum(bq, N - Nk, 1, blocks - 1, what) : checked_product({blocks, Nk}, what);
+    if (window) {  // the keys each block's rows see between them
+      key_rows = 0;
+      for (int64_t t = 0; t < blocks; ++t) key_rows += keys_seen(t * bq, std::min(N, (t + 1) * bq) - 1);
+    }
     q.add(nd, 2).add(rows_f32).add(kv_row, key_rows);
     c.notes.push_back("flash: Q read and O written once, logsumexp written (fp32); each query head re-reads K and V "
                       "once per query block (" + std::to_string(blocks) + " blocks of " + std::to_string(bq) +
@@ -378,7 +398,11 @@ Cost attention(const AttentionOp& op) {
     // Key block j is skipped by the max(0, j·Bk − (Nk − N)) first rows.
     const int64_t key_blocks = ceil_div(Nk, bq);
     const int64_t all_rows = checked_product({key_blocks, N}, what);
-    const int64_t query_rows = op.causal ? all_rows - ramp_sum(bq, Nk - N, 0, key_blocks - 1, what) : all_rows;
+    int64_t query_rows = op.causal ? all_rows - ramp_sum(bq, Nk - N, 0, key_blocks - 1, what) : all_rows;
+    if (window) {  // the rows that see each key block
+      query_rows = 0;
+      for (int64_t j = 0; j < key_blocks; ++j) query_rows += rows_seeing(j * bq, std::min(Nk, (j + 1) * bq) - 1);
+    }
     const int64_t row_d = checked_product({bh, d, b}, what);            // one row of Q or dO, every head
     const int64_t row_d_f32 = checked_product({bh, d, kStatBytes}, what); // one row of the dQ accumulator
     const int64_t row_stat = checked_product({bh, kStatBytes}, what);     // one logsumexp or D entry

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sol/core/attention_window.hpp"
 #include "sol/core/error.hpp"
 #include "sol/core/format.hpp"
 #include "sol/model/access.hpp"
@@ -17,28 +18,42 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 struct AttentionDims {
   int64_t b, h, hkv, n, nk, d;
   bool causal;
+  int64_t wl, wr;  // the window's sizes (−1: unbounded)
+  bool softcap;
+  bool window() const { return wl >= 0 || wr >= 0; }
+  // The keys each row sees (sol/core/attention_window.hpp), causal as right = 0.
+  KeyWindow<int64_t> keys() const { return key_window<int64_t>(n, nk, wl, causal ? 0 : wr); }
 };
 AttentionDims attention_dims(const Shape& s) {
-  return {s.at("b"),  s.at("h"), s.get("hkv", s.at("h")), s.at("n"), s.get("nk", s.at("n")),
-          s.at("d"), s.get("causal", 0) != 0};
+  return {s.at("b"), s.at("h"),  s.get("hkv", s.at("h")), s.at("n"), s.get("nk", s.at("n")), s.at("d"),
+          s.get("causal", 0) != 0, s.get("wl", -1), s.get("wr", -1), s.get("softcap", 0) != 0};
 }
 
 // Key tiles query tile i computes under a causal (bottom-right aligned) mask: tiles wholly above
-// the diagonal are skipped, the diagonal's are computed whole.
+// the diagonal are skipped, the diagonal's are computed whole; under a window, those its rows'
+// windows reach.
 int64_t causal_key_tiles(const AttentionDims& a, int64_t i, int64_t bq, int64_t bk) {
+  if (a.window()) {  // the key tiles its rows' windows reach, both ends
+    const TileSpan<int64_t> t = key_tiles(a.keys(), i * bq, std::min(a.n, (i + 1) * bq) - 1, a.nk, bk);
+    return t.end - t.begin;
+  }
   const int64_t last_key = std::min(a.nk, (i + 1) * bq + a.nk - a.n);  // keys a row of this tile sees, at most
   return std::clamp<int64_t>(ceil_div(std::max<int64_t>(last_key, 0), bk), 0, ceil_div(a.nk, bk));
 }
 // Query tiles that see key tile j under the same mask: those from the first whose last row
 // (i + 1)·bq − 1 sees key j·bk, i.e. reaches j·bk − (nk − n).
 int64_t causal_query_tiles(const AttentionDims& a, int64_t j, int64_t bq, int64_t bk) {
+  if (a.window()) {  // the query tiles whose rows' windows reach it
+    const TileSpan<int64_t> t = query_tiles(a.keys(), j * bk, std::min(a.nk, (j + 1) * bk) - 1, a.n, bq);
+    return t.end - t.begin;
+  }
   const int64_t tq = ceil_div(a.n, bq);
   const int64_t row = j * bk - (a.nk - a.n);  // the first query row that sees key j·bk
   const int64_t first = row <= 0 ? 0 : row / bq;
   return std::max<int64_t>(tq - first, 0);
 }
 
-// Query × key tiles a causal kernel computes, over all n × nk tiles.
+// Query × key tiles a causal (or windowed) kernel computes, over all n × nk tiles.
 double causal_tile_share(const AttentionDims& a, int64_t bq, int64_t bk) {
   const int64_t tq = ceil_div(a.n, bq), tk = ceil_div(a.nk, bk);
   double computed = 0;
@@ -54,7 +69,7 @@ double causal_tile_share(const AttentionDims& a, int64_t bq, int64_t bk) {
 model::CtaSchedule attention_schedule(const AttentionDims& a, bool backward, const AttentionTiling& t) {
   model::CtaSchedule s;
   s.ctas_per_sm = t.ctas_per_sm;
-  const bool skips = a.causal && t.skips_causal;
+  const bool skips = (a.causal || a.window()) && t.skips_causal;
   const double row_bytes = double(a.d) * 2;
   if (!backward) {
     const int64_t tq = ceil_div(a.n, t.block_q), tk = ceil_div(a.nk, t.block_k);
@@ -81,10 +96,11 @@ model::Execution attention_execution(const Shape& s, bool backward, const Attent
   e.kernels = t.kernels;
   e.mma = t.mma;
   const double pairs_full = double(a.b) * double(a.h) * double(a.n) * double(a.nk);
-  const double share = a.causal && t.skips_causal ? causal_tile_share(a, t.block_q, t.block_k) : 1.0;
+  const bool masked = a.causal || a.window();
+  const double share = masked && t.skips_causal ? causal_tile_share(a, t.block_q, t.block_k) : 1.0;
   const double pairs = pairs_full * share;
   e.work_flops = pairs * 4.0 * double(a.d) * (backward ? 2.5 : 1.0) * t.recompute;
-  e.exps = pairs * t.recompute;
+  e.exps = pairs * t.recompute * (a.softcap ? 2 : 1);  // softcap: a tanh beside each exponential
   e.smem_wavefronts = e.work_flops * t.smem_bytes_per_flop / double(model::kBanks * model::kBankBytes);
   if (backward && t.dq_keys_per_add > 0) {
     // Each dQ element gets one fp32 add per `dq_keys_per_add` keys it meets: a 4-byte read and write at L2.
@@ -95,9 +111,10 @@ model::Execution attention_execution(const Shape& s, bool backward, const Attent
   if (t.ctas_per_sm > 0) e.schedule = attention_schedule(a, backward, t);
   e.how = std::string(t.mma == model::MatrixInstruction::MmaSync ? "mma.sync" : "wgmma") + ", " +
           std::to_string(t.block_q) + "×" + std::to_string(t.block_k) + " tiles" +
-          (a.causal ? (t.skips_causal ? ", causal tiles skipped (" + fixed(100 * share, 1) + " % computed)"
-                                      : ", causal: every tile computed")
-                    : "") +
+          (!masked          ? ""
+           : t.skips_causal ? std::string(a.window() ? ", tiles outside the window" : ", causal tiles") + " skipped (" +
+                                  fixed(100 * share, 1) + " % computed)"
+                            : std::string(a.window() ? ", window" : ", causal") + ": every tile computed") +
           (t.smem_bytes_per_flop > 0 ? ", " + fixed(t.smem_bytes_per_flop, 3) + " B of shared-memory operands per FLOP" : "") +
           (e.l2_atomic_bytes > 0 ? ", dQ by fp32 atomics every " + std::to_string(t.dq_keys_per_add) + " keys" : "") +
           (t.recompute != 1 ? ", " + fixed(t.recompute, 2) + "× the FLOPs run" : "");

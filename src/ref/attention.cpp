@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "sol/core/attention_window.hpp"
 #include "sol/core/error.hpp"
 
 namespace sol::ref {
@@ -19,6 +20,9 @@ void require(const AttentionHead& a) {
     bad_input("attention reference: n, nk and d must be ≥ 1 (got n=" + std::to_string(a.n) +
               ", nk=" + std::to_string(a.nk) + ", d=" + std::to_string(a.d) + ")");
   if (!(a.scale > 0) || !std::isfinite(a.scale)) bad_input("attention reference: scale must be finite and > 0");
+  if (a.window_left < -1 || a.window_right < -1 || (a.causal && a.window_right > 0))
+    bad_input("attention reference: window sizes are ≥ −1, and causal allows window_right ≤ 0");
+  if (!(a.softcap >= 0) || !std::isfinite(a.softcap)) bad_input("attention reference: softcap must be finite and ≥ 0");
 }
 
 double dot(const double* x, const double* y, int64_t d) {
@@ -29,8 +33,22 @@ double dot(const double* x, const double* y, int64_t d) {
 
 }  // namespace
 
-int64_t attention_last_key(const AttentionHead& a, int64_t i) {
-  return a.causal ? std::min(a.nk - 1, i + a.nk - a.n) : a.nk - 1;
+namespace {
+KeyWindow<int64_t> window_of(const AttentionHead& a) {
+  return key_window<int64_t>(a.n, a.nk, a.window_left, a.causal ? 0 : a.window_right);
+}
+// dS of a capped score → dS of the scaled score: d(c·tanh(s/c))/ds = 1 − tanh² = 1 − (capped/c)².
+double softcap_slope(const AttentionHead& a, double capped) {
+  return a.softcap > 0 ? 1 - (capped / a.softcap) * (capped / a.softcap) : 1;
+}
+}  // namespace
+
+int64_t attention_first_key(const AttentionHead& a, int64_t i) { return std::max<int64_t>(0, window_of(a).first(i)); }
+int64_t attention_last_key(const AttentionHead& a, int64_t i) { return std::min(a.nk - 1, window_of(a).last(i)); }
+
+double attention_score(const AttentionHead& a, const double* q, const double* k) {
+  const double s = a.scale * dot(q, k, a.d);
+  return a.softcap > 0 ? a.softcap * std::tanh(s / a.softcap) : s;
 }
 
 void attention_standard(const AttentionHead& a, const double* q, const double* k, const double* v, double* o,
@@ -41,7 +59,9 @@ void attention_standard(const AttentionHead& a, const double* q, const double* k
   std::vector<double> s(static_cast<size_t>(a.n * a.nk));
   for (int64_t i = 0; i < a.n; ++i)
     for (int64_t j = 0; j < a.nk; ++j)
-      s[size_t(i * a.nk + j)] = j <= attention_last_key(a, i) ? a.scale * dot(q + i * a.d, k + j * a.d, a.d) : kNegInf;
+      s[size_t(i * a.nk + j)] = attention_first_key(a, i) <= j && j <= attention_last_key(a, i)
+                                    ? attention_score(a, q + i * a.d, k + j * a.d)
+                                    : kNegInf;
   for (int64_t i = 0; i < a.n; ++i) {
     double* row = s.data() + i * a.nk;
     const double m = *std::max_element(row, row + a.nk);
@@ -62,14 +82,14 @@ void attention_standard(const AttentionHead& a, const double* q, const double* k
 double attention_row(const AttentionHead& a, int64_t i, const double* q_row, const double* k, const double* v,
                      double* o_row) {
   require(a);
-  const int64_t last = attention_last_key(a, i);
+  const int64_t first = attention_first_key(a, i), last = attention_last_key(a, i);
   std::fill(o_row, o_row + a.d, 0.0);
-  if (last < 0) return kNegInf;
-  std::vector<double> s(static_cast<size_t>(last + 1));
+  if (last < first) return kNegInf;
+  std::vector<double> s(static_cast<size_t>(a.nk));
   double m = kNegInf, l = 0;
-  for (int64_t j = 0; j <= last; ++j) m = std::max(m, s[size_t(j)] = a.scale * dot(q_row, k + j * a.d, a.d));
-  for (int64_t j = 0; j <= last; ++j) l += s[size_t(j)] = std::exp(s[size_t(j)] - m);
-  for (int64_t j = 0; j <= last; ++j)
+  for (int64_t j = first; j <= last; ++j) m = std::max(m, s[size_t(j)] = attention_score(a, q_row, k + j * a.d));
+  for (int64_t j = first; j <= last; ++j) l += s[size_t(j)] = std::exp(s[size_t(j)] - m);
+  for (int64_t j = first; j <= last; ++j)
     for (int64_t c = 0; c < a.d; ++c) o_row[c] += s[size_t(j)] / l * v[j * a.d + c];
   return m + std::log(l);
 }
@@ -88,12 +108,12 @@ void attention_tiled(const AttentionHead& a, const double* q, const double* k, c
     for (int64_t j0 = 0; j0 < a.nk; j0 += block_k) {
       const int64_t cols = std::min(block_k, a.nk - j0);
       for (int64_t r = 0; r < rows; ++r) {
-        const int64_t i = i0 + r, last = attention_last_key(a, i);
+        const int64_t i = i0 + r, first = attention_first_key(a, i), last = attention_last_key(a, i);
         // Scores of this key block; the block's max updates the running max.
         double block_max = kNegInf;
         for (int64_t c = 0; c < cols; ++c) {
           const int64_t j = j0 + c;
-          p[size_t(c)] = j <= last ? a.scale * dot(q + i * a.d, k + j * a.d, a.d) : kNegInf;
+          p[size_t(c)] = first <= j && j <= last ? attention_score(a, q + i * a.d, k + j * a.d) : kNegInf;
           block_max = std::max(block_max, p[size_t(c)]);
         }
         const double m_new = std::max(m[size_t(r)], block_max);
@@ -122,12 +142,12 @@ void attention_backward_query(const AttentionHead& a, int64_t i, const double* q
                               const double* o_row, double lse_i, const double* dout_row, double* dq_row) {
   require(a);
   std::fill(dq_row, dq_row + a.d, 0.0);
-  const int64_t last = attention_last_key(a, i);
-  if (last < 0 || lse_i == kNegInf) return;
+  const int64_t first = attention_first_key(a, i), last = attention_last_key(a, i);
+  if (last < first || lse_i == kNegInf) return;
   const double D = dot(dout_row, o_row, a.d);
-  for (int64_t j = 0; j <= last; ++j) {
-    const double p = std::exp(a.scale * dot(q_row, k + j * a.d, a.d) - lse_i);
-    const double ds = p * (dot(dout_row, v + j * a.d, a.d) - D);
+  for (int64_t j = first; j <= last; ++j) {
+    const double s = attention_score(a, q_row, k + j * a.d), p = std::exp(s - lse_i);
+    const double ds = p * (dot(dout_row, v + j * a.d, a.d) - D) * softcap_slope(a, s);
     for (int64_t c = 0; c < a.d; ++c) dq_row[c] += a.scale * ds * k[j * a.d + c];
   }
 }
@@ -137,11 +157,11 @@ void attention_backward_key(const AttentionHead& a, int64_t j, const double* q, 
                             double* dv_row) {
   require(a);
   for (int64_t i = 0; i < a.n; ++i) {
-    if (j > attention_last_key(a, i) || lse[i] == kNegInf) continue;
+    if (j < attention_first_key(a, i) || j > attention_last_key(a, i) || lse[i] == kNegInf) continue;
     const double* qi = q + i * a.d;
     const double* doi = dout + i * a.d;
-    const double p = std::exp(a.scale * dot(qi, k_row, a.d) - lse[i]);
-    const double ds = p * (dot(doi, v_row, a.d) - dot(doi, o + i * a.d, a.d));
+    const double s = attention_score(a, qi, k_row), p = std::exp(s - lse[i]);
+    const double ds = p * (dot(doi, v_row, a.d) - dot(doi, o + i * a.d, a.d)) * softcap_slope(a, s);
     for (int64_t c = 0; c < a.d; ++c) {
       dv_row[c] += p * doi[c];
       dk_row[c] += a.scale * ds * qi[c];

@@ -124,16 +124,18 @@ struct UnmeasuredOptIn {
 
 }  // namespace sol::test
 
-// `call` throws sol::Error of kind BadInput whose message contains `text`.
-#define SOL_EXPECT_BAD_INPUT(call, text)                                                          \
+// `call` throws sol::Error of kind `which` (BadInput, Failure) whose message contains `text`.
+#define SOL_EXPECT_ERROR(call, which, text)                                                       \
   do {                                                                                            \
     try {                                                                                         \
       call;                                                                                       \
       ADD_FAILURE() << #call << " did not throw";                                                 \
     } catch (const ::sol::Error& e) {                                                             \
-      EXPECT_EQ(e.kind(), ::sol::Error::Kind::BadInput) << e.line();                              \
+      EXPECT_EQ(e.kind(), ::sol::Error::Kind::which) << e.line();                                 \
       EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.line() << " lacks: " << (text); \
     }                                                                                             \
   } while (0)
+#define SOL_EXPECT_BAD_INPUT(call, text) SOL_EXPECT_ERROR(call, BadInput, text)
+#define SOL_EXPECT_FAILURE(call, text) SOL_EXPECT_ERROR(call, Failure, text)
 
 #endif  // SOL_WITH_CUDA

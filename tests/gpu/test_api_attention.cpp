@@ -69,6 +69,37 @@ TEST(ApiAttention, RefusesBadSizesDtypesAndHeads) {
   SOL_EXPECT_BAD_INPUT(attention_forward_workspace_size(a), "d = 80");
 }
 
+TEST(ApiAttention, RefusesBadWindowsAndSoftcaps) {
+  auto forward = [](AttentionArgs a) { attention_forward(a, fake_pointer(10), kBig, nullptr); };
+  AttentionArgs a = valid_args();
+  a.window_left = -2;
+  SOL_EXPECT_BAD_INPUT(forward(a), "window (-2, -1) has a size below −1");
+  a = valid_args();
+  a.window_right = -5;
+  SOL_EXPECT_BAD_INPUT(attention_forward_workspace_size(a), "below −1");
+  a = valid_args();
+  a.causal = true;
+  a.window_right = 3;
+  SOL_EXPECT_BAD_INPUT(forward(a), "causal with window_right = 3");
+  for (float cap : {-1.f, NAN, INFINITY}) {
+    a = valid_args();
+    a.softcap = cap;
+    SOL_EXPECT_BAD_INPUT(forward(a), "softcap");
+  }
+  AttentionBackwardArgs g = valid_bwd_args();
+  g.fwd.window_left = -7;
+  SOL_EXPECT_BAD_INPUT(attention_backward(g, fake_pointer(10), kBig, nullptr), "below −1");
+  g = valid_bwd_args();
+  g.fwd.softcap = -0.5f;
+  SOL_EXPECT_BAD_INPUT(api::explain_attention_backward_on(g, 90), "softcap");
+  // Causal with window_right 0 (or −1) says the same thing twice: served.
+  a = valid_args();
+  a.causal = true;
+  a.window_right = 0;
+  a.window_left = 4;
+  EXPECT_NO_THROW(api::explain_attention_forward_on(a, 90));
+}
+
 TEST(ApiAttention, RefusesBadPointersStridesAndWorkspace) {
   auto forward = [](AttentionArgs a, void* ws = fake_pointer(10), size_t bytes = kBig) {
     attention_forward(a, ws, bytes, nullptr);
@@ -194,13 +225,47 @@ TEST(ApiAttention, ChoiceFollowsTheDeviceAndTheLayout) {
   EXPECT_GT(dc.predicted_s, 0);
   EXPECT_LT(dc.predicted_s, on90.predicted_s);  // far less work than 4×16 heads of 4096²
 
-  try {
-    api::explain_attention_forward_on(a, 75);
-    ADD_FAILURE() << "sm_75 accepted";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), Error::Kind::Failure);
-    EXPECT_NE(std::string(e.what()).find("sm_75"), std::string::npos) << e.line();
-  }
+  SOL_EXPECT_FAILURE(api::explain_attention_forward_on(a, 75), "sm_75");
+}
+
+// A window or softcap runs on the wgmma rungs (or, n ≤ 16, the decode kernel); elsewhere it is
+// refused, never dropped. A window that never binds, and (−1, 0), are the plain and causal masks.
+TEST(ApiAttention, WindowAndSoftcapChoiceAndRefusals) {
+  AttentionArgs a = valid_args();
+  a.b = 1, a.h = 32, a.h_kv = 8, a.n = a.nk = 8192, a.d = 128, a.causal = true;
+  const Choice causal = api::explain_attention_forward_on(a, 90);
+  a.window_left = 4096;
+  const Choice mistral = api::explain_attention_forward_on(a, 90);
+  EXPECT_NE(mistral.implementation.find("wgmma"), std::string::npos) << mistral.implementation;
+  EXPECT_NE(mistral.reason.find("window=(4096,0)"), std::string::npos) << mistral.reason;
+  EXPECT_GT(mistral.predicted_s, 0);
+  EXPECT_LT(mistral.predicted_s, causal.predicted_s);  // ≈ 3/4 of the causal pairs
+  SOL_EXPECT_FAILURE(api::explain_attention_forward_on(a, 80), "sliding window or softcap");  // sm_80: mma.sync rungs
+  AttentionArgs s = a;  // heads interleaved with K and V: no tensor map, so no rung with a window
+  s.q_stride = s.k_stride = s.v_stride = {a.n * a.h * 3 * a.d, a.h * 3 * a.d, 3 * a.d};
+  SOL_EXPECT_BAD_INPUT(api::explain_attention_forward_on(s, 90), "head stride = d");
+  AttentionArgs capped = valid_args();
+  capped.softcap = 30;
+  EXPECT_NE(api::explain_attention_forward_on(capped, 90).implementation.find("wgmma"), std::string::npos);
+  // Sizes that never bind are no window: the plain rungs' choice; (−1, 0) is the causal one.
+  AttentionArgs wide = valid_args();  // n = 17, nk = 33
+  const Choice plain = api::explain_attention_forward_on(wide, 80);
+  wide.window_left = 32;
+  wide.window_right = 16;
+  EXPECT_EQ(api::explain_attention_forward_on(wide, 80).implementation, plain.implementation);
+  AttentionArgs right0 = valid_args(), causal_args = valid_args();
+  right0.window_right = 0;
+  causal_args.causal = true;
+  EXPECT_EQ(api::explain_attention_forward_on(right0, 80).reason, api::explain_attention_forward_on(causal_args, 80).reason);
+  // The backward: the wgmma rungs on sm_90, refused elsewhere.
+  AttentionBackwardArgs g = valid_bwd_args();
+  g.fwd.window_left = 5;
+  const std::string bwd = api::explain_attention_backward_on(g, 90).implementation;
+  EXPECT_TRUE(bwd == "attention_bwd/v03_flash_bwd_wgmma" || bwd == "attention_bwd/v04_flash_bwd_2wg") << bwd;
+  g.deterministic = true;
+  const std::string det = api::explain_attention_backward_on(g, 90).implementation;
+  EXPECT_TRUE(det == "attention_bwd/v03_flash_bwd_wgmma" || det == "attention_bwd/v04_flash_bwd_2wg") << det;
+  SOL_EXPECT_FAILURE(api::explain_attention_backward_on(g, 80), "sm_90a");
 }
 
 TEST(ApiAttention, BackwardChoiceFollowsTheDevice) {

@@ -293,6 +293,36 @@ TEST(CostAttention, BadInput) {
                    "overflows 64 bits");
 }
 
+TEST(CostAttention, WindowCountsItsPairsAndTheKeysItReads) {
+  // Mistral's window: n = nk = 8192, 4096 keys left of the diagonal, causal on the right. FLOPs
+  // are 4·d per pair in the window (sol::window_pairs, the definition's count).
+  AttentionOp op{.batch = 1, .heads = 32, .seq = 8192, .head_dim = 128, .flash = true, .causal = true, .heads_kv = 8};
+  op.reuse_in_l2 = true;
+  op.window_left = 4096;
+  const double pairs = 4096.0 * 4097 / 2 + 4096.0 * 4097;
+  EXPECT_DOUBLE_EQ(attention(op).flops, 4.0 * 32 * pairs * 128);
+  EXPECT_NE(attention(op).op.find("window=(4096,0)"), std::string::npos) << attention(op).op;
+  op.backward = true;
+  EXPECT_DOUBLE_EQ(attention(op).flops, 2.5 * 4.0 * 32 * pairs * 128);
+  // Decode against a 32k cache through a 4096-key window reads 4097 keys of K and V, not 32768.
+  AttentionOp dec{.batch = 1, .heads = 32, .seq = 1, .head_dim = 128, .flash = true, .causal = true, .heads_kv = 8,
+                  .seq_k = 32768};
+  dec.reuse_in_l2 = true;
+  const double whole = attention(dec).bytes;
+  dec.window_left = 4096;
+  const double kv_row = 8 * 128 * 2 * 2.0;  // one key of K and V over the 8 K/V heads
+  EXPECT_DOUBLE_EQ(whole - attention(dec).bytes, (32768 - 4097) * kv_row);
+  EXPECT_DOUBLE_EQ(attention(dec).flops, 4.0 * 32 * 4097 * 128);
+  // Causal with n ≠ nk: the window's count of (−1, 0) is the causal mask's.
+  const AttentionOp causal{.seq = 4, .head_dim = 8, .causal = true, .seq_k = 2};
+  AttentionOp right0 = causal;
+  right0.causal = false;
+  right0.window_right = 0;
+  EXPECT_DOUBLE_EQ(attention(causal).flops, attention(right0).flops);
+  expect_bad_input([] { attention({.seq = 64, .head_dim = 64, .window_left = -2}); }, "window");
+  expect_bad_input([] { attention({.seq = 64, .head_dim = 64, .causal = true, .window_right = 3}); }, "causal");
+}
+
 TEST(CostActivations, ThreePolicies) {
   const double x = 10, k = 100;
   ActivationMemory none = activation_memory({.layers = 16, .bytes_per_block_input = x, .bytes_per_block_internal = k});

@@ -569,6 +569,18 @@ TEST(PredictSchedule, CausalAttentionCtasCarryTheirTilesAndTheWavesShow) {
   const model::Execution g = attention_execution(Shape::parse("b=1,h=4,hkv=2,n=256,nk=512,d=64,causal=1"), true, b);
   EXPECT_EQ(g.schedule.tiles, (std::vector<int64_t>{8, 8, 8, 4}));
   EXPECT_EQ(g.schedule.groups, 2);
+  // A window (left 128, causal): query tile i visits the key tiles from its first row's first key
+  // (128i − 128) to its diagonal: tiles i − 1 … i, two each but the first.
+  const model::Execution wf = attention_execution(Shape::parse("b=1,h=2,n=512,d=64,causal=1,wl=128"), false, t);
+  EXPECT_EQ(wf.schedule.tiles, (std::vector<int64_t>{1, 2, 2, 2}));
+  EXPECT_NE(wf.how.find("outside the window skipped"), std::string::npos) << wf.how;
+  // Its backward: key tile j (128 keys) is seen by rows 128j … 128j + 255, the 64-row query tiles
+  // 2j … 2j + 3 (the last key tile by 2), each for 2 query heads.
+  const model::Execution wg = attention_execution(Shape::parse("b=1,h=4,hkv=2,n=512,d=64,causal=1,wl=128"), true, b);
+  EXPECT_EQ(wg.schedule.tiles, (std::vector<int64_t>{8, 8, 8, 4}));
+  // Softcap: a tanh beside every exponential.
+  EXPECT_DOUBLE_EQ(attention_execution(Shape::parse("b=1,h=2,n=512,d=64,softcap=30"), false, t).exps,
+                   2 * attention_execution(Shape::parse("b=1,h=2,n=512,d=64"), false, t).exps);
   // Undeclared residency: no schedule.
   EXPECT_TRUE(attention_execution(Shape::parse("b=1,h=2,n=512,d=64"), false, AttentionTiling{}).schedule.tiles.empty());
   // The prediction carries the schedule's tail as its own term: 133 equal CTAs on 132 slots.

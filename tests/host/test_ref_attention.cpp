@@ -1,6 +1,7 @@
 // Host attention references: the standard algorithm against a hand-computed case, the lecture's
 // tiled online softmax (§11.4) against the standard one (causal with nq ≠ nk, lengths 1 and 17,
-// blocks that do not divide the lengths), and the backward against central finite differences.
+// blocks that do not divide the lengths; sliding windows and softcap), and the backward against
+// central finite differences (with windows and softcap too).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -83,13 +84,23 @@ struct TiledCase {
   int64_t n, nk, d;
   bool causal;
   int64_t bq, bk;
+  int64_t wl = -1, wr = -1;  // window sizes
+  double cap = 0;            // softcap
 };
+
+AttentionHead head(const TiledCase& t) {
+  AttentionHead a = head(t.n, t.nk, t.d, t.causal);
+  a.window_left = t.wl;
+  a.window_right = t.wr;
+  a.softcap = t.cap;
+  return a;
+}
 
 class TiledEqualsStandard : public ::testing::TestWithParam<TiledCase> {};
 
 TEST_P(TiledEqualsStandard, OutputsAndLogsumexp) {
   const TiledCase t = GetParam();
-  const AttentionHead a = head(t.n, t.nk, t.d, t.causal);
+  const AttentionHead a = head(t);
   const Inputs in = inputs(a, uint32_t(t.n * 131 + t.nk));
   Vec o1(static_cast<size_t>(a.n * a.d)), l1(size_t(a.n)), o2(o1.size(), 9.0), l2(l1.size(), 9.0), o3(size_t(a.d));
   sol::ref::attention_standard(a, in.q.data(), in.k.data(), in.v.data(), o1.data(), l1.data());
@@ -116,7 +127,11 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TiledEqualsStandard,
                                            TiledCase{17, 17, 8, false, 4, 5}, TiledCase{17, 17, 8, true, 4, 5},
                                            TiledCase{1, 17, 16, true, 64, 8}, TiledCase{17, 1, 16, true, 3, 64},
                                            TiledCase{17, 40, 8, true, 5, 7}, TiledCase{40, 17, 8, true, 7, 5},
-                                           TiledCase{33, 65, 4, false, 16, 16}, TiledCase{64, 64, 8, true, 16, 16}));
+                                           TiledCase{33, 65, 4, false, 16, 16}, TiledCase{64, 64, 8, true, 16, 16},
+                                           TiledCase{17, 17, 8, false, 4, 5, 3, 2}, TiledCase{17, 17, 8, true, 4, 5, 3, -1},
+                                           TiledCase{17, 40, 8, false, 5, 7, 0, 0}, TiledCase{40, 17, 8, false, 7, 5, 4, 1},
+                                           TiledCase{33, 65, 4, false, 16, 16, -1, 5}, TiledCase{17, 17, 8, true, 4, 5, -1, -1, 2.5},
+                                           TiledCase{17, 40, 8, false, 5, 7, 6, 3, 0.75}));
 
 // Loss = Σ dO ∘ O; its gradient with respect to each input is what attention_backward returns.
 double loss(const AttentionHead& a, const Inputs& in, const Vec& dout) {
@@ -131,7 +146,7 @@ class BackwardFiniteDifferences : public ::testing::TestWithParam<TiledCase> {};
 
 TEST_P(BackwardFiniteDifferences, AllThreeGradients) {
   const TiledCase t = GetParam();
-  const AttentionHead a = head(t.n, t.nk, t.d, t.causal);
+  const AttentionHead a = head(t);
   Inputs in = inputs(a, uint32_t(7 + t.n));
   const Vec dout = random_vec(a.n * a.d, 99);
   Vec o(static_cast<size_t>(a.n * a.d)), l(size_t(a.n)), dq(o.size()), dk(size_t(a.nk * a.d)), dv(dk.size());
@@ -162,7 +177,41 @@ TEST_P(BackwardFiniteDifferences, AllThreeGradients) {
 INSTANTIATE_TEST_SUITE_P(Shapes, BackwardFiniteDifferences,
                          ::testing::Values(TiledCase{1, 3, 3, false, 0, 0}, TiledCase{5, 5, 4, true, 0, 0},
                                            TiledCase{3, 6, 4, true, 0, 0}, TiledCase{6, 3, 4, true, 0, 0},
-                                           TiledCase{4, 7, 5, false, 0, 0}));
+                                           TiledCase{4, 7, 5, false, 0, 0}, TiledCase{6, 6, 4, false, 0, 0, 2, 1},
+                                           TiledCase{4, 7, 5, true, 0, 0, 1, 0}, TiledCase{5, 5, 4, false, 0, 0, -1, -1, 0.6},
+                                           TiledCase{6, 4, 4, false, 0, 0, 2, 0, 1.5}));
+
+TEST(AttentionRef, WindowBoundsBothSides) {
+  // n = 4, nk = 6: row i's diagonal key is i + 2; window (1, 1) sees i + 1 … i + 3, clamped to [0, 6).
+  AttentionHead a = head(4, 6, 1, false);
+  a.window_left = a.window_right = 1;
+  for (int64_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(sol::ref::attention_first_key(a, i), i + 1);
+    EXPECT_EQ(sol::ref::attention_last_key(a, i), std::min<int64_t>(i + 3, 5));
+  }
+  // causal is window_right = 0; with a left size it is Mistral's window.
+  a.causal = true;
+  a.window_right = -1;
+  a.window_left = 0;
+  EXPECT_EQ(sol::ref::attention_first_key(a, 2), 4);
+  EXPECT_EQ(sol::ref::attention_last_key(a, 2), 4);
+  a.window_right = 1;
+  EXPECT_THROW(sol::ref::attention_row(a, 0, nullptr, nullptr, nullptr, nullptr), sol::Error);
+}
+
+TEST(AttentionRef, SoftcapCapsEveryScore) {
+  // One key: L is the capped score itself, softcap·tanh(scale·q·k / softcap), below the cap.
+  AttentionHead a{1, 1, 1, false, 1.0};
+  a.softcap = 2;
+  const Vec q{3}, k{4}, v{1};
+  double o = 0;
+  const double l = sol::ref::attention_row(a, 0, q.data(), k.data(), v.data(), &o);
+  EXPECT_NEAR(l, 2 * std::tanh(12.0 / 2), 1e-15);
+  EXPECT_LT(l, 2);
+  EXPECT_NEAR(sol::ref::attention_score(a, q.data(), k.data()), l, 1e-15);
+  a.softcap = -1;
+  EXPECT_THROW(sol::ref::attention_row(a, 0, q.data(), k.data(), v.data(), &o), sol::Error);
+}
 
 TEST(AttentionRef, BadSizesThrow) {
   const Vec x(4, 1.0);

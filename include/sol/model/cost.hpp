@@ -159,10 +159,16 @@ struct AttentionOp {
   int64_t heads_kv = 0;     // K/V heads (divides heads); 0: = heads
   int64_t seq_k = 0;        // key rows; 0: = seq
   int64_t score_bytes = 0;  // standard: bytes per stored element of S (fp32 scores: 4); 0: the dtype's
+  // A sliding window in the same frame (sol/core/attention_window.hpp; −1: unbounded; causal caps
+  // the right side at 0): FLOPs count the pairs in the window, the flash kernels' K/V bytes the
+  // keys some row sees. softcap: one tanh per score beside the exponential, no FLOPs counted.
+  int64_t window_left = -1, window_right = -1;
+  bool softcap = false;
 };
 Cost attention(const AttentionOp& op);
-// The attention families' cost at a registry shape (b, h[, hkv], n[, nk], d[, causal, fp16]):
-// flash or standard (S in fp32), forward or backward, the flash re-reads served by L2.
+// The attention families' cost at a registry shape (b, h[, hkv], n[, nk], d[, causal, wl, wr,
+// softcap, fp16]; wl, wr: the window's sizes, absent: unbounded): flash or standard (S in fp32),
+// forward or backward, the flash re-reads served by L2.
 Cost attention_at(const Shape& s, bool flash, bool backward, int64_t block_q);
 
 // ---- activation memory of an L-layer stack -----------------------------------------------------

@@ -6,8 +6,13 @@
 // rescale at the end) which must equal it, and the backward (dQ, dK, dV) that recomputes P from L.
 // Layout of one head: Q, O, dO, dQ are [n × d] row-major, K, V, dK, dV are [nk × d] row-major.
 // Causal mask, bottom-right aligned (FlashAttention ≥ 2.1): query i sees key j iff
-// j ≤ i + nk − n. With nq == nk this is the usual j ≤ i. A query row that sees no key (possible
-// only when n > nk) has O = 0 and L = −∞, and contributes nothing to any gradient.
+// j ≤ i + nk − n. With nq == nk this is the usual j ≤ i. A sliding window (left, right) bounds
+// both sides: i + nk − n − left ≤ j ≤ i + nk − n + right (sol/core/attention_window.hpp; −1:
+// unbounded; causal is right = 0). A query row that sees no key has O = 0 and L = −∞, and
+// contributes nothing to any gradient.
+// Softcap (Gemma 2), where softcap > 0: each scaled score s becomes softcap·tanh(s / softcap)
+// before the mask and the softmax; L is of these capped scores, and the backward multiplies
+// dS by their derivative 1 − tanh² = 1 − (s_capped / softcap)².
 #include <cstdint>
 #include <vector>
 
@@ -19,10 +24,16 @@ struct AttentionHead {
   int64_t d = 0;    // head dimension
   bool causal = false;
   double scale = 0;  // usually 1/√d
+  int64_t window_left = -1, window_right = -1;  // −1: unbounded; causal caps window_right at 0
+  double softcap = 0;                           // 0: off
 };
 
-// Last visible key of query row i (may be < 0: no key visible); nk − 1 without the mask.
+// First and last visible key of query row i (first > last: no key visible); 0 and nk − 1
+// without a mask.
+int64_t attention_first_key(const AttentionHead& a, int64_t i);
 int64_t attention_last_key(const AttentionHead& a, int64_t i);
+// The score of query row q and key row k: scale·q·k, capped where softcap > 0.
+double attention_score(const AttentionHead& a, const double* q, const double* k);
 
 // Standard attention: materializes S (n × nk). o: n × d, lse: n.
 void attention_standard(const AttentionHead& a, const double* q, const double* k, const double* v, double* o,
