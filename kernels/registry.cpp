@@ -134,8 +134,24 @@ void add_attention(std::vector<Variant>& all) {
                       "for 255 registers), a consumer thread refills each released stage",
                       kAttentionBench, kAttentionTest));
   for (const char* t : hopper_edges) all[fwd_dispatch].test_shapes.push_back(Shape::parse(t));
+  // Sliding windows (wl, wr: keys left and right of the diagonal; causal is wr=0) and softcap,
+  // which only the wgmma rungs (and the decode kernel) have: Mistral's causal window; a two-sided
+  // one over odd lengths with GQA 4; width one (wl=wr=0) at GQA 8 with n > nk, where rows see no
+  // key; softcaps 30 (Gemma 2's attention) and 50, alone and under a window; n = 17 and 4097.
+  // The dispatcher serves them on sm_90 only, so they are the sm_90a variants' (the API's GPU
+  // test runs them through the dispatcher). Bench: a Mistral-like layer, 8k tokens, 4k window.
+  const Texts window_tests = {"b=1,h=2,n=1000,d=64,causal=1,wl=256",
+                              "b=2,h=8,hkv=2,n=257,d=128,wl=127,wr=33",
+                              "b=1,h=8,hkv=1,n=300,nk=129,d=128,wl=0,wr=0,fp16=1",
+                              "b=2,h=3,n=17,d=64,wl=5,wr=2",
+                              "b=1,h=2,n=4097,d=128,causal=1,softcap=30",
+                              "b=2,h=4,n=100,nk=333,d=64,causal=1,wl=64,softcap=50,fp16=1",
+                              "b=1,h=4,hkv=1,n=333,nk=100,d=128,wl=127,wr=33,softcap=30"};
+  const char* const window_bench = "b=1,h=32,hkv=8,n=8192,d=128,causal=1,wl=4096";
   for (Variant* x : {&v04, &v05}) {
     for (const char* t : hopper_edges) x->test_shapes.push_back(Shape::parse(t));
+    for (const char* t : window_tests) x->test_shapes.push_back(Shape::parse(t));
+    x->bench_shapes.push_back(Shape::parse(window_bench));
     all.push_back(std::move(*x));
   }
   // Decode: 16 MHA heads against 4k keys (the headline), Llama-3-8B's GQA (32 query heads on 8 KV
@@ -144,14 +160,22 @@ void add_attention(std::vector<Variant>& all) {
   // that see no key); a split of the 32k cache at d = 64.
   const Texts decode_bench = {"b=2,h=16,n=1,nk=4096,d=128",  "b=8,h=32,hkv=8,n=1,nk=32768,d=128,causal=1",
                               "b=1,h=32,hkv=8,n=1,nk=131072,d=128",         "b=64,h=32,hkv=8,n=1,nk=8192,d=128",
-                              "b=8,h=32,hkv=8,n=8,nk=32768,d=128,causal=1",  "b=8,h=32,hkv=8,n=16,nk=32768,d=128,causal=1"};
+                              "b=8,h=32,hkv=8,n=8,nk=32768,d=128,causal=1",  "b=8,h=32,hkv=8,n=16,nk=32768,d=128,causal=1",
+                              "b=8,h=32,hkv=8,n=1,nk=32768,d=128,causal=1,wl=4096"};
   const Texts decode_tests = {"b=1,h=1,n=1,nk=1,d=64",
                               "b=2,h=4,hkv=1,n=1,nk=17,d=128",
                               "b=2,h=8,hkv=2,n=7,nk=1000,d=64,causal=1",
                               "b=1,h=8,hkv=1,n=16,nk=4097,d=128,causal=1,fp16=1",
                               "b=3,h=32,hkv=4,n=16,nk=333,d=64,causal=1",
                               "b=1,h=2,n=16,nk=5,d=128,causal=1",
-                              "b=1,h=4,hkv=4,n=2,nk=32768,d=64,fp16=1"};
+                              "b=1,h=4,hkv=4,n=2,nk=32768,d=64,fp16=1",
+                              // Windows and softcap (any device: the decode kernel has them): a causal
+                              // window over two row blocks, a two-sided one at GQA 8 with softcap, width
+                              // one at GQA 8, and n > nk (rows that see no key) with softcap 50.
+                              "b=2,h=8,hkv=2,n=7,nk=1000,d=64,causal=1,wl=256",
+                              "b=1,h=8,hkv=1,n=16,nk=4097,d=128,wl=127,wr=33,softcap=30",
+                              "b=3,h=32,hkv=4,n=1,nk=333,d=64,wl=0,wr=0",
+                              "b=1,h=2,n=16,nk=5,d=128,causal=1,wl=3,softcap=50,fp16=1"};
   all.push_back(entry("attention", V::v06_split_kv_decode, "v06_split_kv_decode", 6, 80,
                       "flash-decoding for n ≤ 16: a CTA per (split of the cache, KV head, batch) packs the n tokens × "
                       "h/h_kv query heads of one KV head into the MMA rows; 4 warps split each 64-key tile (3 cp.async "
@@ -200,6 +224,13 @@ void add_attention(std::vector<Variant>& all) {
   for (const char* t : {"b=1,h=2,n=65,nk=65,d=128", "b=1,h=8,hkv=1,n=300,nk=129,d=128,causal=1",
                         "b=1,h=4,hkv=2,n=700,nk=1100,d=64,fp16=1"})
     bwd3.test_shapes.push_back(Shape::parse(t));
+  // Windows and softcap (the wgmma backward rungs' alone, as the forward's), det=1 too.
+  std::vector<Shape> bwd_windows;
+  for (const char* t : window_tests) bwd_windows.push_back(Shape::parse(t));
+  for (const char* t : {"b=2,h=8,hkv=2,n=257,d=128,wl=127,wr=33,det=1", "b=1,h=2,n=1000,d=64,causal=1,wl=256,softcap=30,det=1"})
+    bwd_windows.push_back(Shape::parse(t));
+  bwd3.test_shapes.insert(bwd3.test_shapes.end(), bwd_windows.begin(), bwd_windows.end());
+  bwd3.bench_shapes.push_back(Shape::parse(window_bench));
   all.push_back(std::move(bwd3));
   Variant bwd4 = sm90a_only(entry("attention_bwd", kernels::attention::BwdVersion::v04_flash_bwd_2wg, "v04_flash_bwd_2wg", 4, 90,
                        "v03 with two consumer warpgroups per 128-key CTA sharing each Q/dO tile (128 rows at d=64): "
@@ -212,8 +243,11 @@ void add_attention(std::vector<Variant>& all) {
   // whose first 64 keys are whole but the second's partial.
   for (const char* t : {"b=1,h=2,n=100,nk=60,d=64", "b=2,h=4,hkv=2,n=191,nk=191,d=128,causal=1"})
     bwd4.test_shapes.push_back(Shape::parse(t));
-  all[bwd_dispatch].bench_shapes = bwd4.bench_shapes;
-  all[bwd_dispatch].test_shapes = bwd4.test_shapes;
+  // The public entry: v04's shapes but the windows (sm_90 only; the API's GPU test has them).
+  for (const Shape& x : bwd4.bench_shapes)
+    if (!x.has("wl") && !x.has("softcap")) all[bwd_dispatch].bench_shapes.push_back(x);
+  for (const Shape& x : bwd4.test_shapes)
+    if (!x.has("wl") && !x.has("wr") && !x.has("softcap")) all[bwd_dispatch].test_shapes.push_back(x);
   all.push_back(std::move(bwd4));
 }
 

@@ -33,6 +33,8 @@ def attention(results):
     for backward, file, names in ((False, "attention.json", ATTENTION), (False, "model-shapes/attention-decode.json", ATTENTION),
                                   (True, "attention_bwd.json", ATTENTION_BWD)):
         for rung, s, t in records(results / file, names):
+            if any(k in s for k in ("wl", "wr", "softcap")):
+                continue  # the table ranks the plain and causal masks: a window's or softcap's time is not theirs
             n, h = int(s["n"]), int(s["h"])
             out.append("{%s, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %.9g}," % (
                 "true" if backward else "false", rung, int(s["b"]), h, int(s.get("hkv", h)), n, int(s.get("nk", n)),

@@ -71,11 +71,23 @@ struct Half<__half> {
 struct Dims {
   int64_t b, h, hkv, n, nk, d;
   bool causal;
+  int64_t wl, wr, softcap;  // the window's sizes (−1: unbounded), the softcap (0: off)
+  bool windowed() const { return wl >= 0 || wr >= 0 || softcap > 0; }
 };
 
 Dims dims(const Shape& s) {
   const int64_t h = s.at("h");
-  return {s.at("b"), h, s.get("hkv", h), s.at("n"), s.get("nk", s.at("n")), s.at("d"), s.get("causal", 0) != 0};
+  return {s.at("b"),   h,   s.get("hkv", h), s.at("n"), s.get("nk", s.at("n")), s.at("d"), s.get("causal", 0) != 0,
+          s.get("wl", -1), s.get("wr", -1), s.get("softcap", 0)};
+}
+
+// The double reference's view of one head of a shape.
+ref::AttentionHead ref_head(const Dims& x) {
+  ref::AttentionHead head{x.n, x.nk, x.d, x.causal, 1.0 / std::sqrt(double(x.d))};
+  head.window_left = x.wl;
+  head.window_right = x.wr;
+  head.softcap = double(x.softcap);
+  return head;
 }
 
 // Spread picks of `count` out of [0, total): all when few, else the first, the last and hashed ones.
@@ -159,6 +171,9 @@ struct ForwardSets {
     a.d = int(x.d);
     a.causal = x.causal;
     a.scale = float(1.0 / std::sqrt(double(x.d)));
+    a.window_left = x.wl;
+    a.window_right = x.wr;
+    a.softcap = float(x.softcap);
     return a;
   }
 };
@@ -176,6 +191,9 @@ AttentionArgs public_args(const AttnArgs<T>& a) {
   p.d = a.d;
   p.causal = a.causal;
   p.scale = a.scale;
+  p.window_left = a.window_left;
+  p.window_right = a.window_right;
+  p.softcap = a.softcap;
   p.q = a.q;
   p.k = a.k;
   p.v = a.v;
@@ -275,7 +293,7 @@ class AttentionCase final : public Case {
       kh[hix] = decode_head<T>(hash64(seed0_, 'K'), bi, hk, x_.nk, x_.hkv, x_.d);
       vh[hix] = decode_head<T>(hash64(seed0_, 'V'), bi, hk, x_.nk, x_.hkv, x_.d);
     }
-    const ref::AttentionHead head{x_.n, x_.nk, x_.d, x_.causal, 1.0 / std::sqrt(double(x_.d))};
+    const ref::AttentionHead head = ref_head(x_);
     std::vector<double> refO(rows.size() * size_t(x_.d)), refL(rows.size());
     parallel_chunks(
         int64_t(rows.size()),
@@ -359,7 +377,10 @@ class AttentionBwdCase final : public Case {
     for (int i = 0; i < sets_; ++i) {
       fwd_.fill(i, set_seed(seed, i));
       Half<T>::fill(dout_[size_t(i)].get(), dout_[size_t(i)].count(), hash64(set_seed(seed, i), 'G'));
-      flash_forward(fwd_.args(i), nullptr);
+      // O and L of the forward: v02's, or, with a window or softcap, v05's (the rungs with them, as
+      // the backward rungs with them, are sm_90a).
+      if (x_.windowed()) flash_wgmma_forward(fwd_.args(i), nullptr, true);
+      else flash_forward(fwd_.args(i), nullptr);
     }
     seed0_ = set_seed(seed, 0);
     SOL_CUDA_CHECK(cudaDeviceSynchronize());
@@ -402,7 +423,7 @@ class AttentionBwdCase final : public Case {
     const std::vector<uint16_t> gotDV = dv_[0].template to_host<uint16_t>(0, dv_[0].count());
     std::vector<double> lse(lbits.size());
     for (size_t i = 0; i < lbits.size(); ++i) lse[i] = decode_f32(lbits[i]);
-    const ref::AttentionHead head{x_.n, x_.nk, x_.d, x_.causal, 1.0 / std::sqrt(double(x_.d))};
+    const ref::AttentionHead head = ref_head(x_);
     const int64_t d = x_.d, group = x_.h / x_.hkv;
     const uint64_t sq = hash64(seed0_, 'Q'), sk = hash64(seed0_, 'K'), sv = hash64(seed0_, 'V'), sg = hash64(seed0_, 'G');
 
@@ -549,9 +570,20 @@ namespace {
 std::string shape_problem(const Shape& s, bool backward) {
   std::vector<DimRule> rules = {{"b", 1, 65535},        {"h", 1, 65535},         {"hkv", 1, 65535, false},
                                 {"n", 1, int64_t(1) << 24}, {"nk", 1, int64_t(1) << 24, false},
-                                {"d", 64, 128},         {"causal", 0, 1, false}, {"fp16", 0, 1, false}};
+                                {"d", 64, 128},         {"causal", 0, 1, false}, {"fp16", 0, 1, false},
+                                {"wl", 0, int64_t(1) << 24, false}, {"wr", 0, int64_t(1) << 24, false},
+                                {"softcap", 1, 1000, false}};
   if (backward) rules.push_back({"det", 0, 1, false});
-  return check_dims(s, rules);
+  if (std::string why = check_dims(s, rules); !why.empty()) return why;
+  if (s.get("causal", 0) && s.get("wr", 0) > 0) return "causal=1 is wr=0: causal with wr=" + std::to_string(s.at("wr")) + " contradicts it";
+  return {};
+}
+
+// The rungs with a Windowed form (forward.cuh's Scores): the wgmma ones and the decode kernel.
+std::string window_problem(const Dims& x, bool has_windowed_form) {
+  if (!x.windowed() || has_windowed_form) return {};
+  return "a sliding window (wl, wr) or softcap is built into the wgmma rungs (forward v04, v05; backward v03, v04) "
+         "and the decode kernel (v06) only";
 }
 
 }  // namespace
@@ -568,6 +600,10 @@ std::string unsupported(Version v, const Shape& s) {
   if (product_or_minus1({x.b, x.h, x.n, x.d, 2}, int64_t(1) << 40) < 0 ||
       product_or_minus1({x.b, x.hkv, x.nk, x.d, 2}, int64_t(1) << 40) < 0)
     return "Q, K or V would exceed 1 TiB";
+  if (std::string why = window_problem(x, v == Version::v04_flash_wgmma || v == Version::v05_flash_wgmma_overlap ||
+                                              v == Version::v06_split_kv_decode || v == Version::dispatch);
+      !why.empty())
+    return why;
   if (v == Version::v01_standard) {
     if (x.n > (int64_t(1) << 20)) return "n > 2^20: the standard kernels' grid.y (n/16) would exceed 65535";
     const int64_t ws = product_or_minus1({x.b, x.h, x.n, x.nk, 6}, int64_t(1) << 62);
@@ -591,10 +627,14 @@ std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
   return std::make_unique<AttentionCase<__nv_bfloat16>>(v, s, opts);
 }
 
-std::string unsupported(BwdVersion, const Shape& s) {
+std::string unsupported(BwdVersion v, const Shape& s) {
   if (std::string why = shape_problem(s, true); !why.empty()) return why;
-  Shape forward = s;  // the forward's own rules for the rest
-  std::erase_if(forward.dims, [](const auto& kv) { return kv.first == "det"; });
+  if (std::string why = window_problem(dims(s), v == BwdVersion::v03_flash_bwd_wgmma || v == BwdVersion::v04_flash_bwd_2wg ||
+                                                    v == BwdVersion::dispatch);
+      !why.empty())
+    return why;
+  Shape forward = s;  // the forward's own rules for the rest (the window's checked above)
+  std::erase_if(forward.dims, [](const auto& kv) { return kv.first == "det" || kv.first == "wl" || kv.first == "wr" || kv.first == "softcap"; });
   return unsupported(Version::v02_flash_mma, forward);
 }
 
