@@ -25,6 +25,12 @@
 // Causal (bottom-right aligned): key tiles past the tile's last diagonal are never loaded; only
 // edge tiles are masked. Keys past nk arrive as TMA's zero fill and are masked to −∞; query rows
 // past n compute on zero-filled Q and are not stored.
+// Scores::Windowed (a sliding window): the CTA's key tiles are those its rows' windows reach
+// (sol/core/attention_window.hpp's key_tiles: from the first row's first key to the last row's
+// last), so work left of the window is skipped as causal skips the right; a tile the window does
+// not cover whole is masked on both sides. Scores::Capped adds Gemma 2's softcap: each raw score
+// x = q·k becomes tanh(x·scale/cap) (MUFU.TANH) before the mask, and the softmax's log2 factor
+// cap·log2e. The Plain instantiations keep their code (their SASS is unchanged).
 // The softmax's exponentials are MUFU.EX2 alone (ex2.approx.ftz; exp2f wraps each in a range test
 // and two multiplies, 198 of the 577 instructions of the unmasked softmax and pack at d=128) and
 // the edge mask compares 32-bit rows and keys: the consumers' issue slots are the softmax's cost.
@@ -117,10 +123,11 @@ static_assert(descriptors_address_the_tiles<64>() && descriptors_address_the_til
 // chunk c a lane (g = lane/4, t = lane%4) holds acc[4c + 0..1] = (row g, cols 8c + 2t, +1) and
 // acc[4c + 2..3] = row g + 8 — per warp the layout of mma.sync's C, so chunks 2kk and 2kk+1 of S,
 // packed to 16 bits, are exactly the register A fragment of P·V's k-step kk.
-template <class T, int kD, bool kOverlap>
+template <class T, int kD, bool kOverlap, Scores kScores>
 __global__ void __launch_bounds__(threads(kOverlap), kWgmmaForwardCtasPerSm)
     flash_wgmma_kernel(const __grid_constant__ CUtensorMap mapQ, const __grid_constant__ CUtensorMap mapK,
                        const __grid_constant__ CUtensorMap mapV, AttnArgs<T> a) {
+  constexpr bool kWindowed = kScores != Scores::Plain, kCapped = kScores == Scores::Capped;
   using S = Smem<kD, kOverlap>;
   constexpr int kStages = S::kStages;
   constexpr int kSAcc = kBlockN / 2;  // S accumulators per consumer thread: 64 × 128 / 128
@@ -141,9 +148,18 @@ __global__ void __launch_bounds__(threads(kOverlap), kWgmmaForwardCtasPerSm)
   const int hk = int(hi / (a.h / a.hkv));
   const int64_t shift = a.nk - a.n;  // query i sees keys j ≤ i + shift when causal
   const int64_t last_row = (m0 + kBlockM < a.n ? m0 + kBlockM : a.n) - 1;
-  int64_t kv_end = a.nk;
-  if (a.causal && last_row + shift + 1 < kv_end) kv_end = last_row + shift + 1;
-  const int tiles = kv_end > 0 ? int((kv_end + kBlockN - 1) / kBlockN) : 0;
+  // The key tiles this CTA visits: tile0 … tile0 + tiles − 1 (tile0 = 0 but for a window).
+  int tile0 = 0, tiles = 0;
+  const KeyWindow<int> window = window_of(a, a.nk);  // Windowed only (rows and keys in 32 bits)
+  if constexpr (kWindowed) {
+    const TileSpan<int> span = key_tiles(window, int(m0), int(last_row), int(a.nk), kBlockN);
+    tile0 = span.begin;
+    tiles = span.end - span.begin;
+  } else {
+    int64_t kv_end = a.nk;
+    if (a.causal && last_row + shift + 1 < kv_end) kv_end = last_row + shift + 1;
+    tiles = kv_end > 0 ? int((kv_end + kBlockN - 1) / kBlockN) : 0;
+  }
 
   if (threadIdx.x == 0) {
     hw::mbar_init(q_full, 1);
@@ -156,17 +172,18 @@ __global__ void __launch_bounds__(threads(kOverlap), kWgmmaForwardCtasPerSm)
   }
   __syncthreads();  // the last block-wide barrier: the producer's threads leave early
 
-  // Tile j's K and V into stage j % kStages (the stage is free), each counted on its own barrier.
+  // Visited tile j's K and V (keys (tile0 + j)·kBlockN …) into stage j % kStages (the stage is
+  // free), each counted on its own barrier.
   auto load_kv = [&](int j) {
     const int s = j % kStages;
     hw::mbar_expect_bytes(&k_full[s], S::kKV);
     for (int cb = 0; cb < S::kColBlocks; ++cb)
       tma_load_3d(sK + s * S::kKV + cb * kBlockN * kSwizzleRow, &mapK, &k_full[s], hk * kD + cb * kBoxCols,
-                  j * kBlockN, bi);
+                  (tile0 + j) * kBlockN, bi);
     hw::mbar_expect_bytes(&v_full[s], S::kKV);
     for (int cb = 0; cb < S::kColBlocks; ++cb)
       tma_load_3d(sV + s * S::kKV + cb * kBlockN * kSwizzleRow, &mapV, &v_full[s], hk * kD + cb * kBoxCols,
-                  j * kBlockN, bi);
+                  (tile0 + j) * kBlockN, bi);
   };
   auto load_q = [&]() {
     hw::mbar_expect_bytes(q_full, S::kQ);
@@ -196,7 +213,17 @@ __global__ void __launch_bounds__(threads(kOverlap), kWgmmaForwardCtasPerSm)
   const int g = lane / 4, t = lane % 4;
   const int64_t c0 = m0 + consumer * 64;            // this consumer's first query row
   const int64_t row0 = c0 + warp * 16 + g;          // this thread's rows: row0, row0 + 8
-  const float scale_log2 = a.scale * kLog2e;
+  // Log2 units per unit of rS: scale·log2e, or capped (rS then holds the tanh) cap·log2e.
+  const float scale_log2 = kCapped ? log2_per_unit(a, true) : a.scale * kLog2e;
+  // Windowed: the keys each of this thread's rows sees, first_key … last_key ≤ nk − 1 (the edge mask).
+  int first_key[2] = {0, 0}, last_key[2] = {0, 0};
+  if constexpr (kWindowed) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      first_key[half] = window.first(int(row0) + 8 * half);
+      last_key[half] = min(window.last(int(row0) + 8 * half), int(a.nk) - 1);
+    }
+  }
 
   float rO[kOAcc];
 #pragma unroll
@@ -224,21 +251,39 @@ __global__ void __launch_bounds__(threads(kOverlap), kWgmmaForwardCtasPerSm)
 #pragma unroll
     for (int kk = 0; kk < kBlockN / 16; ++kk) rs<T>(rO, rP[kk], mn_major_desc_fields(smem_addr(sVs + pv_start(kk))));
   };
-  // Tile j's scores in rS → probabilities in rS (exp2, unnormalized), running max and sum
+  // Visited tile j's scores in rS → probabilities in rS (exp2, unnormalized), running max and sum
   // updated, alpha set. Keys past nk and (causal) above the diagonal are masked; only edge tiles
-  // need it.
+  // need it. Windowed: the softcap's tanh first, then both of the window's sides.
   auto softmax = [&](int j) {
-    const int64_t n0 = int64_t(j) * kBlockN;
-    const bool edge = n0 + kBlockN > a.nk || (a.causal && n0 + kBlockN - 1 > c0 + shift);
-    if (edge) {  // rows and keys fit 32 bits (n, nk ≤ 2^24 by the shape rules): 32-bit compares
-      const int nk = int(a.nk), key0 = int(n0) + 2 * t, row_shift = int(row0 + shift);
+    const int64_t n0 = int64_t(tile0 + j) * kBlockN;
+    if constexpr (kWindowed) {
+      if constexpr (kCapped) {
+        const float into_tanh = capped_input(a);
 #pragma unroll
-      for (int c = 0; c < kSAcc / 4; ++c)
+        for (int i = 0; i < kSAcc; ++i) rS[i] = tanh_approx(rS[i] * into_tanh);
+      }
+      if (n0 + kBlockN > a.nk || !window.covers(int(c0), int(c0) + 63, int(n0), int(n0) + kBlockN - 1)) {
+        const int key0 = int(n0) + 2 * t;
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int key = key0 + c * 8 + (e & 1);
-          if (key >= nk || (a.causal && key > row_shift + (e >> 1) * 8)) rS[4 * c + e] = -INFINITY;
-        }
+        for (int c = 0; c < kSAcc / 4; ++c)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int key = key0 + c * 8 + (e & 1);
+            if (key < first_key[e >> 1] || key > last_key[e >> 1]) rS[4 * c + e] = -INFINITY;
+          }
+      }
+    } else {
+      const bool edge = n0 + kBlockN > a.nk || (a.causal && n0 + kBlockN - 1 > c0 + shift);
+      if (edge) {  // rows and keys fit 32 bits (n, nk ≤ 2^24 by the shape rules): 32-bit compares
+        const int nk = int(a.nk), key0 = int(n0) + 2 * t, row_shift = int(row0 + shift);
+#pragma unroll
+        for (int c = 0; c < kSAcc / 4; ++c)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int key = key0 + c * 8 + (e & 1);
+            if (key >= nk || (a.causal && key > row_shift + (e >> 1) * 8)) rS[4 * c + e] = -INFINITY;
+          }
+      }
     }
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
@@ -361,10 +406,10 @@ __global__ void __launch_bounds__(threads(kOverlap), kWgmmaForwardCtasPerSm)
 
 // ---- host side ----------------------------------------------------------------------------------
 
-template <class T, int kD, bool kOverlap>
+template <class T, int kD, bool kOverlap, Scores kScores>
 LaunchInfo plan_for(const AttnArgs<T>& a) {
   LaunchInfo p;
-  p.func = reinterpret_cast<const void*>(&flash_wgmma_kernel<T, kD, kOverlap>);
+  p.func = reinterpret_cast<const void*>(&flash_wgmma_kernel<T, kD, kOverlap, kScores>);
   p.grid_blocks = blocks_for(a.n, kBlockM) * a.h * a.b;
   p.block_threads = threads(kOverlap);
   p.dynamic_smem_bytes = Smem<kD, kOverlap>::kBytes;
@@ -372,7 +417,7 @@ LaunchInfo plan_for(const AttnArgs<T>& a) {
   return p;
 }
 
-template <class T, int kD, bool kOverlap>
+template <class T, int kD, bool kOverlap, Scores kScores>
 void launch(const AttnArgs<T>& a, cudaStream_t stream) {
   for (const void* p : {static_cast<const void*>(a.q), static_cast<const void*>(a.k), static_cast<const void*>(a.v)})
     if (reinterpret_cast<uintptr_t>(p) % 16 != 0)
@@ -386,28 +431,40 @@ void launch(const AttnArgs<T>& a, cudaStream_t stream) {
   const CUtensorMap mapQ = cached_map(a.q, a.b, a.n, a.h * kD, kBlockM, qs.seq, qs.batch);
   const CUtensorMap mapK = cached_map(a.k, a.b, a.nk, a.hkv * kD, kBlockN, ks.seq, ks.batch);
   const CUtensorMap mapV = cached_map(a.v, a.b, a.nk, a.hkv * kD, kBlockN, vs.seq, vs.batch);
-  const LaunchInfo plan = plan_for<T, kD, kOverlap>(a);
+  const LaunchInfo plan = plan_for<T, kD, kOverlap, kScores>(a);
   const dim3 grid(unsigned(blocks_for(a.n, kBlockM)), unsigned(a.h), unsigned(a.b));
-  flash_wgmma_kernel<T, kD, kOverlap>
+  flash_wgmma_kernel<T, kD, kOverlap, kScores>
       <<<grid, unsigned(plan.block_threads), size_t(plan.dynamic_smem_bytes), stream>>>(mapQ, mapK, mapV, a);
   SOL_LAUNCH_CHECK();
+}
+
+// f.template operator()<kD, kOverlap, kScores>() for the instantiation that serves a: its d, the
+// rung's overlap, and the form of its scores (scores_of).
+template <class T, class F>
+decltype(auto) with_instance(const AttnArgs<T>& a, bool overlap, F&& f) {
+  const auto by_scores = [&]<int kD, bool kOverlap>() -> decltype(auto) {
+    switch (scores_of(a)) {
+      case Scores::Plain: return f.template operator()<kD, kOverlap, Scores::Plain>();
+      case Scores::Windowed: return f.template operator()<kD, kOverlap, Scores::Windowed>();
+      default: return f.template operator()<kD, kOverlap, Scores::Capped>();
+    }
+  };
+  if (overlap) return a.d == 64 ? by_scores.template operator()<64, true>() : by_scores.template operator()<128, true>();
+  return a.d == 64 ? by_scores.template operator()<64, false>() : by_scores.template operator()<128, false>();
 }
 
 }  // namespace
 
 template <class T>
 void flash_wgmma_forward(const AttnArgs<T>& a, cudaStream_t stream, bool overlap) {
-  refuse_scores(a, "attention/v04, v05 (wgmma)");
   if (a.d != 64 && a.d != 128)
     bad_input("flash attention (wgmma): head dimension " + std::to_string(a.d) + " is not built", "use d=64 or d=128");
-  if (overlap) return a.d == 64 ? launch<T, 64, true>(a, stream) : launch<T, 128, true>(a, stream);
-  return a.d == 64 ? launch<T, 64, false>(a, stream) : launch<T, 128, false>(a, stream);
+  with_instance(a, overlap, [&]<int kD, bool kOverlap, Scores kScores>() { launch<T, kD, kOverlap, kScores>(a, stream); });
 }
 
 template <class T>
 LaunchInfo flash_wgmma_plan(const AttnArgs<T>& a, bool overlap) {
-  if (overlap) return a.d == 64 ? plan_for<T, 64, true>(a) : plan_for<T, 128, true>(a);
-  return a.d == 64 ? plan_for<T, 64, false>(a) : plan_for<T, 128, false>(a);
+  return with_instance(a, overlap, [&]<int kD, bool kOverlap, Scores kScores>() { return plan_for<T, kD, kOverlap, kScores>(a); });
 }
 
 template void flash_wgmma_forward<__nv_bfloat16>(const AttnArgs<__nv_bfloat16>&, cudaStream_t, bool);

@@ -48,22 +48,41 @@ struct AttnArgs {
 
 // What a kernel computes from q·k, fixed at compile time so that each form is its own code:
 //   Plain:    scale·q·k under the run-time causal flag (the rungs as first written, unchanged);
-//   Windowed: the sliding window's two bounds (causal is right = 0), the visited tiles cut to it,
-//             and Gemma 2's softcap where softcap > 0 (a uniform run-time branch).
-// Only the wgmma rungs and the decode kernel have a Windowed form; the others refuse a window or
-// a softcap (refuse_scores).
-enum class Scores { Plain, Windowed };
+//   Windowed: the sliding window's two bounds (causal is right = 0), the visited tiles cut to it;
+//   Capped:   Windowed (its window may be unbounded) with Gemma 2's softcap, cap·tanh(s / cap).
+// The softcap is a form of its own, not a run-time branch: in v05 a branch that rewrote S made
+// ptxas serialize every wgmma (C7520), and a tanh issued unconditionally would cost the uncapped
+// window one more MUFU op per score. The wgmma forward rungs have all three forms, the wgmma
+// backward's two-warpgroup rung (v04) and its deterministic dQ too; the decode kernel, bound by
+// memory, has Plain and Windowed, the latter taking the softcap as a run-time branch. The other
+// rungs refuse a window or a softcap (refuse_scores).
+enum class Scores { Plain, Windowed, Capped };
 
 template <class T>
 bool windowed(const AttnArgs<T>& a) {
   return a.window_left >= 0 || a.window_right >= 0 || a.softcap > 0.f;
 }
-// The window a Windowed kernel applies against `nk` keys (the decode kernel: a sequence's own
-// length), causal folded in as right = 0, in 32-bit rows and keys.
+template <class T>
+Scores scores_of(const AttnArgs<T>& a) {
+  return a.softcap > 0.f ? Scores::Capped : windowed(a) ? Scores::Windowed : Scores::Plain;
+}
+// The window a Windowed or Capped kernel applies against `nk` keys (the decode kernel: a
+// sequence's own length), causal folded in as right = 0, in 32-bit rows and keys.
 template <class T>
 __host__ __device__ inline KeyWindow<int> window_of(const AttnArgs<T>& a, int64_t nk) {
   return key_window<int>(a.n, nk, a.window_left, a.causal ? 0 : a.window_right);
 }
+// Log2 units per unit of a score accumulator x = q·k: scale·log2e; capped, the accumulator holds
+// tanh(x·scale / cap) (capped_input's factor) and a unit of it is cap·log2e.
+template <class T>
+__host__ __device__ inline float log2_per_unit(const AttnArgs<T>& a, bool capped) {
+  return (capped ? a.softcap : a.scale) * 1.4426950408889634f;
+}
+template <class T>
+__host__ __device__ inline float capped_input(const AttnArgs<T>& a) {
+  return a.scale / a.softcap;
+}
+
 // For the rungs without a Windowed form: a window or softcap is refused, never ignored.
 template <class T>
 void refuse_scores(const AttnArgs<T>& a, const char* rung) {

@@ -47,6 +47,7 @@ TEST(AttentionWindow, RowBoundsAreTheDefinition) {
         ASSERT_EQ(w.sees(i, j), visible(s.n, s.nk, s.left, s.right, i, j))
             << "n=" << s.n << " nk=" << s.nk << " window (" << s.left << ", " << s.right << ") i=" << i << " j=" << j;
         ASSERT_EQ(w32.sees(int(i), int(j)), w.sees(i, j));
+        ASSERT_EQ(w.sees(i, j), w.first_row(j) <= i && i <= w.last_row(j));  // the rows that see key j
       }
   }
 }
@@ -81,7 +82,8 @@ bool inside(const TileSpan<int64_t>& span, int64_t t) { return t >= span.begin &
 bool same(const TileSpan<int64_t>& a, const TileSpan<int>& b) { return a.begin == b.begin && a.end == b.end; }
 
 // A query tile visits the key tiles key_tiles names: every visible pair of its rows lies in them,
-// and every one of them holds a visible pair of its rows. The same for a key tile and query_tiles.
+// and every one of them holds a visible pair of its rows; covered_tiles names exactly those whose
+// every pair is visible. The same for a key tile and query_tiles.
 TEST(AttentionWindow, VisitedTilesAreExactlyThoseWithAVisiblePair) {
   for (const Sizes& s : all_sizes())
     for (int64_t block_m = 1; block_m <= 4; ++block_m)
@@ -100,11 +102,23 @@ TEST(AttentionWindow, VisitedTilesAreExactlyThoseWithAVisiblePair) {
                  ", " + std::to_string(s.right) + ") tiles " + std::to_string(block_m) + "×" + std::to_string(block_n) +
                  ": query tile " + std::to_string(tm) + ", key tile " + std::to_string(tn);
         };
-        for (int64_t tm = 0; tm < tiles_m; ++tm) {  // the key tiles each query tile visits
+        auto tile_whole = [&](int64_t tm, int64_t tn) {  // every pair of the tile visible, keys within nk
+          if ((tn + 1) * block_n > s.nk) return false;
+          for (int64_t i = tm * block_m; i < std::min(s.n, (tm + 1) * block_m); ++i)
+            for (int64_t j = tn * block_n; j < (tn + 1) * block_n; ++j)
+              if (!visible(s.n, s.nk, s.left, s.right, i, j)) return false;
+          return true;
+        };
+        for (int64_t tm = 0; tm < tiles_m; ++tm) {  // the key tiles each query tile visits, and needs no mask on
           const int64_t i0 = tm * block_m, i1 = std::min(s.n, i0 + block_m) - 1;
           const TileSpan<int64_t> k = sol::key_tiles(w, i0, i1, s.nk, block_n);
           ASSERT_TRUE(same(k, sol::key_tiles(w32, int(i0), int(i1), int(s.nk), int(block_n))));
-          for (int64_t tn = 0; tn < tiles_n; ++tn) ASSERT_EQ(inside(k, tn), tile_has_pair(tm, tn)) << where(tm, tn);
+          const TileSpan<int64_t> c = sol::covered_tiles(w, i0, i1, s.nk, block_n);
+          ASSERT_TRUE(same(c, sol::covered_tiles(w32, int(i0), int(i1), int(s.nk), int(block_n))));
+          for (int64_t tn = 0; tn < tiles_n; ++tn) {
+            ASSERT_EQ(inside(k, tn), tile_has_pair(tm, tn)) << where(tm, tn);
+            ASSERT_EQ(inside(c, tn), tile_whole(tm, tn)) << where(tm, tn) << " (no mask)";
+          }
         }
         for (int64_t tn = 0; tn < tiles_n; ++tn) {  // the query tiles each key tile visits
           const int64_t j0 = tn * block_n, j1 = std::min(s.nk, j0 + block_n) - 1;

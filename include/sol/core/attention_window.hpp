@@ -34,6 +34,9 @@ struct KeyWindow {
   SOL_HD constexpr I first(I i) const { return i + shift - left; }
   SOL_HD constexpr I last(I i) const { return i + shift + right; }
   SOL_HD constexpr bool sees(I i, I j) const { return first(i) <= j && j <= last(i); }
+  // The rows that see key j, before clamping to [0, n): the same inequalities solved for i.
+  SOL_HD constexpr I first_row(I j) const { return j - shift - right; }
+  SOL_HD constexpr I last_row(I j) const { return j - shift + left; }
   // Whether rows [i0, i1] all see keys [j0, j1] (the bounds of n and nk apart): a tile that needs no
   // mask. The last row's first key and the first row's last key are the binding ones.
   SOL_HD constexpr bool covers(I i0, I i1, I j0, I j1) const { return first(i1) <= j0 && j1 <= last(i0); }
@@ -61,13 +64,21 @@ SOL_HD constexpr TileSpan<I> key_tiles(const KeyWindow<I>& w, I i0, I i1, I nk, 
   return j0 <= j1 ? TileSpan<I>{I(j0 / block), I(j1 / block + 1)} : TileSpan<I>{};
 }
 
+// The whole key tiles (inside [0, nk)) that every row of [i0, i1] sees entirely: those that need
+// no mask. The binding rows are the last one's first key and the first one's last, so they are a
+// range too, inside key_tiles' (empty, begin ≥ end, where the rows share no whole tile).
+template <class I>
+SOL_HD constexpr TileSpan<I> covered_tiles(const KeyWindow<I>& w, I i0, I i1, I nk, I block) {
+  const I j0 = w.first(i1) > 0 ? w.first(i1) : I(0), j1 = w.last(i0) < nk - 1 ? w.last(i0) : nk - 1;
+  return j0 <= j1 ? TileSpan<I>{I((j0 + block - 1) / block), I((j1 + 1) / block)} : TileSpan<I>{};
+}
+
 // The tiles of `block` rows that see any of keys [j0, j1]: rows i with first(i) ≤ j1 and
-// last(i) ≥ j0, i.e. j0 − shift − right ≤ i ≤ j1 − shift + left, clamped to [0, n): a key tile
-// (the backward's) visits the query tiles of that range and no other.
+// last(i) ≥ j0, i.e. first_row(j0) ≤ i ≤ last_row(j1), clamped to [0, n): a key tile (the
+// backward's) visits the query tiles of that range and no other.
 template <class I>
 SOL_HD constexpr TileSpan<I> query_tiles(const KeyWindow<I>& w, I j0, I j1, I n, I block) {
-  const I lo = j0 - w.shift - w.right, hi = j1 - w.shift + w.left;
-  const I i0 = lo > 0 ? lo : I(0), i1 = hi < n - 1 ? hi : n - 1;
+  const I i0 = w.first_row(j0) > 0 ? w.first_row(j0) : I(0), i1 = w.last_row(j1) < n - 1 ? w.last_row(j1) : n - 1;
   return i0 <= i1 ? TileSpan<I>{I(i0 / block), I(i1 / block + 1)} : TileSpan<I>{};
 }
 
