@@ -273,14 +273,43 @@ struct ForwardPlan {
   int sms = 0;          // decode: the SMs its split fills
 };
 
-at::DecodeShape decode_shape(const AttentionArgs& a) { return {a.b, a.h, a.h_kv, a.n, a.nk, a.d}; }
+template <class T>
+at::AttnArgs<T> kernel_args(const AttentionArgs& a) {
+  at::AttnArgs<T> k;
+  k.q = static_cast<const T*>(a.q);
+  k.k = static_cast<const T*>(a.k);
+  k.v = static_cast<const T*>(a.v);
+  k.o = static_cast<T*>(a.o);
+  k.lse = a.lse;
+  k.b = a.b;
+  k.h = a.h;
+  k.hkv = a.h_kv;
+  k.n = a.n;
+  k.nk = a.nk;
+  k.d = a.d;
+  const Mask m = mask_of(a);
+  k.causal = m.causal;
+  k.window_left = m.left;
+  k.window_right = m.right;
+  k.softcap = a.softcap;
+  k.scale = a.scale != 0.f ? a.scale : float(1.0 / std::sqrt(double(a.d)));
+  return k;
+}
 
-// The decode kernel's floor on the H200 by the one attention byte model: K, V read once.
+// The decode kernel's split shape: the keys its window leaves (at::decode_shape, for the
+// kernel's own arguments).
+at::DecodeShape decode_shape(const AttentionArgs& a) { return at::decode_shape(kernel_args<__nv_bfloat16>(a)); }
+
+// The decode kernel's floor on the H200 by the one attention byte model: K, V read once (under a
+// window, the keys it leaves).
 double decode_predicted_s(const AttentionArgs& a) {
+  const Mask m = mask_of(a);
   const Shape s = Shape::parse("b=" + std::to_string(a.b) + ",h=" + std::to_string(a.h) + ",hkv=" +
                                std::to_string(a.h_kv) + ",n=" + std::to_string(a.n) + ",nk=" + std::to_string(a.nk) +
-                               ",d=" + std::to_string(a.d) + ",causal=" + (a.causal ? "1" : "0") +
-                               ",fp16=" + (a.dtype == DType::f16 ? "1" : "0"));
+                               ",d=" + std::to_string(a.d) + ",causal=" + (m.causal ? "1" : "0") +
+                               (m.left >= 0 ? ",wl=" + std::to_string(m.left) : "") +
+                               (m.right >= 0 ? ",wr=" + std::to_string(m.right) : "") +
+                               (a.softcap > 0.f ? ",softcap=1" : "") + ",fp16=" + (a.dtype == DType::f16 ? "1" : "0"));
   return model::attention_at(s, true, false, at::decode_row_tile(1)).bytes / hw::find("h200").hbm_bytes_per_s;
 }
 
@@ -392,28 +421,6 @@ ForwardPlan plan_forward(const AttentionArgs& a, const void* workspace, size_t w
   return p;
 }
 
-template <class T>
-at::AttnArgs<T> kernel_args(const AttentionArgs& a) {
-  at::AttnArgs<T> k;
-  k.q = static_cast<const T*>(a.q);
-  k.k = static_cast<const T*>(a.k);
-  k.v = static_cast<const T*>(a.v);
-  k.o = static_cast<T*>(a.o);
-  k.lse = a.lse;
-  k.b = a.b;
-  k.h = a.h;
-  k.hkv = a.h_kv;
-  k.n = a.n;
-  k.nk = a.nk;
-  k.d = a.d;
-  const Mask m = mask_of(a);
-  k.causal = m.causal;
-  k.window_left = m.left;
-  k.window_right = m.right;
-  k.softcap = a.softcap;
-  k.scale = a.scale != 0.f ? a.scale : float(1.0 / std::sqrt(double(a.d)));
-  return k;
-}
 
 template <class T>
 void run_forward(const ForwardPlan& p, const AttentionArgs& a, void* workspace, cudaStream_t stream) {
@@ -488,11 +495,11 @@ BackwardPlan plan_backward(const AttentionBackwardArgs& g, const void* workspace
   std::vector<bool> allowed(kBwdRungs, true);
   allowed[kB02] = cc >= 90;  // float4 atomicAdd
   allowed[kB03] = allowed[kB04] = cc == 90;
-  if (mask_of(a).windowed) {  // only the wgmma rungs have a Windowed form
-    allowed[kB01] = allowed[kB02] = false;
+  if (mask_of(a).windowed) {  // only v04 has the Windowed and Capped forms
+    allowed[kB01] = allowed[kB02] = allowed[kB03] = false;
     if (cc != 90)
-      failure(op + ": " + shape_text(a) + ": a sliding window or softcap runs on the wgmma rungs, which are sm_90a (this device is " +
-                  api::cc_text(cc) + ")",
+      failure(op + ": " + shape_text(a) + ": a sliding window or softcap runs on " + kBwdNames[kB04] +
+                  ", which is sm_90a (this device is " + api::cc_text(cc) + ")",
               "run the backward on an sm_90 GPU (H100, H200)");
   }
   const Ranked r = rank(true, a, g.deterministic, allowed, kBwdNames);

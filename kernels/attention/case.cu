@@ -227,7 +227,7 @@ class AttentionCase final : public Case {
     }
     if (v_ == Version::dispatch || v_ == Version::v06_split_kv_decode) {  // the entry's (or the splits') workspace
       workspace_bytes_ = v_ == Version::dispatch ? attention_forward_workspace_size(public_args(args(0)))
-                                                 : decode_workspace_bound({x_.b, x_.h, x_.hkv, x_.n, x_.nk, int(x_.d)});
+                                                 : decode_workspace_bound(decode_shape(args(0)));
       workspace_ = DeviceBuffer<float>(int64_t(workspace_bytes_ / sizeof(float)));
     }
   }
@@ -582,7 +582,7 @@ std::string shape_problem(const Shape& s, bool backward) {
 // The rungs with a Windowed form (forward.cuh's Scores): the wgmma ones and the decode kernel.
 std::string window_problem(const Dims& x, bool has_windowed_form) {
   if (!x.windowed() || has_windowed_form) return {};
-  return "a sliding window (wl, wr) or softcap is built into the wgmma rungs (forward v04, v05; backward v03, v04) "
+  return "a sliding window (wl, wr) or softcap is built into the wgmma rungs (forward v04, v05; backward v04) "
          "and the decode kernel (v06) only";
 }
 
@@ -629,8 +629,7 @@ std::unique_ptr<Case> make(Version v, const Shape& s, const CaseOptions& opts) {
 
 std::string unsupported(BwdVersion v, const Shape& s) {
   if (std::string why = shape_problem(s, true); !why.empty()) return why;
-  if (std::string why = window_problem(dims(s), v == BwdVersion::v03_flash_bwd_wgmma || v == BwdVersion::v04_flash_bwd_2wg ||
-                                                    v == BwdVersion::dispatch);
+  if (std::string why = window_problem(dims(s), v == BwdVersion::v04_flash_bwd_2wg || v == BwdVersion::dispatch);
       !why.empty())
     return why;
   Shape forward = s;  // the forward's own rules for the rest (the window's checked above)

@@ -18,6 +18,11 @@
 // Paged K/V (a block table of pages of 16–256 keys): each key row's address from its page.
 // Masks: keys past the sequence's length (per-sequence lengths clamp to [0, nk]) and, causal,
 // bottom-right: token i sees key j iff j ≤ i + len − n. A row that sees no key: O = 0, L = −∞.
+// Scores::Windowed (a sliding window, aligned to each sequence's own length, and the softcap):
+// the splits cover only the keys the sequence's rows see between them (decode_keys: from row 0's
+// first key), a CTA's tiles only its own rows' (sol/core/attention_window.hpp), and each row is
+// masked on both sides. The softcap, tanh(x·scale/cap) before the mask, is a run-time branch here:
+// the kernel is bound by memory, and one form for both keeps its instantiations few.
 // Expected bound: HBM (b · nk · h_kv · d · 2 · 2 bytes of K and V); the tensor cores idle most of
 // the time (with ≤ 16 rows per KV head a 16-row MMA is 16·64·d·4 FLOPs per 64·d·4 bytes).
 // Ideas from FlashAttention's split-KV forward and FlashInfer's decode kernels (no code taken).
@@ -41,8 +46,10 @@ constexpr float kLn2 = 0.6931471805599453f;
 static_assert(kWarpKeys == 16, "each warp's keys are one 16-wide k step of P·V (two 8-key blocks of S)");
 static_assert(kDecodeStages >= 2, "the pipeline needs at least two stages");
 
-template <class T, int kD, int kSlices>
+template <class T, int kD, int kSlices, Scores kScores>
 __global__ void __launch_bounds__(kThreads, decode_launch_min_ctas(kD)) decode_kernel(DecodeArgs<T> p) {
+  constexpr bool kWindowed = kScores != Scores::Plain;
+  static_assert(kScores != Scores::Capped, "the Windowed form takes the softcap at run time");
   constexpr int kRows = decode_row_tile(kSlices);
   constexpr int kDSteps = kD / 16;
   constexpr int kOBlocks = kD / 8;
@@ -74,10 +81,20 @@ __global__ void __launch_bounds__(kThreads, decode_launch_min_ctas(kD)) decode_k
   int64_t len = a.nk;
   if (p.seqlens_k) len = min(max(int64_t(p.seqlens_k[bi]), int64_t(0)), a.nk);
   const int64_t shift = len - a.n;  // token i sees keys j ≤ i + shift when causal
-  const int64_t k_begin = split * p.split.keys_per_split;
-  int64_t k_end = min(k_begin + p.split.keys_per_split, len);
   const int64_t last_row = min(r0 + kRows, rows) - 1;
-  if (a.causal) k_end = min(k_end, last_row / group + shift + 1);
+  // Windowed: the window against this sequence's length; its splits start at the first key its
+  // rows see, and this CTA's rows (tokens r0 / group … last_row / group) cut the range further.
+  const KeyWindow<int> window = window_of(a, len);
+  int64_t k_begin = split * p.split.keys_per_split, k_end = 0;
+  if constexpr (kWindowed) {
+    const int64_t seq_first = max(int64_t(window.first(0)), int64_t(0));
+    const TileSpan<int> keys = key_tiles(window, int(r0 / group), int(last_row / group), int(len), 1);
+    k_end = min(min(seq_first + k_begin + p.split.keys_per_split, int64_t(keys.end)), len);
+    k_begin = max(seq_first + k_begin, int64_t(keys.begin));
+  } else {
+    k_end = min(k_begin + p.split.keys_per_split, len);
+    if (a.causal) k_end = min(k_end, last_row / group + shift + 1);
+  }
   const int tiles = k_end > k_begin ? int((k_end - k_begin + kDecodeTileKeys - 1) / kDecodeTileKeys) : 0;
 
   // Q rows r0 … r0 + kRows − 1: row r is token r / group of query head hk·group + r % group; rows
@@ -118,22 +135,33 @@ __global__ void __launch_bounds__(kThreads, decode_launch_min_ctas(kD)) decode_k
     cp_async_commit();
   }
 
-  // The last key each of this thread's rows (r0 + 16·s + g, + 8) sees in this split.
-  int64_t limit[kSlices][2];
+  // The last key each of this thread's rows (r0 + 16·s + g, + 8) sees in this split; Windowed,
+  // its first too (the split's first otherwise).
+  int64_t limit[kSlices][2], first[kSlices][2];
   #pragma unroll
   for (int s = 0; s < kSlices; ++s)
     #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int64_t r = r0 + s * 16 + g + half * 8;
       limit[s][half] = k_end - 1;
-      if (a.causal && r < rows) limit[s][half] = min(limit[s][half], r / group + shift);
+      first[s][half] = k_begin;
+      if constexpr (kWindowed) {
+        if (r < rows) {
+          limit[s][half] = min(limit[s][half], int64_t(window.last(int(r / group))));
+          first[s][half] = max(first[s][half], int64_t(window.first(int(r / group))));
+        }
+      } else {
+        if (a.causal && r < rows) limit[s][half] = min(limit[s][half], r / group + shift);
+      }
     }
 
   // Per row: running max (log2 units), this thread's part of the running sum, O's accumulators.
   float row_max[kSlices][2], row_sum[kSlices][2] = {}, rO[kSlices][kOBlocks][4] = {};
   for (auto& m : row_max) m[0] = m[1] = -INFINITY;
   uint32_t rQ[kQInRegisters ? kDSteps : 1][4];
-  const float scale_log2 = a.scale * kLog2e;
+  // Log2 units per unit of S: scale·log2e, or capped (S then holds the tanh) cap·log2e.
+  const bool capped = kWindowed && a.softcap > 0.f;
+  const float scale_log2 = kWindowed ? log2_per_unit(a, capped) : a.scale * kLog2e;
 
   for (int tile = 0; tile < tiles; ++tile) {
     cp_async_wait<kDecodeStages - 2>();
@@ -169,11 +197,28 @@ __global__ void __launch_bounds__(kThreads, decode_launch_min_ctas(kD)) decode_k
 
     #pragma unroll
     for (int s = 0; s < kSlices; ++s) {
-      #pragma unroll
-      for (int nb = 0; nb < 2; ++nb)
+      if constexpr (kWindowed) {
+        if (capped) {
+          const float into_tanh = capped_input(a);
+          #pragma unroll
+          for (int nb = 0; nb < 2; ++nb)
+            #pragma unroll
+            for (int e = 0; e < 4; ++e) rS[s][nb][e] = tanh_approx(rS[s][nb][e] * into_tanh);
+        }
         #pragma unroll
-        for (int e = 0; e < 4; ++e)
-          if (n0 + nb * 8 + 2 * t + (e & 1) > limit[s][e >> 1]) rS[s][nb][e] = -INFINITY;
+        for (int nb = 0; nb < 2; ++nb)
+          #pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int64_t key = n0 + nb * 8 + 2 * t + (e & 1);
+            if (key < first[s][e >> 1] || key > limit[s][e >> 1]) rS[s][nb][e] = -INFINITY;
+          }
+      } else {
+        #pragma unroll
+        for (int nb = 0; nb < 2; ++nb)
+          #pragma unroll
+          for (int e = 0; e < 4; ++e)
+            if (n0 + nb * 8 + 2 * t + (e & 1) > limit[s][e >> 1]) rS[s][nb][e] = -INFINITY;
+      }
       // Online softmax over this warp's keys; O rescaled by exp2(m_old − m_new).
       #pragma unroll
       for (int half = 0; half < 2; ++half) {
@@ -313,10 +358,10 @@ __global__ void __launch_bounds__(kThreads) decode_combine_kernel(DecodeArgs<T> 
   if (lane == 0 && a.lse) a.lse[row] = den > 0.f ? m + logf(den) : -INFINITY;
 }
 
-template <class T, int kD, int kSlices>
+template <class T, int kD, int kSlices, Scores kScores>
 LaunchInfo plan_for(const DecodeArgs<T>& p) {
   LaunchInfo l;
-  l.func = reinterpret_cast<const void*>(&decode_kernel<T, kD, kSlices>);
+  l.func = reinterpret_cast<const void*>(&decode_kernel<T, kD, kSlices, kScores>);
   l.grid_blocks = p.split.splits * p.split.row_blocks * p.a.hkv * p.a.b;
   l.block_threads = kThreads;
   l.dynamic_smem_bytes = decode_smem_bytes(kD, kSlices);
@@ -324,12 +369,12 @@ LaunchInfo plan_for(const DecodeArgs<T>& p) {
   return l;
 }
 
-template <class T, int kD, int kSlices>
+template <class T, int kD, int kSlices, Scores kScores>
 void launch(const DecodeArgs<T>& p, cudaStream_t stream) {
-  const LaunchInfo l = plan_for<T, kD, kSlices>(p);
+  const LaunchInfo l = plan_for<T, kD, kSlices, kScores>(p);
   const int64_t combine_blocks = blocks_for(p.a.b * p.a.h * p.a.n, kDecodeWarps);  // refused before any launch
   const dim3 grid(unsigned(blocks_for(p.split.splits * p.split.row_blocks, 1)), unsigned(p.a.hkv), unsigned(p.a.b));
-  decode_kernel<T, kD, kSlices><<<grid, unsigned(l.block_threads), size_t(l.dynamic_smem_bytes), stream>>>(p);
+  decode_kernel<T, kD, kSlices, kScores><<<grid, unsigned(l.block_threads), size_t(l.dynamic_smem_bytes), stream>>>(p);
   SOL_LAUNCH_CHECK();
   if (p.split.splits == 1) return;
   const int64_t blocks = combine_blocks;
@@ -346,9 +391,10 @@ void check(const DecodeArgs<T>& p, bool launching) {
     bad_input("decode attention: n = " + std::to_string(a.n) + " query tokens; the decode kernel serves 1 to " +
                   std::to_string(kDecodeMaxQueries),
               "run longer query blocks through the prefill rungs");
-  const DecodeSplit want = decode_split({a.b, a.h, a.hkv, a.n, a.nk, a.d}, 1);
+  const DecodeSplit want = decode_split(decode_shape(a), 1);
   if (p.split.rows != want.rows || p.split.slices != want.slices || p.split.row_blocks != want.row_blocks ||
-      p.split.splits < 1 || p.split.keys_per_split < kDecodeTileKeys || p.split.keys_per_split % kDecodeTileKeys)
+      p.split.splits < 1 || p.split.keys_per_split < kDecodeTileKeys || p.split.keys_per_split % kDecodeTileKeys ||
+      p.split.splits * p.split.keys_per_split < decode_shape(a).nk)
     failure("decode attention: the split does not match the shape", "take it from decode_split() for these sizes");
   if (p.block_table && (p.page_shift < 4 || p.page_shift > 8 || p.pages_per_seq << p.page_shift < a.nk))
     bad_input("decode attention: pages of " + std::to_string(1 << p.page_shift) + " keys, " +
@@ -359,21 +405,30 @@ void check(const DecodeArgs<T>& p, bool launching) {
               "pass decode_workspace_bytes() bytes of device memory");
 }
 
+// f.template operator()<kD, kSlices, kScores>() for the instantiation that serves p: its d, the
+// split's slices, and Windowed for a window or a softcap (windowed()).
+template <class T, class F>
+decltype(auto) with_instance(const DecodeArgs<T>& p, F&& f) {
+  const auto by_scores = [&]<int kD, int kSlices>() -> decltype(auto) {
+    return windowed(p.a) ? f.template operator()<kD, kSlices, Scores::Windowed>()
+                         : f.template operator()<kD, kSlices, Scores::Plain>();
+  };
+  if (p.split.slices == 2) return p.a.d == 64 ? by_scores.template operator()<64, 2>() : by_scores.template operator()<128, 2>();
+  return p.a.d == 64 ? by_scores.template operator()<64, 1>() : by_scores.template operator()<128, 1>();
+}
+
 }  // namespace
 
 template <class T>
 void decode_forward(const DecodeArgs<T>& p, cudaStream_t stream) {
-  refuse_scores(p.a, "attention/v06_split_kv_decode");
   check(p, true);
-  if (p.split.slices == 2) return p.a.d == 64 ? launch<T, 64, 2>(p, stream) : launch<T, 128, 2>(p, stream);
-  return p.a.d == 64 ? launch<T, 64, 1>(p, stream) : launch<T, 128, 1>(p, stream);
+  with_instance(p, [&]<int kD, int kSlices, Scores kScores>() { launch<T, kD, kSlices, kScores>(p, stream); });
 }
 
 template <class T>
 LaunchInfo decode_plan(const DecodeArgs<T>& p) {
   check(p, false);
-  if (p.split.slices == 2) return p.a.d == 64 ? plan_for<T, 64, 2>(p) : plan_for<T, 128, 2>(p);
-  return p.a.d == 64 ? plan_for<T, 64, 1>(p) : plan_for<T, 128, 1>(p);
+  return with_instance(p, [&]<int kD, int kSlices, Scores kScores>() { return plan_for<T, kD, kSlices, kScores>(p); });
 }
 
 template void decode_forward<__nv_bfloat16>(const DecodeArgs<__nv_bfloat16>&, cudaStream_t);

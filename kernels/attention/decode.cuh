@@ -1,7 +1,7 @@
 #pragma once
 // The split-KV decode forward's device interface (kernels/attention/decode.cu): few query tokens
 // (n ≤ kDecodeMaxQueries) against a long KV cache, BSHD as forward.cuh, grouped-query heads, causal
-// bottom-right, optional per-sequence cache lengths and paged K/V.
+// bottom-right, a sliding window and softcap, optional per-sequence cache lengths and paged K/V.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -24,6 +24,12 @@ struct DecodeArgs {
   float* partial_lse = nullptr;       // [splits][b][h][n] fp32
 };
 
+// The shape its split is planned for: the keys the window leaves (decode_keys).
+template <class T>
+DecodeShape decode_shape(const AttnArgs<T>& a) {
+  return {a.b, a.h, a.hkv, a.n, decode_keys(a.n, a.nk, a.window_left, a.causal ? 0 : a.window_right), a.d};
+}
+
 // The arguments for a shape on a device of `sms` SMs: its split and, where it has more than one,
 // the partials in `workspace` (decode_workspace_bytes() bytes, 256-byte aligned).
 template <class T>
@@ -31,7 +37,7 @@ DecodeArgs<T> decode_args(const AttnArgs<T>& a, const int32_t* seqlens_k, int sm
   DecodeArgs<T> p;
   p.a = a;
   p.seqlens_k = seqlens_k;
-  const DecodeShape s{a.b, a.h, a.hkv, a.n, a.nk, a.d};
+  const DecodeShape s = decode_shape(a);
   p.split = decode_split(s, sms);
   if (p.split.splits > 1 && workspace) {
     p.partial_o = static_cast<float*>(workspace);

@@ -38,9 +38,17 @@ constexpr int decode_ctas_per_sm(int d, int slices) {
 }
 
 struct DecodeShape {
-  int64_t b = 1, h = 1, hkv = 1, n = 1, nk = 1;  // nk: the cache's (largest) length
+  int64_t b = 1, h = 1, hkv = 1, n = 1, nk = 1;  // nk: the keys a sequence's rows see (decode_keys)
   int d = 128;
 };
+
+// The keys the splits cover: the cache's (largest) length nk, or, under a window bounded on both
+// sides (causal is right = 0), the most that one sequence's n rows see between them, n + left +
+// right (sol/core/attention_window.hpp: row 0's first key to row n − 1's last), when fewer. The
+// kernel starts each sequence's splits at its own first visible key.
+constexpr int64_t decode_keys(int64_t n, int64_t nk, int64_t left, int64_t right) {
+  return left >= 0 && right >= 0 && n + left + right < nk ? n + left + right : nk;
+}
 
 struct DecodeSplit {
   int slices = 1;            // 16-row slices per CTA (1 or 2)

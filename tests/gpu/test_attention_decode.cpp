@@ -3,7 +3,8 @@
 // reference (sol::ref::attention_row) over query counts 1…16, caches of 1 to 32768 keys, GQA ratios
 // 1, 4, 8, d = 64 and 128, causal on and off, bf16 and fp16, strided layouts, per-sequence cache
 // lengths (including 0 and 1 keys, and lengths outside [0, nk], which are clamped), paged caches
-// (pages of 16, 64, 256 keys in a shuffled order), and bit-identical reruns.
+// (pages of 16, 64, 256 keys in a shuffled order), sliding windows and softcap (with per-sequence
+// lengths and paged caches too), and bit-identical reruns.
 #include <gtest/gtest.h>
 
 #include "tests/gpu/gpu_env.hpp"
@@ -115,6 +116,30 @@ TEST(AttentionDecode, ChoiceRoutesFewQueryTokensToTheDecodeKernel) {
   EXPECT_NE(prefill.implementation, "attention/v06_split_kv_decode") << prefill.reason;
 }
 
+// A window or softcap stays on the decode kernel, on any device; its splits cover the keys the
+// window leaves (n + left + right of them), so both the split and the prediction shrink.
+TEST(AttentionDecode, WindowedDecodeSplitsOnlyTheWindow) {
+  const sol::test::UnmeasuredOptIn opt_in;
+  AttentionArgs a = decode_args(8, 32, 8, 1, 32768, 128);
+  a.causal = true;
+  const Choice whole = api::explain_attention_forward_on(a, 80);
+  a.window_left = 4096;
+  for (int cc : {80, 90}) {
+    const Choice windowed = api::explain_attention_forward_on(a, cc);
+    EXPECT_EQ(windowed.implementation, "attention/v06_split_kv_decode") << windowed.reason;
+    EXPECT_LT(windowed.predicted_s, whole.predicted_s / 4) << windowed.reason;  // 4097 of 32768 keys
+  }
+  const kernels::attention::DecodeShape s{8, 32, 8, 1, kernels::attention::decode_keys(1, 32768, 4096, 0), 128};
+  EXPECT_EQ(s.nk, 4097);
+  // The workspace query sizes the window's split (which may have more splits than the whole
+  // cache's, never fewer keys covered).
+  const kernels::attention::DecodeSplit p = kernels::attention::decode_split(s, kernels::attention::kDecodeMaxSms);
+  EXPECT_GE(p.splits * p.keys_per_split, 4097);
+  a.softcap = 30;
+  EXPECT_EQ(api::explain_attention_forward_on(a, 80).implementation, "attention/v06_split_kv_decode");
+  EXPECT_GE(attention_forward_workspace_size(a), kernels::attention::decode_workspace_bytes(s, p));
+}
+
 // ---- on a GPU -------------------------------------------------------------------------------------
 
 namespace {
@@ -126,13 +151,17 @@ struct DecodeCase {
   std::vector<int32_t> lens;  // per-sequence cache lengths; empty: nk each
   bool strided = false;       // Q and O rows padded, K and V interleaved in one buffer
   int page_size = 0;          // > 0: a paged cache of packed pages, in shuffled order
+  int64_t wl = -1, wr = -1;   // a sliding window (−1: unbounded)
+  float softcap = 0;
 };
 
 std::string name(const DecodeCase& x) {
   std::string s = "b=" + std::to_string(x.b) + ",h=" + std::to_string(x.h) + ",hkv=" + std::to_string(x.hkv) +
                   ",n=" + std::to_string(x.n) + ",nk=" + std::to_string(x.nk) + ",d=" + std::to_string(x.d) +
                   (x.causal ? ",causal" : "") + (x.fp16 ? ",fp16" : "") + (x.strided ? ",strided" : "") +
-                  (x.page_size ? ",page=" + std::to_string(x.page_size) : "");
+                  (x.page_size ? ",page=" + std::to_string(x.page_size) : "") +
+                  (x.wl >= 0 || x.wr >= 0 ? ",window=(" + std::to_string(x.wl) + "," + std::to_string(x.wr) + ")" : "") +
+                  (x.softcap > 0 ? ",softcap=" + std::to_string(int(x.softcap)) : "");
   if (!x.lens.empty()) {
     s += ",lens=";
     for (int32_t l : x.lens) s += std::to_string(l) + " ";
@@ -218,6 +247,7 @@ Output run(const DecodeCase& x, const Layout& l, const std::vector<uint16_t>& q,
   AttentionArgs a;
   a.dtype = x.fp16 ? DType::f16 : DType::bf16;
   a.b = x.b, a.h = x.h, a.h_kv = x.hkv, a.n = x.n, a.nk = x.nk, a.d = x.d, a.causal = x.causal;
+  a.window_left = x.wl, a.window_right = x.wr, a.softcap = x.softcap;
   a.q = dq.get();
   a.k = dkv.get();
   a.v = dkv.get<uint16_t>() + l.v_offset;
@@ -264,12 +294,16 @@ Output check(const DecodeCase& x, bool with_lse = true) {
           kh[size_t(j * d + c)] = test::half_value(kv[key_at(l, bi, j, hk) + size_t(c)], x.fp16);
           vh[size_t(j * d + c)] = test::half_value(kv[l.v_offset + key_at(l, bi, j, hk) + size_t(c)], x.fp16);
         }
-      const ref::AttentionHead head{x.n, len, d, x.causal, scale};
+      ref::AttentionHead head{x.n, len, d, x.causal, scale};
+      head.window_left = x.wl;
+      head.window_right = x.wr;
+      head.softcap = x.softcap;
       for (int64_t i = 0; i < x.n; ++i) {
         std::vector<double> qrow(static_cast<size_t>(d)), orow(static_cast<size_t>(d), 0.0);
         for (int64_t c = 0; c < d; ++c) qrow[size_t(c)] = test::half_value(q[at(l.q, bi, i, hi) + size_t(c)], x.fp16);
-        // No visible key (an empty cache, or causal with more tokens than keys): O = 0, L = −∞.
-        const bool sees = len > 0 && (!x.causal || i + len - x.n >= 0);
+        // No visible key (an empty cache, causal with more tokens than keys, a window past the
+        // cache's ends): O = 0, L = −∞.
+        const bool sees = len > 0 && ref::attention_first_key(head, i) <= ref::attention_last_key(head, i);
         const double want = sees ? ref::attention_row(head, i, qrow.data(), kh.data(), vh.data(), orow.data()) : -INFINITY;
         const float got = r.lse[size_t((bi * x.h + hi) * x.n + i)];
         if (with_lse) {
@@ -356,6 +390,37 @@ TEST(AttentionDecode, PagedCache) {
     cases[i].page_size = pages[i];
     SCOPED_TRACE(name(cases[i]));
     check(cases[i]);
+  }
+}
+
+// Windows (aligned to each sequence's own length) and softcap: a causal window over a split cache,
+// two-sided windows at GQA 4 and 8 with softcap 30, width one, n > nk, 4096 keys of a 32k cache
+// (many splits, most of the cache skipped); with per-sequence lengths (0, 1, shorter than the
+// window, longer) and with paged caches.
+TEST(AttentionDecode, SlidingWindowAndSoftcap) {
+  const sol::test::UnmeasuredOptIn opt_in;  // the decode kernel is not in the table yet
+  SOL_REQUIRE_GPU_OR_SKIP();
+  const auto windowed = [](DecodeCase x, int64_t wl, int64_t wr, float softcap) {
+    x.wl = wl, x.wr = wr, x.softcap = softcap;
+    return x;
+  };
+  const std::vector<int32_t> lens = {0, 1, 5, 17, 100, 1000, 4095, 4096, 3000};
+  const std::vector<int32_t> paged_lens = {0, 1, 17, 1000, 999};
+  DecodeCase paged[] = {windowed({5, 16, 2, 16, 1000, 128, true, false, paged_lens}, 300, -1, 0),
+                        windowed({2, 4, 4, 1, 4097, 64, false, true, {}}, 64, 0, 50)};
+  paged[0].page_size = 64;
+  paged[1].page_size = 16;
+  for (const DecodeCase& x :
+       {windowed({2, 8, 2, 7, 1000, 64, true, false, {}}, 256, -1, 0),
+        windowed({1, 8, 1, 16, 4097, 128, false, false, {}}, 127, 33, 30),
+        windowed({3, 32, 4, 1, 333, 64, false, true, {}}, 0, 0, 0),
+        windowed({1, 2, 2, 16, 5, 128, true, false, {}}, 3, -1, 50),
+        windowed({1, 8, 2, 1, 32768, 128, true, false, {}}, 4096, -1, 0),
+        windowed({1, 4, 4, 2, 1000, 64, false, false, {}}, -1, -1, 30),
+        windowed({9, 8, 2, 7, 4096, 128, true, false, lens}, 100, -1, 0),
+        windowed({9, 4, 1, 1, 4096, 64, false, true, lens}, 1000, 2, 30), paged[0], paged[1]}) {
+    SCOPED_TRACE(name(x));
+    check(x);
   }
 }
 

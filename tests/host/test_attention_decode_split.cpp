@@ -1,6 +1,6 @@
 // The split-KV decode kernel's launch rule (kernels/attention/decode_plan.hpp), without a GPU:
 // when it splits the cache and how far, the row blocks of grouped-query heads, the workspace of
-// the partials and its device-independent bound.
+// the partials and its device-independent bound, and the keys a window leaves to the splits.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels/attention/decode_plan.hpp"
+#include "sol/core/attention_window.hpp"
 
 using namespace sol::kernels::attention;
 
@@ -117,4 +118,33 @@ TEST(AttentionDecodeSplit, RuleInvariants) {
       EXPECT_LE(decode_workspace_bytes(s, p), bound);
     }
   }
+}
+
+// Under a window the splits cover decode_keys(n, nk, left, right) keys from the sequence's first
+// visible key (row 0's first, sol/core/attention_window.hpp): every key any row of a sequence of
+// any length ≤ nk sees lies in that range, and the bound is the window's whole span when it binds.
+TEST(AttentionDecodeSplit, WindowKeysHoldEveryVisibleKey) {
+  for (int64_t n = 1; n <= 16; n += 3)
+    for (int64_t nk = 1; nk <= 40; nk += 3)
+      for (int64_t left = -1; left <= 12; ++left)
+        for (int64_t right = -1; right <= 4; ++right) {
+          const int64_t keys = decode_keys(n, nk, left, right);
+          EXPECT_LE(keys, nk);
+          if (left >= 0 && right >= 0) {
+            EXPECT_EQ(keys, std::min(nk, n + left + right));
+          } else {
+            EXPECT_EQ(keys, nk);
+          }
+          for (int64_t len = 0; len <= nk; ++len) {
+            const sol::KeyWindow<int64_t> w = sol::key_window<int64_t>(n, len, left, right);
+            const int64_t first = std::max<int64_t>(0, w.first(0));
+            for (int64_t i = 0; i < n; ++i)
+              for (int64_t j = 0; j < len; ++j) {
+                if (!w.sees(i, j)) continue;
+                ASSERT_TRUE(j >= first && j < first + keys)
+                    << "n=" << n << " nk=" << nk << " len=" << len << " window (" << left << ", " << right << ") row "
+                    << i << " key " << j;
+              }
+          }
+        }
 }
