@@ -33,6 +33,12 @@
 // Rows past n compute on TMA's zero fill with L = +∞ (P = 0) and are not stored; a row that sees
 // no key (L = −∞) is given L = +∞ too, so its P is 0 however its tiles are masked; a CTA whose
 // rows see no key loads nothing and stores zeros.
+// Scores::Windowed (a sliding window): the key tiles are those the CTA's rows' windows reach
+// (sol/core/attention_window.hpp's key_tiles) and the tiles that need a mask a prefix (the
+// window's left side) and a suffix (its right side, nk): three loop copies, the middle unmasked
+// (covered_tiles). Scores::Capped adds the softcap: S holds tanh(S·scale/cap) once S is done,
+// P = exp2(S·cap·log2e − L·log2e) is formed after dP (it needs the tanh alive: no register for a
+// second copy), and dS = P∘(dP − D)∘(1 − tanh²), the cap's derivative.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -84,11 +90,12 @@ struct DqGeometry {
 // 16w…16w+15; in 8-column chunk c a lane (g = lane/4, t = lane%4) holds acc[4c + 0..1] = (row g,
 // cols 8c + 2t, +1) and acc[4c + 2..3] = row g + 8. Packed to 16 bits, chunks 2kk and 2kk + 1
 // of dS are the register A fragment of dQ's k-step kk (keys 16kk…16kk+15).
-template <class T, int kD>
+template <class T, int kD, Scores kScores>
 __global__ void __launch_bounds__(kCtaThreads, 1)
     flash_dq_wgmma_kernel(const __grid_constant__ CUtensorMap mapQ, const __grid_constant__ CUtensorMap mapK,
                           const __grid_constant__ CUtensorMap mapV, const __grid_constant__ CUtensorMap mapdO,
                           AttnBwdArgs<T> a) {
+  constexpr bool kWindowed = kScores != Scores::Plain, kCapped = kScores == Scores::Capped;
   using G = DqGeometry<kD>;
   constexpr int kKeys = G::kKeys, kStages = G::kStages;
   constexpr int kSAcc = kKeys / 2;   // S, dP accumulators per thread: 64 × kKeys / 128
@@ -112,15 +119,24 @@ __global__ void __launch_bounds__(kCtaThreads, 1)
   const int m0 = int(gridDim.x - 1 - blockIdx.x) * kRowsPerCta;  // long causal tiles first
   const int hi = int(blockIdx.y), bi = int(blockIdx.z), hk = hi / int(f.h / f.hkv);
   const int cta_last_row = (m0 + kRowsPerCta < n ? m0 + kRowsPerCta : n) - 1;
-  const int key_end = f.causal && cta_last_row + shift + 1 < nk ? cta_last_row + shift + 1 : nk;
-  const int tiles = key_end > 0 ? (key_end + kKeys - 1) / kKeys : 0;
+  // The key tiles this CTA visits: tile0 … tile0 + tiles − 1 (tile0 = 0 but for a window).
+  const KeyWindow<int> window = window_of(f, nk);  // Windowed only
+  int tile0 = 0, tiles = 0;
+  if constexpr (kWindowed) {
+    const TileSpan<int> span = key_tiles(window, m0, cta_last_row, nk, kKeys);
+    tile0 = span.begin;
+    tiles = span.end - span.begin;
+  } else {
+    const int key_end = f.causal && cta_last_row + shift + 1 < nk ? cta_last_row + shift + 1 : nk;
+    tiles = key_end > 0 ? (key_end + kKeys - 1) / kKeys : 0;
+  }
 
-  const auto load_kv = [&](int j) {  // tile j into stage j % kStages (free)
+  const auto load_kv = [&](int j) {  // visited tile j (keys (tile0 + j)·kKeys …) into stage j % kStages (free)
     const int s = j % kStages;
     hw::mbar_expect_bytes(&k_full[s], G::kKVTile);
-    tma_load_tile<G::kColBlocks>(sK + s * G::kKVTile, &mapK, &k_full[s], kKeys, hk * kD, j * kKeys, bi);
+    tma_load_tile<G::kColBlocks>(sK + s * G::kKVTile, &mapK, &k_full[s], kKeys, hk * kD, (tile0 + j) * kKeys, bi);
     hw::mbar_expect_bytes(&v_full[s], G::kKVTile);
-    tma_load_tile<G::kColBlocks>(sV + s * G::kKVTile, &mapV, &v_full[s], kKeys, hk * kD, j * kKeys, bi);
+    tma_load_tile<G::kColBlocks>(sV + s * G::kKVTile, &mapV, &v_full[s], kKeys, hk * kD, (tile0 + j) * kKeys, bi);
   };
   if (threadIdx.x == 0) {  // the barriers in order: Q/dO full, K full ×kStages, V full ×kStages, empty ×kStages
     for (int b = 0; b < G::kBarriers; ++b) hw::mbar_init(qdo_full + b, b < 1 + 2 * kStages ? 1 : 2);  // empty: one arrive per consumer
@@ -139,7 +155,17 @@ __global__ void __launch_bounds__(kCtaThreads, 1)
   const int g = lane / 4, t = lane % 4;
   const int c0 = m0 + 64 * consumer;         // this consumer's first query row
   const int row0 = c0 + 16 * warp + g;       // this thread's rows: row0, row0 + 8
-  const float scale_log2 = f.scale * kLog2eF;
+  // Log2 units per unit of S: scale·log2e, or capped (S then holds the tanh) cap·log2e.
+  const float scale_log2 = kCapped ? log2_per_unit(f, true) : f.scale * kLog2eF;
+  // Windowed: the keys each of this thread's rows sees, first_key … last_key ≤ nk − 1 (the mask).
+  int first_key[2] = {0, 0}, last_key[2] = {0, 0};
+  if constexpr (kWindowed) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      first_key[half] = window.first(row0 + 8 * half);
+      last_key[half] = min(window.last(row0 + 8 * half), nk - 1);
+    }
+  }
   float rL[2], rD[2];  // L·log2e (+∞ where P must be 0: past n, or no visible key) and D
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -156,17 +182,41 @@ __global__ void __launch_bounds__(kCtaThreads, 1)
 #pragma unroll
   for (int i = 0; i < kQAcc; ++i) rdQ[i] = 0.f;
 
-  // P = exp2(S·scale·log2e − L·log2e) into rS; masked: keys past nk and (causal) above the
-  // diagonal → 0 by selection.
+  // Windowed: whether accumulator i's key (of a tile from key0) is outside its row's window or nk.
+  const auto hidden = [&](int key0, int i) {
+    const int half = (i >> 1) & 1, key = key0 + 8 * (i >> 2) + 2 * t + (i & 1);
+    return key < first_key[half] || key > last_key[half];
+  };
+  // P = exp2(S·scale·log2e − L·log2e) into rS; masked: hidden keys → 0 by selection. (The plain
+  // form spells hidden() out: written as the call, the same test cost 11 registers more at d = 128.)
   const auto form_p = [&](int key0, auto masked) {
 #pragma unroll
     for (int i = 0; i < kSAcc; ++i) {
       const int half = (i >> 1) & 1;
       float p = ex2_approx(fmaf(rS[i], scale_log2, -rL[half]));
       if constexpr (decltype(masked)::value) {
-        const int key = key0 + 8 * (i >> 2) + 2 * t + (i & 1);
-        if (key >= nk || (f.causal && key > row0 + 8 * half + shift)) p = 0.f;
+        if constexpr (kWindowed) {
+          if (hidden(key0, i)) p = 0.f;
+        } else {
+          const int key = key0 + 8 * (i >> 2) + 2 * t + (i & 1);
+          if (key >= nk || (f.causal && key > row0 + 8 * half + shift)) p = 0.f;
+        }
       }
+      rS[i] = p;
+    }
+  };
+  // Capped, once dP is done: P from the tanh in rS (masked as form_p), and dS = P∘(dP − D)∘(1 − tanh²)
+  // into rdP; P into rS.
+  const auto form_p_ds_capped = [&](int key0, auto masked) {
+#pragma unroll
+    for (int i = 0; i < kSAcc; ++i) {
+      const int half = (i >> 1) & 1;
+      const float th = rS[i];
+      float p = ex2_approx(fmaf(th, scale_log2, -rL[half]));
+      if constexpr (decltype(masked)::value) {
+        if (hidden(key0, i)) p = 0.f;
+      }
+      rdP[i] = p * (rdP[i] - rD[half]) * (1.f - th * th);
       rS[i] = p;
     }
   };
@@ -202,8 +252,14 @@ __global__ void __launch_bounds__(kCtaThreads, 1)
     hw::wgmma_wait<1>();  // dQ of tile j − 1 and S are complete; dP may still run
     fence_operands(rS);
     if (j >= 1 && threadIdx.x % 128 == 0) hw::mbar_arrive(&empty[(j - 1) % kStages]);  // done with tile j − 1
-    const int key0 = j * kKeys;
-    form_p(key0, masked);
+    const int key0 = (tile0 + j) * kKeys;
+    if constexpr (kCapped) {
+      const float into_tanh = capped_input(f);
+#pragma unroll
+      for (int i = 0; i < kSAcc; ++i) rS[i] = tanh_approx(rS[i] * into_tanh);
+    } else {
+      form_p(key0, masked);
+    }
     hw::wgmma_wait<0>();
     fence_operands(rdP);
     // Nothing in flight: thread 0 refills the stage of tile j − 2 (released by both consumers once
@@ -214,14 +270,23 @@ __global__ void __launch_bounds__(kCtaThreads, 1)
     }
 
     // dS = P∘(dP − D), packed: register r of k-step kk holds elements 8kk + 2r, +1 (row half r & 1).
+    // Capped: dS formed in rdP with P, then packed.
+    if constexpr (kCapped) {
+      form_p_ds_capped(key0, masked);
 #pragma unroll
-    for (int kk = 0; kk < kQSteps; ++kk)
+      for (int kk = 0; kk < kQSteps; ++kk)
 #pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const int i = 8 * kk + 2 * r;
-        const float d = rD[r & 1];
-        rdS[kk][r] = pack2<T>(rS[i] * (rdP[i] - d), rS[i + 1] * (rdP[i + 1] - d));
-      }
+        for (int r = 0; r < 4; ++r) rdS[kk][r] = pack2<T>(rdP[8 * kk + 2 * r], rdP[8 * kk + 2 * r + 1]);
+    } else {
+#pragma unroll
+      for (int kk = 0; kk < kQSteps; ++kk)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          const int i = 8 * kk + 2 * r;
+          const float d = rD[r & 1];
+          rdS[kk][r] = pack2<T>(rS[i] * (rdP[i] - d), rS[i + 1] * (rdP[i + 1] - d));
+        }
+    }
     // dQ += dS·K: k-step kk reads K's keys 16kk…16kk+15 (MN-major, n = d); left in flight.
     fence_operands(rdQ);
     fence_operands(rdS);
@@ -231,14 +296,26 @@ __global__ void __launch_bounds__(kCtaThreads, 1)
     for (int kk = 0; kk < kQSteps; ++kk) rs<T>(rdQ, rdS[kk], desc_plus(dKs, pv_start(kk)));
     hw::wgmma_commit();
   };
-  // Edge tiles (keys past nk; causal: any key above the diagonal of the CTA's first row, for both
-  // consumers) are a suffix of the key tiles: the unmasked ones run in their own loop copy.
-  int first_edge = nk / kKeys;
-  if (f.causal && (m0 + shift + 1) / kKeys < first_edge) first_edge = m0 + shift + 1 > 0 ? (m0 + shift + 1) / kKeys : 0;
-  if (first_edge > tiles) first_edge = tiles;
   int j = 0;
+  if constexpr (kWindowed) {
+    // Visited tiles j < whole_begin and j ≥ whole_end need a mask (the window's two sides, nk);
+    // those between, covered by every row of the CTA, run in the unmasked copy.
+    const TileSpan<int> whole = covered_tiles(window, m0, cta_last_row, nk, kKeys);
+    const int whole_begin = min(max(whole.begin - tile0, 0), tiles);
+    const int whole_end = min(max(whole.end - tile0, whole_begin), tiles);
 #pragma unroll 1
-  for (; j < first_edge; ++j) run_tile(j, std::false_type{});
+    for (; j < whole_begin; ++j) run_tile(j, std::true_type{});
+#pragma unroll 1
+    for (; j < whole_end; ++j) run_tile(j, std::false_type{});
+  } else {
+    // Edge tiles (keys past nk; causal: any key above the diagonal of the CTA's first row, for both
+    // consumers) are a suffix of the key tiles: the unmasked ones run in their own loop copy.
+    int first_edge = nk / kKeys;
+    if (f.causal && (m0 + shift + 1) / kKeys < first_edge) first_edge = m0 + shift + 1 > 0 ? (m0 + shift + 1) / kKeys : 0;
+    if (first_edge > tiles) first_edge = tiles;
+#pragma unroll 1
+    for (; j < first_edge; ++j) run_tile(j, std::false_type{});
+  }
 #pragma unroll 1
   for (; j < tiles; ++j) run_tile(j, std::true_type{});
   hw::wgmma_wait<0>();
@@ -258,10 +335,10 @@ __global__ void __launch_bounds__(kCtaThreads, 1)
 
 // ---- host side ----------------------------------------------------------------------------------
 
-template <class T, int kD>
+template <class T, int kD, Scores kScores>
 LaunchInfo dq_plan(const AttnBwdArgs<T>& a) {
   LaunchInfo p;
-  p.func = reinterpret_cast<const void*>(&flash_dq_wgmma_kernel<T, kD>);
+  p.func = reinterpret_cast<const void*>(&flash_dq_wgmma_kernel<T, kD, kScores>);
   p.grid_blocks = blocks_for(a.f.n, kRowsPerCta) * a.f.h * a.f.b;
   p.block_threads = kCtaThreads;
   p.dynamic_smem_bytes = DqGeometry<kD>::kBytes;
@@ -269,7 +346,7 @@ LaunchInfo dq_plan(const AttnBwdArgs<T>& a) {
   return p;
 }
 
-template <class T, int kD>
+template <class T, int kD, Scores kScores>
 void dq_launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   using G = DqGeometry<kD>;
   const AttnArgs<T>& f = a.f;
@@ -281,25 +358,39 @@ void dq_launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   const CUtensorMap mapdO = cached_map(a.dout, f.b, f.n, f.h * kD, kRowsPerCta);
   const CUtensorMap mapK = cached_map(f.k, f.b, f.nk, f.hkv * kD, G::kKeys);
   const CUtensorMap mapV = cached_map(f.v, f.b, f.nk, f.hkv * kD, G::kKeys);
-  const LaunchInfo plan = dq_plan<T, kD>(a);
+  const LaunchInfo plan = dq_plan<T, kD, kScores>(a);
   const dim3 grid(unsigned(blocks_for(f.n, kRowsPerCta)), unsigned(f.h), unsigned(f.b));
-  flash_dq_wgmma_kernel<T, kD>
+  flash_dq_wgmma_kernel<T, kD, kScores>
       <<<grid, unsigned(plan.block_threads), size_t(plan.dynamic_smem_bytes), stream>>>(mapQ, mapK, mapV, mapdO, a);
   SOL_LAUNCH_CHECK();
+}
+
+// f.template operator()<kD, kScores>() for the instantiation that serves a: its d, the form of its
+// scores (scores_of).
+template <class T, class F>
+decltype(auto) with_instance(const AttnBwdArgs<T>& a, F&& f) {
+  const auto by_scores = [&]<int kD>() -> decltype(auto) {
+    switch (scores_of(a.f)) {
+      case Scores::Plain: return f.template operator()<kD, Scores::Plain>();
+      case Scores::Windowed: return f.template operator()<kD, Scores::Windowed>();
+      default: return f.template operator()<kD, Scores::Capped>();
+    }
+  };
+  return a.f.d == 64 ? by_scores.template operator()<64>() : by_scores.template operator()<128>();
 }
 
 }  // namespace
 
 template <class T>
 void flash_backward_dq_wgmma(const AttnBwdArgs<T>& a, cudaStream_t stream) {
-  if (a.f.d == 64) return dq_launch<T, 64>(a, stream);
-  if (a.f.d == 128) return dq_launch<T, 128>(a, stream);
-  bad_input("deterministic dQ (wgmma): head dimension " + std::to_string(a.f.d) + " is not built", "use d=64 or d=128");
+  if (a.f.d != 64 && a.f.d != 128)
+    bad_input("deterministic dQ (wgmma): head dimension " + std::to_string(a.f.d) + " is not built", "use d=64 or d=128");
+  with_instance(a, [&]<int kD, Scores kScores>() { dq_launch<T, kD, kScores>(a, stream); });
 }
 
 template <class T>
 LaunchInfo flash_backward_dq_wgmma_plan(const AttnBwdArgs<T>& a) {
-  return a.f.d == 64 ? dq_plan<T, 64>(a) : dq_plan<T, 128>(a);
+  return with_instance(a, [&]<int kD, Scores kScores>() { return dq_plan<T, kD, kScores>(a); });
 }
 
 template void flash_backward_dq_wgmma<__nv_bfloat16>(const AttnBwdArgs<__nv_bfloat16>&, cudaStream_t);

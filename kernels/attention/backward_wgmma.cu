@@ -47,7 +47,12 @@
 // 128-byte lines to L2. 233 registers at d = 128, 240 at d = 64, one CTA (8 warps) per SM,
 // 226 KiB of shared memory (a 3-stage ring at d = 128, 2 stages of 128-row tiles at d = 64).
 // Causal (bottom-right aligned): query tiles wholly before the key tile are skipped, edge tiles
-// masked. Query rows past n arrive as TMA zero fill with L = +∞ (P = 0); keys past nk are masked
+// masked. Scores::Windowed (v04 only): a CTA visits the query tiles whose rows' windows reach its
+// keys (sol/core/attention_window.hpp's query_tiles), both sides, and masks the tiles the window
+// does not cover. Scores::Capped adds the softcap: Sᵀ holds tanh(Sᵀ·scale/cap) once it is done
+// (while dPᵀ runs), then Pᵀ = exp2(tanh·cap·log2e − L·log2e) and dSᵀ = Pᵀ∘(dPᵀ − D)∘(1 − tanh²)
+// in one pass after dPᵀ (the tanh must stay alive for the cap's derivative: no registers for a
+// second copy). Query rows past n arrive as TMA zero fill with L = +∞ (P = 0); keys past nk are masked
 // and their dK, dV not stored.
 // Floor at b=4,h=16,n=4096,d=128: 1.37 TFLOP (2.5 × 4·b·h·n²·d) → 1.39 ms at the 989 TFLOP/s
 // dense peak; v02 took 8.8 ms, the flash backend (FA2) 4.8 ms, cuDNN 2.9 ms.
@@ -194,11 +199,13 @@ static_assert(descriptors_address_the_tiles<64, 1>() && descriptors_address_the_
 // 16w…16w+15; in 8-column chunk c a lane (g = lane/4, t = lane%4) holds acc[4c + 0..1] = (row g,
 // cols 8c + 2t, +1) and acc[4c + 2..3] = row g + 8. Rows are keys for Sᵀ, dPᵀ, dK, dV and queries
 // for dQ.
-template <class T, int kD, int kWG>
+template <class T, int kD, int kWG, Scores kScores>
 __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
     flash_bwd_wgmma_kernel(const __grid_constant__ CUtensorMap mapQ, const __grid_constant__ CUtensorMap mapK,
                            const __grid_constant__ CUtensorMap mapV, const __grid_constant__ CUtensorMap mapdO,
                            const __grid_constant__ CUtensorMap mapdQ, AttnBwdArgs<T> a) {
+  constexpr bool kWindowed = kScores != Scores::Plain, kCapped = kScores == Scores::Capped;
+  static_assert(kWG == 2 || !kWindowed, "v04 alone has the Windowed forms");
   using S = Geometry<kD, kWG>;
   constexpr int kStages = S::kStages;
   constexpr int kKeys = S::kKeys;     // keys per CTA
@@ -236,11 +243,32 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
   const int n0w = n0 + kWgKeys * wg;  // this warpgroup's first key
   const int hk = int(blockIdx.y), group = int(f.h / f.hkv), bi = int(blockIdx.z);
   const int shift = nk - n;  // query i sees keys j ≤ i + shift when causal
-  const float scale_log2 = f.scale * bwd::kLog2e;
+  // Log2 units per unit of Sᵀ: scale·log2e, or capped (Sᵀ then holds the tanh) cap·log2e.
+  const float scale_log2 = kCapped ? log2_per_unit(f, true) : f.scale * bwd::kLog2e;
   // Causal: the first query that sees key n0 is n0 − shift; earlier query tiles are skipped.
-  // Tile j: query head hk·group + j / per_head, rows m_begin + 64·(j % per_head) ….
-  const int m_begin = f.causal && n0 - shift > 0 ? (n0 - shift) / kRows * kRows : 0;
-  const int per_head = m_begin < n ? (n - m_begin + kRows - 1) / kRows : 0;
+  // Windowed: the query tiles whose rows see one of the CTA's keys. Tile j: query head
+  // hk·group + j / per_head, rows m_begin + 64·(j % per_head) ….
+  const KeyWindow<int> window = window_of(f, nk);  // Windowed only
+  int m_begin = 0, per_head = 0;
+  if constexpr (kWindowed) {
+    const TileSpan<int> span = query_tiles(window, n0, min(n0 + kKeys, nk) - 1, n, kRows);
+    m_begin = span.begin * kRows;
+    per_head = span.end - span.begin;
+  } else {
+    m_begin = f.causal && n0 - shift > 0 ? (n0 - shift) / kRows * kRows : 0;
+    per_head = m_begin < n ? (n - m_begin + kRows - 1) / kRows : 0;
+  }
+  // Windowed: the rows that see each of this thread's keys (n0w + 16·warp + g, + 8), within n
+  // (none for a key past nk): the edge mask.
+  int first_row[2] = {0, 0}, last_row[2] = {0, 0};
+  if constexpr (kWindowed) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int key = n0w + 16 * warp + g + 8 * half;
+      first_row[half] = window.first_row(key);
+      last_row[half] = key < nk ? min(window.last_row(key), n - 1) : -1;
+    }
+  }
   const int tiles = per_head * group;
   const auto tile_m0 = [&](int j) { return m_begin + (j % per_head) * kRows; };  // thread 0's refills
   const auto tile_hq = [&](int j) { return hk * group + j / per_head; };
@@ -337,8 +365,26 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
     fence_operands(rS);
     const float* sLb = sL + buf * kRows;
     const float* sDb = sDelta + buf * kRows;
-    const bool edge = m0 + kRows > n || n0w + kWgKeys > nk || (f.causal && n0w + kWgKeys - 1 > m0 + shift);
+    bool edge;
+    if constexpr (kWindowed)
+      edge = m0 + kRows > n || n0w + kWgKeys > nk || !window.covers(m0, m0 + kRows - 1, n0w, n0w + kWgKeys - 1);
+    else
+      edge = m0 + kRows > n || n0w + kWgKeys > nk || (f.causal && n0w + kWgKeys - 1 > m0 + shift);
+    // Windowed: element (c, e) is hidden iff its query row m0 + 2t + (8c + e % 2) is outside the
+    // rows that see its key (or past n): 8c + e % 2, a constant, against those rows less m0 + 2t
+    // (taken in the masked copy alone: the absolute row per element spilled d = 64's capped form).
+    struct Rows {
+      int first[2], last[2];
+    };
+    const auto relative_rows = [&] {
+      return Rows{{first_row[0] - m0 - 2 * t, first_row[1] - m0 - 2 * t}, {last_row[0] - m0 - 2 * t, last_row[1] - m0 - 2 * t}};
+    };
+    const auto hidden = [](const Rows& r, int c, int e) {
+      const int q = 8 * c + (e & 1);
+      return q < r.first[e >> 1] || q > r.last[e >> 1];
+    };
     const auto form_p = [&](auto masked) {
+      const Rows rows = relative_rows();  // Windowed, masked only
 #pragma unroll
       for (int c = 0; c < kSAcc / 4; ++c) {
         const float2 l2 = *reinterpret_cast<const float2*>(sLb + 8 * c + 2 * t);
@@ -346,33 +392,75 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
         for (int e = 0; e < 4; ++e) {
           float p = ex2_approx(fmaf(rS[4 * c + e], scale_log2, -(e & 1 ? l2.y : l2.x)));
           if constexpr (decltype(masked)::value) {
-            const int i = m0 + 8 * c + 2 * t + (e & 1), key = n0w + 16 * warp + g + 8 * (e >> 1);
-            if (i >= n || key >= nk || (f.causal && key > i + shift)) p = 0.f;
+            if constexpr (kWindowed) {
+              if (hidden(rows, c, e)) p = 0.f;
+            } else {
+              const int i = m0 + 8 * c + 2 * t + (e & 1), key = n0w + 16 * warp + g + 8 * (e >> 1);
+              if (i >= n || key >= nk || (f.causal && key > i + shift)) p = 0.f;
+            }
           }
           rS[4 * c + e] = p;
         }
       }
     };
-    if (edge) form_p(std::true_type{});
-    else form_p(std::false_type{});
+    // Capped, once dPᵀ is done: Pᵀ from the tanh in rS (masked as form_p) and
+    // dSᵀ = Pᵀ∘(dPᵀ − D)∘(1 − tanh²), packed to 16 bits as they are formed (rP, rdS: as the packing
+    // below) so that rS and rdP die chunk by chunk; held whole in fp32, d = 64's 128-row tiles spilled.
+    uint32_t rP[kSteps][4], rdS[kSteps][4];
+    const auto form_p_ds_capped = [&](auto masked) {
+      const Rows rows = relative_rows();  // masked only
+#pragma unroll
+      for (int c = 0; c < kSAcc / 4; ++c) {
+        const float2 l2 = *reinterpret_cast<const float2*>(sLb + 8 * c + 2 * t);
+        const float2 d2 = *reinterpret_cast<const float2*>(sDb + 8 * c + 2 * t);
+        float p[4], ds[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const float th = rS[4 * c + e];
+          p[e] = ex2_approx(fmaf(th, scale_log2, -(e & 1 ? l2.y : l2.x)));
+          if constexpr (decltype(masked)::value) {
+            if (hidden(rows, c, e)) p[e] = 0.f;
+          }
+          ds[e] = p[e] * (rdP[4 * c + e] - (e & 1 ? d2.y : d2.x)) * (1.f - th * th);
+        }
+        // Elements 4c … 4c + 3 are registers 2(c % 2), +1 of k-step c / 2 (rows g, g + 8).
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          rP[c / 2][2 * (c % 2) + h] = pack2<T>(p[2 * h], p[2 * h + 1]);
+          rdS[c / 2][2 * (c % 2) + h] = pack2<T>(ds[2 * h], ds[2 * h + 1]);
+        }
+      }
+    };
+    if constexpr (kCapped) {
+      const float into_tanh = capped_input(f);
+#pragma unroll
+      for (int i = 0; i < kSAcc; ++i) rS[i] = tanh_approx(rS[i] * into_tanh);
+    } else {
+      if (edge) form_p(std::true_type{});
+      else form_p(std::false_type{});
+    }
     hw::wgmma_wait<0>();
     fence_operands(rdP);
     // dSᵀ = Pᵀ∘(dPᵀ − D); both packed to 16 bits as the register A fragments of dV's and dK's
     // k-steps (queries 16kk…16kk+15: chunks 2kk and 2kk+1).
-    uint32_t rP[kSteps][4], rdS[kSteps][4];
+    if constexpr (kCapped) {
+      if (edge) form_p_ds_capped(std::true_type{});
+      else form_p_ds_capped(std::false_type{});
+    } else {
 #pragma unroll
-    for (int c = 0; c < kSAcc / 4; ++c) {
-      const float2 d2 = *reinterpret_cast<const float2*>(sDb + 8 * c + 2 * t);
+      for (int c = 0; c < kSAcc / 4; ++c) {
+        const float2 d2 = *reinterpret_cast<const float2*>(sDb + 8 * c + 2 * t);
 #pragma unroll
-      for (int e = 0; e < 4; ++e) rdP[4 * c + e] = rS[4 * c + e] * (rdP[4 * c + e] - (e & 1 ? d2.y : d2.x));
-    }
-#pragma unroll
-    for (int kk = 0; kk < kSteps; ++kk)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        rP[kk][r] = pack2<T>(rS[8 * kk + 2 * r], rS[8 * kk + 2 * r + 1]);
-        rdS[kk][r] = pack2<T>(rdP[8 * kk + 2 * r], rdP[8 * kk + 2 * r + 1]);
+        for (int e = 0; e < 4; ++e) rdP[4 * c + e] = rS[4 * c + e] * (rdP[4 * c + e] - (e & 1 ? d2.y : d2.x));
       }
+#pragma unroll
+      for (int kk = 0; kk < kSteps; ++kk)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          rP[kk][r] = pack2<T>(rS[8 * kk + 2 * r], rS[8 * kk + 2 * r + 1]);
+          rdS[kk][r] = pack2<T>(rdP[8 * kk + 2 * r], rdP[8 * kk + 2 * r + 1]);
+        }
+    }
     if (!a.deterministic) {  // uniform across the CTA
       // dS to shared memory for dQ, one stmatrix.trans per k-step: register r of k-step kk is the
       // 8×8 block (keys 16·warp + 8·(r & 1) + g of this warpgroup's 64, queries 16kk + 8·(r >> 1)
@@ -504,10 +592,10 @@ __global__ void __launch_bounds__(128 * kWG, Geometry<kD, kWG>::kCtasPerSm)
   }
 }
 
-template <class T, int kD, int kWG>
+template <class T, int kD, int kWG, Scores kScores>
 LaunchInfo plan_for(const AttnBwdArgs<T>& a) {
   LaunchInfo p;
-  p.func = reinterpret_cast<const void*>(&flash_bwd_wgmma_kernel<T, kD, kWG>);
+  p.func = reinterpret_cast<const void*>(&flash_bwd_wgmma_kernel<T, kD, kWG, kScores>);
   p.grid_blocks = blocks_for(a.f.nk, kWgKeys * kWG) * a.f.hkv * a.f.b;
   p.block_threads = 128 * kWG;
   p.dynamic_smem_bytes = Geometry<kD, kWG>::kBytes;
@@ -515,7 +603,7 @@ LaunchInfo plan_for(const AttnBwdArgs<T>& a) {
   return p;
 }
 
-template <class T, int kD, int kWG>
+template <class T, int kD, int kWG, Scores kScores>
 void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   using S = Geometry<kD, kWG>;
   const AttnArgs<T>& f = a.f;
@@ -530,41 +618,46 @@ void launch(const AttnBwdArgs<T>& a, cudaStream_t stream) {
   const CUtensorMap mapV = cached_map(f.v, f.b, f.nk, f.hkv * kD, S::kKeys);
   // v04's dQ reduce-add target: the fp32 accumulator [b, n, h·d] in 32-column × 64-row boxes.
   const CUtensorMap mapdQ = S::kDqByTma ? cached_map(a.dq_accum, f.b, f.n, f.h * kD, 64) : CUtensorMap{};
-  const LaunchInfo plan = plan_for<T, kD, kWG>(a);
+  const LaunchInfo plan = plan_for<T, kD, kWG, kScores>(a);
   const dim3 grid(unsigned(blocks_for(f.nk, S::kKeys)), unsigned(f.hkv), unsigned(f.b));
-  flash_bwd_wgmma_kernel<T, kD, kWG>
+  flash_bwd_wgmma_kernel<T, kD, kWG, kScores>
       <<<grid, unsigned(plan.block_threads), size_t(plan.dynamic_smem_bytes), stream>>>(mapQ, mapK, mapV, mapdO, mapdQ, a);
   SOL_LAUNCH_CHECK();
   if (a.deterministic) flash_backward_dq_wgmma<T>(a, stream);
 }
 
-template <class T, int kWG>
-LaunchInfo plan(const AttnBwdArgs<T>& a) {
-  return a.f.d == 64 ? plan_for<T, 64, kWG>(a) : plan_for<T, 128, kWG>(a);
+// f.template operator()<kD, kWG, kScores>() for the instantiation that serves a on `warpgroups`
+// warpgroups: its d and, with two (v04), the form of its scores (scores_of; v03 refuses a window
+// or softcap).
+template <class T, class F>
+decltype(auto) with_instance(const AttnBwdArgs<T>& a, int warpgroups, F&& f) {
+  const auto by_scores = [&]<int kD>() -> decltype(auto) {
+    if (warpgroups != 2) return f.template operator()<kD, 1, Scores::Plain>();
+    switch (scores_of(a.f)) {
+      case Scores::Plain: return f.template operator()<kD, 2, Scores::Plain>();
+      case Scores::Windowed: return f.template operator()<kD, 2, Scores::Windowed>();
+      default: return f.template operator()<kD, 2, Scores::Capped>();
+    }
+  };
+  return a.f.d == 64 ? by_scores.template operator()<64>() : by_scores.template operator()<128>();
 }
 
 }  // namespace
 
 template <class T>
 void flash_backward_wgmma(const AttnBwdArgs<T>& a, cudaStream_t stream, int warpgroups) {
-  refuse_scores(a.f, "attention_bwd/v03, v04 (wgmma)");
+  if (warpgroups != 2) refuse_scores(a.f, "attention_bwd/v03_flash_bwd_wgmma");
   if (a.f.d != 64 && a.f.d != 128)
     bad_input("flash attention backward (wgmma): head dimension " + std::to_string(a.f.d) + " is not built",
               "use d=64 or d=128");
   bwd::launch_delta(a, stream);
-  if (warpgroups == 2) {
-    if (a.f.d == 64) launch<T, 64, 2>(a, stream);
-    else launch<T, 128, 2>(a, stream);
-  } else {
-    if (a.f.d == 64) launch<T, 64, 1>(a, stream);
-    else launch<T, 128, 1>(a, stream);
-  }
+  with_instance(a, warpgroups, [&]<int kD, int kWG, Scores kScores>() { launch<T, kD, kWG, kScores>(a, stream); });
   if (!a.deterministic) bwd::launch_convert(a, stream);
 }
 
 template <class T>
 LaunchInfo flash_backward_wgmma_plan(const AttnBwdArgs<T>& a, int warpgroups) {
-  return warpgroups == 2 ? plan<T, 2>(a) : plan<T, 1>(a);
+  return with_instance(a, warpgroups, [&]<int kD, int kWG, Scores kScores>() { return plan_for<T, kD, kWG, kScores>(a); });
 }
 
 template void flash_backward_wgmma<__nv_bfloat16>(const AttnBwdArgs<__nv_bfloat16>&, cudaStream_t, int);

@@ -1,8 +1,8 @@
 // sol::attention_forward / attention_backward through the public API: every refusal (these throw
 // before any CUDA call and run without a GPU), the workspace sizes, and on a GPU the outputs
 // against the double-precision references (attn_ref) at odd sizes, GQA,
-// causal with n ≠ nk, decode, strided (packed-QKV) layouts, fp16, and the deterministic
-// backward's bit-identical reruns.
+// causal with n ≠ nk, decode, strided (packed-QKV) layouts, fp16, sliding windows and softcap
+// (forward and backward), and the deterministic backward's bit-identical reruns.
 #include <gtest/gtest.h>
 
 #include "tests/gpu/gpu_env.hpp"
@@ -10,12 +10,15 @@
 #ifdef SOL_WITH_CUDA
 #include <cmath>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "kernels/api/choice.hpp"
+#include "kernels/api/entry_util.hpp"
 #include "sol/kernels.hpp"
 #include "sol/ref/attention.hpp"
+#include "sol/registry.hpp"
 #include "tests/gpu/api_test_util.hpp"
 
 using namespace sol;
@@ -257,15 +260,40 @@ TEST(ApiAttention, WindowAndSoftcapChoiceAndRefusals) {
   right0.window_right = 0;
   causal_args.causal = true;
   EXPECT_EQ(api::explain_attention_forward_on(right0, 80).reason, api::explain_attention_forward_on(causal_args, 80).reason);
-  // The backward: the wgmma rungs on sm_90, refused elsewhere.
+  // The backward: v04 (the wgmma rung with the Windowed forms) on sm_90, refused elsewhere.
   AttentionBackwardArgs g = valid_bwd_args();
   g.fwd.window_left = 5;
-  const std::string bwd = api::explain_attention_backward_on(g, 90).implementation;
-  EXPECT_TRUE(bwd == "attention_bwd/v03_flash_bwd_wgmma" || bwd == "attention_bwd/v04_flash_bwd_2wg") << bwd;
+  EXPECT_EQ(api::explain_attention_backward_on(g, 90).implementation, "attention_bwd/v04_flash_bwd_2wg");
   g.deterministic = true;
-  const std::string det = api::explain_attention_backward_on(g, 90).implementation;
-  EXPECT_TRUE(det == "attention_bwd/v03_flash_bwd_wgmma" || det == "attention_bwd/v04_flash_bwd_2wg") << det;
+  EXPECT_EQ(api::explain_attention_backward_on(g, 90).implementation, "attention_bwd/v04_flash_bwd_2wg");
   SOL_EXPECT_FAILURE(api::explain_attention_backward_on(g, 80), "sm_90a");
+}
+
+// The registry's view: a rung without the Windowed forms refuses a window or softcap with the
+// reason (the harness skips it), the others take it.
+TEST(ApiAttention, RungsWithoutAWindowedFormRefuseIt) {
+  const std::set<std::string> windowed = {"attention/dispatch", "attention/v04_flash_wgmma",
+                                          "attention/v05_flash_wgmma_overlap", "attention/v06_split_kv_decode",
+                                          "attention_bwd/dispatch", "attention_bwd/v04_flash_bwd_2wg"};
+  int seen = 0;
+  for (const Variant& v : registry()) {
+    if (v.family != "attention" && v.family != "attention_bwd") continue;
+    const std::string id = v.family + "/" + v.name;
+    for (const char* shape : {"b=1,h=2,n=9,nk=300,d=64,wl=16", "b=1,h=2,n=9,nk=300,d=64,softcap=30"}) {
+      const std::string why = v.unsupported(Shape::parse(shape));
+      if (windowed.count(id)) {
+        EXPECT_EQ(why, "") << id << " " << shape;
+      } else {
+        EXPECT_NE(why.find("sliding window"), std::string::npos) << id << " " << shape << ": " << why;
+      }
+    }
+    ++seen;
+  }
+  EXPECT_EQ(seen, 12);
+  for (const Variant& v : registry())
+    if (v.family == "attention" && v.name == "dispatch") {
+      EXPECT_NE(v.unsupported(Shape::parse("b=1,h=2,n=9,d=64,causal=1,wr=2")).find("contradicts"), std::string::npos);
+    }
 }
 
 TEST(ApiAttention, BackwardChoiceFollowsTheDevice) {
@@ -323,6 +351,15 @@ std::vector<double> head_rows(const std::vector<uint16_t>& bits, size_t off, con
 
 double scale_of(const AttentionArgs& a) { return a.scale != 0 ? a.scale : 1.0 / std::sqrt(double(a.d)); }
 
+// The double reference's head for a call: its mask, window and softcap.
+attn_ref::AttentionHead ref_head(const AttentionArgs& a) {
+  attn_ref::AttentionHead head{a.n, a.nk, a.d, a.causal, scale_of(a)};
+  head.window_left = a.window_left;
+  head.window_right = a.window_right;
+  head.softcap = a.softcap;
+  return head;
+}
+
 // Runs the forward on p (O into a buffer of o_elems elements at strides p.os) and compares O and L
 // with attention_row on every row of every head.
 void check_forward(Problem& p, size_t o_elems, bool lse_in_workspace = false) {
@@ -344,7 +381,7 @@ void check_forward(Problem& p, size_t o_elems, bool lse_in_workspace = false) {
   const std::vector<uint16_t> got_o = o.download<uint16_t>(o_elems);
   const std::vector<float> got_l = (lse_in_workspace ? ws : lse).download<float>(size_t(a.b * a.h * a.n));
 
-  const attn_ref::AttentionHead head{a.n, a.nk, a.d, a.causal, scale_of(a)};
+  const attn_ref::AttentionHead head = ref_head(a);
   std::vector<double> want_o, have_o, want_l, have_l;
   for (int64_t bi = 0; bi < a.b; ++bi)
     for (int64_t hi = 0; hi < a.h; ++hi) {
@@ -395,12 +432,36 @@ struct Dims {
   int64_t b, h, hkv, n, nk;
   int d;
   bool causal, fp16;
+  int64_t wl = -1, wr = -1;  // a sliding window (−1: unbounded)
+  float softcap = 0;
 };
 std::string name(const Dims& x) {
   return "b=" + std::to_string(x.b) + ",h=" + std::to_string(x.h) + ",hkv=" + std::to_string(x.hkv) + ",n=" +
          std::to_string(x.n) + ",nk=" + std::to_string(x.nk) + ",d=" + std::to_string(x.d) + (x.causal ? ",causal" : "") +
-         (x.fp16 ? ",fp16" : "");
+         (x.fp16 ? ",fp16" : "") +
+         (x.wl >= 0 || x.wr >= 0 ? ",window=(" + std::to_string(x.wl) + "," + std::to_string(x.wr) + ")" : "") +
+         (x.softcap > 0 ? ",softcap=" + std::to_string(int(x.softcap)) : "");
 }
+
+Problem problem(const Dims& x) {
+  Problem p = packed_problem(x.b, x.h, x.hkv, x.n, x.nk, x.d, x.causal, x.fp16);
+  p.a.window_left = x.wl;
+  p.a.window_right = x.wr;
+  p.a.softcap = x.softcap;
+  return p;
+}
+
+// Windows and softcap, prefill: the wgmma rungs on sm_90 alone (other devices refuse them, which
+// WindowAndSoftcapChoiceAndRefusals checks without a GPU). Mistral's causal window, a two-sided one
+// at GQA 4, width one at GQA 8 with n > nk (rows that see no key), n = 17, softcap 30 and 50 alone
+// and under windows, n > nk with both.
+const Dims kWindowed[] = {
+    {1, 2, 2, 1000, 1000, 64, true, false, 256},          {2, 8, 2, 257, 257, 128, false, false, 127, 33},
+    {1, 8, 1, 300, 129, 128, false, true, 0, 0},          {2, 3, 3, 17, 17, 64, false, false, 5, 2},
+    {1, 2, 2, 1500, 1500, 128, true, false, -1, -1, 30},  {2, 4, 4, 100, 333, 64, true, true, 64, -1, 50},
+    {1, 4, 1, 333, 100, 128, false, false, 127, 33, 30},
+};
+bool on_hopper() { return api::current_cc("test") == 90; }
 
 // Odd sizes, GQA, causal with n ≠ nk both ways (rows that see no key), decode, fp16.
 const Dims kForward[] = {
@@ -417,6 +478,16 @@ TEST(ApiAttention, ForwardMatchesReference) {
   for (const Dims& x : kForward) {
     SCOPED_TRACE(name(x));
     Problem p = packed_problem(x.b, x.h, x.hkv, x.n, x.nk, x.d, x.causal, x.fp16);
+    check_forward(p, p.q_bits.size());
+  }
+}
+
+TEST(ApiAttention, ForwardWindowsAndSoftcapMatchReference) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  if (!on_hopper()) GTEST_SKIP() << "windows and softcap run on the wgmma rungs (sm_90); elsewhere they are refused";
+  for (const Dims& x : kWindowed) {
+    SCOPED_TRACE(name(x));
+    Problem p = problem(x);
     check_forward(p, p.q_bits.size());
   }
 }
@@ -496,7 +567,7 @@ struct Grads {
 
 // Forward then backward through the API; the reference takes the device's O and L as given.
 Grads check_backward(const Dims& x, bool deterministic) {
-  Problem p = packed_problem(x.b, x.h, x.hkv, x.n, x.nk, x.d, x.causal, x.fp16);
+  Problem p = problem(x);
   AttentionArgs& a = p.a;
   const size_t nq = p.q_bits.size(), nkv = p.k_bits.size();
   DevBuf q(nq * 2), k(nkv * 2), v(nkv * 2), o(nq * 2), lse(size_t(a.b * a.h * a.n) * 4), dout(nq * 2), dq(nq * 2),
@@ -522,7 +593,7 @@ Grads check_backward(const Dims& x, bool deterministic) {
   const std::vector<uint16_t> o_bits = o.download<uint16_t>(nq);
   const std::vector<float> l = lse.download<float>(size_t(a.b * a.h * a.n));
 
-  const attn_ref::AttentionHead head{a.n, a.nk, a.d, a.causal, scale_of(a)};
+  const attn_ref::AttentionHead head = ref_head(a);
   const int64_t d = a.d, group = a.h / a.h_kv;
   std::vector<double> want_q, have_q, want_kv, have_kv;
   for (int64_t bi = 0; bi < a.b; ++bi)
@@ -575,6 +646,23 @@ TEST(ApiAttention, BackwardMatchesReference) {
   for (const Dims& x : kBackward) {
     SCOPED_TRACE(name(x));
     check_backward(x, false);
+  }
+}
+
+TEST(ApiAttention, BackwardWindowsAndSoftcapMatchReference) {
+  SOL_REQUIRE_GPU_OR_SKIP();
+  if (!on_hopper()) GTEST_SKIP() << "windows and softcap run on the wgmma rungs (sm_90); elsewhere they are refused";
+  for (const Dims& x : kWindowed) {
+    SCOPED_TRACE(name(x));
+    check_backward(x, false);
+  }
+  // det=1: the deterministic dQ kernel's Windowed and Capped forms, bit for bit across runs.
+  for (const Dims& x : {kWindowed[1], kWindowed[5]}) {
+    SCOPED_TRACE(name(x) + ",det");
+    const Grads first = check_backward(x, true), second = check_backward(x, true);
+    EXPECT_TRUE(first.dq == second.dq);
+    EXPECT_TRUE(first.dk == second.dk);
+    EXPECT_TRUE(first.dv == second.dv);
   }
 }
 
