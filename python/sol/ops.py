@@ -24,6 +24,7 @@ strides, head_dim contiguous); the row ops normalize over the last dimension.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 try:
@@ -291,11 +292,35 @@ def _attention_shapes(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tupl
     return qs, ks
 
 
-def _attention_args(q, k, v, o, lse, causal: bool, scale: float, shapes: tuple) -> tuple:
+def _attention_scores(causal: bool, window_left: int, window_right: int, softcap: float) -> None:
+    """The window's and the softcap's checks, the API's (sol/kernels.hpp), before any launch or trace."""
+    if window_left < -1 or window_right < -1:
+        _fail(f"attention: window ({window_left}, {window_right}) has a size below -1; give each side's size "
+              "≥ 0 in keys, or -1 for no bound on that side")
+    if causal and window_right > 0:
+        _fail(f"attention: causal with window right = {window_right}: causal means no key right of the diagonal "
+              "(right = 0); drop causal, or give right 0 or -1")
+    if not softcap >= 0.0 or math.isinf(softcap):
+        _fail(f"attention: softcap = {softcap} is not a cap; give a finite softcap > 0 (Gemma 2 uses 50), or 0")
+
+
+def _window(window: Any) -> tuple[int, int]:
+    """attention's window argument as (left, right): None is (-1, -1), no bound on either side."""
+    if window is None:
+        return -1, -1
+    try:
+        left, right = window
+        return int(left), int(right)
+    except (TypeError, ValueError):
+        _fail(f"attention: window must be a pair (left, right) of key counts (-1: unbounded), not {window!r}")
+
+
+def _attention_args(q, k, v, o, lse, causal: bool, scale: float, shapes: tuple, window_left: int = -1,
+                    window_right: int = -1, softcap: float = 0.0) -> tuple:
     """attention_forward_direct's arguments but the last four, from _attention_shapes(q, k, v)."""
     (b, n, h, d), (_, nk, h_kv, _) = shapes
-    return (_DTYPES[q.dtype], b, h, h_kv, n, nk, d, causal, scale, q.data_ptr(), k.data_ptr(), v.data_ptr(),
-            o.data_ptr(), _ptr(lse), q.stride(), k.stride(), v.stride(), o.stride())
+    return (_DTYPES[q.dtype], b, h, h_kv, n, nk, d, causal, scale, window_left, window_right, softcap, q.data_ptr(),
+            k.data_ptr(), v.data_ptr(), o.data_ptr(), _ptr(lse), q.stride(), k.stride(), v.stride(), o.stride())
 
 
 def _addressable(t: torch.Tensor) -> torch.Tensor:
@@ -306,33 +331,40 @@ def _addressable(t: torch.Tensor) -> torch.Tensor:
     return t
 
 
-def _attention_run(q, k, v, causal: bool, scale: float, save: bool, dev: int = -1):
+def _attention_run(q, k, v, causal: bool, scale: float, save: bool, dev: int = -1, window_left: int = -1,
+                   window_right: int = -1, softcap: float = 0.0):
     """(o, lse): lse only where save (the backward reads it), else None."""
     shapes = _attention_shapes(q, k, v)
+    _attention_scores(causal, window_left, window_right, softcap)
     q, k, v = _addressable(q), _addressable(k), _addressable(v)  # held until the launch is queued
     dev = _cuda(q, k, v) if dev < 0 else dev
     b, n, h, _ = q.shape
     o = _like(q, dev)
     lse = _empty((b, h, n), torch.float32, dev) if save else None
-    _launch(_kernels.attention_forward_direct, dev, *_attention_args(q, k, v, o, lse, causal, scale, shapes))
+    _launch(_kernels.attention_forward_direct, dev,
+            *_attention_args(q, k, v, o, lse, causal, scale, shapes, window_left, window_right, softcap))
     return o, lse
 
 
 @torch.library.custom_op("sol::attention", mutates_args=())
-def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
-               scale: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
-    return _attention_run(q, k, v, causal, scale, True)
+def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False, scale: float = 0.0,
+               window_left: int = -1, window_right: int = -1,
+               softcap: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+    return _attention_run(q, k, v, causal, scale, True, -1, window_left, window_right, softcap)
 
 
 @_attention.register_fake
-def _(q, k, v, causal=False, scale=0.0):
+def _(q, k, v, causal=False, scale=0.0, window_left=-1, window_right=-1, softcap=0.0):
     _attention_shapes(q, k, v)
+    _attention_scores(causal, window_left, window_right, softcap)
     b, n, h, _ = q.shape
     return q.new_empty(q.shape), q.new_empty(b, h, n, dtype=torch.float32)
 
 
-def _attention_backward_run(q, k, v, o, lse, dout, causal: bool, scale: float, deterministic: bool, dev: int = -1):
+def _attention_backward_run(q, k, v, o, lse, dout, causal: bool, scale: float, deterministic: bool, dev: int = -1,
+                            window_left: int = -1, window_right: int = -1, softcap: float = 0.0):
     shapes = _attention_shapes(q, k, v)
+    _attention_scores(causal, window_left, window_right, softcap)
     _bshd("dout", dout, dout.shape)
     if dout.shape != q.shape or dout.dtype != q.dtype:
         _fail(f"attention backward: dout is {tuple(dout.shape)} {dout.dtype}, q is {tuple(q.shape)} {q.dtype}")
@@ -342,7 +374,8 @@ def _attention_backward_run(q, k, v, o, lse, dout, causal: bool, scale: float, d
     q, k, v, o, dout = q.contiguous(), k.contiguous(), v.contiguous(), o.contiguous(), dout.contiguous()
     lse = lse.contiguous()
     dq, dk, dv = _like(q, dev), _like(k, dev), _like(v, dev)
-    _launch(_kernels.attention_backward_direct, dev, *_attention_args(q, k, v, o, lse, causal, scale, shapes),
+    _launch(_kernels.attention_backward_direct, dev,
+            *_attention_args(q, k, v, o, lse, causal, scale, shapes, window_left, window_right, softcap),
             dout.data_ptr(), dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), dout.stride(), dq.stride(),
             dk.stride(), dv.stride(), deterministic)
     return dq, dk, dv
@@ -350,22 +383,26 @@ def _attention_backward_run(q, k, v, o, lse, dout, causal: bool, scale: float, d
 
 @torch.library.custom_op("sol::attention_backward", mutates_args=())
 def _attention_backward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor, lse: torch.Tensor,
-                        dout: torch.Tensor, causal: bool = False, scale: float = 0.0,
-                        deterministic: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    return _attention_backward_run(q, k, v, o, lse, dout, causal, scale, deterministic)
+                        dout: torch.Tensor, causal: bool = False, scale: float = 0.0, deterministic: bool = False,
+                        window_left: int = -1, window_right: int = -1,
+                        softcap: float = 0.0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    return _attention_backward_run(q, k, v, o, lse, dout, causal, scale, deterministic, -1, window_left, window_right,
+                                   softcap)
 
 
 @_attention_backward.register_fake
-def _(q, k, v, o, lse, dout, causal=False, scale=0.0, deterministic=False):
+def _(q, k, v, o, lse, dout, causal=False, scale=0.0, deterministic=False, window_left=-1, window_right=-1,
+      softcap=0.0):
     _attention_shapes(q, k, v)
+    _attention_scores(causal, window_left, window_right, softcap)
     return q.new_empty(q.shape), k.new_empty(k.shape), v.new_empty(v.shape)
 
 
 def _attention_setup(ctx, inputs, output):
-    q, k, v, causal, scale = inputs
+    q, k, v, causal, scale, window_left, window_right, softcap = inputs
     o, lse = output
     ctx.save_for_backward(q, k, v, o, lse)
-    ctx.causal, ctx.scale = causal, scale
+    ctx.causal, ctx.scale, ctx.scores = causal, scale, (window_left, window_right, softcap)
 
 
 def _attention_grad(ctx, do, dlse):
@@ -373,10 +410,10 @@ def _attention_grad(ctx, do, dlse):
     do = do.contiguous()
     dev = _direct(q, k, v, o, lse, do)
     if dev >= 0:
-        dq, dk, dv = _attention_backward_run(q, k, v, o, lse, do, ctx.causal, ctx.scale, False, dev)
+        dq, dk, dv = _attention_backward_run(q, k, v, o, lse, do, ctx.causal, ctx.scale, False, dev, *ctx.scores)
     else:
-        dq, dk, dv = _attention_backward(q, k, v, o, lse, do, ctx.causal, ctx.scale)
-    return dq, dk, dv, None, None
+        dq, dk, dv = _attention_backward(q, k, v, o, lse, do, ctx.causal, ctx.scale, False, *ctx.scores)
+    return dq, dk, dv, None, None, None, None, None
 
 
 _attention.register_autograd(_attention_grad, setup_context=_attention_setup)
@@ -942,15 +979,24 @@ def matmul(a: Any, b: Any, out_dtype: Optional[str] = None, scale_a: Any = None,
     return _back(kind, _matmul(_to_torch(a), _to_torch(b), out_dtype, _to_torch(scale_a), _to_torch(scale_b)))
 
 
-def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: Optional[float] = None) -> Any:
+def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: Optional[float] = None,
+              window: Optional[tuple[int, int]] = None, softcap: Optional[float] = None) -> Any:
     """softmax(q·kᵀ·scale)·v over BSHD tensors ``[batch, seq, heads, head_dim]`` (bf16 or f16,
     head_dim 64 or 128; k and v may have fewer heads: grouped-query attention). ``scale`` defaults
-    to 1/√head_dim; ``causal`` masks bottom-right aligned."""
+    to 1/√head_dim; ``causal`` masks bottom-right aligned. ``window=(left, right)``: a sliding
+    window in the same frame (FlashAttention's ``window_size``): query i of n sees key j of nk iff
+    ``i + nk − n − left ≤ j ≤ i + nk − n + right``, −1 leaving that side unbounded; causal is
+    right = 0 (causal with right > 0 is an error). ``softcap`` (Gemma 2): the scaled scores s become
+    ``softcap·tanh(s / softcap)`` before the mask; None or 0: off. Windows and softcap run on sm_90
+    GPUs (H100, H200), and for up to 16 query tokens on any; elsewhere they are an error."""
+    left, right = _window(window)
+    cap = float(softcap or 0.0)
+    _attention_scores(bool(causal), left, right, cap)
     dev = _direct(q, k, v)
     if dev >= 0:
-        return _attention_run(q, k, v, bool(causal), float(scale or 0.0), False, dev)[0]
+        return _attention_run(q, k, v, bool(causal), float(scale or 0.0), False, dev, left, right, cap)[0]
     kind = _kind(q)
-    o, _ = _attention(_to_torch(q), _to_torch(k), _to_torch(v), bool(causal), float(scale or 0.0))
+    o, _ = _attention(_to_torch(q), _to_torch(k), _to_torch(v), bool(causal), float(scale or 0.0), left, right, cap)
     return _back(kind, o)
 
 
@@ -1103,12 +1149,17 @@ def explain(op: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
         dev = _cuda(q, k, v)
         q, k, v = _addressable(q), _addressable(k), _addressable(v)  # as attention() passes them
         causal = bool(kwargs.get("causal", False))
-        r = _kernels.explain_attention_forward_direct(
-            *_attention_args(q, k, v, _like(q, dev), None, causal, float(kwargs.get("scale") or 0.0), shapes))
+        left, right = _window(kwargs.get("window"))
+        cap = float(kwargs.get("softcap") or 0.0)
+        _attention_scores(causal, left, right, cap)
+        r = _kernels.explain_attention_forward_direct(*_attention_args(
+            q, k, v, _like(q, dev), None, causal, float(kwargs.get("scale") or 0.0), shapes, left, right, cap))
         (b, n, h, d), (_, nk, hkv, _) = shapes
         dims = {"b": b, "h": h, "n": n, "d": d}
         dims |= ({"hkv": hkv} if hkv != h else {}) | ({"nk": nk} if nk != n else {})
-        dims |= ({"causal": 1} if causal else {}) | ({"fp16": 1} if q.dtype == torch.float16 else {})
+        dims |= ({"causal": 1} if causal else {}) | ({"wl": left} if left >= 0 else {})
+        dims |= ({"wr": right} if right >= 0 and not (causal and right == 0) else {})
+        dims |= ({"softcap": max(1, round(cap))} if cap > 0 else {}) | ({"fp16": 1} if q.dtype == torch.float16 else {})
         r["shape"] = _shape_text(**dims)
         return r
     if op in ("layernorm", "rmsnorm", "softmax"):

@@ -155,12 +155,14 @@ sol::BSHDStrides bshd(const Strides4& s) {
 }
 
 sol::AttentionArgs attention_args(const std::string& dtype, int64_t b, int64_t h, int64_t h_kv, int64_t n,
-                                  int64_t nk, int d, bool causal, float scale, uintptr_t q, uintptr_t k,
-                                  uintptr_t v, uintptr_t o, uintptr_t lse, const Strides4& q_stride,
-                                  const Strides4& k_stride, const Strides4& v_stride, const Strides4& o_stride) {
+                                  int64_t nk, int d, bool causal, float scale, int64_t window_left,
+                                  int64_t window_right, float softcap, uintptr_t q, uintptr_t k, uintptr_t v,
+                                  uintptr_t o, uintptr_t lse, const Strides4& q_stride, const Strides4& k_stride,
+                                  const Strides4& v_stride, const Strides4& o_stride) {
   sol::AttentionArgs x;
   x.dtype = sol::parse_dtype(dtype);
   x.b = b, x.h = h, x.h_kv = h_kv, x.n = n, x.nk = nk, x.d = d, x.causal = causal, x.scale = scale;
+  x.window_left = window_left, x.window_right = window_right, x.softcap = softcap;
   x.q = as<const void>(q), x.k = as<const void>(k), x.v = as<const void>(v), x.o = as<void>(o), x.lse = as<float>(lse);
   x.q_stride = bshd(q_stride), x.k_stride = bshd(k_stride), x.v_stride = bshd(v_stride), x.o_stride = bshd(o_stride);
   return x;
@@ -168,13 +170,14 @@ sol::AttentionArgs attention_args(const std::string& dtype, int64_t b, int64_t h
 
 sol::AttentionBackwardArgs attention_backward_args(
     const std::string& dtype, int64_t b, int64_t h, int64_t h_kv, int64_t n, int64_t nk, int d, bool causal,
-    float scale, uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t o, uintptr_t lse, const Strides4& q_stride,
+    float scale, int64_t window_left, int64_t window_right, float softcap, uintptr_t q, uintptr_t k, uintptr_t v,
+    uintptr_t o, uintptr_t lse, const Strides4& q_stride,
     const Strides4& k_stride, const Strides4& v_stride, const Strides4& o_stride, uintptr_t dout, uintptr_t dq,
     uintptr_t dk, uintptr_t dv, const Strides4& dout_stride, const Strides4& dq_stride, const Strides4& dk_stride,
     const Strides4& dv_stride, bool deterministic) {
   sol::AttentionBackwardArgs x;
-  x.fwd = attention_args(dtype, b, h, h_kv, n, nk, d, causal, scale, q, k, v, o, lse, q_stride, k_stride, v_stride,
-                         o_stride);
+  x.fwd = attention_args(dtype, b, h, h_kv, n, nk, d, causal, scale, window_left, window_right, softcap, q, k, v, o,
+                         lse, q_stride, k_stride, v_stride, o_stride);
   x.dout = as<const void>(dout), x.dq = as<void>(dq), x.dk = as<void>(dk), x.dv = as<void>(dv);
   x.dout_stride = bshd(dout_stride), x.dq_stride = bshd(dq_stride), x.dk_stride = bshd(dk_stride);
   x.dv_stride = bshd(dv_stride), x.deterministic = deterministic;
@@ -381,6 +384,9 @@ NB_MODULE(_kernels, m) {
       .def_rw("d", &sol::AttentionArgs::d)
       .def_rw("causal", &sol::AttentionArgs::causal)
       .def_rw("scale", &sol::AttentionArgs::scale)
+      .def_rw("window_left", &sol::AttentionArgs::window_left)
+      .def_rw("window_right", &sol::AttentionArgs::window_right)
+      .def_rw("softcap", &sol::AttentionArgs::softcap)
       .def_rw("q_stride", &sol::AttentionArgs::q_stride)
       .def_rw("k_stride", &sol::AttentionArgs::k_stride)
       .def_rw("v_stride", &sol::AttentionArgs::v_stride)

@@ -41,6 +41,7 @@ def test_fake_shapes(mode):
     assert ops.matmul(fake(65, 33).t(), fake(65, 17)).shape == (33, 17)
     q, k = fake(3, 37, 8, 128), fake(3, 19, 2, 128)
     assert ops.attention(q, k, k, causal=True).shape == q.shape
+    assert ops.attention(q, k, k, causal=True, window=(16, 0), softcap=30.0).shape == q.shape
     assert ops.layernorm(fake(5, 7, 1031), fake(1031), fake(1031)).shape == (5, 7, 1031)
     assert ops.rmsnorm(fake(3, 4097), fake(4097)).shape == (3, 4097)
     assert ops.softmax(fake(2, 3, 151937, dtype=torch.float32)).dtype == torch.float32
@@ -68,6 +69,9 @@ def test_fake_gradients():
     assert x.grad.shape == x.shape
     q, k, v = meta(2, 9, 4, 64), meta(2, 11, 2, 64), meta(2, 11, 2, 64)
     ops.attention(q, k, v).sum().backward()
+    assert q.grad.shape == q.shape and k.grad.shape == k.shape and v.grad.shape == v.shape
+    q, k, v = meta(2, 9, 4, 64), meta(2, 11, 2, 64), meta(2, 11, 2, 64)
+    ops.attention(q, k, v, window=(3, 1), softcap=50.0).sum().backward()
     assert q.grad.shape == q.shape and k.grad.shape == k.shape and v.grad.shape == v.shape
     a, b = meta(7, 5), meta(5, 3)
     ops.matmul(a, b).sum().backward()
@@ -105,6 +109,15 @@ def test_a_block_traces_through_the_ops():
     lambda: ops.attention(fake(1, 8, 4, 64), fake(1, 8, 4, 64), fake(1, 9, 4, 64)),
     lambda: ops.attention(fake(1, 8, 4, 64, dtype=torch.float32), *[fake(1, 8, 4, 64, dtype=torch.float32)] * 2),
     lambda: ops.attention(fake(8, 4, 64), fake(8, 4, 64), fake(8, 4, 64)),
+    lambda: ops.attention(*[fake(1, 8, 4, 64)] * 3, window=(-2, 0)),
+    lambda: ops.attention(*[fake(1, 8, 4, 64)] * 3, window=(4, -3)),
+    lambda: ops.attention(*[fake(1, 8, 4, 64)] * 3, causal=True, window=(4, 2)),
+    lambda: ops.attention(*[fake(1, 8, 4, 64)] * 3, window=(1, 2, 3)),
+    lambda: ops.attention(*[fake(1, 8, 4, 64)] * 3, window="left"),
+    lambda: ops.attention(*[fake(1, 8, 4, 64)] * 3, softcap=-1.0),
+    lambda: ops.attention(*[fake(1, 8, 4, 64)] * 3, softcap=float("nan")),
+    lambda: ops.attention(*[fake(1, 8, 4, 64)] * 3, softcap=float("inf")),
+    lambda: torch.ops.sol.attention(*[fake(1, 8, 4, 64)] * 3, False, 0.0, -5, 0, 0.0),
     lambda: ops.rmsnorm(fake(4, 8), fake(7)),
     lambda: ops.layernorm(fake(4, 8), fake(8, dtype=torch.float32)),
     lambda: ops.softmax(fake(0, 8)),
@@ -159,6 +172,7 @@ def test_opcheck_on_meta_tensors():
     q, k = fake(1, 9, 2, 64, grad=True, device="meta"), fake(1, 11, 1, 64, grad=True, device="meta")
     for op, args in [(torch.ops.sol.matmul.default, (meta(5, 7), meta(7, 3), None)),
                      (torch.ops.sol.attention.default, (q, k, k, True, 0.0)),
+                     (torch.ops.sol.attention.default, (q, k, k, True, 0.0, 4, 0, 30.0)),
                      (torch.ops.sol.layernorm.default, (x, w, w, 1e-5)),
                      (torch.ops.sol.rmsnorm.default, (x, w, 1e-6)),
                      (torch.ops.sol.layernorm_residual.default, (x, meta(5, 96), w, None, 1e-5)),
@@ -354,6 +368,9 @@ def test_explain_gives_the_call_as_a_registry_shape(cpu):
     assert ops.explain("attention", q, kv, kv, causal=True)["shape"] == "b=2,h=8,n=7,d=64,hkv=2,nk=9,causal=1,fp16=1"
     q = torch.randn(1, 16, 4, 128, dtype=BF16)
     assert ops.explain("attention", q, q, q)["shape"] == "b=1,h=4,n=16,d=128"
+    assert ops.explain("attention", q, q, q, causal=True, window=(8, 0), softcap=30.0)["shape"] == \
+        "b=1,h=4,n=16,d=128,causal=1,wl=8,softcap=30"
+    assert ops.explain("attention", q, q, q, window=(3, 5))["shape"] == "b=1,h=4,n=16,d=128,wl=3,wr=5"
 
 
 def test_the_eager_path_says_what_the_op_says(cpu):
@@ -395,19 +412,33 @@ def test_attention_passes_strides_the_api_can_address(cpu):
     ops.attention(q, kv, kv)
     name, args = cpu.calls[-1]
     assert name == "attention_forward_direct"
-    assert args[15] == args[16] == (n * h * d, h * d, d, 1)  # k's and v's strides: packed copies
+    assert args[18] == args[19] == (n * h * d, h * d, d, 1)  # k's and v's strides: packed copies
     decode = torch.randn(b, h, 1, d, dtype=BF16).transpose(1, 2)  # [b, 1, h, d], seq stride d
     ops.attention(decode, q, q)
-    assert cpu.calls[-1][1][14] == decode.stride() == (h * d, d, d, 1)
+    assert cpu.calls[-1][1][17] == decode.stride() == (h * d, d, d, 1)
     qkv = torch.randn(b, n, 3, h, d, dtype=BF16, requires_grad=True)
     q3, k3, v3 = qkv.unbind(2)
     o = ops.attention(q3, k3, v3)
-    assert cpu.calls[-1][1][14] == (n * 3 * h * d, 3 * h * d, d, 1)  # the forward reads the view
+    assert cpu.calls[-1][1][17] == (n * 3 * h * d, 3 * h * d, d, 1)  # the forward reads the view
     o.float().sum().backward()
     name, args = cpu.calls[-1]
     assert name == "attention_backward_direct"
-    assert all(s == (n * h * d, h * d, d, 1) for s in args[14:18] + args[22:26])
+    assert all(s == (n * h * d, h * d, d, 1) for s in args[17:21] + args[25:29])
     assert qkv.grad.shape == qkv.shape
+
+
+def test_attention_passes_the_window_and_softcap_both_ways(cpu):
+    """window=(left, right) and softcap reach the forward's and the backward's entries, after the
+    scale (no window: -1, -1; no softcap: 0)."""
+    q = torch.randn(2, 8, 4, 64, dtype=BF16, requires_grad=True)
+    ops.attention(q, q, q)
+    assert cpu.calls[-1][1][7:12] == (False, 0.0, -1, -1, 0.0)
+    o = ops.attention(q, q, q, causal=True, window=(5, 0), softcap=30)
+    name, args = cpu.calls[-1]
+    assert name == "attention_forward_direct" and args[7:12] == (True, 0.0, 5, 0, 30.0)
+    o.float().sum().backward()
+    name, args = cpu.calls[-1]
+    assert name == "attention_backward_direct" and args[7:12] == (True, 0.0, 5, 0, 30.0)
 
 
 def test_layernorm_backward_without_parameters_returns_distinct_tensors(cpu):

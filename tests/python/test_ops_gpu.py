@@ -112,18 +112,29 @@ def test_fp8_matmul_with_per_tensor_scales(m, n, k):
 
 
 # ---- attention -----------------------------------------------------------------------------------
-def attention_ref(q, k, v, causal):
-    """fp32 reference over BSHD with grouped K/V and a bottom-right causal mask."""
+def attention_ref(q, k, v, causal, window=None, softcap=None):
+    """fp32 reference over BSHD with grouped K/V, a bottom-right causal mask, a sliding window
+    (left, right; -1: unbounded) in the same frame and Gemma 2's softcap, the mask written out."""
     b, n, h, d = q.shape
     nk, hkv = k.shape[1], k.shape[2]
     qf, kf, vf = (t.float().transpose(1, 2) for t in (q, k, v))
     kf, vf = kf.repeat_interleave(h // hkv, dim=1), vf.repeat_interleave(h // hkv, dim=1)
     s = qf @ kf.transpose(-1, -2) / d**0.5
-    if not causal:
+    if softcap:
+        s = softcap * torch.tanh(s / softcap)
+    left, right = window or (-1, -1)
+    if causal:
+        right = 0
+    if left < 0 and right < 0:
         return (torch.softmax(s, dim=-1) @ vf).transpose(1, 2).to(q.dtype)
     i = torch.arange(n, device=DEV)[:, None]
     j = torch.arange(nk, device=DEV)[None, :]
-    masked = j > i + nk - n
+    diagonal = i + nk - n  # row i's diagonal key: bottom-right aligned
+    masked = torch.zeros(n, nk, dtype=torch.bool, device=DEV)
+    if right >= 0:
+        masked |= j > diagonal + right
+    if left >= 0:
+        masked |= j < diagonal - left
     # A finite fill keeps the gradient finite; a row that sees no key gets O = 0 (and no gradient).
     sees_a_key = (~masked).any(dim=-1, keepdim=True).float()
     p = torch.softmax(s.masked_fill(masked, -1e30), dim=-1) * sees_a_key
@@ -151,6 +162,57 @@ def test_attention_gradients(b, n, nk, h, hkv, d, causal):
     close(out, ref, dtype)
     for x, r in zip(g, rg):
         close(x, r, dtype, factor=2)
+
+
+# Windows and softcap: Mistral's causal window at GQA 4, a two-sided one at GQA 8 with n > nk (rows
+# that see no key) and softcap 30, width one, softcap 50 alone, and decode (n = 7 against 1000 keys).
+# Prefill windows run on sm_90 (the wgmma rungs) and are refused elsewhere; decode runs anywhere.
+WINDOWS = [(1, 300, 300, 4, 1, 64, True, (64, 0), None), (2, 129, 77, 8, 1, 128, False, (17, 5), 30.0),
+           (1, 200, 200, 2, 2, 128, False, (0, 0), None), (1, 257, 257, 4, 4, 64, True, None, 50.0),
+           (2, 7, 1000, 8, 2, 128, True, (100, 0), 30.0)]
+
+
+def hopper():
+    return torch.cuda.get_device_capability() == (9, 0)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("b,n,nk,h,hkv,d,causal,window,softcap", WINDOWS)
+def test_attention_window_and_softcap(dtype, b, n, nk, h, hkv, d, causal, window, softcap):
+    q, k, v = rand(b, n, h, d, dtype=dtype), rand(b, nk, hkv, d, dtype=dtype, seed=1), rand(b, nk, hkv, d, dtype=dtype, seed=2)
+    call = lambda: ops.attention(q, k, v, causal=causal, window=window, softcap=softcap)  # noqa: E731
+    if n > 16 and not hopper():
+        with pytest.raises(sol.Error, match="sliding window or softcap"):
+            call()
+        return
+    # factor 2: the softcap's tanh is MUFU.TANH (relative error about 2^-11)
+    close(call(), attention_ref(q, k, v, causal, window, softcap), dtype, factor=2)
+
+
+@pytest.mark.parametrize("b,n,nk,h,hkv,d,causal,window,softcap", WINDOWS)
+def test_attention_window_and_softcap_gradients(b, n, nk, h, hkv, d, causal, window, softcap):
+    if not hopper():
+        pytest.skip("a window's or softcap's backward runs on sm_90 (H100, H200)")
+    dtype = torch.bfloat16
+    q, k, v = rand(b, n, h, d, dtype=dtype), rand(b, nk, hkv, d, dtype=dtype, seed=1), rand(b, nk, hkv, d, dtype=dtype, seed=2)
+    out, g = grads(lambda q, k, v: ops.attention(q, k, v, causal=causal, window=window, softcap=softcap), q, k, v)
+    ref, rg = grads(lambda q, k, v: attention_ref(q, k, v, causal, window, softcap), q, k, v)
+    close(out, ref, dtype, factor=2)
+    for x, r in zip(g, rg):
+        close(x, r, dtype, factor=2)
+
+
+def test_attention_window_and_softcap_compile():
+    if not hopper():
+        pytest.skip("a window's prefill runs on sm_90 (H100, H200)")
+    q, k, v = (rand(1, 300, 4, 128, seed=i, grad=True) for i in range(3))
+    fn = lambda q, k, v: ops.attention(q, k, v, causal=True, window=(64, 0), softcap=30.0)  # noqa: E731
+    compiled = torch.compile(fn, fullgraph=True)
+    out, g = grads(compiled, q, k, v)
+    ref, rg = grads(fn, q, k, v)
+    assert torch.equal(out, ref)
+    for x, r in zip(g, rg):
+        close(x, r, torch.bfloat16)
 
 
 def test_attention_strided_inputs():
