@@ -1,7 +1,9 @@
 """PyTorch peers of the attention families, called by torch_peers.py (--family attention or
 attention_bwd) with its helpers.
 
-Shapes are those of kernels/attention/case.hpp: b, h, n, d[, hkv, nk, causal, fp16]. Layout BSHD as
+Shapes are those of kernels/attention/case.hpp: b, h, n, d[, hkv, nk, causal, wl, wr, softcap, fp16].
+A sliding window (wl, wr) or a softcap gets no peer: SDPA's FlashAttention and cuDNN backends have
+neither (a mask or score_mod would run another kernel, not like for like). Layout BSHD as
 the Cases: Q, O [b, n, h, d], K, V [b, nk, hkv, d]; SDPA gets q.transpose(1, 2) (a view, no copy).
 Peers: torch.nn.functional.scaled_dot_product_attention under sdpa_kernel(SDPBackend.FLASH_ATTENTION)
 (FlashAttention-2) and sdpa_kernel(SDPBackend.CUDNN_ATTENTION). Backward (attention_bwd): forward run
@@ -29,9 +31,9 @@ class Tensors(tuple):
 
 def _dims(dims, family, fail):
     d = dict(dims)
-    allowed = {"b", "h", "n", "d", "hkv", "nk", "causal", "fp16", "det"}
+    allowed = {"b", "h", "n", "d", "hkv", "nk", "causal", "wl", "wr", "softcap", "fp16", "det"}
     if any(k not in d for k in ("b", "h", "n", "d")) or any(k not in allowed for k in d):
-        fail(2, f"shape does not fit {family}: give b, h, n, d [hkv, nk, causal, fp16, det]")
+        fail(2, f"shape does not fit {family}: give b, h, n, d [hkv, nk, causal, wl, wr, softcap, fp16, det]")
     d.setdefault("hkv", d["h"])
     d.setdefault("nk", d["n"])
     d.setdefault("causal", 0)
@@ -65,6 +67,8 @@ def _reference(torch, q, k, v, causal, scale):
 def peers(torch, timer, device, dims, costs, run_peer, fail, backward=False):
     family = "attention_bwd" if backward else "attention"
     x = _dims(dims, family, fail)
+    if any(k in x for k in ("wl", "wr", "softcap")):
+        return  # a window or softcap: no like-for-like peer (the module's note)
     b, h, hkv, n, nk, d, causal = x["b"], x["h"], x["hkv"], x["n"], x["nk"], x["d"], bool(x["causal"])
     if causal and n == 1:
         causal = False  # bottom-right, the one query row sees every key
