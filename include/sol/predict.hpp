@@ -17,9 +17,9 @@
 //                   its CTAs (model::CtaSchedule), the tiles' time is when its CTAs finish on the
 //                   SMs' slots, each started on the first slot to free up: uneven causal CTAs, a
 //                   partial last wave and a lone CTA's loads before its first tile show there.
-//   everything else max(FLOPs ÷ the unit's ceiling, issue slots ÷ the issue rate, shared-memory
-//                   wavefronts ÷ the banks' rate, DRAM bytes ÷ copy) + its launches: independent CTAs
-//                   overlap whichever resource binds. Where the variant declares its launches' loads
+//   everything else max(FLOPs ÷ the unit's ceiling, issue slots ÷ the issue rate, (shared-memory
+//                   wavefronts + global accesses' L1 passes) ÷ the L1 data stage's rate, DRAM bytes ÷
+//                   copy) + its launches: independent CTAs overlap whichever resource binds. Where the variant declares its launches' loads
 //                   in flight (model::LoadStream), the DRAM term is their sum, each at least its
 //                   reads ÷ (loads in flight ÷ kDramLatencyS): Little's law. A second read that
 //                   counts on L2 (model::Reread) is DRAM traffic again when what the resident

@@ -26,6 +26,13 @@ double granule_bytes_per_request(int64_t pitch) {
   for (int64_t r = 0; r < 16; ++r) sum += double(model::coalescing(4, 1, 32, r * pitch * 4 % 64).dram_bytes);
   return sum / 16;
 }
+// 128-byte lines the same request touches (its L1 passes), averaged over the 32 row offsets modulo
+// 128 bytes: one where the row segment starts a line, else two.
+double lines_per_request(int64_t pitch) {
+  double sum = 0;
+  for (int64_t r = 0; r < 32; ++r) sum += double(model::coalescing(4, 1, 32, r * pitch * 4 % 128).lines);
+  return sum / 32;
+}
 }  // namespace
 
 model::Cost cost(Version v, const Shape& s) {
@@ -46,6 +53,9 @@ model::Cost cost(Version v, const Shape& s) {
   const double requests = elems / 32;  // of each kind
   c.exec.declared = true;
   c.exec.smem_wavefronts = requests * double(w.wavefronts + r.wavefronts);
+  // The global loads (along input rows) and stores (along output rows) pass the same L1 data stage
+  // as the tile's wavefronts: a pass per 128-byte line a request touches.
+  c.exec.l1_wavefronts = requests * (lines_per_request(cols) + lines_per_request(rows));
   // DRAM: reads along input rows (cols apart), writes along output rows (rows apart).
   c.exec.dram_bytes = requests * (granule_bytes_per_request(cols) + granule_bytes_per_request(rows));
   c.exec.how = "column reads " + std::to_string(r.degree) + "-way conflicted; rows " + std::to_string(cols) + " and " +

@@ -508,9 +508,14 @@ Prediction predict_declared(const Work& w, const Ceilings& c) {
   const Term t_compute{"compute", compute_s, si(work, "FLOP") + " ÷ " + label + (x.work_flops > 0 && x.work_flops != w.flops ? " (the FLOPs run: " + x.how + ")" : "")};
   const Term t_exp{"softmax exp", exp_s, si(exps, "") + " exponentials at " + fixed(kExpPerClockPerSm, 0) + " per clock per SM"};
   const Term t_issue{"issue", issue_s, si(x.issue_slots, "") + " thread-instructions at one per FMA slot of " + fma_label};
-  const Term t_smem{"shared memory", smem_s, si(x.smem_wavefronts, "") + " wavefronts of 128 B ÷ " + si(c.smem_bytes_per_s, "B/s")};
-  const Term t_l1{"L1 wavefronts", l1_s, si(x.l1_wavefronts, "") + " L1 passes of global loads at one per clock per SM" +
-                                           (x.grid_blocks > 0 ? " (" + std::to_string(x.grid_blocks) + " blocks)" : "")};
+  const std::string l1_why = si(x.l1_wavefronts, "") + " L1 passes of global accesses at one per clock per SM" +
+                             (x.grid_blocks > 0 ? " (" + std::to_string(x.grid_blocks) + " blocks)" : "");
+  // Shared-memory wavefronts and the L1 passes of global loads and stores go through one pipe,
+  // the L1's data stage: where a kernel has both, they add (in the shared-memory term).
+  const Term t_smem{"shared memory", smem_s + (smem_s > 0 ? l1_s : 0),
+                    si(x.smem_wavefronts, "") + " wavefronts of 128 B ÷ " + si(c.smem_bytes_per_s, "B/s") +
+                        (smem_s > 0 && l1_s > 0 ? ", beside " + l1_why + " in the same pipe" : "")};
+  const Term t_l1{"L1 wavefronts", smem_s > 0 ? 0 : l1_s, l1_why};
   const Term t_atomic{"L2 atomics", atomic_s, si(x.l2_atomic_bytes, "B") + " of fp32 adds ÷ " + si(c.l2_bytes_per_s, "B/s") + " L2"};
   const Term t_memory{"memory", memory_s,
                       !streams_why.empty() ? streams_why

@@ -78,9 +78,16 @@ TEST(PredictTerms, BankConflictsCountWavefrontsAndMisalignedRowsWholeGranules) {
   EXPECT_DOUBLE_EQ(plain.exec.smem_wavefronts, requests * (1 + 32));
   EXPECT_DOUBLE_EQ(declared("banks", "v02_padded", "rows=4096,cols=4096").exec.smem_wavefronts, requests * 2);
   EXPECT_DOUBLE_EQ(declared("banks", "v03_swizzled", "rows=4096,cols=4096").exec.smem_wavefronts, requests * 2);
+  // Each global request (a row segment of 128 B read, one written) is an L1 pass too, in the same
+  // data stage as the tile's wavefronts: 33 + 2 per pair of requests.
+  EXPECT_DOUBLE_EQ(plain.exec.l1_wavefronts, requests * 2);
   const Prediction p = predict::predict(plain, c);
   ASSERT_NE(term(p, "shared memory"), nullptr) << p.limit;
-  EXPECT_NEAR(term(p, "shared memory")->seconds, requests * 33 * 128 / c.smem_bytes_per_s, 1e-12);
+  EXPECT_EQ(term(p, "L1 wavefronts"), nullptr);
+  EXPECT_NEAR(term(p, "shared memory")->seconds, requests * (33 + 2) * 128 / c.smem_bytes_per_s, 1e-12);
+  // Rows 4097 floats apart start at the 32 offsets 4·r modulo 128: one starts a line, 31 straddle two.
+  EXPECT_DOUBLE_EQ(declared("banks", "v01_tile32", "rows=4097,cols=4097").exec.l1_wavefronts,
+                   2 * (4097.0 * 4097 / 32) * (1 + 31 * 2) / 32);
   // Aligned rows move their bytes; rows 4097 floats apart start at 16 offsets modulo 64 bytes, 15
   // of which straddle a third granule: (2 + 15·3) ÷ 16 granules per 128-byte request.
   EXPECT_DOUBLE_EQ(plain.exec.dram_bytes, plain.bytes);

@@ -68,7 +68,7 @@ struct Execution {
   double dram_bytes = 0;        // bytes DRAM moves for the access pattern, whole granules (0: = bytes)
   double issue_slots = 0;       // thread-instructions issued, masked lanes included (32 per warp instruction)
   double smem_wavefronts = 0;   // shared-memory wavefronts (one bank-wide access of one SM each)
-  double l1_wavefronts = 0;     // L1 passes of global loads: one per distinct 128-byte line a warp request touches
+  double l1_wavefronts = 0;     // L1 passes of global loads and stores: one per distinct 128-byte line a warp request touches
   int64_t grid_blocks = 0;      // the grid, when its blocks share the L1 passes unevenly over the SMs (0: evenly)
   double work_flops = 0;        // FLOPs the units execute: whole tiles, recomputation (0: = flops)
   MatrixInstruction mma = MatrixInstruction::None;
