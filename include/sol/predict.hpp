@@ -62,6 +62,11 @@ inline constexpr double kMmaSyncShareOfWgmma = 2.0 / 3.0;
 // github.com/NVIDIA/cutlass/issues/1986): on this compute capability an fp8 mma.sync rung runs at
 // the fp16 matrix ceiling, not the fp8 one.
 inline constexpr int kFp8MmaSyncAsFp16Cc = 90;
+// ... and not at all of it: each m16n8k32 becomes two fp16 HMMAs whose sums FADDs add, on operand
+// fragments F2FP converts (per k step of the 4 × 4 warp tile 48 F2FP, 32 HMMA, 64 FADD: v02's
+// SASS). That tile ran at 0.70 of the same tile in fp16 on an H100, at 2, 4 and 8 warps per
+// scheduler alike (bench/tuning/mma_sync_rates.cu; bench/results/h100/tuning/mma-sync-rates/).
+inline constexpr double kE4m3MmaSyncShareOfFp16 = 0.70;
 
 // The latency of a load from HBM on a loaded Hopper memory system, for Little's law: a launch
 // whose threads wait on their loads reads at most (bytes of loads in flight) ÷ this. 600 ns is the

@@ -310,9 +310,10 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
     const bool fp8_as_fp16 = g.mma_sync && dtype_bytes(t) == 1 && c.spec.compute_capability == kFp8MmaSyncAsFp16Cc;
     ceiling = peak(c, hw::Unit::Matrix, w.dtype == "tf32" ? DType::tf32 : fp8_as_fp16 ? DType::f16 : t, label);
     if (g.mma_sync) {
-      ceiling *= kMmaSyncShareOfWgmma;
-      label = fixed(100 * kMmaSyncShareOfWgmma, 0) + " % of " + label + " (mma.sync" +
-              (fp8_as_fp16 ? ": e4m3 converted to fp16 on sm_90" : "") + ")";
+      const double share = kMmaSyncShareOfWgmma * (fp8_as_fp16 ? kE4m3MmaSyncShareOfFp16 : 1.0);
+      ceiling *= share;
+      label = fixed(100 * share, 0) + " % of " + label + " (mma.sync" +
+              (fp8_as_fp16 ? ": e4m3 emulated by fp16 HMMAs, converts and adds on sm_90" : "") + ")";
     }
   }
   const model::GemmEstimate e = model::gemm_estimate({m, n, k, t, g.tile, g.blocks_per_sm}, c.spec);

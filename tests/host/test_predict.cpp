@@ -324,15 +324,21 @@ TEST(Predict, AnSgemmFedOneLoadPerFmaWaitsOnTheL1Passes) {
             nullptr);
 }
 
-TEST(Predict, AnFp8MmaSyncRungRunsAtTheFp16CeilingOnHopper) {
+TEST(Predict, AnFp8MmaSyncRungRunsEmulatedBelowTheFp16CeilingOnHopper) {
   const Ceilings c = h200();
   ASSERT_EQ(c.spec.compute_capability, kFp8MmaSyncAsFp16Cc);
   // v02 on 4096³ e4m3: 32 × 32 tiles of 128², 2 CTAs per SM... for 8-bit inputs one: 1024 tiles in
-  // ⌈1024 ÷ 132⌉ = 8 waves; the ceiling is 2/3 of the fp16 rate the converted operands run at.
+  // ⌈1024 ÷ 132⌉ = 8 waves; the ceiling is 2/3 of the fp16 rate, of which the emulation (converts
+  // and adds beside two fp16 HMMAs) keeps 0.70.
   const Prediction p = predict::predict(gemm("gemm_fp8", "v02_multistage", "fp8_e4m3", 4096, 4096, 4096), c);
   const double fp16 = c.spec.matrix_peaks.at("fp16").flops_per_s;
   EXPECT_NEAR(p.wave_efficiency, 1024.0 / 132 / 8, 1e-12);
-  EXPECT_NEAR(term(p, "mainloop")->seconds, 2.0 * 4096 * 4096 * 4096 / (kMmaSyncShareOfWgmma * fp16 * p.wave_efficiency), 1e-12);
+  EXPECT_NEAR(term(p, "mainloop")->seconds, 2.0 * 4096 * 4096 * 4096 / (2.0 / 3 * 0.70 * fp16 * p.wave_efficiency), 1e-12);
+  // The 16-bit rungs keep the whole mma.sync share.
+  const Prediction bf16 = predict::predict(gemm("gemm_bf16", "v02_multistage", "bf16", 4096, 4096, 4096), c);
+  EXPECT_NEAR(term(bf16, "mainloop")->seconds,
+              2.0 * 4096 * 4096 * 4096 / (2.0 / 3 * c.spec.matrix_peaks.at("bf16").flops_per_s * bf16.wave_efficiency),
+              1e-12);
   // The wgmma rungs keep the fp8 ceiling.
   const Prediction wgmma = predict::predict(gemm("gemm_fp8", "v03_wgmma_tma", "fp8_e4m3", 4096, 4096, 4096), c);
   EXPECT_NE(term(wgmma, "mainloop")->why.find("fp8"), std::string::npos) << term(wgmma, "mainloop")->why;
