@@ -49,6 +49,12 @@ inline std::string tile_n_refusal(int64_t width) {
          ", " + std::to_string(kHopperNarrow.n) + " or " + std::to_string(kHopperWide.n) + " wide";
 }
 
+// Where a rung stores C by TMA (Epilogue::tma_store), it can only where TMA can: a 16-byte aligned
+// base and pitch, and rows of a whole number of 16-byte chunks (a TMA store writes whole chunks, so
+// past column n of a row ending mid-chunk it would write into the caller's part of a wider pitch).
+// This is the shape's half of that rule (C is bf16: 2 bytes an element); elsewhere the warps store C.
+constexpr bool c_rows_tma_storable(int64_t n, int64_t ldc) { return (n * 2) % 16 == 0 && (ldc * 2) % 16 == 0; }
+
 // X(name, version, sm90a, tile, pack_pitch_bytes, epilogue, technique), in ladder order.
 // sm90a: wgmma/TMA code compiled for sm_90a alone; else the family's minimum (sm_80, fp8 sm_89).
 // pack_pitch_bytes: an operand whose base or row pitch is not a multiple of it is first copied

@@ -9,7 +9,8 @@
 //   GEMM rungs     mainloop = FLOPs ÷ (matrix ceiling × tile × wave efficiency), or ÷ the alignment
 //                  efficiency where the rung reads unaligned operands in place; + the packing kernel
 //                  where the rung copies them; + the pipeline's fill and drain (one stage loaded and
-//                  one C tile stored at an SM's share of the bandwidth); + a launch.
+//                  one C tile stored at an SM's share of the bandwidth); + the C tiles before the
+//                  last where the SM's one CTA stores C itself between tiles; + a launch.
 //   SGEMM          the same on the fp32 ceiling an SGEMM reaches (kSgemmShareOfFma of the FMA chain).
 //   matrix kernels  max(tensor work ÷ the instruction's ceiling + exponentials + shared-memory operand
 //                   traffic + L2 atomics, DRAM bytes ÷ copy) + its launches: the pipes a tile waits
@@ -134,6 +135,7 @@ struct GemmRung {
   int wavefronts_per_warp_fma = 0;  // SGEMM: L1 passes per warp FMA (gemm_rungs::Fp32Rung; 0: none counted)
   int64_t grid_blocks = 0;          // SGEMM: the rung's grid at the shape
   int splits = 1;                // k split over a cluster per tile (v08: gemm_rungs::decomposition), summed on chip
+  bool c_tma_store = false;      // C leaves by TMA stores that drain under the next tile (gemm_rungs::Epilogue::tma_store)
   std::string name;              // "128×256×64, 4 stages, packs to 128 B"
 };
 // The rung's facts at a GEMM shape (v08 picks its tile and k split by the shape, its split capped at

@@ -206,6 +206,7 @@ GemmRung gemm_rung(const std::string& family, const std::string& variant, const 
   g.stages = t.stages;
   g.blocks_per_sm = t.ctas_per_sm(elem);
   g.pack_pitch_bytes = r ? r->pack_pitch_bytes : 128;
+  g.c_tma_store = r && r->epilogue == gemm_rungs::Epilogue::tma_store;
   if (peer) {
     g.known = false;
     g.pack_pitch_bytes = 0;
@@ -402,6 +403,20 @@ Prediction predict_gemm_on(const Work& w, const Ceilings& c, const GemmRung& g) 
   p.terms.push_back({"fill", fill_bytes / (c.copy_bytes_per_s / sms),
                      "one stage in (" + si(double(g.tile.m + g.tile.n) * double(g.tile.k * b), "B") + ") and one C tile out at 1/" +
                          std::to_string(sms) + " of the copy bandwidth"});
+  // A CTA alone on its SM that stores C itself (from its registers, or staged where TMA cannot store
+  // it) does so between its tiles: the tensor cores wait while each C tile but the last (in the
+  // fill) leaves at the SM's share of the bandwidth. Where C leaves by TMA stores they drain under
+  // the next tile; where two CTAs share the SM, the other's MMAs run meanwhile.
+  const int64_t ldc = w.shape.get("ldc", n);
+  const bool c_overlapped = g.c_tma_store && gemm_rungs::c_rows_tma_storable(n, ldc);
+  const int64_t rounds = ceil_div(e.tiles * splits, int64_t(sms) * g.blocks_per_sm);
+  if (g.known && !g.sgemm && g.blocks_per_sm == 1 && !c_overlapped && rounds > 1) {
+    const double c_tile_bytes = double(g.tile.m * g.tile.n) * out_b;
+    p.terms.push_back({"epilogue", double(rounds - 1) * c_tile_bytes / (c.copy_bytes_per_s / sms),
+                       std::to_string(rounds - 1) + " more C tiles of " + si(c_tile_bytes, "B") + " stored by the CTA between its " +
+                           std::to_string(rounds) + " tiles, at 1/" + std::to_string(sms) + " of the copy bandwidth" +
+                           (g.c_tma_store ? " (C's rows are not whole 16-byte chunks: no TMA store)" : "")});
+  }
   p.terms.push_back({"launch", c.launch_s, "one launch"});
   finish(p);
   return p;

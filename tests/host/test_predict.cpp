@@ -292,6 +292,36 @@ TEST(Predict, AOneBufferRungWaitsOnItsLoadsEachKStep) {
             nullptr);
 }
 
+TEST(Predict, ALoneCtaThatStoresCItselfWaitsOnEachCTileButTheLast) {
+  // v04 at 4096³ bf16: 16 × 32 = 512 tiles of 128×256 on 132 SMs, one CTA each: 4 rounds. Between
+  // them its consumers store C from registers: 3 tiles of 64 KiB at 1/132 of the copy bandwidth (the
+  // fourth is the fill's).
+  const double tile_s = 128.0 * 256 * 2 / (kCopy / 132);
+  const Prediction v04 = predict::predict(gemm("gemm_bf16", "v04_warp_specialized", "bf16", 4096, 4096, 4096), h200());
+  ASSERT_NE(term(v04, "epilogue"), nullptr);
+  EXPECT_NEAR(term(v04, "epilogue")->seconds, 3 * tile_s, 1e-15);
+  // v07 stores C by TMA under the next tile; at n = 4095 C's 8190-byte rows end mid-chunk and its
+  // warps store it: the same 3 tiles (16 × 32 tiles again).
+  EXPECT_EQ(term(predict::predict(gemm("gemm_bf16", "v07_tma_store", "bf16", 4096, 4096, 4096), h200()), "epilogue"), nullptr);
+  const Prediction odd = predict::predict(gemm("gemm_bf16", "v07_tma_store", "bf16", 4095, 4095, 4095), h200());
+  ASSERT_NE(term(odd, "epilogue"), nullptr);
+  EXPECT_NEAR(term(odd, "epilogue")->seconds, 3 * tile_s, 1e-15);
+  // So does a pitch that breaks TMA's rule with n aligned (ldc = 4100: 8200-byte rows).
+  Work pitched = gemm("gemm_bf16", "v07_tma_store", "bf16", 4096, 4096, 4096);
+  pitched.shape = Shape::parse("m=4096,n=4096,k=4096,ldc=4100");
+  EXPECT_NE(term(predict::predict(pitched, h200()), "epilogue"), nullptr);
+  // Two CTAs share an SM in the 16-bit mma.sync rungs: the other's MMAs run meanwhile. The 8-bit
+  // v02 holds one: 32 × 32 tiles of 128², 8 rounds, 7 C tiles of 32 KiB.
+  EXPECT_EQ(term(predict::predict(gemm("gemm_bf16", "v02_multistage", "bf16", 4096, 4096, 4096), h200()), "epilogue"),
+            nullptr);
+  const Prediction fp8 = predict::predict(gemm("gemm_fp8", "v02_multistage", "fp8_e4m3", 4096, 4096, 4096), h200());
+  ASSERT_NE(term(fp8, "epilogue"), nullptr);
+  EXPECT_NEAR(term(fp8, "epilogue")->seconds, 7 * 128.0 * 128 * 2 / (kCopy / 132), 1e-15);
+  // One round: its C tile is the fill's alone.
+  EXPECT_EQ(term(predict::predict(gemm("gemm_bf16", "v04_warp_specialized", "bf16", 1024, 1024, 1024), h200()), "epilogue"),
+            nullptr);
+}
+
 TEST(Predict, ALibraryTakesTheBestOfItsUsualTiles) {
   // 1024³: 32 tiles of 128×256 fill a quarter of the SMs; 128×128 gives 64, 64×128 gives 128.
   const Prediction p = predict::predict(gemm("gemm_bf16", "peer:cublasLt", "bf16", 1024, 1024, 1024), h200());

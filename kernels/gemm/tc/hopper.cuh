@@ -416,12 +416,10 @@ void launch(LaunchShape shape, const Problem& p, Workspace& ws, cudaStream_t str
   const int tiles_m = int((p.m + kBlockM - 1) / kBlockM);
   const TileGrid grid{(tiles_m + shape.cluster - 1) / shape.cluster, int((p.n + kN - 1) / kN)};
   const int k_tiles = int(gemm_rungs::hopper_k_tiles(p.k, in_bytes(p.in)));
-  // C through TMA needs what TMA needs: a 16-byte aligned base and pitch. And rows of a whole
-  // number of 16-byte chunks: a TMA store writes whole chunks, so past column n of a row whose
-  // bytes end mid-chunk it would write up to the next 16-byte boundary, into the caller's part of
-  // a wider pitch. Else the warps store C (store_tile_staged in v07 and v08).
-  const bool c_by_tma = shape.tma_store && reinterpret_cast<uintptr_t>(p.C) % 16 == 0 && (p.ldc * 2) % 16 == 0 &&
-                        (p.n * 2) % 16 == 0;
+  // C through TMA needs what TMA needs (gemm_rungs::c_rows_tma_storable and a 16-byte aligned
+  // base); else the warps store C (store_tile_staged in v07 and v08).
+  const bool c_by_tma = shape.tma_store && reinterpret_cast<uintptr_t>(p.C) % 16 == 0 &&
+                        gemm_rungs::c_rows_tma_storable(p.n, p.ldc);
   const CUtensorMap mapC = c_by_tma ? cached_map(p.C, InType::bf16, p.m, p.n, p.ldc, 64) : CUtensorMap{};
   // The attributes and the occupancy query, once per kernel and device (cached where they live).
   opt_in_dynamic_smem(kKernel, T::kSmemBytes, /*max_carveout=*/false, /*nonportable_cluster=*/shape.cluster > 1);
