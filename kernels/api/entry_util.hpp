@@ -1,5 +1,5 @@
 #pragma once
-// Small pieces the public entries share: the current device's compute capability, the storage type
+// Small pieces the public entries share: the current device's compute capability and database row, the storage type
 // of a dtype, workspace alignment, the loss's argument checks, times in reasons.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -12,6 +12,7 @@
 
 #include "sol/core/dtype.hpp"
 #include "sol/core/error.hpp"
+#include "sol/hw/spec.hpp"
 #include "sol/kernels.hpp"
 
 namespace sol::api {
@@ -46,6 +47,29 @@ inline Device current_device() {
   d.id = id;
   d.cc = cc;
   return d;
+}
+
+// Device id's row of the hardware database (hw::match_builtin on its compute capability, SM count
+// and memory), asked of the runtime once per device (the first 64 ids) and read without a lock after
+// that; the H200's where no device is visible or it matches no row (the GPU explain assumes).
+inline const hw::HwSpec& device_row(int id) {
+  static std::atomic<const hw::HwSpec*> known[64] = {};
+  static const hw::HwSpec& fallback = hw::find("h200");
+  if (id < 0) return fallback;
+  const bool cached = id < 64;
+  if (cached)
+    if (const hw::HwSpec* s = known[id].load(std::memory_order_relaxed)) return *s;
+  const hw::HwSpec* row = &fallback;
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, id) == cudaSuccess) {
+    if (const hw::HwSpec* m = hw::match_builtin(prop.major * 10 + prop.minor, prop.multiProcessorCount,
+                                                double(prop.totalGlobalMem)))
+      row = m;
+  } else {
+    (void)cudaGetLastError();
+  }
+  if (cached) known[id].store(row, std::memory_order_relaxed);
+  return *row;
 }
 
 // The current device's compute capability; a sol::Error when there is no usable device.

@@ -15,7 +15,6 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -118,28 +117,6 @@ LinearCrossEntropyArgs checked(const LinearCrossEntropyArgs& in) {
 
 bool wants_grads(const LinearCrossEntropyArgs& a) { return a.dh || a.dw; }
 
-// The current device's database row (asked of the runtime once per device, the first 64 ids); the
-// H200's where no device is visible or it matches no row (as sol::matmul's explain assumes).
-const hw::HwSpec& gpu_row(const api::Device& d) {
-  static std::atomic<const hw::HwSpec*> known[64] = {};
-  static const hw::HwSpec& fallback = hw::find("h200");
-  if (d.id < 0) return fallback;
-  const bool cached = d.id < 64;
-  if (cached)
-    if (const hw::HwSpec* s = known[d.id].load(std::memory_order_relaxed)) return *s;
-  const hw::HwSpec* row = &fallback;
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, d.id) == cudaSuccess) {
-    if (const hw::HwSpec* m = hw::match_builtin(prop.major * 10 + prop.minor, prop.multiProcessorCount,
-                                                double(prop.totalGlobalMem)))
-      row = m;
-  } else {
-    (void)cudaGetLastError();
-  }
-  if (cached) known[d.id].store(row, std::memory_order_relaxed);
-  return *row;
-}
-
 // ---- the plan: the chunk, the layout, the GEMMs of one chunk ---------------------------------------
 struct Plan {
   lce::LceShape shape;
@@ -209,7 +186,7 @@ size_t gemm_bytes(const LinearCrossEntropyArgs& a, int64_t chunk, void* logits, 
 
 Plan plan(const LinearCrossEntropyArgs& a, const api::Device& d) {
   Plan p;
-  p.gpu = &gpu_row(d);
+  p.gpu = &api::device_row(d.id);
   p.shape = {.rows = a.rows, .hidden = a.hidden, .vocab = a.vocab, .loss_rows_kept = a.loss != nullptr};
   const DType peak = p.gpu->has(a.dtype, hw::Unit::Matrix) ? a.dtype : DType::bf16;
   const double flops = p.gpu->peak(peak, hw::Unit::Matrix).flops_per_s;

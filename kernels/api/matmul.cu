@@ -23,7 +23,6 @@
 #include "kernels/gemm/gemv/problem.cuh"
 #include "kernels/gemm/tc/peer_cublaslt.cuh"
 #include "kernels/gemm/tc/rungs.cuh"
-#include "sol/hw/spec.hpp"
 #include "sol/kernels.hpp"
 
 namespace sol {
@@ -219,25 +218,9 @@ void run_gemv(const dispatch::MatmulCall& c, const dispatch::MatmulPlan& p, void
   failure("matmul: no decode rung " + p.rung);
 }
 
-// The table GPU of device `id` (dispatch::TableGpu): its database row (hw::match_builtin on its
-// compute capability, SM count and memory), asked of the runtime once per device (the first 64
-// ids) and read without a lock after that. h200 where the device matches no row or cannot be asked.
-dispatch::TableGpu table_gpu_of(int id) {
-  static std::atomic<int> known[64] = {};  // 0: not asked yet, else 1 + the TableGpu
-  if (id < 0 || id >= 64) return dispatch::TableGpu::h200;
-  if (const int k = known[id].load(std::memory_order_relaxed)) return dispatch::TableGpu(k - 1);
-  cudaDeviceProp prop{};
-  dispatch::TableGpu gpu = dispatch::TableGpu::h200;
-  if (cudaGetDeviceProperties(&prop, id) == cudaSuccess) {
-    if (const hw::HwSpec* row = hw::match_builtin(prop.major * 10 + prop.minor, prop.multiProcessorCount,
-                                                  double(prop.totalGlobalMem)))
-      gpu = dispatch::table_gpu(row->name);
-  } else {
-    (void)cudaGetLastError();
-  }
-  known[id].store(1 + int(gpu), std::memory_order_relaxed);
-  return gpu;
-}
+// The table GPU of device `id` (dispatch::TableGpu): that of its database row; h200 where it
+// matches none or cannot be asked.
+dispatch::TableGpu table_gpu_of(int id) { return dispatch::table_gpu(api::device_row(id).name); }
 
 dispatch::MatmulPlan plan_on(const dispatch::MatmulCall& c, const Device& d, int cc, bool explain) {
   return dispatch::plan(c, cc, explain, dispatch::choices_default(), table_gpu_of(d.id));

@@ -27,6 +27,10 @@ inline Info info(Version v) {
           v == Version::dispatch};
 }
 
+// The arithmetic of one logit, loss and gradient: its exp, the max, Σexp and Σx adds, and dlogits
+// scale and subtract (≈ 6 FLOPs).
+inline constexpr double kFlopsPerLogit = 6;
+
 // PyTorch's default ignore_index, used by the Cases' ignored rows.
 inline constexpr int64_t kIgnoreIndex = -100;
 

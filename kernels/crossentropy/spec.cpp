@@ -42,10 +42,10 @@ model::Cost cost(Version v, const Shape& s) {
   notes.push_back(passes ? "passes: max | Σexp, Σx → loss | dlogits: the logits read 3 times, dlogits written once"
                          : "one read of the logits (online logsumexp in a cluster's shared memory), dlogits written once");
   notes.push_back("plus labels (" + std::to_string(int(label)) + " B) and per-row losses (4 B) per row");
-  notes.push_back("FLOPs ≈ 6 per logit");
+  notes.push_back("FLOPs ≈ " + std::to_string(int(kFlopsPerLogit)) + " per logit");
   model::Cost c = vector_cost("cross-entropy " + std::to_string(s.at("rows")) + "×" + std::to_string(s.at("vocab")) +
                                   (i.fp32 ? " fp32" : " bf16"),
-                              6 * n, (passes ? 4 : 2) * n * b + rows * (label + 4), i.fp32 ? DType::f32 : DType::bf16,
+                              kFlopsPerLogit * n, (passes ? 4 : 2) * n * b + rows * (label + 4), i.fp32 ? DType::f32 : DType::bf16,
                               notes);
   // Launches: the count, the row kernels (three passes, or one), the reduction.
   c.exec.declared = true;

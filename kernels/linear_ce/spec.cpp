@@ -13,6 +13,7 @@
 
 #include "kernels/api/linear_ce_plan.hpp"
 #include "kernels/common/spec.hpp"
+#include "kernels/crossentropy/case.hpp"
 #include "sol/hw/spec.hpp"
 
 namespace sol::kernels::linear_ce {
@@ -48,11 +49,12 @@ model::Cost cost(Version v, const Shape& s) {
   model::Cost c;
   c.op = "linear + cross-entropy " + std::to_string(s.at("rows")) + "×" + std::to_string(s.at("hidden")) + "×" +
          std::to_string(s.at("vocab")) + " bf16, forward and gradients";
-  c.flops = 6 * R * V * H + 6 * R * V;
+  c.flops = 3 * (2 * R * V * H) + crossentropy::kFlopsPerLogit * R * V;
   c.bytes = 5 * R * V * b + 3 * R * H * b + 2 * n * V * H * b + (2 * n - 1) * V * H * 4 + 12 * R;
   c.unit = hw::Unit::Matrix;
   c.dtype = DType::bf16;
-  c.notes = {"FLOPs: logits = h·Wᵀ, dh = dlogits·W, dW = dlogitsᵀ·h (2·R·V·H each) and 6 per logit of cross-entropy",
+  c.notes = {"FLOPs: logits = h·Wᵀ, dh = dlogits·W, dW = dlogitsᵀ·h (2·R·V·H each) and the cross-entropy's " +
+                 std::to_string(int(crossentropy::kFlopsPerLogit)) + " per logit",
              "bytes: the R × V logits written, read and written in place, read twice (5 trips); h and dh; W read "
              "twice per chunk; fp32 dW written per chunk and read back by all but the first (" +
                  std::to_string(int64_t(n)) + (n == 1 ? " chunk" : " chunks, the rule's on an H200 unless chunk= is given") + ")"};
